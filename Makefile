@@ -1,0 +1,151 @@
+# mmlab: one non-recursive Makefile. Every output goes under $(O).
+#   make              kernel image and ISO ($(O)/mmlab.elf, $(O)/mmlab.iso)
+#   make test-host    host unit tests under ASan/UBSan
+#   make test         everything: host tests, tool tests, QEMU self-test matrix
+#   make CC=clang     or CROSS_COMPILE=x86_64-elf-;  V=1 shows commands
+# Knobs (-D overrides, printed in the MMLAB header): MAX_CPUS.
+
+O ?= build
+V ?= 0
+CROSS_COMPILE ?=
+MAX_CPUS ?= 1024
+PYTHON ?= python3
+
+ifeq ($(origin CC),default)
+CC := $(CROSS_COMPILE)gcc
+endif
+LD := $(CROSS_COMPILE)ld
+NM := $(CROSS_COMPILE)nm
+HOSTCC ?= cc
+
+ifeq ($(V),1)
+Q :=
+quiet = @:
+else
+Q := @
+quiet = @printf '  %-8s %s\n'
+endif
+
+VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
+
+# ---- sources -----------------------------------------------------------------
+
+BOOT_SRCS := boot/header.S boot/entry.S boot/bootinfo.c
+ARCH_SRCS := arch/x86_64/arch.c arch/x86_64/cpu_asm.S arch/x86_64/cpuinfo.c \
+	arch/x86_64/gdt.c arch/x86_64/idt.c arch/x86_64/isr.S arch/x86_64/serial.c \
+	arch/x86_64/traps.c
+KERNEL_SRCS := kernel/cmdline.c kernel/crash.c kernel/json.c kernel/ksyms.c kernel/main.c kernel/panic.c \
+	kernel/printk.c kernel/report.c kernel/run.c kernel/version.c
+LIB_SRCS := lib/errno.c lib/format.c lib/parse.c lib/string.c
+MM_SRCS :=
+BENCH_SRCS :=
+# Tests that build for both the host and the kernel, then kernel-only ones.
+TEST_COMMON_SRCS := tests/test_cmdline.c tests/test_format.c tests/test_parse.c tests/test_json.c
+TEST_KERNEL_SRCS := tests/ktest.c tests/test_boot.c tests/test_traps.c
+# Host-only: the runner and the fake arch interface.
+TEST_HOST_SRCS := tests/ktest.c tests/host/host_main.c
+HOST_LIB_SRCS := lib/errno.c lib/format.c lib/parse.c kernel/cmdline.c kernel/json.c
+
+KERNEL_ALL_SRCS := $(BOOT_SRCS) $(ARCH_SRCS) $(KERNEL_SRCS) $(LIB_SRCS) $(MM_SRCS) \
+	$(BENCH_SRCS) $(TEST_COMMON_SRCS) $(TEST_KERNEL_SRCS)
+KOBJS := $(patsubst %,$(O)/kernel/%.o,$(KERNEL_ALL_SRCS))
+HOST_ALL_SRCS := $(HOST_LIB_SRCS) $(TEST_COMMON_SRCS) $(TEST_HOST_SRCS)
+HOBJS := $(patsubst %,$(O)/host/%.o,$(HOST_ALL_SRCS))
+
+# ---- flags -------------------------------------------------------------------
+
+INCLUDES := -Iinclude -I. -Iarch/x86_64/include
+KCFLAGS := -std=gnu11 -ffreestanding -nostdlib -nostdinc -isystem $(shell $(CC) -print-file-name=include) -mno-red-zone -mgeneral-regs-only \
+	-mcmodel=kernel -fno-pic -fno-pie -fno-stack-protector -fno-omit-frame-pointer \
+	-fno-asynchronous-unwind-tables -O2 -g -Wall -Wextra -Werror \
+	-DMAX_CPUS=$(MAX_CPUS) $(INCLUDES) -MMD -MP
+ifneq ($(findstring clang,$(CC)),)
+KCFLAGS += --target=x86_64-unknown-none-elf
+endif
+KASFLAGS := $(filter-out -std=gnu11,$(KCFLAGS)) -D__ASSEMBLER__
+LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments \
+	-T linker.ld
+
+HOST_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+HCFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -DHOST_BUILD -DMAX_CPUS=$(MAX_CPUS) \
+	$(INCLUDES) $(HOST_SAN) -MMD -MP
+
+# ---- kernel ------------------------------------------------------------------
+
+.PHONY: all
+all: $(O)/mmlab.elf $(O)/mmlab.iso
+
+$(O)/kernel/%.c.o: %.c Makefile
+	$(quiet) CC $<
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
+
+$(O)/kernel/%.S.o: %.S Makefile
+	$(quiet) AS $<
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(KASFLAGS) -c $< -o $@
+
+$(O)/kernel/kernel/version.c.o: KCFLAGS += -DMMLAB_VERSION='"$(VERSION)"'
+$(O)/kernel/kernel/version.c.o: $(O)/version.stamp
+
+# Rebuilds version.c.o only when git describe changes.
+$(O)/version.stamp: FORCE
+	@mkdir -p $(@D)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
+
+# The symbol table needs the final text addresses: link once with an empty
+# table, generate it, link again. .ksyms sits after .text, so text addresses
+# do not move between the links; the last step checks that they did not.
+$(O)/ksyms0.S: tools/gen-ksyms.sh
+	@mkdir -p $(@D)
+	$(Q)sh tools/gen-ksyms.sh $(NM) > $@
+
+$(O)/%.o: $(O)/%.S
+	$(Q)$(CC) $(KASFLAGS) -c $< -o $@
+
+$(O)/mmlab.pass1.elf: $(KOBJS) $(O)/ksyms0.o linker.ld
+	$(quiet) LD $@
+	$(Q)$(LD) $(LDFLAGS) -o $@ $(KOBJS) $(O)/ksyms0.o
+
+$(O)/ksyms.S: $(O)/mmlab.pass1.elf tools/gen-ksyms.sh
+	$(Q)sh tools/gen-ksyms.sh $(NM) $< > $@
+
+$(O)/mmlab.elf: $(KOBJS) $(O)/ksyms.o linker.ld
+	$(quiet) LD $@
+	$(Q)$(LD) $(LDFLAGS) -o $@ $(KOBJS) $(O)/ksyms.o
+	$(Q)sh tools/gen-ksyms.sh $(NM) $@ | cmp -s - $(O)/ksyms.S || \
+		{ echo "error: symbol table moved between links" >&2; rm -f $@; exit 1; }
+
+$(O)/mmlab.iso: $(O)/mmlab.elf boot/grub.cfg tools/mkiso.sh
+	$(quiet) ISO $@
+	$(Q)sh tools/mkiso.sh $@ $(O)/mmlab.elf boot/grub.cfg
+
+# ---- host unit tests ---------------------------------------------------------
+
+$(O)/host/%.c.o: %.c Makefile
+	$(quiet) HOSTCC $<
+	@mkdir -p $(@D)
+	$(Q)$(HOSTCC) $(HCFLAGS) -c $< -o $@
+
+$(O)/test-host: $(HOBJS)
+	$(quiet) LINK $@
+	$(Q)$(HOSTCC) $(HOST_SAN) -o $@ $(HOBJS) -lpthread
+
+.PHONY: test-host
+test-host: $(O)/test-host
+	$(Q)$(O)/test-host
+
+# ---- the whole suite -----------------------------------------------------------
+
+.PHONY: test
+test: all $(O)/test-host
+	$(Q)O=$(O) PYTHON=$(PYTHON) bash tests/run-all.sh
+
+.PHONY: clean
+clean:
+	rm -rf $(O)
+
+.PHONY: FORCE
+FORCE:
+
+-include $(KOBJS:.o=.d) $(HOBJS:.o=.d)

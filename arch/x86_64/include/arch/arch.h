@@ -1,0 +1,66 @@
+/*
+ * The architecture interface that architecture-neutral code (mm/, kernel/,
+ * bench/, tests/) may call. arch/x86_64 implements it for the kernel;
+ * tests/host/fake_arch.c implements it for host unit tests, recording calls so
+ * tests can count flushes and IPIs. Nothing here is x86 inline asm: that
+ * lives only in arch/cpu.h, which architecture-neutral code never includes.
+ */
+#ifndef ARCH_ARCH_H
+#define ARCH_ARCH_H
+
+#include "types.h"
+
+/*
+ * Boot-CPU bring-up before the header is printed: console on serial port
+ * @console_index (0 = ttyS0/COM1, 1 = ttyS1/COM2; falls back to COM1 when
+ * that UART is absent, returning false), CPU identification, GDT/TSS and IDT.
+ */
+bool arch_early_init(unsigned console_index);
+
+/* Interrupt state: returns the previous state for arch_irq_restore(). */
+unsigned long arch_irq_save(void);
+void arch_irq_restore(unsigned long flags);
+bool arch_irqs_enabled(void);
+
+/* Spin-wait hint (x86: pause). */
+void arch_cpu_relax(void);
+
+/* Logical number of the calling CPU, 0..ncpus-1 (0 on the host). */
+unsigned arch_cpu_id(void);
+
+/* Serialised timestamp counter read; arch_tsc_hz() is its frequency. */
+u64 arch_tsc_read(void);
+u64 arch_tsc_hz(void);
+
+/* TLB maintenance on the calling CPU only. */
+void arch_tlb_flush_one(vaddr_t va);
+void arch_tlb_flush_all(void);        /* non-global entries of the current address space */
+void arch_tlb_flush_everything(void); /* global entries too */
+
+/* Write console bytes (serial); callers serialise. */
+void arch_console_write(const char *s, size_t n);
+
+/*
+ * How a run ends. Under QEMU each maps to an isa-debug-exit value that run.sh
+ * decodes; on real hardware the machine halts after the trailer line.
+ */
+enum arch_exit_status { EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_PANIC };
+__attribute__((noreturn)) void arch_exit(enum arch_exit_status status);
+
+struct json;
+/* Adds the architecture's facts (CPU vendor/model, hypervisor, TSC) to the MMLAB header. */
+void arch_describe(struct json *j);
+
+/* Prints a backtrace of the caller's stack with function names. */
+void arch_backtrace(void);
+
+/* Stop every other CPU (NMI or IPI) so a panic report is not overwritten. */
+void arch_stop_other_cpus(void);
+
+/* Halt this CPU for good, interrupts off. */
+__attribute__((noreturn)) void arch_halt(void);
+
+/* Load a page-table root (physical address of the PML4) with a PCID (0 if unused). */
+void arch_load_root(paddr_t root, u16 pcid);
+
+#endif

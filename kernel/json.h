@@ -1,0 +1,35 @@
+/*
+ * Builds one-line JSON objects (the MMLAB header, BENCH results, the
+ * MMLAB-DONE trailer) in a caller-provided buffer. No floating point: numbers
+ * are integers or fixed-point decimals. Overflow is sticky and reported by
+ * json_end(), never a silently cut object.
+ */
+#ifndef KERNEL_JSON_H
+#define KERNEL_JSON_H
+
+#include "types.h"
+
+struct json {
+	char *buf;
+	size_t size, len;
+	bool need_comma;
+	bool overflow;
+	unsigned depth;
+};
+
+/* Starts an object in @buf (@size bytes). */
+void json_begin(struct json *j, char *buf, size_t size);
+/* Closes every open object; returns the length, or -ENOSPC if it did not fit. */
+int json_end(struct json *j);
+
+void json_str(struct json *j, const char *key, const char *val); /* NULL -> null */
+void json_u64(struct json *j, const char *key, u64 val);
+void json_s64(struct json *j, const char *key, s64 val);
+void json_bool(struct json *j, const char *key, bool val);
+void json_null(struct json *j, const char *key);
+/* @val / 10^@digits as a decimal, e.g. (12345, 3) -> 12.345 */
+void json_fixed(struct json *j, const char *key, s64 val, unsigned digits);
+void json_object_begin(struct json *j, const char *key);
+void json_object_end(struct json *j);
+
+#endif

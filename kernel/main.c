@@ -1,0 +1,62 @@
+/*
+ * kmain: the boot CPU's path from boot/entry.S to the end of the run. The
+ * order matters: boot information and the command line first (the console
+ * port is an option), then the console and CPU tables, then the header as
+ * the first line of output, and only then can anything fail visibly.
+ */
+#include "boot/bootinfo.h"
+#include "kernel/cmdline.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/report.h"
+#include "kernel/run.h"
+#include <arch/arch.h>
+
+struct options options;
+
+static void print_memory_map(void)
+{
+	const struct boot_info *bi = &boot_info;
+
+	printk("# boot: %s via %s, rsdp 0x%lx (%s), %u memory regions%s\n",
+	       bi->firmware == BOOT_FW_UEFI ? "uefi" : "bios",
+	       bi->protocol == BOOT_MULTIBOOT2 ? "multiboot2" : "multiboot1", bi->rsdp,
+	       bi->rsdp_source, bi->nmem, bi->mem_truncated ? " (truncated)" : "");
+	for (unsigned i = 0; i < bi->nmem; i++)
+		printk("#   mem 0x%016lx-0x%016lx %s\n", bi->mem[i].base,
+		       bi->mem[i].base + bi->mem[i].len - 1, bootinfo_mem_type_name(bi->mem[i].type));
+}
+
+static __noreturn void stop_usage(const char *why)
+{
+	printk("mmlab: error: %s\n", why);
+	report_trailer("usage", why);
+	arch_exit(EXIT_USAGE);
+}
+
+void kmain(u32 magic, paddr_t info);
+
+void kmain(u32 magic, paddr_t info)
+{
+	static char err[256];
+	int boot_err = bootinfo_parse(magic, info);
+	int opt_err;
+	bool console_ok;
+
+	options_set_defaults(&options);
+	opt_err = cmdline_parse(boot_info.cmdline, run_bench_names(), &options, err, sizeof(err));
+	console_ok = arch_early_init(opt_err ? 0 : options.console);
+	report_header();
+	if (!console_ok)
+		stop_usage("no UART answers at the port console= names");
+	if (boot_err) {
+		fmt_snprintf(err, sizeof(err), "not started by a multiboot loader (magic 0x%x)", magic);
+		stop_usage(err);
+	}
+	if (boot_info.cmdline_truncated)
+		stop_usage("kernel command line too long");
+	if (opt_err)
+		stop_usage(err);
+	print_memory_map();
+	run_main(&options);
+}

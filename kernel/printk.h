@@ -1,0 +1,26 @@
+/*
+ * Kernel console output. printk() formats one message (lib/format.h
+ * conversions) and writes it to the console in one piece, so lines from
+ * different CPUs never interleave. Safe in any context, exceptions and
+ * panics included.
+ */
+#ifndef KERNEL_PRINTK_H
+#define KERNEL_PRINTK_H
+
+#include "compiler.h"
+#include "lib/format.h"
+#include <stdarg.h>
+
+#define PRINTK_MAX 2048
+
+/* Formats and writes; output longer than PRINTK_MAX bytes is cut with "...\n". */
+__printf(1, 2) void printk(const char *fmt, ...);
+void vprintk(const char *fmt, va_list ap);
+
+/*
+ * Called by panic once it owns the machine: from then on printk no longer
+ * waits for the console lock, which a stopped CPU may hold.
+ */
+void printk_panic_mode(void);
+
+#endif

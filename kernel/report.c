@@ -1,0 +1,73 @@
+/*
+ * Header, trailer and tallies of a run (see kernel/report.h). The header
+ * records what is needed to reproduce the run: build, command line, machine,
+ * firmware and memory.
+ */
+#include "kernel/report.h"
+#include "boot/bootinfo.h"
+#include "kernel/json.h"
+#include "kernel/printk.h"
+#include "kernel/version.h"
+#include <arch/arch.h>
+
+#define REPORT_LINE_MAX 1800
+
+static struct report_totals totals;
+
+void report_count(unsigned passed, unsigned failed, unsigned skipped)
+{
+	totals.passed += passed;
+	totals.failed += failed;
+	totals.skipped += skipped;
+}
+
+struct report_totals report_totals(void)
+{
+	return totals;
+}
+
+static void emit(const char *tag, struct json *j)
+{
+	if (json_end(j) < 0)
+		printk("%s {\"error\":\"line too long\"}\n", tag);
+	else
+		printk("%s %s\n", tag, j->buf);
+}
+
+void report_header(void)
+{
+	static char buf[REPORT_LINE_MAX];
+	const struct boot_info *bi = &boot_info;
+	struct json j;
+
+	json_begin(&j, buf, sizeof(buf));
+	json_str(&j, "version", mmlab_version);
+	json_str(&j, "cmdline", bi->cmdline);
+	arch_describe(&j);
+	json_u64(&j, "cpus", 1);
+	json_str(&j, "firmware", bi->firmware == BOOT_FW_UEFI ? "uefi" : "bios");
+	json_str(&j, "boot", bi->protocol == BOOT_MULTIBOOT2 ? "multiboot2" : "multiboot1");
+	json_str(&j, "loader", bi->loader[0] ? bi->loader : NULL);
+	json_u64(&j, "mem_bytes", bootinfo_usable_bytes(bi));
+	json_u64(&j, "mem_regions", bi->nmem);
+	json_str(&j, "compiler", mmlab_compiler);
+	json_u64(&j, "max_cpus", mmlab_max_cpus);
+	/* Firmware may have left a partial line on the port ("Booting from ROM.."). */
+	printk("\n");
+	emit("MMLAB", &j);
+}
+
+void report_trailer(const char *status, const char *reason)
+{
+	static char buf[512];
+	struct json j;
+
+	json_begin(&j, buf, sizeof(buf));
+	json_u64(&j, "passed", totals.passed);
+	json_u64(&j, "failed", totals.failed);
+	json_u64(&j, "skipped", totals.skipped);
+	json_str(&j, "status", status);
+	if (reason)
+		json_str(&j, "reason", reason);
+	emit("MMLAB-DONE", &j);
+}

@@ -1,0 +1,60 @@
+/*
+ * The two run modes. Self-tests: every KTEST_SUITE linked into the kernel
+ * (or the one ktest= names), reported as KTAP, tallied into the trailer.
+ * Benchmarks: the harness in bench/ (none are registered yet).
+ */
+#include "kernel/run.h"
+#include "kernel/cmdline.h"
+#include "kernel/crash.h"
+#include "kernel/printk.h"
+#include "kernel/report.h"
+#include "tests/ktest.h"
+#include <arch/arch.h>
+
+static const char *const bench_names[] = { NULL };
+
+const char *const *run_bench_names(void)
+{
+	return bench_names;
+}
+
+void ktest_emit(const char *s, size_t n)
+{
+	printk("%.*s", (int)n, s);
+}
+
+static __noreturn void finish(const char *status, enum arch_exit_status code, const char *why)
+{
+	report_trailer(status, why);
+	arch_exit(code);
+}
+
+static __noreturn void run_selftests(const struct options *opt)
+{
+	struct ktest_totals tot = { 0 };
+
+	ktest_run_all(opt->ktest[0] ? opt->ktest : NULL, &tot);
+	report_count(tot.passed, tot.failed, tot.skipped);
+	if (tot.passed + tot.failed + tot.skipped == 0) {
+		printk("mmlab: error: no self-test suite matches ktest=%s\n", opt->ktest);
+		finish("usage", EXIT_USAGE, "no self-test suite matches ktest=");
+	}
+	if (tot.failed)
+		finish("fail", EXIT_FAIL, NULL);
+	finish("pass", EXIT_PASS, NULL);
+}
+
+static __noreturn void run_benchmarks(const struct options *opt)
+{
+	(void)opt;
+	printk("# bench: no benchmarks are registered in this build\n");
+	finish("pass", EXIT_PASS, NULL);
+}
+
+void run_main(const struct options *opt)
+{
+	crash_on_purpose(opt->crash);
+	if (opt->mode == OPT_MODE_SELFTEST)
+		run_selftests(opt);
+	run_benchmarks(opt);
+}

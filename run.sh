@@ -1,0 +1,277 @@
+#!/usr/bin/env bash
+# mmlab launcher: installs what is missing, builds, boots the kernel in QEMU,
+# collects the serial log and reports. See ./run.sh --help and docs/usage.md.
+# Exit status: 0 all passed, 1 a test or benchmark failed (or the guest
+# crashed), 2 usage error, 3 the guest hung or timed out.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+O=${O:-$here/build}
+PYTHON=${PYTHON:-python3}
+
+accel=auto smp="" mem=1G firmware=bios boot=iso machine=pc mode=bench bench=""
+results="" timeout_s="" quiet=0 compare=() extra=()
+
+usage() {
+	cat <<'USAGE'
+usage: ./run.sh [options] [-- kernel-words...]
+       ./run.sh --compare A B
+
+Builds mmlab, boots it in QEMU, runs every benchmark (or the self-tests) and
+writes results/<date-time>/: serial.log, results.json, table.txt, plots/.
+
+  --accel kvm|tcg|auto   accelerator (auto: KVM when the host CPU has vmx/svm
+                         and /dev/kvm is usable, else TCG)
+  --smp N                virtual CPUs (default: every host CPU)
+  --mem SIZE             guest memory, e.g. 512M, 4G (default 1G)
+  --firmware bios|uefi   SeaBIOS or OVMF (default bios)
+  --boot iso|kernel|pxe  GRUB ISO, QEMU -kernel (multiboot1; fastest), or
+                         network boot (default iso)
+  --machine pc|q35       QEMU machine type (default pc)
+  --selftest             run the KTAP self-tests instead of benchmarks
+  --bench LIST           comma-separated benchmarks (default: all)
+  --results DIR          results folder (default results/<date-time>)
+  --timeout SEC          kill the guest after SEC seconds (exit status 3)
+  --quiet                no progress lines while the guest runs
+  --compare A B          compare two results folders (or serial logs)
+  --help                 this text
+  -- WORDS               extra kernel command-line words (key=value)
+
+Exit status: 0 passed, 1 failed or crashed, 2 usage error, 3 hung/timed out.
+USAGE
+}
+
+die_usage() { echo "run.sh: $*" >&2; echo "run.sh: see ./run.sh --help" >&2; exit 2; }
+say() { [ "$quiet" = 1 ] || echo "run.sh: $*" >&2; }
+
+need_arg() { [ $# -ge 2 ] && [ -n "$2" ] || die_usage "option $1 needs a value"; }
+
+parse_args() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--accel) need_arg "$@"; accel=$2; shift ;;
+		--smp) need_arg "$@"; smp=$2; shift ;;
+		--mem) need_arg "$@"; mem=$2; shift ;;
+		--firmware) need_arg "$@"; firmware=$2; shift ;;
+		--boot) need_arg "$@"; boot=$2; shift ;;
+		--machine) need_arg "$@"; machine=$2; shift ;;
+		--selftest) mode=selftest ;;
+		--bench) need_arg "$@"; bench=$2; shift ;;
+		--results) need_arg "$@"; results=$2; shift ;;
+		--timeout) need_arg "$@"; timeout_s=$2; shift ;;
+		--quiet) quiet=1 ;;
+		--compare) [ $# -ge 3 ] || die_usage "--compare needs two folders"; compare=("$2" "$3"); shift 2 ;;
+		--help|-h) usage; exit 0 ;;
+		--) shift; extra=("$@"); break ;;
+		*) die_usage "unknown option '$1'" ;;
+		esac
+		shift
+	done
+	check_args
+}
+
+check_args() {
+	case $accel in kvm|tcg|auto) ;; *) die_usage "bad --accel '$accel' (kvm|tcg|auto)" ;; esac
+	case $firmware in bios|uefi) ;; *) die_usage "bad --firmware '$firmware' (bios|uefi)" ;; esac
+	case $boot in iso|kernel|pxe) ;; *) die_usage "bad --boot '$boot' (iso|kernel|pxe)" ;; esac
+	case $machine in pc|q35) ;; *) die_usage "bad --machine '$machine' (pc|q35)" ;; esac
+	[ -z "$smp" ] || [[ $smp =~ ^[1-9][0-9]*$ ]] || die_usage "bad --smp '$smp' (a CPU count)"
+	[[ $mem =~ ^[1-9][0-9]*[MG]$ ]] || die_usage "bad --mem '$mem' (e.g. 512M or 4G)"
+	[ -z "$timeout_s" ] || [[ $timeout_s =~ ^[1-9][0-9]*$ ]] || die_usage "bad --timeout '$timeout_s' (seconds)"
+	[ -z "$bench" ] || [[ $bench =~ ^[a-z0-9_]+(,[a-z0-9_]+)*$ ]] || die_usage "bad --bench '$bench'"
+	if [ "$mode" = selftest ] && [ -n "$bench" ]; then die_usage "--selftest and --bench exclude each other"; fi
+	if [ "$boot" = kernel ] && [ "$firmware" = uefi ]; then
+		die_usage "--boot kernel uses QEMU's multiboot1 loader, which needs --firmware bios"
+	fi
+	local w
+	for w in "${extra[@]+"${extra[@]}"}"; do
+		# The words reach the kernel through grub.cfg or -append: keep them plain.
+		[[ $w =~ ^[A-Za-z0-9_.,:/=+-]+$ ]] || die_usage "kernel word '$w' has characters other than [A-Za-z0-9_.,:/=+-]"
+	done
+}
+
+# ---- host set-up -----------------------------------------------------------
+
+missing_packages() {
+	local pkgs=()
+	command -v qemu-system-x86_64 >/dev/null || pkgs+=(qemu-system-x86)
+	command -v make >/dev/null || pkgs+=(make)
+	command -v gcc >/dev/null || pkgs+=(gcc)
+	command -v grub-mkrescue >/dev/null || pkgs+=(grub-common)
+	[ -d /usr/lib/grub/i386-pc ] || pkgs+=(grub-pc-bin)
+	[ -d /usr/lib/grub/x86_64-efi ] || pkgs+=(grub-efi-amd64-bin)
+	command -v xorriso >/dev/null || pkgs+=(xorriso)
+	command -v mformat >/dev/null || pkgs+=(mtools)
+	[ -f /usr/share/OVMF/OVMF_CODE_4M.fd ] || pkgs+=(ovmf)
+	command -v gnuplot >/dev/null || pkgs+=(gnuplot-nox)
+	command -v "$PYTHON" >/dev/null || pkgs+=(python3)
+	echo "${pkgs[@]+"${pkgs[@]}"}"
+}
+
+install_missing() {
+	local pkgs
+	pkgs=$(missing_packages)
+	[ -n "$pkgs" ] || return 0
+	if [ "$(id -u)" != 0 ]; then
+		echo "run.sh: missing packages; install them with:" >&2
+		echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends $pkgs" >&2
+		exit 1
+	fi
+	say "installing $pkgs"
+	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends $pkgs; } >&2 || { echo "run.sh: apt-get failed" >&2; exit 1; }
+}
+
+build() {
+	say "building"
+	make -C "$here" -s O="$O" all >&2 || { echo "run.sh: build failed" >&2; exit 1; }
+}
+
+# ---- accelerator -------------------------------------------------------------
+
+kvm_hardware() { grep -qE '^flags.*\b(vmx|svm)\b' /proc/cpuinfo; }
+kvm_usable() { [ -r /dev/kvm ] && [ -w /dev/kvm ]; }
+
+pick_accel() {
+	case $accel in
+	tcg) say "accelerator: TCG (asked for)" ;;
+	kvm)
+		kvm_usable || { echo "run.sh: --accel kvm but /dev/kvm is missing or not usable" >&2; exit 2; }
+		kvm_hardware || say "warning: the host CPU shows no vmx/svm: this KVM is nested and emulated (slower than TCG)"
+		say "accelerator: KVM (asked for)" ;;
+	auto)
+		if kvm_usable && kvm_hardware; then
+			accel=kvm; say "accelerator: KVM (hardware virtualisation present)"
+		else
+			accel=tcg
+			if kvm_usable; then
+				say "accelerator: TCG (/dev/kvm exists but the CPU shows no vmx/svm: emulated KVM is slower)"
+			else
+				say "accelerator: TCG (no usable /dev/kvm)"
+			fi
+		fi ;;
+	esac
+}
+
+# ---- boot media and QEMU -----------------------------------------------------
+
+kernel_cmdline() {
+	local words=("mode=$mode")
+	[ -z "$bench" ] || words+=("bench=$bench")
+	words+=("${extra[@]+"${extra[@]}"}")
+	echo "${words[*]}"
+}
+
+make_run_iso() {
+	local cfg=$results/grub.cfg
+	cat > "$cfg" <<CFG
+serial --unit=0 --speed=115200
+terminal_input serial console
+terminal_output serial console
+insmod all_video
+set timeout=0
+menuentry "mmlab run" {
+	multiboot2 /boot/mmlab.elf $cmdline
+	boot
+}
+CFG
+	sh "$here/tools/mkiso.sh" "$results/mmlab.iso" "$O/mmlab.elf" "$cfg" ||
+		{ echo "run.sh: making the ISO failed" >&2; exit 1; }
+}
+
+qemu_args() {
+	local cpu=max
+	[ "$accel" = kvm ] && cpu=host,-arch-capabilities
+	args=(-machine "$machine,accel=$accel" -cpu "$cpu" -smp "$smp" -m "$mem"
+		-display none -monitor none -no-reboot
+		-chardev "file,id=con,path=$results/serial.log" -serial chardev:con
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04)
+	if [ "$firmware" = uefi ]; then
+		cp /usr/share/OVMF/OVMF_VARS_4M.fd "$results/OVMF_VARS.fd"
+		args+=(-drive "if=pflash,format=raw,unit=0,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd"
+			-drive "if=pflash,format=raw,unit=1,file=$results/OVMF_VARS.fd")
+	fi
+	case $boot in
+	iso) make_run_iso; args+=(-cdrom "$results/mmlab.iso" -boot d) ;;
+	kernel) args+=(-kernel "$O/mmlab.elf" -append "$cmdline") ;;
+	pxe) echo "run.sh: --boot pxe needs the netboot tree (make netboot), which this build does not have yet" >&2; exit 2 ;;
+	esac
+}
+
+# Shows mmlab's own lines (not firmware noise) as they arrive.
+follow_log() {
+	tail -n +1 -F --pid="$1" "$results/serial.log" 2>/dev/null |
+		grep --line-buffered -E '^(MMLAB|mmlab:|# (bench|WARN)|not ok|ok [0-9]+ [a-z])' >&2
+}
+
+run_qemu() {
+	local start end status pid
+	: > "$results/serial.log"
+	printf '%q ' qemu-system-x86_64 "${args[@]}" > "$results/qemu-cmd.txt"
+	echo >> "$results/qemu-cmd.txt"
+	start=$(date +%s.%N)
+	timeout -s KILL "$timeout_s" qemu-system-x86_64 "${args[@]}" 2> "$results/qemu.log" &
+	pid=$!
+	[ "$quiet" = 1 ] || follow_log "$pid" &
+	{ wait "$pid"; } 2>/dev/null
+	status=$?
+	end=$(date +%s.%N)
+	wait 2>/dev/null
+	elapsed=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
+	qemu_status=$status
+}
+
+# QEMU's isa-debug-exit gives (v << 1) | 1; see arch/x86_64/include/arch/qemu_exit.h.
+decode_status() {
+	case $qemu_status in
+	33) verdict=pass; rc=0 ;;
+	35) verdict=fail; rc=1 ;;
+	37) verdict=usage; rc=2 ;;
+	39) verdict="crashed (kernel panic or exception; see serial.log)"; rc=1 ;;
+	137|124) verdict="timed out after ${timeout_s}s (killed)"; rc=3 ;;
+	0) verdict="guest reset itself (triple fault?) without reporting"; rc=1 ;;
+	*) verdict="QEMU failed with status $qemu_status: $(tail -n 3 "$results/qemu.log" | tr '\n' ' ')"; rc=1 ;;
+	esac
+	if grep -qE 'KVM internal error|emulation failure' "$results/qemu.log" 2>/dev/null; then
+		verdict="KVM could not run the guest: $(grep -m1 -E 'KVM internal error|emulation failure' "$results/qemu.log")"
+		rc=3
+	fi
+}
+
+report() {
+	if [ "$mode" = selftest ]; then
+		"$PYTHON" "$here/tools/ktap_summary.py" --label "$(basename "$results")" "$results/serial.log" >&2 || [ "$rc" != 0 ] || rc=1
+	else
+		"$PYTHON" "$here/tools/mmlab_results.py" report "$results/serial.log" "$results" || [ "$rc" != 0 ] || rc=1
+	fi
+}
+
+main() {
+	parse_args "$@"
+	if [ ${#compare[@]} -eq 2 ]; then
+		exec "$PYTHON" "$here/tools/mmlab_results.py" compare "${compare[0]}" "${compare[1]}"
+	fi
+	install_missing
+	build
+	pick_accel
+	[ -n "$smp" ] || smp=$(nproc)
+	if [ -z "$timeout_s" ]; then
+		timeout_s=300
+		[ "$mode" = bench ] && timeout_s=3600
+	fi
+	[ -n "$results" ] || results=$here/results/$(date +%Y-%m-%d-%H%M%S)
+	mkdir -p "$results" || die_usage "cannot create results folder '$results'"
+	results=$(cd "$results" && pwd)
+	cmdline=$(kernel_cmdline)
+	qemu_args
+	say "booting: $boot, $firmware, $machine, $accel, $smp CPUs, $mem; kernel: $cmdline"
+	run_qemu
+	decode_status
+	echo "run.sh: guest finished in ${elapsed}s: $verdict" >&2
+	if [ "$rc" != 2 ] && [ "$rc" != 3 ]; then report; fi
+	if [ "$rc" = 2 ]; then grep -h '^mmlab: error:' "$results/serial.log" >&2; fi
+	say "results in $results"
+	exit "$rc"
+}
+
+main "$@"

@@ -1,0 +1,48 @@
+/*
+ * Host-only test doubles (tests/host/fake_arch.c): the arch.h hooks with
+ * call counters, a settable per-thread CPU number, panic() that tests can
+ * catch, and a fake physical memory arena above 4 GiB with a helper that
+ * initialises the frame allocator over it. Include only under HOST_BUILD.
+ */
+#ifndef TESTS_HOST_FAKE_ARCH_H
+#define TESTS_HOST_FAKE_ARCH_H
+
+#include "mm/pmm.h"
+#include "types.h"
+
+/* Calls to each hook since the last fake_arch_reset_counts(); atomic counters. */
+extern u64 fake_flush_one_calls, fake_flush_all_calls, fake_flush_everything_calls;
+extern u64 fake_load_root_calls, fake_warn_calls;
+extern vaddr_t fake_flush_last_va;
+extern paddr_t fake_loaded_root;
+
+void fake_arch_reset_counts(void);
+
+/* arch_cpu_id() of the calling thread (0 until set). */
+void fake_arch_set_cpu(unsigned cpu);
+
+/*
+ * Runs fn(arg) and returns true if it called panic(); the panic is caught
+ * (longjmp back here) instead of aborting. fake_panic_message() is the
+ * message of the last caught panic.
+ */
+bool fake_expect_panic(void (*fn)(void *), void *arg);
+const char *fake_panic_message(void);
+
+/* The fake RAM: FAKE_MEM_SIZE bytes whose physical addresses start at FAKE_PHYS_BASE. */
+#define FAKE_PHYS_BASE (4ull << 30)
+#define FAKE_MEM_SIZE (64ull << 20)
+
+/* Its layout as the allocator is told it: unaligned, overlapping and with holes, on purpose. */
+extern const struct pmm_range fake_usable[];
+extern const unsigned fake_nusable;
+extern const struct pmm_range fake_reserved[];
+extern const unsigned fake_nreserved;
+
+/*
+ * Allocates the arena on first use, points the direct map at it and runs
+ * pmm_init() over the layout above with @direct_limit. Returns its result.
+ */
+int fake_pmm_init(paddr_t direct_limit);
+
+#endif

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# The whole test suite behind `make test`: host unit tests, host-tool tests,
+# the QEMU self-test matrix and run.sh's contract (exit codes, crash reports,
+# timeouts). Every step leaves KTAP in $O/test-logs; tools/ktap_summary.py
+# reads them all and prints the closing "N passed, N failed, N skipped" line.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+O=${O:-build}
+case $O in /*) ;; *) O=$here/$O ;; esac
+PYTHON=${PYTHON:-python3}
+logs=$O/test-logs
+runs=$O/test-runs
+contract_runs=$O/test-contract
+rm -rf "$logs" "$runs" "$contract_runs"
+mkdir -p "$logs" "$runs" "$contract_runs"
+
+note() { echo "test: $*" >&2; }
+
+kvm_usable() { [ -r /dev/kvm ] && [ -w /dev/kvm ]; }
+
+# ---- host --------------------------------------------------------------------
+
+note "host unit tests (ASan/UBSan)"
+"$O/test-host" > "$logs/host-unit.ktap" 2>&1
+
+note "host tool tests"
+"$PYTHON" "$here/tests/tools/run.py" > "$logs/host-tools.ktap" 2>&1
+
+# ---- QEMU self-test matrix ---------------------------------------------------
+
+# boot NAME RUN.SH-ARGS...: one self-test boot; its serial log is its KTAP.
+boot() {
+	local name=$1 rc
+	shift
+	note "boot $name: $*"
+	"$here/run.sh" --selftest --quiet --results "$runs/$name" "$@" 2> "$runs/$name.stderr"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		note "  $name: run.sh exit $rc"
+		tail -n 5 "$runs/$name.stderr" >&2
+	fi
+	return $rc
+}
+
+# A KVM boot that the (possibly nested, emulated) KVM itself cannot run is a
+# skip with QEMU's reason, never a pass.
+boot_kvm() {
+	local name=$1 rc reason
+	shift
+	if ! kvm_usable; then
+		printf 'KTAP version 1\n1..1\nok 1 %s # SKIP no usable /dev/kvm\n' "$name" > "$logs/$name.ktap"
+		return
+	fi
+	boot "$name" --accel kvm "$@"
+	rc=$?
+	reason=$(grep -m1 -E 'KVM internal error|emulation failure' "$runs/$name/qemu.log" 2>/dev/null)
+	if [ $rc -ne 0 ] && [ -n "$reason" ]; then
+		printf 'KTAP version 1\n1..1\nok 1 %s # SKIP KVM could not run it: %s\n' "$name" "$reason" > "$logs/$name.ktap"
+		mv "$runs/$name/serial.log" "$runs/$name/serial.log.skipped"
+	fi
+}
+
+boot tcg-iso-bios --accel tcg --firmware bios --boot iso --smp 1
+boot tcg-iso-uefi --accel tcg --firmware uefi --boot iso --smp 1
+boot tcg-kernel --accel tcg --boot kernel --smp 1
+boot tcg-kernel-q35 --accel tcg --boot kernel --machine q35 --smp 1 --mem 64M
+boot tcg-kernel-6g --accel tcg --boot kernel --smp 1 --mem 6G
+boot_kvm kvm-kernel --boot kernel --smp 1 --timeout 120
+
+# ---- run.sh contract: exit statuses, crash reports, timeouts ---------------------
+
+contract=$logs/runsh-contract.ktap
+ncase=0
+results=()
+check() {
+	local name=$1 ok=$2 diag=${3:-}
+	ncase=$((ncase + 1))
+	if [ "$ok" = 1 ]; then
+		results+=("ok $ncase $name")
+	else
+		results+=("not ok $ncase $name")
+		[ -z "$diag" ] || results+=("# $diag")
+	fi
+}
+
+expect_run() { # NAME EXPECTED-RC RUN.SH-ARGS...: sets last_rc, last_out, last_log
+	local name=$1 want=$2
+	shift 2
+	"$here/run.sh" --quiet --results "$contract_runs/$name" "$@" > "$contract_runs/$name.out" 2>&1
+	last_rc=$?
+	last_out=$contract_runs/$name.out
+	last_log=$contract_runs/$name/serial.log
+	check "${name}_exit_status_$want" "$([ $last_rc = "$want" ] && echo 1 || echo 0)" "run.sh exited $last_rc"
+}
+
+has() { grep -qaE "$2" "$1" 2>/dev/null && echo 1 || echo 0; }
+
+note "run.sh contract"
+expect_run bad-flag 2 --no-such-flag
+check bad_flag_named "$(has "$last_out" "no-such-flag")"
+
+expect_run bad-kernel-word 2 --selftest --accel tcg --boot kernel -- bogus=1
+check bad_kernel_word_named "$(has "$last_out" "bogus")"
+check bad_kernel_word_header_first "$(grep -a -m1 -E '^(MMLAB|mmlab)' "$last_log" | grep -c '^MMLAB {')"
+
+expect_run bad-kernel-value 2 --selftest --accel tcg --boot kernel -- iters=0
+check bad_kernel_value_named "$(has "$last_out" "iters")"
+
+expect_run hang-timeout 3 --selftest --accel tcg --boot kernel --timeout 5 -- crash=hang
+check hang_reported "$(has "$last_out" "timed out")"
+
+for kind in ud de pf gp; do
+	expect_run "crash-$kind" 1 --selftest --accel tcg --boot kernel -- "crash=$kind"
+	check "crash_${kind}_report" "$(has "$last_log" '^mmlab: EXCEPTION #')"
+	check "crash_${kind}_registers" "$(has "$last_log" '^  RAX 0x[0-9a-f]{16}  RBX')"
+	check "crash_${kind}_backtrace_named" "$(has "$last_log" "^    #[0-9]+ +0x[0-9a-f]+ <crash_")"
+	check "crash_${kind}_trailer" "$(has "$last_log" '^MMLAB-DONE .*"status":"panic"')"
+done
+check crash_pf_cr2 "$(has "$contract_runs/crash-pf/serial.log" 'CR2 0x0000100000000000')"
+
+expect_run crash-panic 1 --selftest --accel tcg --boot kernel -- crash=panic
+check crash_panic_message "$(has "$last_log" '^mmlab: PANIC on CPU 0: ')"
+
+{
+	echo "KTAP version 1"
+	echo "1..$ncase"
+	printf '%s\n' "${results[@]}"
+} > "$contract"
+
+# ---- totals --------------------------------------------------------------------
+
+shopt -s nullglob
+"$PYTHON" "$here/tools/ktap_summary.py" "$logs"/*.ktap "$runs"/*/serial.log

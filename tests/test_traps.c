@@ -1,0 +1,144 @@
+/*
+ * Kernel self-tests of the exception path: each test provokes one exception
+ * on purpose under trap_catch() and checks the vector, error code and the
+ * faulting address, including that the RIP resolves to the provoking
+ * function through the build-time symbol table. Kernel only.
+ */
+#include "arch/x86_64/traps.h"
+#include "kernel/ksyms.h"
+#include "lib/string.h"
+#include "tests/ktest.h"
+
+/* Low half, PML4 slot 32: never mapped by the boot tables. */
+#define UNMAPPED_ADDR 0x0000100000000000ul
+/* Bit 63 set but not a sign extension of bit 47: a #GP, not a #PF (SDM Vol. 3A 6.15). */
+#define NONCANONICAL_ADDR 0x8000000000000000ul
+
+static volatile u64 trap_sink;
+
+static __attribute__((noinline)) void provoke_ud(void *arg)
+{
+	(void)arg;
+	__builtin_trap();
+}
+
+static __attribute__((noinline)) void provoke_de(void *arg)
+{
+	volatile u64 dividend = 1000, zero = 0;
+
+	(void)arg;
+	/* Both volatile, so no constant folding or strength reduction avoids the div. */
+	trap_sink = dividend / zero;
+}
+
+static __attribute__((noinline)) void provoke_pf_read(void *arg)
+{
+	trap_sink = *(volatile u64 *)arg;
+}
+
+static __attribute__((noinline)) void provoke_pf_write(void *arg)
+{
+	*(volatile u64 *)arg = 42;
+}
+
+static __attribute__((noinline)) void provoke_gp(void *arg)
+{
+	trap_sink = *(volatile u64 *)arg;
+}
+
+static __attribute__((noinline)) void provoke_nothing(void *arg)
+{
+	*(u64 *)arg += 1;
+}
+
+static void expect_rip_in(struct ktest *t, u64 rip, const char *fn)
+{
+	u64 off = 0;
+	const char *name = ksym_lookup(rip, &off);
+
+	if (!KEXPECT(t, name != NULL))
+		return;
+	KEXPECT_STREQ(t, name, fn);
+}
+
+static void test_traps_ud(struct ktest *t)
+{
+	struct fault_info fi;
+
+	KASSERT(t, trap_catch(provoke_ud, NULL, &fi));
+	KEXPECT_EQ(t, fi.vector, VEC_UD);
+	expect_rip_in(t, fi.rip, "provoke_ud");
+}
+
+static void test_traps_de(struct ktest *t)
+{
+	struct fault_info fi;
+
+	KASSERT(t, trap_catch(provoke_de, NULL, &fi));
+	KEXPECT_EQ(t, fi.vector, VEC_DE);
+	expect_rip_in(t, fi.rip, "provoke_de");
+}
+
+static void test_traps_pf_read(struct ktest *t)
+{
+	struct fault_info fi;
+
+	KASSERT(t, trap_catch(provoke_pf_read, (void *)UNMAPPED_ADDR, &fi));
+	KEXPECT_EQ(t, fi.vector, VEC_PF);
+	KEXPECT_EQ(t, fi.cr2, UNMAPPED_ADDR);
+	KEXPECT_EQ(t, fi.error & 0x3, 0); /* not present, read */
+	expect_rip_in(t, fi.rip, "provoke_pf_read");
+}
+
+static void test_traps_pf_write(struct ktest *t)
+{
+	struct fault_info fi;
+
+	KASSERT(t, trap_catch(provoke_pf_write, (void *)(UNMAPPED_ADDR + 8), &fi));
+	KEXPECT_EQ(t, fi.vector, VEC_PF);
+	KEXPECT_EQ(t, fi.cr2, UNMAPPED_ADDR + 8);
+	KEXPECT_EQ(t, fi.error & 0x3, 0x2); /* not present, write */
+	expect_rip_in(t, fi.rip, "provoke_pf_write");
+}
+
+static void test_traps_gp(struct ktest *t)
+{
+	struct fault_info fi;
+
+	KASSERT(t, trap_catch(provoke_gp, (void *)NONCANONICAL_ADDR, &fi));
+	KEXPECT_EQ(t, fi.vector, VEC_GP);
+	KEXPECT_EQ(t, fi.error, 0);
+	expect_rip_in(t, fi.rip, "provoke_gp");
+}
+
+/* No fault: the call returns normally and the catcher is disarmed again. */
+static void test_traps_no_fault(struct ktest *t)
+{
+	struct fault_info fi;
+	u64 counter = 0;
+
+	KEXPECT(t, !trap_catch(provoke_nothing, &counter, &fi));
+	KEXPECT_EQ(t, counter, 1);
+	KEXPECT(t, trap_catch(provoke_ud, NULL, &fi));
+	KEXPECT(t, !trap_catch(provoke_nothing, &counter, &fi));
+	KEXPECT_EQ(t, counter, 2);
+}
+
+static void test_traps_ksyms(struct ktest *t)
+{
+	u64 addr = ksym_address("provoke_gp"), off = 1;
+
+	KASSERT(t, addr != 0);
+	KEXPECT_EQ(t, addr, (u64)(uintptr_t)provoke_gp);
+	KEXPECT_STREQ(t, ksym_lookup(addr + 3, &off), "provoke_gp");
+	KEXPECT_EQ(t, off, 3);
+	KEXPECT(t, ksym_lookup(0x1000, &off) == NULL);
+}
+
+static const struct ktest_case traps_cases[] = {
+	KTEST_CASE(test_traps_ud),	 KTEST_CASE(test_traps_de),
+	KTEST_CASE(test_traps_pf_read),	 KTEST_CASE(test_traps_pf_write),
+	KTEST_CASE(test_traps_gp),	 KTEST_CASE(test_traps_no_fault),
+	KTEST_CASE(test_traps_ksyms),
+};
+KTEST_SUITE(traps, traps_cases);

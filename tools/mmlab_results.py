@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Turns an mmlab serial log into results, and compares two runs.
+
+usage: mmlab_results.py report [--gnuplot PROG] [--no-plots] LOG OUTDIR
+       mmlab_results.py compare [--noise-factor F] A B
+
+report writes OUTDIR/results.json, OUTDIR/table.txt and
+OUTDIR/plots/<bench>[-<params>].png and .svg, then prints the table. Problems
+in the log go to standard error (and results.json). Without gnuplot the
+plots are skipped with a message and the rest is still written.
+compare takes two results folders, results.json files or serial logs and
+prints a table of %change per result, positive meaning B is better.
+
+Exit status: 0 done; 1 the log has problems or its trailer reports a
+failure (report), or a run could not be read (compare); 2 usage error.
+"""
+import argparse
+import os
+import sys
+
+from mmlab_compare import render_compare
+from mmlab_groups import group_results
+from mmlab_log import parse_log
+from mmlab_plot import GnuplotMissing, plot_groups
+from mmlab_records import trailer_failed
+from mmlab_resultsfile import RESULTS_NAME, load_run, write_results_json
+from mmlab_stats import NOISE_FACTOR
+from mmlab_table import render_results_table
+
+PROG = "mmlab_results"
+TABLE_NAME = "table.txt"
+PLOTS_DIR = "plots"
+
+
+def cmd_report(args):
+    """Write results.json, table.txt and plots for a log; print the table."""
+    log = parse_log(args.log)
+    if any(p.kind == "unreadable" for p in log.problems):
+        return _fail(f"{args.log}: {log.problems[0].message}", 2)
+    os.makedirs(args.outdir, exist_ok=True)
+    write_results_json(log, os.path.join(args.outdir, RESULTS_NAME))
+    table = render_results_table(log.benches, log.header, log.problems)
+    with open(os.path.join(args.outdir, TABLE_NAME), "w") as f:
+        f.write(table)
+    sys.stdout.write(table)
+    if not args.no_plots:
+        _write_plots(log, os.path.join(args.outdir, PLOTS_DIR), args.gnuplot)
+    return _report_status(log)
+
+
+def _write_plots(log, plot_dir, gnuplot):
+    """Draw the plots; a missing gnuplot is reported, not fatal."""
+    groups = group_results(log.benches)
+    if not groups:
+        return
+    subtitle = (log.header or {}).get("cpu_model") or ""
+    try:
+        plot_groups(groups, plot_dir, gnuplot, subtitle)
+    except GnuplotMissing:
+        print(f"{PROG}: {gnuplot} not found, plots skipped "
+              "(install gnuplot-nox); results.json and table.txt are written",
+              file=sys.stderr)
+    except RuntimeError as e:
+        print(f"{PROG}: plots failed: {e}", file=sys.stderr)
+
+
+def _report_status(log):
+    """Print the log's problems and a failing trailer to stderr; return the exit code."""
+    for p in log.problems:
+        print(f"{PROG}: {log.path}: {p}", file=sys.stderr)
+    failed = log.trailer is not None and trailer_failed(log.trailer)
+    if failed:
+        print(f"{PROG}: {log.path}: the run reports failure: {log.trailer}", file=sys.stderr)
+    return 1 if log.problems or failed else 0
+
+
+def cmd_compare(args):
+    """Print the comparison of runs A and B."""
+    runs = [load_run(path) for path in (args.a, args.b)]
+    for run in runs:
+        for p in run.problems:
+            print(f"{PROG}: {run.path}: {p}", file=sys.stderr)
+    if any(p.kind == "unreadable" for run in runs for p in run.problems):
+        return 1
+    sys.stdout.write(render_compare(runs[0], runs[1], args.noise_factor))
+    return 0
+
+
+def _fail(message, status):
+    print(f"{PROG}: {message}", file=sys.stderr)
+    return status
+
+
+def build_parser():
+    """The command-line parser with its two subcommands."""
+    parser = argparse.ArgumentParser(prog="mmlab_results.py",
+                                     description="Tables, plots and comparisons of mmlab runs.")
+    sub = parser.add_subparsers(dest="command", metavar="{report,compare}")
+    sub.required = True
+    report = sub.add_parser("report", help="write results.json, table.txt and plots for a log")
+    report.add_argument("log", metavar="LOG", help="serial log")
+    report.add_argument("outdir", metavar="OUTDIR", help="results folder to write")
+    report.add_argument("--gnuplot", default="gnuplot", metavar="PROG",
+                        help="gnuplot program (default: gnuplot)")
+    report.add_argument("--no-plots", action="store_true", help="do not draw plots")
+    report.set_defaults(func=cmd_report)
+    compare = sub.add_parser("compare", help="compare two runs, %%change per result")
+    compare.add_argument("a", metavar="A", help="results folder, results.json or serial log")
+    compare.add_argument("b", metavar="B", help="results folder, results.json or serial log")
+    compare.add_argument("--noise-factor", type=float, default=NOISE_FACTOR, metavar="F",
+                         help="mark changes above F x the larger ±stddev%% "
+                              f"(default {NOISE_FACTOR:g})")
+    compare.set_defaults(func=cmd_compare)
+    return parser
+
+
+def main(argv=None):
+    """Command-line entry point; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
