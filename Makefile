@@ -31,20 +31,26 @@ VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unkn
 # ---- sources -----------------------------------------------------------------
 
 BOOT_SRCS := boot/header.S boot/entry.S boot/bootinfo.c
-ARCH_SRCS := arch/x86_64/arch.c arch/x86_64/cpu_asm.S arch/x86_64/cpuinfo.c \
-	arch/x86_64/gdt.c arch/x86_64/idt.c arch/x86_64/isr.S arch/x86_64/serial.c \
-	arch/x86_64/traps.c
-KERNEL_SRCS := kernel/cmdline.c kernel/crash.c kernel/json.c kernel/ksyms.c kernel/main.c kernel/panic.c \
-	kernel/printk.c kernel/report.c kernel/run.c kernel/version.c
+ARCH_SRCS := arch/x86_64/acpi.c arch/x86_64/acpi_report.c arch/x86_64/ap_start.S arch/x86_64/apic.c arch/x86_64/arch.c \
+	arch/x86_64/cpu_asm.S arch/x86_64/cpuinfo.c arch/x86_64/gdt.c arch/x86_64/idt.c \
+	arch/x86_64/init.c arch/x86_64/ipi.c arch/x86_64/isr.S arch/x86_64/mem.c \
+	arch/x86_64/serial.c arch/x86_64/smpboot.c arch/x86_64/traps.c arch/x86_64/tsc.c \
+	arch/x86_64/tsc_sync.c
+KERNEL_SRCS := kernel/cmdline.c kernel/crash.c kernel/json.c kernel/ksyms.c kernel/main.c \
+	kernel/panic.c kernel/percpu.c kernel/printk.c kernel/report.c kernel/run.c kernel/rwlock.c \
+	kernel/smp.c kernel/spinlock.c kernel/version.c
 LIB_SRCS := lib/errno.c lib/format.c lib/parse.c lib/string.c
-MM_SRCS :=
+MM_SRCS := mm/kstack.c mm/page.c mm/pmm.c mm/pt.c
 BENCH_SRCS :=
 # Tests that build for both the host and the kernel, then kernel-only ones.
-TEST_COMMON_SRCS := tests/test_cmdline.c tests/test_format.c tests/test_parse.c tests/test_json.c
-TEST_KERNEL_SRCS := tests/ktest.c tests/test_boot.c tests/test_traps.c
+TEST_COMMON_SRCS := tests/acpi_fw.c tests/test_acpi.c tests/test_cmdline.c tests/test_cpumask.c \
+	tests/test_format.c tests/test_json.c tests/test_parse.c tests/test_pmm.c tests/test_pt.c \
+	tests/test_pt_random.c tests/test_spinlock.c
+TEST_KERNEL_SRCS := tests/ktest.c tests/test_boot.c tests/test_smp.c tests/test_traps.c
 # Host-only: the runner and the fake arch interface.
-TEST_HOST_SRCS := tests/ktest.c tests/host/host_main.c
-HOST_LIB_SRCS := lib/errno.c lib/format.c lib/parse.c kernel/cmdline.c kernel/json.c
+TEST_HOST_SRCS := tests/ktest.c tests/host/host_main.c tests/host/fake_arch.c
+HOST_LIB_SRCS := arch/x86_64/acpi.c lib/errno.c lib/format.c lib/parse.c kernel/cmdline.c \
+	kernel/json.c kernel/rwlock.c kernel/spinlock.c mm/page.c mm/pmm.c mm/pt.c
 
 KERNEL_ALL_SRCS := $(BOOT_SRCS) $(ARCH_SRCS) $(KERNEL_SRCS) $(LIB_SRCS) $(MM_SRCS) \
 	$(BENCH_SRCS) $(TEST_COMMON_SRCS) $(TEST_KERNEL_SRCS)

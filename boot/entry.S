@@ -85,12 +85,16 @@ build_boot_tables:
 	cmp $2048, %ecx
 	jb 1b
 
-	/* Low PDPT: four entries, one per PD page (1 GiB each). */
-	mov $PHYS(boot_pdpt_low), %edx
+	/*
+	 * Identity and direct-map PDPTs: four entries each, one per PD page
+	 * (1 GiB each). Separate PDPTs, so the direct map can later grow
+	 * beyond 4 GiB without growing the identity map.
+	 */
 	mov $PHYS(boot_pd), %eax
 	or $(PTE_P | PTE_RW), %eax
 	xor %ecx, %ecx
-2:	mov %eax, (%edx, %ecx, 8)
+2:	mov %eax, PHYS(boot_pdpt_low)(, %ecx, 8)
+	mov %eax, PHYS(boot_pdpt_direct)(, %ecx, 8)
 	add $4096, %eax
 	inc %ecx
 	cmp $4, %ecx
@@ -105,6 +109,8 @@ build_boot_tables:
 	mov $PHYS(boot_pdpt_low), %eax
 	or $(PTE_P | PTE_RW), %eax
 	mov %eax, PHYS(boot_pml4)
+	mov $PHYS(boot_pdpt_direct), %eax
+	or $(PTE_P | PTE_RW), %eax
 	mov %eax, PHYS(boot_pml4) + 256 * 8
 	mov $PHYS(boot_pdpt_high), %eax
 	or $(PTE_P | PTE_RW), %eax
@@ -177,6 +183,8 @@ boot_pml4:
 boot_pdpt_low:
 	.skip 4096
 boot_pdpt_high:
+	.skip 4096
+boot_pdpt_direct:
 	.skip 4096
 boot_pd:
 	.skip 4 * 4096

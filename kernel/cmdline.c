@@ -17,7 +17,7 @@ enum opt_type {
 	OPT_UINT,  /* decimal or 0x number in ->min..->max, a u32 */
 	OPT_CPUS,  /* "all" or increasing counts in ->min..->max, struct opt_cpus */
 	OPT_NAMES, /* "all" or distinct names from bench_names, struct opt_names */
-	OPT_IDENT, /* [A-Za-z0-9_], 1..->max characters, a char array */
+	OPT_IDENT, /* [A-Za-z0-9_] items, comma-separated, 1..->max characters, a char array */
 };
 
 struct opt_key {
@@ -180,23 +180,19 @@ static int cmdline_uint(struct cmdline_ctx *c)
 	return 0;
 }
 
-static int cmdline_ident(struct cmdline_ctx *c)
+static int cmdline_ident_item(struct cmdline_ctx *c, const char *s, int n)
 {
-	int i;
-
-	for (i = 0; i < c->vlen; i++) {
-		char ch = c->val[i];
+	for (int i = 0; i < n; i++) {
+		char ch = s[i];
 		bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
 			  (ch >= '0' && ch <= '9') || ch == '_';
 
-		if (!ok || (u32)i >= c->key->max)
+		if (!ok)
 			return cmdline_error(c,
-					     "bad value '%.*s' for '%s' (expected at most %u of "
-					     "A-Z a-z 0-9 _)",
-					     c->vlen, c->val, c->key->key, c->key->max);
+					     "bad value '%.*s' for '%s' (expected names of "
+					     "A-Z a-z 0-9 _, comma-separated)",
+					     c->vlen, c->val, c->key->key);
 	}
-	memcpy(c->field, c->val, c->vlen);
-	((char *)c->field)[c->vlen] = '\0';
 	return 0;
 }
 
@@ -220,6 +216,21 @@ static int cmdline_list(struct cmdline_ctx *c, cmdline_item_fn *item)
 		if (err || q == end)
 			return err;
 	}
+}
+
+static int cmdline_ident(struct cmdline_ctx *c)
+{
+	int err;
+
+	if ((u32)c->vlen > c->key->max)
+		return cmdline_error(c, "bad value '%.*s' for '%s' (at most %u characters)", c->vlen,
+				     c->val, c->key->key, c->key->max);
+	err = cmdline_list(c, cmdline_ident_item);
+	if (err)
+		return err;
+	memcpy(c->field, c->val, c->vlen);
+	((char *)c->field)[c->vlen] = '\0';
+	return 0;
 }
 
 static int cmdline_cpu_item(struct cmdline_ctx *c, const char *s, int n)

@@ -16,7 +16,7 @@
 
 #define OPT_BENCH_MAX 16 /* names in bench= */
 #define OPT_CPUS_MAX 32	 /* counts in cpus= */
-#define OPT_KTEST_MAX 31 /* characters in ktest= */
+#define OPT_KTEST_MAX 95 /* characters in ktest= */
 
 enum opt_mode { OPT_MODE_BENCH, OPT_MODE_SELFTEST, OPT_MODE_COUNT };
 enum opt_format { OPT_FORMAT_JSON, OPT_FORMAT_LAVA, OPT_FORMAT_COUNT };
@@ -54,7 +54,7 @@ struct options {
 	enum opt_format format;	       /* format=json|lava */
 	enum opt_console console;      /* console=ttyS0|ttyS1 */
 	enum opt_apic apic;	       /* apic=auto|xapic|x2apic */
-	char ktest[OPT_KTEST_MAX + 1]; /* ktest=SUITE; "": every suite */
+	char ktest[OPT_KTEST_MAX + 1]; /* ktest=SUITE,...; "": every suite */
 	u32 timeout_ms;		       /* timeout_ms=: cross-CPU wait limit */
 	u32 tlb_ceiling;	       /* tlb_ceiling=: pages flushed one by one at most */
 	u32 swap_mb;		       /* swap_mb=: swap device size */

@@ -1,8 +1,10 @@
 /*
  * kmain: the boot CPU's path from boot/entry.S to the end of the run. The
  * order matters: boot information and the command line first (the console
- * port is an option), then the console and CPU tables, then the header as
- * the first line of output, and only then can anything fail visibly.
+ * port is an option), then the console and CPU tables, then the machine
+ * (memory, clocks, every CPU), and on the boot CPU's guarded stack the
+ * header and the run. printk holds everything said before the header, so
+ * the header is always the first line, even when bring-up fails.
  */
 #include "boot/bootinfo.h"
 #include "kernel/cmdline.h"
@@ -10,6 +12,7 @@
 #include "kernel/printk.h"
 #include "kernel/report.h"
 #include "kernel/run.h"
+#include "mm/kstack.h"
 #include <arch/arch.h>
 
 struct options options;
@@ -27,11 +30,19 @@ static void print_memory_map(void)
 		       bi->mem[i].base + bi->mem[i].len - 1, bootinfo_mem_type_name(bi->mem[i].type));
 }
 
-static __noreturn void stop_usage(const char *why)
+static __noreturn void stop(const char *status, enum arch_exit_status code, const char *why)
 {
+	report_header();
 	printk("mmlab: error: %s\n", why);
-	report_trailer("usage", why);
-	arch_exit(EXIT_USAGE);
+	report_trailer(status, why);
+	arch_exit(code);
+}
+
+/* Runs on the boot CPU's own stack (with a guard page), after bring-up. */
+static __noreturn void kmain_late(void)
+{
+	report_header();
+	run_main(&options);
 }
 
 void kmain(u32 magic, paddr_t info);
@@ -46,17 +57,18 @@ void kmain(u32 magic, paddr_t info)
 	options_set_defaults(&options);
 	opt_err = cmdline_parse(boot_info.cmdline, run_bench_names(), &options, err, sizeof(err));
 	console_ok = arch_early_init(opt_err ? 0 : options.console);
-	report_header();
 	if (!console_ok)
-		stop_usage("no UART answers at the port console= names");
+		stop("usage", EXIT_USAGE, "no UART answers at the port console= names");
 	if (boot_err) {
 		fmt_snprintf(err, sizeof(err), "not started by a multiboot loader (magic 0x%x)", magic);
-		stop_usage(err);
+		stop("usage", EXIT_USAGE, err);
 	}
 	if (boot_info.cmdline_truncated)
-		stop_usage("kernel command line too long");
+		stop("usage", EXIT_USAGE, "kernel command line too long");
 	if (opt_err)
-		stop_usage(err);
+		stop("usage", EXIT_USAGE, err);
 	print_memory_map();
-	run_main(&options);
+	if (arch_init(&options, err, sizeof(err)))
+		stop("fail", EXIT_FAIL, err);
+	arch_run_on_stack(kstack_top(0), kmain_late);
 }

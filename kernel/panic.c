@@ -23,6 +23,8 @@ void panic_begin(void)
 		arch_halt();
 	printk_panic_mode();
 	arch_stop_other_cpus();
+	if (printk_holding())
+		report_header();
 }
 
 void panic_end(const char *why)

@@ -18,6 +18,15 @@ __printf(1, 2) void printk(const char *fmt, ...);
 void vprintk(const char *fmt, va_list ap);
 
 /*
+ * Writes @first (the MMLAB header line), then every message held since boot,
+ * and from then on writes messages straight to the console.
+ */
+void printk_release(const char *first, size_t n);
+
+/* True until printk_release(). */
+bool printk_holding(void);
+
+/*
  * Called by panic once it owns the machine: from then on printk no longer
  * waits for the console lock, which a stopped CPU may hold.
  */

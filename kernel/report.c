@@ -6,7 +6,9 @@
 #include "kernel/report.h"
 #include "boot/bootinfo.h"
 #include "kernel/json.h"
+#include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "lib/format.h"
 #include "kernel/version.h"
 #include <arch/arch.h>
 
@@ -34,6 +36,19 @@ static void emit(const char *tag, struct json *j)
 		printk("%s %s\n", tag, j->buf);
 }
 
+/* The header goes out first, ahead of everything printk held back. */
+static void emit_header(struct json *j)
+{
+	static char line[REPORT_LINE_MAX + 16];
+	int n;
+
+	if (json_end(j) < 0)
+		n = fmt_snprintf(line, sizeof(line), "\nMMLAB {\"error\":\"header too long\"}\n");
+	else
+		n = fmt_snprintf(line, sizeof(line), "\nMMLAB %s\n", j->buf);
+	printk_release(line, (size_t)n);
+}
+
 void report_header(void)
 {
 	static char buf[REPORT_LINE_MAX];
@@ -44,7 +59,7 @@ void report_header(void)
 	json_str(&j, "version", mmlab_version);
 	json_str(&j, "cmdline", bi->cmdline);
 	arch_describe(&j);
-	json_u64(&j, "cpus", 1);
+	json_u64(&j, "cpus", ncpus_online ? ncpus_online : 1);
 	json_str(&j, "firmware", bi->firmware == BOOT_FW_UEFI ? "uefi" : "bios");
 	json_str(&j, "boot", bi->protocol == BOOT_MULTIBOOT2 ? "multiboot2" : "multiboot1");
 	json_str(&j, "loader", bi->loader[0] ? bi->loader : NULL);
@@ -52,9 +67,8 @@ void report_header(void)
 	json_u64(&j, "mem_regions", bi->nmem);
 	json_str(&j, "compiler", mmlab_compiler);
 	json_u64(&j, "max_cpus", mmlab_max_cpus);
-	/* Firmware may have left a partial line on the port ("Booting from ROM.."). */
-	printk("\n");
-	emit("MMLAB", &j);
+	/* The leading newline ends any partial firmware line ("Booting from ROM.."). */
+	emit_header(&j);
 }
 
 void report_trailer(const char *status, const char *reason)

@@ -17,7 +17,10 @@ struct report_totals {
 void report_count(unsigned passed, unsigned failed, unsigned skipped);
 struct report_totals report_totals(void);
 
-/* Prints the one-line MMLAB {...} header. */
+/*
+ * Prints the one-line MMLAB {...} header, then everything printk held back
+ * until now. Called once; panic calls it if nobody did.
+ */
 void report_header(void);
 
 /* Prints MMLAB-DONE {...} with @status ("pass", "fail", "usage", "panic") and an optional reason. */

@@ -40,15 +40,28 @@ static bool ktest_suite_before(const struct ktest_suite *a, const struct ktest_s
 	return c < 0 || (c == 0 && a < b);
 }
 
-/* "tlb" selects suite tlb and its variants tlb_naive, tlb_batched, ... */
+/* One filter item: "tlb" selects suite tlb and its variants tlb_naive, tlb_batched, ... */
+static bool ktest_item_matches(const char *name, const char *item, size_t n)
+{
+	return strncmp(name, item, n) == 0 && (name[n] == '\0' || name[n] == '_');
+}
+
+/* @filter is a comma-separated list of items; NULL or "" selects everything. */
 static bool ktest_suite_matches(const struct ktest_suite *s, const char *filter)
 {
-	size_t n;
+	const char *p = filter;
 
 	if (!filter || !*filter)
 		return true;
-	n = strlen(filter);
-	return strncmp(s->name, filter, n) == 0 && (s->name[n] == '\0' || s->name[n] == '_');
+	while (*p) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		if (n && ktest_item_matches(s->name, p, n))
+			return true;
+		p += n + (end ? 1 : 0);
+	}
+	return false;
 }
 
 /* The selected suite that runs right after @prev (NULL: the first one). */
@@ -256,8 +269,8 @@ static void ktest_run_suite(const struct ktest_suite *s, unsigned n, struct ktes
 
 /**
  * ktest_run_all - run the selected suites and print KTAP v1
- * @filter: NULL or "" for every suite; else a suite name, which also
- *          selects the suites named filter_<anything> (its variants)
+ * @filter: NULL or "" for every suite; else comma-separated suite names,
+ *          each also selecting the suites named name_<anything> (its variants)
  * @tot:    receives the case counts and the number of suites run
  *
  * A filter that selects no suite prints the plan "1..0" and leaves

@@ -8,7 +8,9 @@
 #include "arch/x86_64/traps.h"
 #include "compiler.h"
 #include "arch/x86_64/serial.h"
-#include "kernel/json.h"
+#include "arch/x86_64/smpboot.h"
+#include "arch/x86_64/tsc.h"
+#include "kernel/percpu.h"
 #include <arch/arch.h>
 #include <arch/cpu.h>
 #include <arch/qemu_exit.h>
@@ -25,6 +27,16 @@ void arch_irq_restore(unsigned long flags)
 {
 	if (flags & X86_RFLAGS_IF)
 		sti();
+}
+
+void arch_irq_enable(void)
+{
+	sti();
+}
+
+void arch_idle(void)
+{
+	safe_halt();
 }
 
 bool arch_irqs_enabled(void)
@@ -102,39 +114,27 @@ void arch_load_root(paddr_t root, u16 pcid)
 	write_cr3(root | pcid);
 }
 
-/* Until the other CPUs are brought up, the boot CPU is the only one. */
-unsigned arch_cpu_id(void)
+struct percpu *this_cpu(void)
 {
-	return 0;
+	return gs_read_self();
 }
 
-void arch_stop_other_cpus(void)
+unsigned arch_cpu_id(void)
 {
+	return this_cpu()->cpu_id;
+}
+
+void arch_percpu_add(size_t offset, u64 v)
+{
+	gs_add_u64(offset, v);
 }
 
 /* Zero means "not calibrated": the header then reports tsc_hz as null. */
 u64 arch_tsc_hz(void)
 {
-	return 0;
+	return tsc_hz();
 }
 
-void arch_describe(struct json *j)
-{
-	u64 hz = arch_tsc_hz();
-
-	json_str(j, "arch", "x86_64");
-	json_str(j, "cpu_vendor", cpuinfo.vendor);
-	json_str(j, "cpu_model", cpuinfo.model);
-	json_u64(j, "cpu_family", cpuinfo.family);
-	json_u64(j, "cpu_model_id", cpuinfo.model_id);
-	json_str(j, "hypervisor", cpuinfo.hypervisor[0] ? cpuinfo.hypervisor : NULL);
-	if (hz)
-		json_u64(j, "tsc_hz", hz);
-	else
-		json_null(j, "tsc_hz");
-	json_bool(j, "tsc_invariant", cpuinfo.tsc_invariant);
-	json_u64(j, "console_port", serial_port());
-}
 
 bool arch_early_init(unsigned console_index)
 {
@@ -144,6 +144,7 @@ bool arch_early_init(unsigned console_index)
 
 	if (!console_ok)
 		serial_init(SERIAL_COM1);
+	smpboot_init_bsp(0); /* GS base first: exception reports read this_cpu() */
 	cpuinfo_init();
 	gdt_boot_ist(ist);
 	gdt_init_cpu(0, ist);

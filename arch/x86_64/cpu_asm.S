@@ -53,3 +53,14 @@ fault_catch_call:
 	popq %rbx
 	popq %rbp
 	ret
+
+/* void arch_run_on_stack(vaddr_t top, void (*fn)(void)): never returns. */
+	.globl arch_run_on_stack
+arch_run_on_stack:
+	movq %rdi, %rsp
+	xorl %ebp, %ebp			/* backtraces end here */
+	pushq $0			/* zero return address, and 16-byte alignment at the call */
+	call *%rsi
+1:	cli
+	hlt
+	jmp 1b

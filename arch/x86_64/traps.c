@@ -10,6 +10,7 @@
 #include "errno.h"
 #include "kernel/ksyms.h"
 #include "kernel/panic.h"
+#include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "lib/format.h"
 #include <arch/arch.h>
@@ -173,6 +174,8 @@ static void handle_exception(struct trap_frame *f)
 {
 	u64 cr2 = f->vector == VEC_PF ? read_cr2() : 0;
 
+	if (f->vector == VEC_NMI && panic_in_progress())
+		arch_halt(); /* another CPU is panicking and stopped us */
 	if (try_catch(f, cr2))
 		return;
 	panic_begin();
@@ -190,6 +193,7 @@ void trap_dispatch(struct trap_frame *f)
 		handle_exception(f);
 		return;
 	}
+	this_cpu_inc(PCPU_INTERRUPTS);
 	fn = irq_handlers[f->vector];
 	if (fn) {
 		fn(f);

@@ -17,10 +17,26 @@
  */
 bool arch_early_init(unsigned console_index);
 
+struct options;
+/*
+ * Brings the machine up after arch_early_init(): firmware tables, clocks,
+ * memory (frame allocator, direct map, stacks), interrupt controllers and
+ * every CPU the options allow. Problems that leave a usable machine are
+ * printed as warnings; a fatal one returns a negative error with @err set.
+ */
+int arch_init(const struct options *opt, char *err, size_t errlen);
+
+/* Switches this CPU to the stack whose top is @top and calls @fn there; never returns. */
+__attribute__((noreturn)) void arch_run_on_stack(vaddr_t top, void (*fn)(void));
+
 /* Interrupt state: returns the previous state for arch_irq_restore(). */
 unsigned long arch_irq_save(void);
 void arch_irq_restore(unsigned long flags);
 bool arch_irqs_enabled(void);
+void arch_irq_enable(void);
+
+/* Enables interrupts and waits for one, atomically (no wake-up is lost). */
+void arch_idle(void);
 
 /* Spin-wait hint (x86: pause). */
 void arch_cpu_relax(void);

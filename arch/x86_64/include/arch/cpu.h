@@ -136,6 +136,12 @@ static inline void hlt(void)
 	__asm__ volatile("hlt" ::: "memory");
 }
 
+/* Enables interrupts and halts; STI's one-instruction shadow means no wake-up is lost. */
+static inline void safe_halt(void)
+{
+	__asm__ volatile("sti; hlt" ::: "memory");
+}
+
 static inline void pause(void)
 {
 	__asm__ volatile("pause" ::: "memory");
@@ -162,6 +168,19 @@ static inline u64 rdtsc_ordered(void)
 	u32 lo, hi;
 	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
 	return ((u64)hi << 32) | lo;
+}
+
+/* Per-CPU access through the GS base (kernel/percpu.h): one instruction each. */
+static inline void *gs_read_self(void)
+{
+	void *p;
+	__asm__ volatile("movq %%gs:0, %0" : "=r"(p));
+	return p;
+}
+
+static inline void gs_add_u64(unsigned long offset, u64 v)
+{
+	__asm__ volatile("addq %1, %%gs:(%0)" : : "r"(offset), "r"(v) : "memory");
 }
 
 struct desc_ptr {

@@ -17,6 +17,12 @@
 #define KERNEL_VIRT_BASE _UL(0xffffffff80000000)
 #define DIRECT_MAP_BASE _UL(0xffff800000000000)
 
+/*
+ * Kernel stacks, one slot per CPU, mapped with 4 KiB pages so the page
+ * below each stack stays unmapped as a guard (PML4 slot 384).
+ */
+#define KSTACK_AREA_BASE _UL(0xffffc00000000000)
+
 /* The boot page tables map this much low memory, identity and direct. */
 #define BOOT_MAP_BYTES _UL(0x100000000)
 

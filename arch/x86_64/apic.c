@@ -1,0 +1,202 @@
+/*
+ * Local APIC driver (SDM Vol. 3A chapter 11). Register access goes through
+ * two functions that pick MMIO or MSR by mode, so the rest of the file is
+ * mode-neutral except for the ICR, whose layout differs. In xAPIC mode an
+ * ICR write must wait for the previous send's delivery status to clear.
+ */
+#include "arch/x86_64/apic.h"
+#include "arch/x86_64/cpuinfo.h"
+#include "arch/x86_64/traps.h"
+#include "compiler.h"
+#include "errno.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "lib/format.h"
+#include <arch/cpu.h>
+#include <arch/layout.h>
+#include <arch/vectors.h>
+
+#define APIC_BASE_BSP (1ul << 8)
+#define APIC_BASE_EXTD (1ul << 10)
+#define APIC_BASE_EN (1ul << 11)
+
+/* Register offsets in xAPIC MMIO; the x2APIC MSR is 0x800 + offset / 16. */
+#define APIC_ID 0x020
+#define APIC_TPR 0x080
+#define APIC_EOI 0x0b0
+#define APIC_SVR 0x0f0
+#define APIC_ESR 0x280
+#define APIC_ICR_LO 0x300
+#define APIC_ICR_HI 0x310
+#define APIC_LVT_TIMER 0x320
+#define APIC_LVT_LINT0 0x350
+#define APIC_LVT_LINT1 0x360
+#define APIC_LVT_ERROR 0x370
+
+#define SVR_ENABLE (1u << 8)
+#define LVT_MASKED (1u << 16)
+#define ICR_DELIVERY_PENDING (1u << 12)
+#define ICR_FIXED 0x000
+#define ICR_NMI 0x400
+#define ICR_INIT 0x500
+#define ICR_STARTUP 0x600
+#define ICR_ASSERT (1u << 14)
+#define ICR_ALL_BUT_SELF (3u << 18)
+
+static enum apic_mode mode;
+static volatile u32 *mmio;
+static u64 apic_errors;
+
+static u32 apic_read(u32 reg)
+{
+	if (mode == APIC_MODE_X2APIC)
+		return (u32)rdmsr(0x800 + reg / 16);
+	return mmio[reg / 4];
+}
+
+static void apic_write(u32 reg, u32 v)
+{
+	if (mode == APIC_MODE_X2APIC)
+		wrmsr(0x800 + reg / 16, v);
+	else
+		mmio[reg / 4] = v;
+}
+
+/* One ICR write; the two modes differ in layout (SDM Vol. 3A 11.6.1, 11.12.9). */
+static void apic_icr_write(u32 dest, u32 low)
+{
+	u64 flags;
+
+	if (mode == APIC_MODE_X2APIC) {
+		wrmsr(0x830, ((u64)dest << 32) | low);
+		return;
+	}
+	/* Two MMIO writes: an interrupt between them must not send its own IPI. */
+	flags = read_rflags();
+	cli();
+	while (apic_read(APIC_ICR_LO) & ICR_DELIVERY_PENDING)
+		pause();
+	apic_write(APIC_ICR_HI, dest << 24);
+	apic_write(APIC_ICR_LO, low);
+	while (apic_read(APIC_ICR_LO) & ICR_DELIVERY_PENDING)
+		pause();
+	if (flags & X86_RFLAGS_IF)
+		sti();
+}
+
+static void apic_error_irq(struct trap_frame *f)
+{
+	(void)f;
+	apic_write(APIC_ESR, 0);
+	apic_errors++;
+	printk("# WARN apic: error interrupt on CPU %u, ESR 0x%x\n", this_cpu()->cpu_id,
+	       apic_read(APIC_ESR));
+	apic_eoi();
+}
+
+static void apic_spurious_irq(struct trap_frame *f)
+{
+	(void)f; /* no EOI for the spurious vector (SDM Vol. 3A 11.9) */
+}
+
+/* Common per-CPU set-up once the mode is on: SVR, LVTs masked, error vector. */
+static void apic_enable_local(void)
+{
+	apic_write(APIC_TPR, 0);
+	apic_write(APIC_LVT_TIMER, LVT_MASKED);
+	apic_write(APIC_LVT_LINT0, LVT_MASKED);
+	apic_write(APIC_LVT_LINT1, LVT_MASKED);
+	apic_write(APIC_LVT_ERROR, VEC_APIC_ERROR);
+	apic_write(APIC_ESR, 0);
+	apic_write(APIC_ESR, 0);
+	apic_write(APIC_SVR, SVR_ENABLE | VEC_APIC_SPURIOUS);
+}
+
+/* Switches this CPU's APIC into the chosen mode via IA32_APIC_BASE. */
+static void apic_set_mode_msr(void)
+{
+	u64 base = rdmsr(MSR_APIC_BASE);
+
+	if (mode == APIC_MODE_X2APIC) {
+		wrmsr(MSR_APIC_BASE, base | APIC_BASE_EN | APIC_BASE_EXTD);
+		return;
+	}
+	/* x2APIC -> xAPIC must pass through disabled (SDM Vol. 3A 11.12.5). */
+	if (base & APIC_BASE_EXTD)
+		wrmsr(MSR_APIC_BASE, base & ~(APIC_BASE_EN | APIC_BASE_EXTD));
+	wrmsr(MSR_APIC_BASE, (base & ~APIC_BASE_EXTD) | APIC_BASE_EN);
+}
+
+int apic_init_bsp(int want, paddr_t mmio_base, char *err, size_t errlen)
+{
+	if (want == 2 && !cpuinfo.x2apic) {
+		fmt_snprintf(err, errlen, "apic=x2apic but this CPU has no x2APIC (CPUID.1:ECX[21])");
+		return -EINVAL;
+	}
+	mode = (want == 1 || !cpuinfo.x2apic) ? APIC_MODE_XAPIC : APIC_MODE_X2APIC;
+	if (mode == APIC_MODE_XAPIC) {
+		if (!mmio_base || mmio_base + 0x1000 > BOOT_MAP_BYTES) {
+			fmt_snprintf(err, errlen, "local APIC at 0x%lx is not reachable", mmio_base);
+			return -EINVAL;
+		}
+		mmio = (volatile u32 *)(DIRECT_MAP_BASE + mmio_base);
+	}
+	apic_set_mode_msr();
+	irq_register(VEC_APIC_ERROR, apic_error_irq);
+	irq_register(VEC_APIC_SPURIOUS, apic_spurious_irq);
+	apic_enable_local();
+	return 0;
+}
+
+void apic_init_ap(void)
+{
+	apic_set_mode_msr();
+	apic_enable_local();
+}
+
+enum apic_mode apic_mode(void)
+{
+	return mode;
+}
+
+const char *apic_mode_name(void)
+{
+	return mode == APIC_MODE_X2APIC ? "x2apic" : "xapic";
+}
+
+u32 apic_id(void)
+{
+	u32 id = apic_read(APIC_ID);
+
+	return mode == APIC_MODE_X2APIC ? id : id >> 24;
+}
+
+u32 apic_max_id(void)
+{
+	return mode == APIC_MODE_X2APIC ? 0xfffffffeu : 0xfeu;
+}
+
+void apic_eoi(void)
+{
+	apic_write(APIC_EOI, 0);
+}
+
+void apic_send_ipi(u32 dest, u8 vector)
+{
+	apic_icr_write(dest, ICR_FIXED | ICR_ASSERT | vector);
+}
+
+void apic_send_nmi_allbutself(void)
+{
+	apic_icr_write(0, ICR_NMI | ICR_ASSERT | ICR_ALL_BUT_SELF);
+}
+
+void apic_send_init(u32 dest)
+{
+	apic_icr_write(dest, ICR_INIT | ICR_ASSERT);
+}
+
+void apic_send_sipi(u32 dest, u8 page)
+{
+	apic_icr_write(dest, ICR_STARTUP | page);
+}

@@ -1,0 +1,189 @@
+/*
+ * Bringing the machine up after the console: ACPI tables, the TSC clock,
+ * memory, the boot CPU's guarded stack, the local APIC, every other CPU,
+ * and the TSC synchronisation check; then the facts the MMLAB header
+ * records. Boot CPU only. Problems that still leave a usable machine are
+ * printed as "# WARN" lines (after the header: printk holds early output).
+ */
+#include "arch/x86_64/acpi.h"
+#include "arch/x86_64/apic.h"
+#include "arch/x86_64/cpuinfo.h"
+#include "arch/x86_64/gdt.h"
+#include "arch/x86_64/init.h"
+#include "arch/x86_64/mem.h"
+#include "arch/x86_64/serial.h"
+#include "arch/x86_64/smpboot.h"
+#include "arch/x86_64/tsc.h"
+#include "arch/x86_64/tsc_sync.h"
+#include "errno.h"
+#include "kernel/cmdline.h"
+#include "kernel/json.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "lib/format.h"
+#include "mm/kstack.h"
+#include <arch/arch.h>
+#include <arch/cpu.h>
+
+#define DEFAULT_LAPIC_BASE 0xfee00000ul
+
+void ipi_init(void);
+void ipi_mark_aps_started(void);
+
+static struct acpi_info acpi;
+static struct mem_boot_stats mem_stats;
+static struct smpboot_result smp_res;
+static struct tsc_sync_result sync_res;
+static u32 apic_ids[MAX_CPUS];
+static unsigned cpus_wanted = 1;
+
+const struct acpi_info *arch_acpi_info(void)
+{
+	return &acpi;
+}
+
+const struct smpboot_result *arch_smpboot_result(void)
+{
+	return &smp_res;
+}
+
+const struct tsc_sync_result *arch_tsc_sync_result(void)
+{
+	return &sync_res;
+}
+
+unsigned arch_cpus_wanted(void)
+{
+	return cpus_wanted;
+}
+
+/* How many CPUs to start: the largest count in cpus=, or all of them. */
+static unsigned cpu_limit(const struct options *opt)
+{
+	return opt->cpus.n ? opt->cpus.count[opt->cpus.n - 1] : MAX_CPUS;
+}
+
+static unsigned usable_apic_ids(void)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < acpi.madt.ncpus; i++)
+		if (acpi.madt.cpu[i].enabled)
+			apic_ids[n++] = acpi.madt.cpu[i].apic_id;
+	return n;
+}
+
+static void report_smp(unsigned limit)
+{
+	printk("# smp: %u CPUs online (%u started, %u did not answer, %u left out), apic %s, "
+	       "bring-up %lu us (slowest AP %lu us)\n",
+	       ncpus_online, smp_res.started, smp_res.failed, smp_res.skipped, apic_mode_name(),
+	       tsc_cycles_to_ns(smp_res.total_cycles) / 1000,
+	       tsc_cycles_to_ns(smp_res.max_cycles) / 1000);
+	for (unsigned i = 0; i < smp_res.failed && i < SMPBOOT_MAX_FAILED; i++)
+		printk("# WARN smp: CPU with APIC ID %u did not come online; left out\n",
+		       smp_res.failed_apic[i]);
+	if (smp_res.skipped)
+		printk("# WARN smp: %u CPUs left out (APIC ID beyond %s mode, or no memory)\n",
+		       smp_res.skipped, apic_mode_name());
+	if (limit < MAX_CPUS && ncpus_online < limit)
+		printk("# WARN smp: cpus= asked for %u CPUs, %u are online\n", limit, ncpus_online);
+}
+
+static int bring_up_cpus(const struct options *opt, char *err, size_t errlen)
+{
+	unsigned limit = cpu_limit(opt);
+	unsigned n;
+	int rc;
+
+	smp_set_timeout_ms(opt->timeout_ms);
+	ipi_init();
+	sti();
+	if (!acpi.madt.present || limit == 1) {
+		if (!acpi.madt.present)
+			printk("# WARN smp: no usable MADT; running on the boot CPU only\n");
+		return 0;
+	}
+	n = usable_apic_ids();
+	cpus_wanted = MIN(MAX(n, 1u), limit);
+	rc = smpboot_start_aps(apic_ids, n, limit, &smp_res);
+	if (rc) {
+		fmt_snprintf(err, errlen, "AP bring-up: no free page below 1 MiB for the trampoline");
+		return rc;
+	}
+	ipi_mark_aps_started();
+	report_smp(limit);
+	tsc_sync_check(&sync_res);
+	printk("# tsc: %lu Hz (%s), invariant %s; max skew %ld cycles (CPU %u, +-%lu)\n", tsc_hz(),
+	       tsc_method(), cpuinfo.tsc_invariant ? "yes" : "no", sync_res.worst_offset,
+	       sync_res.worst_cpu, sync_res.max_bound);
+	return 0;
+}
+
+static int init_boot_cpu(const struct options *opt, char *err, size_t errlen)
+{
+	vaddr_t ist[KSTACK_IST_COUNT];
+	int rc;
+
+	rc = mem_boot_init(&mem_stats, err, errlen);
+	if (rc)
+		return rc;
+	if (kstack_alloc_cpu(0)) {
+		fmt_snprintf(err, errlen, "no memory for the boot CPU's stacks");
+		return -ENOMEM;
+	}
+	kstack_ist_tops(0, ist);
+	gdt_init_cpu(0, ist);
+	rc = apic_init_bsp(opt->apic, acpi.madt.present ? acpi.madt.lapic_base : DEFAULT_LAPIC_BASE,
+			   err, errlen);
+	if (rc)
+		return rc;
+	percpu_of(0)->apic_id = apic_id();
+	return 0;
+}
+
+int arch_init(const struct options *opt, char *err, size_t errlen)
+{
+	int rc;
+
+	acpi_init(&acpi);
+	acpi_report(&acpi);
+	if (tsc_init()) {
+		fmt_snprintf(err, errlen, "cannot tell the TSC frequency (no CPUID leaf, no PIT)");
+		return -EIO;
+	}
+	if (!cpuinfo.tsc_invariant)
+		printk("# WARN tsc: not invariant (CPUID 0x80000007 EDX[8] clear): cycle counts may "
+		       "not be comparable across power states\n");
+	rc = init_boot_cpu(opt, err, errlen);
+	if (rc)
+		return rc;
+	return bring_up_cpus(opt, err, errlen);
+}
+
+void arch_describe(struct json *j)
+{
+	json_str(j, "arch", "x86_64");
+	json_str(j, "cpu_vendor", cpuinfo.vendor);
+	json_str(j, "cpu_model", cpuinfo.model);
+	json_u64(j, "cpu_family", cpuinfo.family);
+	json_u64(j, "cpu_model_id", cpuinfo.model_id);
+	json_str(j, "hypervisor", cpuinfo.hypervisor[0] ? cpuinfo.hypervisor : NULL);
+	if (tsc_hz())
+		json_u64(j, "tsc_hz", tsc_hz());
+	else
+		json_null(j, "tsc_hz");
+	json_str(j, "tsc_method", tsc_method());
+	json_bool(j, "tsc_invariant", cpuinfo.tsc_invariant);
+	json_u64(j, "tsc_skew_cycles", sync_res.max_abs_offset);
+	json_u64(j, "tsc_skew_bound_cycles", sync_res.max_bound);
+	json_str(j, "apic", apic_mode_name());
+	json_u64(j, "cpus_madt", acpi.madt.ncpus);
+	json_u64(j, "cpus_failed", smp_res.failed);
+	json_u64(j, "ap_bringup_us", tsc_cycles_to_ns(smp_res.total_cycles) / 1000);
+	json_u64(j, "console_port", serial_port());
+	json_bool(j, "nx", cpuinfo.nx);
+	json_bool(j, "pcid", cpuinfo.pcid);
+	json_bool(j, "x2apic_cpu", cpuinfo.x2apic);
+}

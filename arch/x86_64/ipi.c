@@ -1,0 +1,44 @@
+/*
+ * The x86 side of cross-CPU calls and of stopping CPUs: ICR writes through
+ * the local APIC, and the handler of the call vector. kernel/smp.c decides
+ * what to send; this file only delivers it.
+ */
+#include "arch/x86_64/apic.h"
+#include "arch/x86_64/traps.h"
+#include "kernel/percpu.h"
+#include "kernel/smp.h"
+#include <arch/arch.h>
+#include <arch/vectors.h>
+
+static bool aps_started;
+
+void arch_send_call_ipi(unsigned cpu)
+{
+	apic_send_ipi(percpu_of(cpu)->apic_id, IPI_VEC_CALL);
+}
+
+static void ipi_call_irq(struct trap_frame *f)
+{
+	(void)f;
+	this_cpu_inc(PCPU_IPI_RECEIVED);
+	smp_handle_mailbox();
+	apic_eoi();
+}
+
+/* Registers the call vector; before any AP starts. */
+void ipi_init(void)
+{
+	irq_register(IPI_VEC_CALL, ipi_call_irq);
+}
+
+void ipi_mark_aps_started(void)
+{
+	aps_started = true;
+}
+
+/* An NMI reaches every CPU even with interrupts off; the NMI handler halts it. */
+void arch_stop_other_cpus(void)
+{
+	if (aps_started)
+		apic_send_nmi_allbutself();
+}

@@ -1,0 +1,33 @@
+/*
+ * Bringing up the application processors: INIT-SIPI-SIPI through a real-mode
+ * trampoline, one AP at a time, each with its own stacks, GDT/TSS and
+ * per-CPU data. A CPU that does not answer in time is reported and left out.
+ */
+#ifndef ARCH_SMPBOOT_H
+#define ARCH_SMPBOOT_H
+
+#include "types.h"
+
+#define SMPBOOT_MAX_FAILED 16
+
+struct smpboot_result {
+	unsigned started;         /* APs that came online */
+	unsigned failed;          /* APs that did not answer */
+	u32 failed_apic[SMPBOOT_MAX_FAILED];
+	unsigned skipped;         /* left out: APIC ID beyond the mode, or no memory */
+	u64 total_cycles;         /* TSC cycles for the whole bring-up */
+	u64 max_cycles;           /* slowest single AP, INIT to online */
+};
+
+/* Sets up the boot CPU's per-CPU data (GS base) as CPU 0. */
+void smpboot_init_bsp(u32 apic_id);
+
+/*
+ * Starts the CPUs with APIC IDs @apic_ids[0..n) (the boot CPU's ID is
+ * skipped) until @limit CPUs are online in total. The boot CPU must have
+ * its APIC enabled and the TSC calibrated. Fills @res; returns 0 or -ENOMEM
+ * when no low page is free for the trampoline.
+ */
+int smpboot_start_aps(const u32 *apic_ids, unsigned n, unsigned limit, struct smpboot_result *res);
+
+#endif

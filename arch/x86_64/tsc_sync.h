@@ -1,0 +1,21 @@
+/* Cross-CPU TSC synchronisation check (arch/x86_64/tsc_sync.c). */
+#ifndef ARCH_TSC_SYNC_H
+#define ARCH_TSC_SYNC_H
+
+#include "types.h"
+
+struct tsc_sync_result {
+	unsigned checked;      /* APs measured */
+	u64 max_abs_offset;    /* largest |offset| of an AP's TSC from the boot CPU's, cycles */
+	s64 worst_offset;      /* that offset, signed (AP ahead: positive) */
+	unsigned worst_cpu;
+	u64 max_bound;         /* measurement uncertainty (half the best round trip), cycles */
+};
+
+/*
+ * Measures every online AP's TSC offset from this (boot) CPU. Needs
+ * interrupts on and the cross-CPU call layer up.
+ */
+void tsc_sync_check(struct tsc_sync_result *res);
+
+#endif

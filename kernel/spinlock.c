@@ -1,0 +1,113 @@
+/*
+ * Ticket spinlock (see kernel/spinlock.h). The lock owns no other state;
+ * owner_cpu is written only by the CPU that holds the lock, so the debug
+ * checks may read it without ordering: a CPU can only ever see its own id
+ * there while it really holds the lock.
+ */
+#include "kernel/spinlock.h"
+#include "kernel/panic.h"
+#include "lib/atomic.h"
+#include <arch/arch.h>
+
+static const char *spin_name(const spinlock_t *l)
+{
+	return l->name ? l->name : "(unnamed)";
+}
+
+static void spin_check_recursion(const spinlock_t *l)
+{
+#ifdef MMLAB_DEBUG_LOCKS
+	unsigned cpu = arch_cpu_id();
+
+	if (atomic_load_relaxed(&l->owner_cpu) == cpu)
+		panic("spinlock %s: recursive acquire on cpu %u", spin_name(l), cpu);
+#else
+	(void)l;
+#endif
+}
+
+static void spin_check_owner(const spinlock_t *l, const char *what)
+{
+#ifdef MMLAB_DEBUG_LOCKS
+	unsigned cpu = arch_cpu_id();
+	u32 holder = atomic_load_relaxed(&l->owner_cpu);
+
+	if (!spin_is_locked(l))
+		panic("spinlock %s: %s on cpu %u but nobody holds it", spin_name(l), what, cpu);
+	if (holder != cpu)
+		panic("spinlock %s: %s on cpu %u but cpu %u holds it", spin_name(l), what, cpu,
+		      holder);
+#else
+	(void)l;
+	(void)what;
+#endif
+}
+
+void spin_lock_init(spinlock_t *l, const char *name)
+{
+	l->next = 0;
+	l->owner = 0;
+	l->owner_cpu = SPIN_NO_OWNER;
+	l->name = name;
+}
+
+void spin_lock(spinlock_t *l)
+{
+	u32 ticket;
+
+	spin_check_recursion(l);
+	ticket = atomic_fetch_add(&l->next, 1);
+	/* Acquire pairs with the release in spin_unlock(): the critical section starts here. */
+	while (atomic_load_acquire(&l->owner) != ticket)
+		arch_cpu_relax();
+	atomic_store_relaxed(&l->owner_cpu, arch_cpu_id());
+}
+
+bool spin_trylock(spinlock_t *l)
+{
+	u32 serving;
+
+	spin_check_recursion(l);
+	serving = atomic_load_acquire(&l->owner);
+	/*
+	 * owner never passes next and only grows, so if next still equals the
+	 * ticket being served, taking that ticket means the lock is ours.
+	 */
+	if (atomic_cmpxchg(&l->next, serving, serving + 1) != serving)
+		return false;
+	atomic_store_relaxed(&l->owner_cpu, arch_cpu_id());
+	return true;
+}
+
+void spin_unlock(spinlock_t *l)
+{
+	spin_check_owner(l, "unlock");
+	atomic_store_relaxed(&l->owner_cpu, SPIN_NO_OWNER);
+	atomic_store_release(&l->owner, atomic_load_relaxed(&l->owner) + 1);
+}
+
+unsigned long spin_lock_irqsave(spinlock_t *l)
+{
+	unsigned long flags = arch_irq_save();
+
+	spin_lock(l);
+	return flags;
+}
+
+void spin_unlock_irqrestore(spinlock_t *l, unsigned long flags)
+{
+	spin_unlock(l);
+	arch_irq_restore(flags);
+}
+
+bool spin_is_locked(const spinlock_t *l)
+{
+	return atomic_load_relaxed(&l->owner) != atomic_load_relaxed(&l->next);
+}
+
+void spin_assert_held(const spinlock_t *l)
+{
+	if (!spin_is_locked(l))
+		panic("spinlock %s: expected to be held on cpu %u", spin_name(l), arch_cpu_id());
+	spin_check_owner(l, "assert_held");
+}

@@ -1,0 +1,66 @@
+/*
+ * Ticket spinlock: the one mutual-exclusion primitive of mmlab. A CPU takes
+ * a ticket (next) and spins with arch_cpu_relax() until the lock serves it
+ * (owner), so waiters are granted the lock in arrival order. With
+ * MMLAB_DEBUG_LOCKS (on unless NDEBUG_LOCKS is defined) a second acquire by
+ * the holding CPU and an unlock by any other CPU panic.
+ *
+ * Rules: a lock taken from interrupt context must be taken everywhere with
+ * spin_lock_irqsave(). Never wait for IPI acknowledgements with IRQs off
+ * unless the wait loop also serves this CPU's own mailbox.
+ */
+#ifndef KERNEL_SPINLOCK_H
+#define KERNEL_SPINLOCK_H
+
+#include "types.h"
+
+#ifndef NDEBUG_LOCKS
+#define MMLAB_DEBUG_LOCKS 1
+#endif
+
+/* owner_cpu of a lock that nobody holds. */
+#define SPIN_NO_OWNER 0xffffffffu
+
+typedef struct {
+	u32 next;      /* next ticket to hand out */
+	u32 owner;     /* ticket now being served */
+	u32 owner_cpu; /* CPU holding the lock, SPIN_NO_OWNER if free */
+	const char *name;
+} spinlock_t;
+
+#define SPINLOCK_INIT(lock_name)                                                                   \
+	{                                                                                          \
+		.next = 0, .owner = 0, .owner_cpu = SPIN_NO_OWNER, .name = (lock_name)             \
+	}
+
+/* Initialises @l as free, named @name for panic messages. Any context. */
+void spin_lock_init(spinlock_t *l, const char *name);
+
+/*
+ * Takes @l, spinning until it is granted. Debug builds panic if this CPU
+ * already holds it. Does not touch the interrupt flag.
+ */
+void spin_lock(spinlock_t *l);
+
+/* Takes @l only if it is free right now. Returns true when taken. */
+bool spin_trylock(spinlock_t *l);
+
+/* Releases @l, which this CPU must hold (debug builds panic otherwise). */
+void spin_unlock(spinlock_t *l);
+
+/* Disables interrupts, then takes @l. Returns the interrupt state to restore. */
+unsigned long spin_lock_irqsave(spinlock_t *l);
+
+/* Releases @l, then restores the interrupt state @flags from spin_lock_irqsave(). */
+void spin_unlock_irqrestore(spinlock_t *l, unsigned long flags);
+
+/* True while some CPU holds @l; a racy snapshot, for assertions and tests. */
+bool spin_is_locked(const spinlock_t *l);
+
+/*
+ * Panics unless @l is held (by this CPU, in debug builds). Use it at the top
+ * of _locked functions.
+ */
+void spin_assert_held(const spinlock_t *l);
+
+#endif

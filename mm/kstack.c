@@ -1,0 +1,94 @@
+/*
+ * Per-CPU kernel stacks in the stack area (arch/layout.h KSTACK_AREA_BASE).
+ * Slot layout, from the bottom: guard page, main stack, then for each IST
+ * stack a guard page and the stack. Frames come from the buddy allocator;
+ * only the boot CPU allocates, during bring-up, so no lock is needed.
+ */
+#include "mm/kstack.h"
+#include "compiler.h"
+#include "errno.h"
+#include "kernel/cpumask.h"
+#include "mm/pmm.h"
+#include "mm/pt.h"
+#include <arch/layout.h>
+
+BUILD_ASSERT(KSTACK_GUARD_SIZE + KSTACK_SIZE +
+		     KSTACK_IST_COUNT * (KSTACK_GUARD_SIZE + KSTACK_IST_SIZE) <=
+	     KSTACK_SLOT_SIZE);
+
+static paddr_t kstack_root;
+static cpumask_t kstack_allocated;
+
+void kstack_init(paddr_t kernel_root)
+{
+	kstack_root = kernel_root;
+}
+
+static vaddr_t slot_base(unsigned cpu)
+{
+	return KSTACK_AREA_BASE + (vaddr_t)cpu * KSTACK_SLOT_SIZE;
+}
+
+static vaddr_t ist_base(unsigned cpu, unsigned i)
+{
+	return slot_base(cpu) + KSTACK_GUARD_SIZE + KSTACK_SIZE + KSTACK_GUARD_SIZE +
+	       i * (KSTACK_IST_SIZE + KSTACK_GUARD_SIZE);
+}
+
+vaddr_t kstack_guard(unsigned cpu)
+{
+	return slot_base(cpu);
+}
+
+vaddr_t kstack_top(unsigned cpu)
+{
+	return slot_base(cpu) + KSTACK_GUARD_SIZE + KSTACK_SIZE;
+}
+
+void kstack_ist_tops(unsigned cpu, vaddr_t tops[KSTACK_IST_COUNT])
+{
+	for (unsigned i = 0; i < KSTACK_IST_COUNT; i++)
+		tops[i] = ist_base(cpu, i) + KSTACK_IST_SIZE;
+}
+
+static unsigned order_of(u64 bytes)
+{
+	unsigned order = 0;
+
+	while ((PAGE_SIZE << order) < bytes)
+		order++;
+	return order;
+}
+
+/* Backs [va, va + bytes) with one zeroed block of frames. */
+static int map_stack(vaddr_t va, u64 bytes)
+{
+	unsigned order = order_of(bytes);
+	struct page *p = page_alloc(order, PMM_ZERO);
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	err = pt_map(kstack_root, va, page_to_phys(p), bytes, PROT_READ | PROT_WRITE | PROT_GLOBAL,
+		     PT_PAGE_4K);
+	if (err)
+		page_free(p, order);
+	return err;
+}
+
+int kstack_alloc_cpu(unsigned cpu)
+{
+	int err;
+
+	if (cpu >= MAX_CPUS)
+		return -EINVAL;
+	if (cpumask_test_cpu(cpu, &kstack_allocated))
+		return 0;
+	err = map_stack(slot_base(cpu) + KSTACK_GUARD_SIZE, KSTACK_SIZE);
+	for (unsigned i = 0; !err && i < KSTACK_IST_COUNT; i++)
+		err = map_stack(ist_base(cpu, i), KSTACK_IST_SIZE);
+	if (err)
+		return err; /* the few frames mapped so far stay with the slot for a retry */
+	cpumask_set_cpu(cpu, &kstack_allocated);
+	return 0;
+}

@@ -1,0 +1,90 @@
+/*
+ * The memmap and the direct-map base (see mm/page.h), and pin accounting on
+ * struct page. The memmap variables are written once by pmm_init() before
+ * other CPUs run and only read afterwards; pin counts change atomically.
+ */
+#include "mm/page.h"
+#include "errno.h"
+
+struct page *mm_memmap;
+u64 mm_memmap_start_pfn, mm_memmap_end_pfn;
+vaddr_t mm_direct_map_base = DIRECT_MAP_BASE;
+
+void page_memmap_init(void *storage, u64 start_pfn, u64 end_pfn)
+{
+	u64 i;
+
+	mm_memmap = storage;
+	mm_memmap_start_pfn = start_pfn;
+	mm_memmap_end_pfn = end_pfn;
+	for (i = 0; i < end_pfn - start_pfn; i++)
+		mm_memmap[i] = (struct page){ .flags = PG_RESERVED };
+}
+
+static bool page_is_large_head(const struct page *p)
+{
+	return page_test_flags(p, PG_HEAD) && p->order > 0;
+}
+
+int page_pin(struct page *p)
+{
+	bool large = page_is_large_head(p);
+	s32 add = large ? 1 : PIN_BIAS;
+	s32 old;
+
+	if (!page_test_flags(p, PG_HEAD))
+		return -EINVAL;
+	/*
+	 * Add first, check after: a concurrent pinner may overshoot for a moment,
+	 * but both back out, and atomics wrap rather than overflow.
+	 */
+	old = atomic_fetch_add(&p->refcount, add);
+	if (old <= 0 || old > PAGE_REF_MAX - add) {
+		atomic_fetch_sub(&p->refcount, add);
+		return old <= 0 ? -EINVAL : -EOVERFLOW;
+	}
+	if (large)
+		atomic_fetch_add(&p->pincount, 1);
+	return 0;
+}
+
+/* Decrements *@v by @n unless that would take it below @floor. */
+static bool page_sub_above(s32 *v, s32 n, s32 floor)
+{
+	s32 old = atomic_load_relaxed(v);
+
+	for (;;) {
+		s32 seen;
+
+		if (old - n < floor)
+			return false;
+		seen = atomic_cmpxchg(v, old, old - n);
+		if (seen == old)
+			return true;
+		old = seen;
+	}
+}
+
+int page_unpin(struct page *p)
+{
+	if (!page_is_large_head(p))
+		return page_sub_above(&p->refcount, PIN_BIAS, 0) ? 0 : -EINVAL;
+	if (!page_sub_above(&p->pincount, 1, 0))
+		return -EINVAL;
+	atomic_fetch_sub(&p->refcount, 1);
+	return 0;
+}
+
+bool page_pinned(const struct page *p)
+{
+	if (page_is_large_head(p))
+		return atomic_load_relaxed(&p->pincount) > 0;
+	return page_ref_count(p) >= PIN_BIAS;
+}
+
+u32 page_pin_count(const struct page *p)
+{
+	if (page_is_large_head(p))
+		return (u32)atomic_load_relaxed(&p->pincount);
+	return page_ref_count(p) > 0 ? (u32)page_ref_count(p) / PIN_BIAS : 0;
+}

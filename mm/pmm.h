@@ -1,0 +1,119 @@
+/*
+ * The physical frame allocator: a binary buddy allocator over all usable RAM
+ * (blocks of 2^0 .. 2^PMM_MAX_ORDER frames, buddies merged on free) with a
+ * bounded per-CPU cache of order-0 frames in front of it. Double frees,
+ * frees of frames never allocated, and frees of frames still mapped or
+ * pinned are refused, counted in pmm_stats.errors and reported with a WARN.
+ *
+ * Locking: one zone lock guards the buddy lists; each CPU's cache has its own
+ * lock (uncontended except when another CPU drains it). Order: cache lock,
+ * then zone lock. Both are taken with interrupts disabled, so page_alloc()
+ * and page_free() work in any context, exception handlers included.
+ */
+#ifndef MM_PMM_H
+#define MM_PMM_H
+
+#include "mm/page.h"
+#include "types.h"
+
+/* Largest block: 2^10 frames = 4 MiB, enough for a 2 MiB-aligned 2 MiB page. */
+#define PMM_MAX_ORDER 10
+
+/*
+ * A per-CPU cache refills or drains PMM_PCP_BATCH frames per trip to the
+ * zone lock, so order-0 traffic takes that lock once per 16 frames;
+ * PMM_PCP_HIGH bounds the frames one CPU can strand (256 KiB) when it stops
+ * freeing.
+ */
+#define PMM_PCP_BATCH 16
+#define PMM_PCP_HIGH 64
+
+/* page_alloc() flags */
+#define PMM_ZERO (1u << 0) /* fill the block with zeroes */
+
+/* Bounds on the ranges pmm_init() accepts (the multiboot map has at most 256). */
+#define PMM_MAX_USABLE 256
+#define PMM_MAX_RESERVED 64
+
+/* A physical address range [start, end) in bytes. */
+struct pmm_range {
+	paddr_t start, end;
+};
+
+struct pmm_config {
+	const struct pmm_range *usable; /* RAM the allocator may manage */
+	unsigned nusable;
+	const struct pmm_range *reserved; /* never handed out: image, modules, low 1 MiB, ... */
+	unsigned nreserved;
+	/*
+	 * Highest address + 1 that phys_to_virt() reaches while pmm_init() runs
+	 * (0: all of it). The memmap is placed below it, and frames above it are
+	 * held back until pmm_release_high(), so every block handed out before
+	 * then (page tables of the new direct map, say) is reachable.
+	 */
+	paddr_t direct_limit;
+};
+
+struct pmm_stats {
+	u64 start_pfn, end_pfn;	       /* span of the memmap */
+	u64 managed;		       /* frames given to the allocator */
+	u64 held_back;		       /* frames above direct_limit not released yet */
+	u64 memmap_frames;	       /* frames holding the memmap itself */
+	u64 free;		       /* in buddy blocks and per-CPU caches */
+	u64 pcp;		       /* of which in per-CPU caches */
+	u64 allocated;		       /* managed - free */
+	u64 blocks[PMM_MAX_ORDER + 1]; /* free buddy blocks of each order */
+	u64 errors;		       /* bad page_free() calls refused */
+	u64 failed;		       /* page_alloc() calls that returned NULL */
+};
+
+/*
+ * Builds the memmap and frees every usable frame that no reserved range
+ * covers into the buddy lists. Ranges need not be sorted or page aligned
+ * (usable ones are shrunk to whole frames, reserved ones grown); overlaps
+ * are merged. Call once at boot on one CPU with the direct map covering
+ * [0, direct_limit); host tests may call it again to start over. Returns 0,
+ * -EINVAL if there is no usable frame or too many ranges, or -ENOMEM if no
+ * free run below direct_limit can hold the memmap.
+ */
+int pmm_init(const struct pmm_config *cfg);
+
+/*
+ * Frees the frames pmm_init() held back above direct_limit, once the direct
+ * map covers all RAM. Returns the number of frames released.
+ */
+u64 pmm_release_high(void);
+
+/*
+ * Allocates 2^@order physically contiguous frames, aligned to their size,
+ * with the head's refcount 1 and every frame's map and pin counts 0. Any
+ * context. Returns the head page, or NULL when no block is free (after
+ * draining every CPU's cache) or @order > PMM_MAX_ORDER.
+ */
+struct page *page_alloc(unsigned order, unsigned flags);
+
+/*
+ * Returns the block of 2^@order frames headed by @page to the allocator.
+ * Any context. Returns 0, -EINVAL if @page is not the head of an allocated
+ * block of that order (double free, never allocated, a tail frame, a wrong
+ * order), or -EBUSY if a frame of the block is still mapped or pinned. On
+ * error the block is left as it was, and the error is counted and reported.
+ */
+int page_free(struct page *page, unsigned order);
+
+/* Returns every frame in @cpu's cache to the buddy lists. Any CPU, any time. */
+void pmm_drain_cpu(unsigned cpu);
+
+/* pmm_drain_cpu() for every CPU. */
+void pmm_drain_all(void);
+
+/* Fills @s with a snapshot; counts taken from different CPUs' caches may be skewed. */
+void pmm_stats_get(struct pmm_stats *s);
+
+/*
+ * Fault injection for tests: after @skip more calls succeed normally, the next
+ * @count calls to page_alloc() return NULL. pmm_inject_fail(0, 0) disables.
+ */
+void pmm_inject_fail(u32 skip, u32 count);
+
+#endif

@@ -1,0 +1,653 @@
+/*
+ * x86-64 4-level page-table operations (see mm/pt.h). Each change runs in
+ * two passes: the first walks the range without writing, checks it and
+ * counts the table pages the second will need; those are allocated up front
+ * into a pool, and the second pass then cannot fail. A table page's struct
+ * page holds its number of present entries in priv, so an emptied table
+ * is noticed without scanning it.
+ *
+ * Locking: none here; the caller serialises calls on a root (mm/pt.h).
+ */
+#include "mm/pt.h"
+#include "errno.h"
+#include "kernel/panic.h"
+#include "lib/atomic.h"
+#include "mm/page.h"
+#include "mm/pmm.h"
+#include <arch/arch.h>
+#include <arch/pte.h>
+
+/* Bits a protection controls; the rest (address, A, D, PS, PAT) are kept. */
+#define PTE_PROT_MASK (PTE_P | PTE_RW | PTE_US | PTE_PWT | PTE_PCD | PTE_G | PTE_NX)
+/* Non-leaf entries allow everything: the leaf alone decides (SDM Vol. 3A 4.6). */
+#define PTE_TABLE (PTE_P | PTE_RW | PTE_US)
+#define PT_USER_TOP 0x0000800000000000ull
+#define PT_KERNEL_BOTTOM 0xffff800000000000ull
+#define PT_PHYS_LAST ((1ull << 52) - 1)
+/* In an adopted table's entry count: several entries point to it, so it is never unlinked. */
+#define PT_SHARED_TABLE (1ull << 63)
+
+enum pt_kind { PT_OP_MAP, PT_OP_UNMAP, PT_OP_PROTECT };
+
+/* One change in progress. */
+struct pt_op {
+	enum pt_kind kind;
+	int leaf;   /* map: level of the new leaves */
+	vaddr_t va; /* map: start of the range, mapped to @pa */
+	paddr_t pa;
+	pte_t bits;	       /* map, protect: PTE_PROT_MASK bits to set */
+	struct page_list pool; /* tables allocated by the first pass */
+	struct pt_gather *g;   /* unmap */
+};
+
+bool pt_nx_enabled = true;
+static u64 pt_tables_in_use;
+
+/* helpers */
+
+static pte_t *pt_table(paddr_t pa)
+{
+	return phys_to_virt(pa);
+}
+
+static pte_t pt_get(const pte_t *t, unsigned i)
+{
+	return atomic_load_relaxed(&t[i]);
+}
+
+/* Release: a new table's zeroed contents are visible before the entry that links it. */
+static void pt_set(pte_t *t, unsigned i, pte_t e)
+{
+	atomic_store_release(&t[i], e);
+}
+
+/* Last address of the level-@level entry that holds @va, but not past @last. */
+static vaddr_t pt_span_last(vaddr_t va, int level, vaddr_t last)
+{
+	vaddr_t end = va | (PTE_LEVEL_SIZE(level) - 1);
+
+	return MIN(end, last);
+}
+
+static bool pt_canonical(vaddr_t va)
+{
+	return va < PT_USER_TOP || va >= PT_KERNEL_BOTTOM;
+}
+
+/* A non-empty range, aligned to @align, inside one half of the address space. */
+static int pt_check_range(vaddr_t va, u64 len, u64 align)
+{
+	vaddr_t last = va + len - 1;
+
+	if (!len || !IS_ALIGNED(va, align) || !IS_ALIGNED(len, align) || last < va)
+		return -EINVAL;
+	if (!pt_canonical(va) || (va >> 47) != (last >> 47))
+		return -EINVAL;
+	return 0;
+}
+
+/* The one place protections become PTE bits; PROT_EXEC is the absence of NX. */
+static const struct {
+	unsigned prot;
+	pte_t bits;
+} pt_prot_bits[] = {
+	{ PROT_WRITE, PTE_RW },
+	{ PROT_USER, PTE_US },
+	{ PROT_GLOBAL, PTE_G },
+	{ PROT_NOCACHE, PTE_PCD | PTE_PWT },
+};
+
+static pte_t pt_prot_to_pte(unsigned prot)
+{
+	pte_t e = PTE_P;
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(pt_prot_bits); i++)
+		if (prot & pt_prot_bits[i].prot)
+			e |= pt_prot_bits[i].bits;
+	if (!(prot & PROT_EXEC) && pt_nx_enabled)
+		e |= PTE_NX;
+	return e;
+}
+
+static unsigned pt_pte_to_prot(pte_t e)
+{
+	unsigned prot = PROT_READ;
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(pt_prot_bits); i++)
+		if (e & pt_prot_bits[i].bits)
+			prot |= pt_prot_bits[i].prot;
+	if (!(e & PTE_NX))
+		prot |= PROT_EXEC;
+	return prot;
+}
+
+static bool pt_prot_valid(unsigned prot)
+{
+	return (prot & PROT_READ) && !(prot & ~(unsigned)PROT_ALL);
+}
+
+/* table pages */
+
+static struct page *pt_table_alloc(void)
+{
+	struct page *p = page_alloc(0, PMM_ZERO);
+
+	if (!p)
+		return NULL;
+	page_set_flags(p, PG_PGTABLE);
+	p->priv = 0;
+	atomic_inc(&pt_tables_in_use);
+	return p;
+}
+
+static void pt_table_free(struct page *p)
+{
+	page_clear_flags(p, PG_PGTABLE);
+	p->priv = 0;
+	/* An adopted boot table lives in the kernel image: forget it, do not free it. */
+	if (!page_test_flags(p, PG_RESERVED))
+		page_free(p, 0);
+	atomic_dec(&pt_tables_in_use);
+}
+
+static int pt_pool_fill(struct pt_op *op, u64 n)
+{
+	while (n-- > 0) {
+		struct page *p = pt_table_alloc();
+
+		if (!p)
+			return -ENOMEM;
+		page_list_add(&op->pool, p);
+	}
+	return 0;
+}
+
+/* Frees what is left in the pool: everything after a failed fill, nothing after a change. */
+static void pt_pool_drain(struct pt_op *op)
+{
+	struct page *p;
+
+	while ((p = page_list_pop(&op->pool)))
+		pt_table_free(p);
+}
+
+/* Entry @i of table @tp (mapped at @t) goes from empty to @e. */
+static void pt_install(struct page *tp, pte_t *t, unsigned i, pte_t e)
+{
+	pt_set(t, i, e);
+	tp->priv++;
+}
+
+/* Entry @i goes from present to empty; returns what it held, A/D bits included. */
+static pte_t pt_clear(struct page *tp, pte_t *t, unsigned i)
+{
+	tp->priv--;
+	return atomic_xchg(&t[i], 0);
+}
+
+/* Links a pool table below entry @i (empty) and returns the new entry. */
+static pte_t pt_link_new(struct pt_op *op, struct page *tp, pte_t *t, unsigned i)
+{
+	struct page *np = page_list_pop(&op->pool);
+	pte_t e;
+
+	ASSERT(np);
+	e = page_to_phys(np) | PTE_TABLE;
+	pt_install(tp, t, i, e);
+	return e;
+}
+
+/* Fills @nt with the 512 next-level leaves that map what leaf @old at @level maps. */
+static void pt_split_fill(pte_t *nt, pte_t old, int level)
+{
+	u64 step = PTE_LEVEL_SIZE(level - 1);
+	paddr_t pa = pte_addr(old, level);
+	pte_t attr = old & ~PTE_ADDR_MASK;
+	unsigned k;
+
+	if (level == 2) {
+		attr &= ~(PTE_PS | PTE_PAT_LARGE);
+		if (old & PTE_PAT_LARGE)
+			attr |= PTE_PAT;
+	}
+	for (k = 0; k < PTE_PER_TABLE; k++)
+		nt[k] = (pa + k * step) | attr;
+}
+
+/*
+ * Replaces huge leaf @i at @level by a pool table mapping the same memory
+ * with the same protection one level down; returns the new entry. The
+ * compare-exchange retries if the CPU set A or D meanwhile, so none is lost.
+ */
+static pte_t pt_split(struct pt_op *op, pte_t *t, unsigned i, int level)
+{
+	struct page *np = page_list_pop(&op->pool);
+	pte_t old = pt_get(t, i), seen, e;
+
+	ASSERT(np);
+	e = page_to_phys(np) | PTE_TABLE;
+	for (;;) {
+		pt_split_fill(page_address(np), old, level);
+		seen = atomic_cmpxchg(&t[i], old, e);
+		if (seen == old)
+			break;
+		old = seen;
+	}
+	np->priv = PTE_PER_TABLE;
+	return e;
+}
+
+/* The leaf mapping @va, if any: its level and entry. */
+static bool pt_find(paddr_t root, vaddr_t va, int *level, pte_t *e)
+{
+	paddr_t table = root;
+	int l;
+
+	for (l = PTE_LEVELS; l >= 1; l--) {
+		pte_t x = pt_get(pt_table(table), PTE_INDEX(va, l));
+
+		if (!pte_present(x))
+			return false;
+		if (pte_is_leaf(x, l)) {
+			*level = l;
+			*e = x;
+			return true;
+		}
+		table = pte_addr(x, l);
+	}
+	return false;
+}
+
+/* gather */
+
+void pt_gather_init(struct pt_gather *g, pt_flush_fn *flush, void *arg)
+{
+	*g = (struct pt_gather){ .start = ~0ull, .last = 0, .flush = flush, .arg = arg };
+}
+
+static void pt_flush_local(struct pt_gather *g)
+{
+	u64 pages, n;
+
+	if (g->start > g->last) {
+		arch_tlb_flush_all();
+		return;
+	}
+	pages = ((g->last - g->start) >> PAGE_SHIFT) + 1;
+	if (pages > PT_FLUSH_ONE_MAX) {
+		if (g->global)
+			arch_tlb_flush_everything();
+		else
+			arch_tlb_flush_all();
+		return;
+	}
+	/* INVLPG also drops every paging-structure cache entry (SDM Vol. 3A 4.10.4.1). */
+	for (n = 0; n < pages; n++)
+		arch_tlb_flush_one(g->start + (n << PAGE_SHIFT));
+}
+
+void pt_gather_finish(struct pt_gather *g)
+{
+	unsigned i;
+
+	if (g->start <= g->last || g->nr_tables) {
+		(g->flush ? g->flush : pt_flush_local)(g);
+		g->flushes++;
+	}
+	for (i = 0; i < g->nr_tables; i++)
+		pt_table_free(g->tables[i]);
+	g->nr_tables = 0;
+	g->start = ~0ull;
+	g->last = 0;
+	g->global = false;
+}
+
+static void pt_gather_range(struct pt_gather *g, vaddr_t start, vaddr_t last, bool global)
+{
+	g->start = MIN(g->start, start);
+	g->last = MAX(g->last, last);
+	g->global |= global;
+}
+
+static void pt_gather_table(struct pt_gather *g, struct page *p)
+{
+	if (g->nr_tables == PT_GATHER_MAX)
+		pt_gather_finish(g);
+	g->tables[g->nr_tables++] = p;
+}
+
+/* map */
+
+/* Tables an empty subtree needs to hold leaves at level @leaf for [va, last], from @level down. */
+static u64 pt_tables_for(vaddr_t va, vaddr_t last, int level, int leaf)
+{
+	u64 n = 0;
+
+	for (; level >= leaf; level--)
+		n += (last >> PTE_LEVEL_SHIFT(level + 1)) - (va >> PTE_LEVEL_SHIFT(level + 1)) + 1;
+	return n;
+}
+
+/* First pass of pt_map(): -EEXIST if anything is mapped, else adds the tables needed to *@need. */
+static int pt_map_count(paddr_t table, int level, vaddr_t va, vaddr_t last, int leaf, u64 *need)
+{
+	pte_t *t = pt_table(table);
+
+	for (;;) {
+		vaddr_t end = pt_span_last(va, level, last);
+		pte_t e = pt_get(t, PTE_INDEX(va, level));
+		int err = 0;
+
+		if (pte_present(e) && (level == leaf || pte_is_leaf(e, level)))
+			return -EEXIST;
+		if (level > leaf && !pte_present(e))
+			*need += pt_tables_for(va, end, level - 1, leaf);
+		else if (level > leaf)
+			err = pt_map_count(pte_addr(e, level), level - 1, va, end, leaf, need);
+		if (err || end == last)
+			return err;
+		va = end + 1;
+	}
+}
+
+static void pt_map_fill(struct pt_op *op, paddr_t table, int level, vaddr_t va, vaddr_t last)
+{
+	struct page *tp = phys_to_page(table);
+	pte_t *t = pt_table(table);
+
+	for (;;) {
+		vaddr_t end = pt_span_last(va, level, last);
+		unsigned i = PTE_INDEX(va, level);
+		pte_t e = pt_get(t, i);
+
+		if (level == op->leaf) {
+			e = (op->pa + (va - op->va)) | op->bits | (level > 1 ? PTE_PS : 0);
+			pt_install(tp, t, i, e);
+		} else {
+			if (!pte_present(e))
+				e = pt_link_new(op, tp, t, i);
+			pt_map_fill(op, pte_addr(e, level), level - 1, va, end);
+		}
+		if (end == last)
+			return;
+		va = end + 1;
+	}
+}
+
+/* The level whose leaves are @page_size bytes (1, 2 or 3), or 0 for no such level. */
+static int pt_leaf_level(u64 page_size)
+{
+	int level;
+
+	for (level = 1; level <= 3; level++)
+		if (page_size == PTE_LEVEL_SIZE(level))
+			return level;
+	return 0;
+}
+
+int pt_map(paddr_t root, vaddr_t va, paddr_t pa, u64 len, unsigned prot, u64 page_size)
+{
+	struct pt_op op = { .kind = PT_OP_MAP, .va = va, .pa = pa };
+	vaddr_t last = va + len - 1;
+	u64 need = 0;
+	int err;
+
+	op.leaf = pt_leaf_level(page_size);
+	if (!op.leaf || !pt_prot_valid(prot) || pt_check_range(va, len, page_size))
+		return -EINVAL;
+	if (!IS_ALIGNED(pa, page_size) || pa + len - 1 > PT_PHYS_LAST || pa + len - 1 < pa)
+		return -EINVAL;
+	err = pt_map_count(root, PTE_LEVELS, va, last, op.leaf, &need);
+	if (err)
+		return err;
+	op.bits = pt_prot_to_pte(prot);
+	page_list_init(&op.pool);
+	err = pt_pool_fill(&op, need);
+	if (!err)
+		pt_map_fill(&op, root, PTE_LEVELS, va, last);
+	pt_pool_drain(&op);
+	return err;
+}
+
+/* unmap and protect */
+
+/*
+ * If the leaf holding @x is a huge page that a change starting or ending at
+ * @x would split, returns how many tables that takes (1, or 2 for a 1 GiB
+ * page split down to 4 KiB) and fills *@level and *@base.
+ */
+static u64 pt_edge_split(const struct pt_op *op, paddr_t root, vaddr_t x, int *level, vaddr_t *base)
+{
+	pte_t e;
+
+	if (IS_ALIGNED(x, PT_PAGE_1G) || !pt_find(root, x, level, &e) || *level == 1)
+		return 0;
+	if (IS_ALIGNED(x, PTE_LEVEL_SIZE(*level)))
+		return 0;
+	if (op->kind == PT_OP_PROTECT && (e & PTE_PROT_MASK) == op->bits)
+		return 0;
+	*base = ALIGN_DOWN(x, PTE_LEVEL_SIZE(*level));
+	return *level == 3 && !IS_ALIGNED(x, PT_PAGE_2M) ? 2 : 1;
+}
+
+/* First pass of unmap and protect: tables for the splits at both ends, each counted once. */
+static u64 pt_split_need(const struct pt_op *op, paddr_t root, vaddr_t va, vaddr_t last)
+{
+	int la = 0, lb = 0;
+	vaddr_t ba = 0, bb = 0;
+	u64 a = pt_edge_split(op, root, va, &la, &ba);
+	u64 b = pt_edge_split(op, root, last + 1, &lb, &bb);
+
+	if (!a || !b || la != lb || ba != bb)
+		return a + b;
+	/* Both ends inside one huge page: it is split once ... */
+	if (a == 2 && b == 2 && ALIGN_DOWN(va, PT_PAGE_2M) == ALIGN_DOWN(last + 1, PT_PAGE_2M))
+		return 2; /* ... and so is the one 2 MiB page holding both ends. */
+	return a + b - 1;
+}
+
+static void pt_change_walk(struct pt_op *op, paddr_t table, int level, vaddr_t va, vaddr_t last);
+
+/* Leaf @i at @level covers all of its span within the change: unmap or reprotect it whole. */
+static void pt_change_leaf(struct pt_op *op, struct page *tp, pte_t *t, unsigned i, int level,
+			   vaddr_t base)
+{
+	pte_t old, seen;
+
+	if (op->kind == PT_OP_UNMAP) {
+		old = pt_clear(tp, t, i);
+		pt_gather_range(op->g, base, base + PTE_LEVEL_SIZE(level) - 1, old & PTE_G);
+		op->g->unmapped += PTE_LEVEL_SIZE(level);
+		return;
+	}
+	old = pt_get(t, i);
+	for (;;) {
+		seen = atomic_cmpxchg(&t[i], old, (old & ~PTE_PROT_MASK) | op->bits);
+		if (seen == old)
+			return;
+		old = seen;
+	}
+}
+
+/* Applies the change to [va, last] inside entry @i at @level. */
+static void pt_change_entry(struct pt_op *op, struct page *tp, pte_t *t, unsigned i, int level,
+			    vaddr_t va, vaddr_t last)
+{
+	vaddr_t base = ALIGN_DOWN(va, PTE_LEVEL_SIZE(level));
+	bool whole = va == base && last == base + PTE_LEVEL_SIZE(level) - 1;
+	pte_t e = pt_get(t, i);
+	paddr_t child;
+
+	if (pte_is_leaf(e, level)) {
+		if (op->kind == PT_OP_PROTECT && (e & PTE_PROT_MASK) == op->bits)
+			return;
+		if (whole) {
+			pt_change_leaf(op, tp, t, i, level, base);
+			return;
+		}
+		/* The huge page's TLB entries go too, not only the part unmapped. */
+		if (op->kind == PT_OP_UNMAP)
+			pt_gather_range(op->g, base, base + PTE_LEVEL_SIZE(level) - 1, e & PTE_G);
+		e = pt_split(op, t, i, level);
+	}
+	child = pte_addr(e, level);
+	pt_change_walk(op, child, level - 1, va, last);
+	if (op->kind != PT_OP_UNMAP || phys_to_page(child)->priv)
+		return;
+	if (level == PTE_LEVELS && va >= PT_KERNEL_BOTTOM)
+		return;
+	pt_clear(tp, t, i);
+	pt_gather_table(op->g, phys_to_page(child));
+}
+
+static void pt_change_walk(struct pt_op *op, paddr_t table, int level, vaddr_t va, vaddr_t last)
+{
+	struct page *tp = phys_to_page(table);
+	pte_t *t = pt_table(table);
+
+	for (;;) {
+		vaddr_t end = pt_span_last(va, level, last);
+		unsigned i = PTE_INDEX(va, level);
+
+		if (pte_present(pt_get(t, i)))
+			pt_change_entry(op, tp, t, i, level, va, end);
+		if (end == last)
+			return;
+		va = end + 1;
+	}
+}
+
+static int pt_change(struct pt_op *op, paddr_t root, vaddr_t va, u64 len)
+{
+	vaddr_t last = va + len - 1;
+	int err;
+
+	if (pt_check_range(va, len, PT_PAGE_4K))
+		return -EINVAL;
+	page_list_init(&op->pool);
+	err = pt_pool_fill(op, pt_split_need(op, root, va, last));
+	if (!err) {
+		pt_change_walk(op, root, PTE_LEVELS, va, last);
+		ASSERT(page_list_empty(&op->pool));
+	}
+	pt_pool_drain(op);
+	return err;
+}
+
+int pt_unmap(paddr_t root, vaddr_t va, u64 len, struct pt_gather *g)
+{
+	struct pt_op op = { .kind = PT_OP_UNMAP, .g = g };
+
+	if (!g)
+		return -EINVAL;
+	return pt_change(&op, root, va, len);
+}
+
+int pt_protect(paddr_t root, vaddr_t va, u64 len, unsigned prot)
+{
+	struct pt_op op = { .kind = PT_OP_PROTECT };
+
+	if (!pt_prot_valid(prot))
+		return -EINVAL;
+	op.bits = pt_prot_to_pte(prot);
+	return pt_change(&op, root, va, len);
+}
+
+/* roots and lookups */
+
+int pt_root_alloc(paddr_t *root, paddr_t kernel_root)
+{
+	struct page *p = pt_table_alloc();
+	pte_t *t, *k;
+	unsigned i;
+
+	if (!p)
+		return -ENOMEM;
+	*root = page_to_phys(p);
+	if (!kernel_root)
+		return 0;
+	t = pt_table(*root);
+	k = pt_table(kernel_root);
+	for (i = PML4_KERNEL_FIRST; i < PTE_PER_TABLE; i++) {
+		t[i] = pt_get(k, i);
+		if (pte_present(t[i]))
+			p->priv++;
+	}
+	return 0;
+}
+
+/* Counts the present entries of a table pt did not build, and of the tables below it. */
+static int pt_adopt_table(paddr_t table, int level)
+{
+	const pte_t *t = pt_table(table);
+	struct page *tp;
+	unsigned i, n = 0;
+	int err;
+
+	if (!pfn_valid(table >> PAGE_SHIFT))
+		return -EINVAL;
+	tp = phys_to_page(table);
+	if (page_test_flags(tp, PG_PGTABLE)) {
+		/* Reached through a second entry: emptying it must never free it. */
+		tp->priv |= PT_SHARED_TABLE;
+		return 0;
+	}
+	for (i = 0; i < PTE_PER_TABLE; i++) {
+		pte_t e = pt_get(t, i);
+
+		if (!pte_present(e))
+			continue;
+		n++;
+		if (pte_is_leaf(e, level))
+			continue;
+		err = pt_adopt_table(pte_addr(e, level), level - 1);
+		if (err)
+			return err;
+	}
+	tp->priv = n;
+	page_set_flags(tp, PG_PGTABLE);
+	atomic_inc(&pt_tables_in_use);
+	return 0;
+}
+
+int pt_root_adopt(paddr_t root)
+{
+	return pt_adopt_table(root, PTE_LEVELS);
+}
+
+int pt_root_free(paddr_t root)
+{
+	pte_t *t = pt_table(root);
+	unsigned i;
+
+	for (i = 0; i < PML4_KERNEL_FIRST; i++)
+		if (pte_present(pt_get(t, i)))
+			return -EBUSY;
+	pt_table_free(phys_to_page(root));
+	return 0;
+}
+
+int pt_lookup(paddr_t root, vaddr_t va, paddr_t *pa, unsigned *prot, u64 *page_size)
+{
+	int level;
+	pte_t e;
+
+	if (!pt_canonical(va))
+		return -EINVAL;
+	if (!pt_find(root, va, &level, &e))
+		return -ENOENT;
+	if (pa)
+		*pa = pte_addr(e, level) + (va & (PTE_LEVEL_SIZE(level) - 1));
+	if (prot)
+		*prot = pt_pte_to_prot(e);
+	if (page_size)
+		*page_size = PTE_LEVEL_SIZE(level);
+	return 0;
+}
+
+u64 pt_table_pages(void)
+{
+	return atomic_load_relaxed(&pt_tables_in_use);
+}

@@ -1,0 +1,148 @@
+/*
+ * 4-level page tables on a root (the physical address of a PML4): map,
+ * unmap, change protection and look up ranges with 4 KiB, 2 MiB and 1 GiB
+ * pages, splitting a huge page when only part of it changes. Table pages
+ * come from mm/pmm.c; ones that unmapping empties are unlinked and handed to
+ * a struct pt_gather, which frees them only after the TLB flush that covers
+ * them (pt_gather_finish()).
+ *
+ * Every operation is all or nothing: the tables it may need are allocated
+ * before it changes anything, so -ENOMEM (like -EEXIST and -EINVAL) leaves
+ * the tables exactly as they were.
+ *
+ * Locking: the caller serialises all calls on one root (the address space's
+ * lock); the kernel half, shared by every root, needs one kernel-wide lock.
+ * The CPU's own page walker may run concurrently: entries are written with
+ * single atomic stores, and A/D bits the CPU sets are never lost.
+ * PML4 entries of the kernel half are never unlinked, so tables they point
+ * to stay shared by every root copied from the kernel root.
+ */
+#ifndef MM_PT_H
+#define MM_PT_H
+
+#include "types.h"
+
+struct page;
+
+/* Protection of a mapping; PROT_READ is required (x86 has no unreadable present page). */
+enum pt_prot {
+	PROT_READ = 1u << 0,
+	PROT_WRITE = 1u << 1,
+	PROT_EXEC = 1u << 2,
+	PROT_USER = 1u << 3,
+	PROT_GLOBAL = 1u << 4,	/* survives address-space switches (kernel mappings) */
+	PROT_NOCACHE = 1u << 5, /* uncached: device memory */
+};
+#define PROT_ALL (PROT_READ | PROT_WRITE | PROT_EXEC | PROT_USER | PROT_GLOBAL | PROT_NOCACHE)
+
+#define PT_PAGE_4K (1ull << 12)
+#define PT_PAGE_2M (1ull << 21)
+#define PT_PAGE_1G (1ull << 30)
+
+/* Table pages a gather holds before it must flush and free them mid-unmap. */
+#define PT_GATHER_MAX 32
+
+/*
+ * Up to this many 4 KiB pages are flushed one by one by the default (local)
+ * flush; a larger range costs one full flush, as Linux's
+ * tlb_single_page_flush_ceiling (33) decides.
+ */
+#define PT_FLUSH_ONE_MAX 33
+
+struct pt_gather;
+
+/*
+ * Flushes translations of [g->start, g->last] (global ones too when
+ * g->global) and the paging-structure caches from every CPU that may hold
+ * them, and returns once that is done.
+ */
+typedef void pt_flush_fn(struct pt_gather *g);
+
+/* The work an unmap leaves behind: the range to flush and the table pages to free after. */
+struct pt_gather {
+	vaddr_t start, last; /* inclusive range whose translations went away; start > last: none */
+	bool global;	     /* a global leaf was removed */
+	unsigned nr_tables;
+	struct page *tables[PT_GATHER_MAX];
+	u64 unmapped;	    /* bytes of mappings removed, over the gather's life */
+	u64 flushes;	    /* flush rounds done */
+	pt_flush_fn *flush; /* NULL: flush the calling CPU only */
+	void *arg;	    /* for @flush: the address space, say */
+};
+
+/* True unless the CPU lacks NX: then mappings are executable whatever the protection. */
+extern bool pt_nx_enabled;
+
+/* Prepares @g, empty; @flush may be NULL (local flush only). */
+void pt_gather_init(struct pt_gather *g, pt_flush_fn *flush, void *arg);
+
+/*
+ * Flushes what @g gathered (if anything), then frees its table pages, and
+ * leaves @g empty for reuse. The caller must hold nothing the flush needs
+ * (IPIs are sent with interrupts on).
+ */
+void pt_gather_finish(struct pt_gather *g);
+
+/*
+ * Allocates an empty root. With @kernel_root non-zero its kernel half (PML4
+ * slots 256..511) is copied, so the tables below are shared. Returns 0 with
+ * *@root set, or -ENOMEM.
+ */
+int pt_root_alloc(paddr_t *root, paddr_t kernel_root);
+
+/*
+ * Takes over page tables pt did not build (the boot tables): records each
+ * table's number of present entries, so later changes keep exact counts
+ * and unlink only tables that are really empty. A table reached through
+ * several entries (the boot tables share their PDs) is never unlinked, even
+ * when emptied, since the other entries still point to it; changing a
+ * mapping through it changes it for every alias. Tables inside reserved
+ * memory (the kernel image) are never handed to the allocator. Every
+ * table must lie inside the memmap. Call once, after pmm_init() and before
+ * any other pt call on @root. Returns 0, or -EINVAL for a table outside the
+ * memmap (the tables are then only partly adopted: do not use @root).
+ */
+int pt_root_adopt(paddr_t root);
+
+/*
+ * Frees a root whose user half is empty, once no CPU has it loaded (or its
+ * PCID cached). Returns 0, or -EBUSY when the user half still maps something.
+ */
+int pt_root_free(paddr_t root);
+
+/*
+ * Maps [va, va + len) to [pa, pa + len) with pages of @page_size
+ * (PT_PAGE_4K, _2M or _1G; 1 GiB pages need CPUID pdpe1gb). Nothing may be
+ * mapped in the range yet; no TLB flush is needed. Returns 0, -EINVAL
+ * (misaligned, empty, non-canonical, bad @prot or @page_size), -EEXIST
+ * (something is mapped there) or -ENOMEM.
+ */
+int pt_map(paddr_t root, vaddr_t va, paddr_t pa, u64 len, unsigned prot, u64 page_size);
+
+/*
+ * Removes every mapping in [va, va + len) (4 KiB aligned; holes are fine),
+ * splitting huge pages that straddle an end, and unlinks tables it empties.
+ * Flush range and table pages go into @g; call pt_gather_finish(@g) before
+ * the frames that were mapped are reused. Returns 0, -EINVAL or -ENOMEM.
+ */
+int pt_unmap(paddr_t root, vaddr_t va, u64 len, struct pt_gather *g);
+
+/*
+ * Sets @prot on every mapping in [va, va + len) (4 KiB aligned; holes are
+ * skipped), splitting huge pages that straddle an end. The caller then
+ * flushes the range, widened to the huge pages around va and va + len if
+ * those were split. Returns 0, -EINVAL or -ENOMEM.
+ */
+int pt_protect(paddr_t root, vaddr_t va, u64 len, unsigned prot);
+
+/*
+ * Translates @va. Returns 0 and fills the non-NULL outputs (the physical
+ * address of @va itself, its protection, the size of the page mapping it),
+ * -ENOENT when nothing maps it, or -EINVAL for a non-canonical @va.
+ */
+int pt_lookup(paddr_t root, vaddr_t va, paddr_t *pa, unsigned *prot, u64 *page_size);
+
+/* Page-table pages allocated now, roots included. */
+u64 pt_table_pages(void);
+
+#endif

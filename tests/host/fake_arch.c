@@ -1,0 +1,233 @@
+/*
+ * Host implementations of the arch/arch.h hooks, panic() and warn_report(),
+ * and the fake physical memory arena, so mm/ and kernel/ code runs as a
+ * normal process under ASan/UBSan. Counters are updated atomically; the CPU
+ * number, interrupt flag and panic trap are per thread, so tests may run
+ * several threads as several fake CPUs.
+ */
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "kernel/panic.h"
+#include "lib/atomic.h"
+#include "mm/page.h"
+#include "tests/host/fake_arch.h"
+#include <arch/arch.h>
+
+u64 fake_flush_one_calls, fake_flush_all_calls, fake_flush_everything_calls;
+u64 fake_load_root_calls, fake_warn_calls;
+vaddr_t fake_flush_last_va;
+paddr_t fake_loaded_root;
+
+static __thread unsigned fake_cpu;
+static __thread bool fake_irqs_off;
+static __thread jmp_buf *fake_panic_trap;
+static __thread char fake_panic_text[256];
+
+void fake_arch_reset_counts(void)
+{
+	atomic_store_relaxed(&fake_flush_one_calls, 0);
+	atomic_store_relaxed(&fake_flush_all_calls, 0);
+	atomic_store_relaxed(&fake_flush_everything_calls, 0);
+	atomic_store_relaxed(&fake_load_root_calls, 0);
+	atomic_store_relaxed(&fake_warn_calls, 0);
+}
+
+void fake_arch_set_cpu(unsigned cpu)
+{
+	fake_cpu = cpu;
+}
+
+/* arch.h hooks */
+
+unsigned long arch_irq_save(void)
+{
+	unsigned long was_on = !fake_irqs_off;
+
+	fake_irqs_off = true;
+	return was_on;
+}
+
+void arch_irq_restore(unsigned long flags)
+{
+	fake_irqs_off = !flags;
+}
+
+bool arch_irqs_enabled(void)
+{
+	return !fake_irqs_off;
+}
+
+/* Yield: host threads outnumber host cores in the torture tests. */
+void arch_cpu_relax(void)
+{
+	sched_yield();
+}
+
+unsigned arch_cpu_id(void)
+{
+	return fake_cpu;
+}
+
+u64 arch_tsc_read(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+}
+
+u64 arch_tsc_hz(void)
+{
+	return 1000000000ull;
+}
+
+void arch_tlb_flush_one(vaddr_t va)
+{
+	atomic_inc(&fake_flush_one_calls);
+	atomic_store_relaxed(&fake_flush_last_va, va);
+}
+
+void arch_tlb_flush_all(void)
+{
+	atomic_inc(&fake_flush_all_calls);
+}
+
+void arch_tlb_flush_everything(void)
+{
+	atomic_inc(&fake_flush_everything_calls);
+}
+
+void arch_console_write(const char *s, size_t n)
+{
+	fwrite(s, 1, n, stdout);
+}
+
+void arch_exit(enum arch_exit_status status)
+{
+	exit(status == EXIT_PASS ? 0 : 1);
+}
+
+void arch_stop_other_cpus(void)
+{
+}
+
+void arch_halt(void)
+{
+	abort();
+}
+
+void arch_load_root(paddr_t root, u16 pcid)
+{
+	(void)pcid;
+	atomic_inc(&fake_load_root_calls);
+	atomic_store_relaxed(&fake_loaded_root, root);
+}
+
+/* panics and warnings */
+
+void panic(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(fake_panic_text, sizeof(fake_panic_text), fmt, ap);
+	va_end(ap);
+	if (fake_panic_trap)
+		longjmp(*fake_panic_trap, 1);
+	fprintf(stderr, "PANIC on cpu %u: %s\n", fake_cpu, fake_panic_text);
+	abort();
+}
+
+void panic_begin(void)
+{
+}
+
+void panic_end(const char *why)
+{
+	fprintf(stderr, "PANIC on cpu %u: %s\n", fake_cpu, why);
+	abort();
+}
+
+bool panic_in_progress(void)
+{
+	return false;
+}
+
+void warn_report(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	atomic_inc(&fake_warn_calls);
+	printf("# WARN %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+bool fake_expect_panic(void (*fn)(void *), void *arg)
+{
+	jmp_buf trap;
+	jmp_buf *volatile saved = fake_panic_trap;
+
+	fake_panic_text[0] = '\0';
+	if (setjmp(trap)) {
+		fake_panic_trap = saved;
+		return true;
+	}
+	fake_panic_trap = &trap;
+	fn(arg);
+	fake_panic_trap = saved;
+	return false;
+}
+
+const char *fake_panic_message(void)
+{
+	return fake_panic_text;
+}
+
+/* fake physical memory */
+
+#define MIB (1ull << 20)
+#define KIB (1ull << 10)
+
+const struct pmm_range fake_usable[] = {
+	{ FAKE_PHYS_BASE, FAKE_PHYS_BASE + 30 * MIB },
+	{ FAKE_PHYS_BASE + 10 * MIB, FAKE_PHYS_BASE + 12 * MIB }, /* overlaps, as firmware may */
+	{ FAKE_PHYS_BASE + 30 * MIB + 64 * KIB + 0x800, FAKE_PHYS_BASE + 48 * MIB + 0x100 },
+	{ FAKE_PHYS_BASE + 49 * MIB, FAKE_PHYS_BASE + FAKE_MEM_SIZE },
+};
+const unsigned fake_nusable = ARRAY_SIZE(fake_usable);
+
+const struct pmm_range fake_reserved[] = {
+	{ FAKE_PHYS_BASE + 1 * MIB, FAKE_PHYS_BASE + 1 * MIB + 300 * KIB },	/* "kernel image" */
+	{ FAKE_PHYS_BASE + 40 * MIB + 0x10, FAKE_PHYS_BASE + 41 * MIB - 0x10 }, /* "boot module" */
+	{ FAKE_PHYS_BASE + 60 * MIB, FAKE_PHYS_BASE + 60 * MIB + 8 * KIB },	/* "firmware" */
+};
+const unsigned fake_nreserved = ARRAY_SIZE(fake_reserved);
+
+static void *fake_arena;
+
+int fake_pmm_init(paddr_t direct_limit)
+{
+	struct pmm_config cfg = {
+		.usable = fake_usable,
+		.nusable = fake_nusable,
+		.reserved = fake_reserved,
+		.nreserved = fake_nreserved,
+		.direct_limit = direct_limit,
+	};
+
+	if (!fake_arena) {
+		fake_arena = aligned_alloc(PAGE_SIZE, FAKE_MEM_SIZE);
+		if (!fake_arena)
+			abort();
+	}
+	mm_direct_map_base = (vaddr_t)(uintptr_t)fake_arena - FAKE_PHYS_BASE;
+	return pmm_init(&cfg);
+}

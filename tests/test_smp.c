@@ -1,0 +1,299 @@
+/*
+ * Self-tests of CPU bring-up and the cross-CPU call layer: every CPU the
+ * MADT lists comes online (or is reported), each answers a call, calls reach
+ * exactly their mask with exact IPI counts, locks keep shared counters exact
+ * under contention from every CPU, per-CPU data is private, and a call to a
+ * CPU that has interrupts off times out naming it. Kernel only.
+ */
+#include "arch/x86_64/acpi.h"
+#include "arch/x86_64/init.h"
+#include "arch/x86_64/smpboot.h"
+#include "errno.h"
+#include "kernel/percpu.h"
+#include "kernel/rwlock.h"
+#include "kernel/smp.h"
+#include "kernel/spinlock.h"
+#include "lib/atomic.h"
+#include "tests/ktest.h"
+#include <arch/arch.h>
+
+#define TORTURE_ROUNDS 2000
+/*
+ * Torture calls run for a while on every CPU: with more vCPUs than host cores
+ * a ticket lock's holder is often descheduled, so allow a long wait.
+ */
+#define TORTURE_WAIT_MS 120000
+#define TIMEOUT_TEST_MS 50
+
+static bool need_cpus(struct ktest *t, unsigned n)
+{
+	if (ncpus_online >= n)
+		return true;
+	ktest_skip(t, "needs more online CPUs");
+	return false;
+}
+
+/* Runs @fn(@arg) on every online CPU at once (here with interrupts on, elsewhere in the IPI). */
+static int run_everywhere(smp_call_fn fn, void *arg)
+{
+	u32 saved = smp_timeout_ms();
+	int err;
+
+	smp_set_timeout_ms(TORTURE_WAIT_MS);
+	err = smp_call_others(fn, arg, false);
+	if (!err) {
+		fn(arg);
+		err = smp_call_wait();
+	}
+	smp_set_timeout_ms(saved);
+	return err;
+}
+
+static void test_smp_all_cpus_online(struct ktest *t)
+{
+	const struct smpboot_result *r = arch_smpboot_result();
+
+	KEXPECT_GE(t, ncpus_online, 1);
+	/* Every CPU bring-up tried is either online or reported by APIC ID. */
+	KEXPECT_EQ(t, ncpus_online + r->failed + r->skipped, arch_cpus_wanted());
+	KEXPECT_EQ(t, r->failed, 0);
+	KEXPECT_EQ(t, cpumask_weight(&cpu_online_mask), ncpus_online);
+}
+
+static void test_smp_apic_ids_match_madt(struct ktest *t)
+{
+	const struct acpi_info *acpi = arch_acpi_info();
+	unsigned cpu;
+
+	if (!acpi->madt.present) {
+		ktest_skip(t, "no MADT");
+		return;
+	}
+	for_each_cpu(cpu, &cpu_online_mask) {
+		KEXPECT(t, acpi_madt_has_apic_id(&acpi->madt, percpu_of(cpu)->apic_id));
+		for (unsigned other = cpu + 1; other < ncpus_online; other++)
+			KEXPECT_NE(t, percpu_of(cpu)->apic_id, percpu_of(other)->apic_id);
+	}
+}
+
+static void record_self(void *arg)
+{
+	unsigned *slots = arg;
+	struct percpu *me = this_cpu();
+
+	/* GS points at this CPU's own data: the self pointer and the index agree. */
+	slots[me->cpu_id] = (me->self == me && me == percpu_of(me->cpu_id)) ? me->cpu_id + 1 : 0;
+}
+
+static void test_smp_each_cpu_answers(struct ktest *t)
+{
+	static unsigned slots[MAX_CPUS];
+	unsigned cpu;
+
+	for_each_cpu(cpu, &cpu_online_mask) {
+		if (cpu == this_cpu()->cpu_id)
+			continue;
+		slots[cpu] = 0;
+		KEXPECT_EQ(t, smp_call_one(cpu, record_self, slots, true), 0);
+		KEXPECT_EQ(t, slots[cpu], cpu + 1);
+	}
+}
+
+static cpumask_t reached;
+
+static void mark_reached(void *arg)
+{
+	(void)arg;
+	cpumask_set_cpu_atomic(this_cpu()->cpu_id, &reached);
+}
+
+/* Calls @mask; exactly @mask minus the caller must run it, with one IPI per target. */
+static void check_mask_call(struct ktest *t, const cpumask_t *mask)
+{
+	cpumask_t want;
+	u64 sent = percpu_counter_read(this_cpu()->cpu_id, PCPU_IPI_SENT);
+
+	cpumask_clear(&reached);
+	cpumask_copy(&want, mask);
+	cpumask_clear_cpu(this_cpu()->cpu_id, &want);
+	KEXPECT_EQ(t, smp_call(mask, mark_reached, NULL, true), 0);
+	KEXPECT(t, cpumask_equal(&reached, &want));
+	KEXPECT_EQ(t, percpu_counter_read(this_cpu()->cpu_id, PCPU_IPI_SENT) - sent,
+		   cpumask_weight(&want));
+}
+
+static void test_smp_call_reaches_exactly_mask(struct ktest *t)
+{
+	cpumask_t mask;
+	unsigned cpu;
+
+	if (!need_cpus(t, 2))
+		return;
+	check_mask_call(t, &cpu_online_mask);
+	cpumask_clear(&mask);
+	for_each_cpu(cpu, &cpu_online_mask)
+		if (cpu % 2)
+			cpumask_set_cpu(cpu, &mask);
+	check_mask_call(t, &mask);
+	cpumask_clear(&mask);
+	cpumask_set_cpu(ncpus_online - 1, &mask);
+	check_mask_call(t, &mask);
+}
+
+static void test_smp_call_ipi_counts(struct ktest *t)
+{
+	u64 recv_before[64], runs_before[64];
+	unsigned n = MIN(ncpus_online, 64u), cpu;
+
+	if (!need_cpus(t, 2))
+		return;
+	for (cpu = 0; cpu < n; cpu++) {
+		recv_before[cpu] = percpu_counter_read(cpu, PCPU_IPI_RECEIVED);
+		runs_before[cpu] = percpu_counter_read(cpu, PCPU_CALLS_RUN);
+	}
+	KEXPECT_EQ(t, smp_call_others(mark_reached, NULL, true), 0);
+	for (cpu = 1; cpu < n; cpu++) {
+		/* Idle targets: one IPI each, and the call runs once. */
+		KEXPECT_EQ(t, percpu_counter_read(cpu, PCPU_CALLS_RUN) - runs_before[cpu], 1);
+		KEXPECT_EQ(t, percpu_counter_read(cpu, PCPU_IPI_RECEIVED) - recv_before[cpu], 1);
+	}
+}
+
+static void test_smp_offline_target_rejected(struct ktest *t)
+{
+	cpumask_t mask;
+
+	cpumask_clear(&mask);
+	cpumask_set_cpu(MAX_CPUS - 1, &mask);
+	if (cpumask_test_cpu(MAX_CPUS - 1, &cpu_online_mask)) {
+		ktest_skip(t, "every CPU is online");
+		return;
+	}
+	KEXPECT_EQ(t, smp_call(&mask, mark_reached, NULL, true), -EINVAL);
+	KEXPECT_EQ(t, smp_call_one(MAX_CPUS, mark_reached, NULL, true), -EINVAL);
+}
+
+static spinlock_t torture_lock = SPINLOCK_INIT("torture");
+static u64 torture_count;
+
+static void spin_torture(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < TORTURE_ROUNDS; i++) {
+		unsigned long flags = spin_lock_irqsave(&torture_lock);
+
+		/* A plain read-modify-write: only the lock keeps it exact. */
+		WRITE_ONCE(torture_count, READ_ONCE(torture_count) + 1);
+		spin_unlock_irqrestore(&torture_lock, flags);
+	}
+}
+
+static void test_smp_spinlock_torture(struct ktest *t)
+{
+	torture_count = 0;
+	KASSERT_EQ(t, run_everywhere(spin_torture, NULL), 0);
+	KEXPECT_EQ(t, torture_count, (u64)TORTURE_ROUNDS * ncpus_online);
+	KEXPECT(t, !spin_is_locked(&torture_lock));
+}
+
+static rwlock_t torture_rw = RWLOCK_INIT("torture-rw");
+static u64 rw_a, rw_b, rw_torn;
+
+static void rw_torture(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < TORTURE_ROUNDS; i++) {
+		if (i % 4 == 0) {
+			write_lock(&torture_rw);
+			WRITE_ONCE(rw_a, READ_ONCE(rw_a) + 1);
+			WRITE_ONCE(rw_b, READ_ONCE(rw_b) + 1);
+			write_unlock(&torture_rw);
+			continue;
+		}
+		read_lock(&torture_rw);
+		if (READ_ONCE(rw_a) != READ_ONCE(rw_b))
+			atomic_fetch_add(&rw_torn, 1);
+		read_unlock(&torture_rw);
+	}
+}
+
+static void test_smp_rwlock_torture(struct ktest *t)
+{
+	rw_a = rw_b = rw_torn = 0;
+	KASSERT_EQ(t, run_everywhere(rw_torture, NULL), 0);
+	KEXPECT_EQ(t, rw_a, (u64)(TORTURE_ROUNDS / 4) * ncpus_online);
+	KEXPECT_EQ(t, rw_b, rw_a);
+	KEXPECT_EQ(t, rw_torn, 0);
+}
+
+static void bump_private(void *arg)
+{
+	(void)arg;
+	/* Each CPU bumps only its own counter, cpu_id + 1 times. */
+	for (unsigned i = 0; i <= this_cpu()->cpu_id; i++)
+		this_cpu_inc(PCPU_PAGE_FAULTS);
+}
+
+static void test_smp_percpu_private(struct ktest *t)
+{
+	u64 before[64];
+	unsigned n = MIN(ncpus_online, 64u);
+
+	for (unsigned cpu = 0; cpu < n; cpu++)
+		before[cpu] = percpu_counter_read(cpu, PCPU_PAGE_FAULTS);
+	KASSERT_EQ(t, run_everywhere(bump_private, NULL), 0);
+	for (unsigned cpu = 0; cpu < n; cpu++)
+		KEXPECT_EQ(t, percpu_counter_read(cpu, PCPU_PAGE_FAULTS) - before[cpu], cpu + 1);
+}
+
+static u32 hold_release;
+
+static void hold_irqs_off(void *arg)
+{
+	(void)arg;
+	/* A call function runs with interrupts off: this CPU answers nothing meanwhile. */
+	while (!atomic_load_acquire(&hold_release))
+		arch_cpu_relax();
+}
+
+static void test_smp_timeout_names_cpu(struct ktest *t)
+{
+	unsigned target, saved = smp_timeout_ms();
+	int err;
+
+	if (!need_cpus(t, 2))
+		return;
+	target = ncpus_online - 1;
+	atomic_store_release(&hold_release, 0);
+	smp_set_timeout_ms(TIMEOUT_TEST_MS);
+	KEXPECT_EQ(t, smp_call_one(target, hold_irqs_off, NULL, false), 0);
+	err = smp_call_wait();
+	KEXPECT_EQ(t, err, -ETIMEDOUT);
+	/* The late CPU (and only it) is the one the error report names. */
+	KEXPECT(t, cpumask_test_cpu(target, &this_cpu()->call.waiting));
+	KEXPECT_EQ(t, cpumask_weight(&this_cpu()->call.waiting), 1);
+	atomic_store_release(&hold_release, 1);
+	smp_set_timeout_ms(saved);
+	KEXPECT_EQ(t, smp_call_wait(), 0);
+	KEXPECT_EQ(t, smp_call_one(target, mark_reached, NULL, true), 0);
+}
+
+static void test_smp_tsc_known(struct ktest *t)
+{
+	KEXPECT_GT(t, arch_tsc_hz(), 1000000);
+}
+
+static const struct ktest_case smp_cases[] = {
+	KTEST_CASE(test_smp_all_cpus_online),
+	KTEST_CASE(test_smp_apic_ids_match_madt),
+	KTEST_CASE(test_smp_each_cpu_answers),
+	KTEST_CASE(test_smp_call_reaches_exactly_mask),
+	KTEST_CASE(test_smp_call_ipi_counts),
+	KTEST_CASE(test_smp_offline_target_rejected),
+	KTEST_CASE(test_smp_spinlock_torture),
+	KTEST_CASE(test_smp_rwlock_torture),
+	KTEST_CASE(test_smp_percpu_private),
+	KTEST_CASE(test_smp_timeout_names_cpu),
+	KTEST_CASE(test_smp_tsc_known),
+};
+KTEST_SUITE(smp, smp_cases);
