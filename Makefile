@@ -39,17 +39,18 @@ ARCH_SRCS := arch/x86_64/acpi.c arch/x86_64/acpi_report.c arch/x86_64/ap_start.S
 KERNEL_SRCS := kernel/cmdline.c kernel/crash.c kernel/json.c kernel/ksyms.c kernel/main.c \
 	kernel/panic.c kernel/percpu.c kernel/printk.c kernel/report.c kernel/run.c kernel/rwlock.c \
 	kernel/smp.c kernel/spinlock.c kernel/version.c
-LIB_SRCS := lib/errno.c lib/format.c lib/parse.c lib/string.c
+LIB_SRCS := lib/errno.c lib/format.c lib/parse.c lib/stats.c lib/string.c
 MM_SRCS := mm/kstack.c mm/page.c mm/pmm.c mm/pt.c
-BENCH_SRCS :=
+BENCH_SRCS := bench/bench.c bench/bench_ipi.c
 # Tests that build for both the host and the kernel, then kernel-only ones.
 TEST_COMMON_SRCS := tests/acpi_fw.c tests/test_acpi.c tests/test_cmdline.c tests/test_cpumask.c \
 	tests/test_format.c tests/test_json.c tests/test_parse.c tests/test_pmm.c tests/test_pt.c \
-	tests/test_pt_random.c tests/test_spinlock.c
-TEST_KERNEL_SRCS := tests/ktest.c tests/test_boot.c tests/test_smp.c tests/test_traps.c
+	tests/test_pt_random.c tests/test_spinlock.c tests/test_stats.c
+TEST_KERNEL_SRCS := tests/ktest.c tests/test_bench.c tests/test_boot.c tests/test_smp.c \
+	tests/test_traps.c
 # Host-only: the runner and the fake arch interface.
 TEST_HOST_SRCS := tests/ktest.c tests/host/host_main.c tests/host/fake_arch.c
-HOST_LIB_SRCS := arch/x86_64/acpi.c lib/errno.c lib/format.c lib/parse.c kernel/cmdline.c \
+HOST_LIB_SRCS := arch/x86_64/acpi.c lib/errno.c lib/format.c lib/parse.c lib/stats.c kernel/cmdline.c \
 	kernel/json.c kernel/rwlock.c kernel/spinlock.c mm/page.c mm/pmm.c mm/pt.c
 
 KERNEL_ALL_SRCS := $(BOOT_SRCS) $(ARCH_SRCS) $(KERNEL_SRCS) $(LIB_SRCS) $(MM_SRCS) \

@@ -81,7 +81,7 @@ static const struct opt_key opt_keys[] = {
 	OPT_KEY_ENUM("mode", mode, opt_mode_words, OPT_MODE_BENCH),
 	{ "bench", OPT_NAMES, OPT_FIELD(bench), NULL, 0, 0, 0 },
 	{ "cpus", OPT_CPUS, OPT_FIELD(cpus), NULL, 1, MAX_CPUS, 0 },
-	OPT_KEY_UINT("iters", iters, 1, 1000000, 0),
+	OPT_KEY_UINT("iters", iters, 1, OPT_ITERS_MAX, 0),
 	OPT_KEY_ENUM("format", format, opt_format_words, OPT_FORMAT_JSON),
 	OPT_KEY_ENUM("console", console, opt_console_words, OPT_CONSOLE_TTYS0),
 	OPT_KEY_ENUM("apic", apic, opt_apic_words, OPT_APIC_AUTO),

@@ -17,6 +17,7 @@
 #define OPT_BENCH_MAX 16 /* names in bench= */
 #define OPT_CPUS_MAX 32	 /* counts in cpus= */
 #define OPT_KTEST_MAX 95 /* characters in ktest= */
+#define OPT_ITERS_MAX 10000 /* timed runs per result (bench/bench.h BENCH_MAX_RUNS) */
 
 enum opt_mode { OPT_MODE_BENCH, OPT_MODE_SELFTEST, OPT_MODE_COUNT };
 enum opt_format { OPT_FORMAT_JSON, OPT_FORMAT_LAVA, OPT_FORMAT_COUNT };
@@ -50,7 +51,7 @@ struct options {
 	enum opt_mode mode;	       /* mode=bench|selftest */
 	struct opt_names bench;	       /* bench=NAME,...|all */
 	struct opt_cpus cpus;	       /* cpus=N,...|all */
-	u32 iters;		       /* iters=1..1000000; 0: benchmark's default */
+	u32 iters;		       /* iters=1..OPT_ITERS_MAX; 0: benchmark's default */
 	enum opt_format format;	       /* format=json|lava */
 	enum opt_console console;      /* console=ttyS0|ttyS1 */
 	enum opt_apic apic;	       /* apic=auto|xapic|x2apic */

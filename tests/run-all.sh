@@ -143,6 +143,30 @@ check crash_pf_cr2 "$(has "$contract_runs/crash-pf/serial.log" 'CR2 0x0000100000
 expect_run crash-panic 1 --selftest --accel tcg --boot kernel -- crash=panic
 check crash_panic_message "$(has "$last_log" '^mmlab: PANIC on CPU 0: ')"
 
+# ---- benchmarks: a short run through the whole pipeline, twice, then compared -----
+
+note "benchmark pipeline (ipi, 2 CPUs, TCG)"
+bench_runs=$O/test-bench
+rm -rf "$bench_runs"
+for side in A B; do
+	expect_run "bench-$side" 0 --bench ipi --accel tcg --boot kernel --smp 2 \
+		--results "$bench_runs/$side" -- iters=3 format=lava
+done
+for f in serial.log results.json table.txt; do
+	check "bench_output_$f" "$([ -s "$bench_runs/A/$f" ] && echo 1 || echo 0)"
+done
+check bench_plot_png "$(ls "$bench_runs"/A/plots/ipi-*.png >/dev/null 2>&1 && echo 1 || echo 0)"
+check bench_plot_svg "$(ls "$bench_runs"/A/plots/ipi-*.svg >/dev/null 2>&1 && echo 1 || echo 0)"
+check bench_table_has_ipi "$(has "$bench_runs/A/table.txt" '^ipi target=all')"
+"$PYTHON" "$here/tools/ktap_summary.py" --bench "$bench_runs/A/serial.log" > "$bench_runs/A.bench-check" 2>&1
+check bench_lines_well_formed "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n 3 "$bench_runs/A.bench-check" | tr '\n' ' ')"
+nbench=$(grep -ac '^BENCH {' "$bench_runs/A/serial.log")
+nlava=$(grep -acE '^MMLAB-LAVA test_case_id=[a-z0-9_-]+ result=(pass|fail) measurement=[0-9.]+ units=[^ ]+$' "$bench_runs/A/serial.log")
+check bench_lava_line_per_result "$([ "$nbench" -gt 0 ] && [ "$nbench" = "$nlava" ] && echo 1 || echo 0)" "BENCH $nbench, LAVA $nlava"
+"$here/run.sh" --compare "$bench_runs/A" "$bench_runs/B" > "$bench_runs/compare.txt" 2>&1
+check bench_compare_runs "$([ $? = 0 ] && echo 1 || echo 0)"
+check bench_compare_change_column "$(has "$bench_runs/compare.txt" '%change')"
+
 {
 	echo "KTAP version 1"
 	echo "1..$ncase"

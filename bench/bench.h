@@ -1,0 +1,126 @@
+/*
+ * The benchmark harness. A benchmark is a struct bench: its variants (the
+ * naive design and the batched/fixed/cached one, chosen at run time), its
+ * parameter sets, set-up/run/verify/teardown hooks and its metric. The
+ * harness runs every variant of every parameter set at each CPU count of
+ * the sweep, back to back in one boot: all participating CPUs are released
+ * together from a barrier, each times its own part with the TSC, the
+ * slowest CPU's time (less the empty-loop overhead) is the run's time, and
+ * exact per-CPU event counters are read around the timed part. Results are
+ * printed as BENCH {json} lines (docs/output.md).
+ *
+ * Context: run() executes on every participating CPU in task context with
+ * interrupts on (CPU index 0 is the boot CPU); setup, verify and teardown
+ * run on the boot CPU only, outside the timed part.
+ */
+#ifndef BENCH_BENCH_H
+#define BENCH_BENCH_H
+
+#include "kernel/cmdline.h"
+#include "kernel/percpu.h"
+#include "types.h"
+
+#define BENCH_MAX_PARAMS 4
+#define BENCH_MAX_COUNTERS 8
+#define BENCH_MAX_RUNS OPT_ITERS_MAX
+
+/* How the elapsed time of one run becomes the metric. */
+enum bench_metric {
+	BENCH_CYCLES_PER_OP, /* TSC cycles per operation, lower is better */
+	BENCH_US_PER_RUN,    /* microseconds per run (gup_test style), lower is better */
+	BENCH_BYTES_PER_MS,  /* ops are bytes; bytes per millisecond, higher is better */
+	BENCH_OPS_PER_SEC,   /* operations per second over all CPUs, higher is better */
+};
+
+/* One parameter set: values for the bench's param_names, in order. */
+struct bench_case {
+	u64 param[BENCH_MAX_PARAMS];
+};
+
+struct bench_ctx;
+
+struct bench {
+	const char *name;
+	const char *metric_name;     /* NULL: the metric's usual name, e.g. "cycles_per_op" */
+	const char *unit;            /* NULL: the metric's usual unit, e.g. "cycles" */
+	const char *const *variants; /* [0] the naive design, [1] the improved one */
+	unsigned nvariants;
+	const char *param_names[BENCH_MAX_PARAMS];
+	/* Optional words for a parameter's values (value i prints as words[i]). */
+	const char *const *param_words[BENCH_MAX_PARAMS];
+	const struct bench_case *cases;
+	unsigned ncases;
+	enum bench_metric metric;
+	unsigned min_cpus;             /* smaller CPU counts of the sweep are skipped */
+	/*
+	 * Only CPU index 0 runs the loop; the other participating CPUs stay in
+	 * their idle loop (halted, interrupts on) and take part by answering
+	 * IPIs, as an idle machine's CPUs would.
+	 */
+	bool idle_targets;
+	unsigned iters, warmup;        /* timed and discarded runs (iters= overrides) */
+	enum pcpu_counter counters[BENCH_MAX_COUNTERS]; /* reported per operation */
+	unsigned ncounters;
+	/* Boot CPU: allocate, set c->ops (per run) and c->priv. Returns 0 or an error. */
+	int (*setup)(struct bench_ctx *c);
+	/* Boot CPU, before each run, untimed (re-map what the last run unmapped, say). Optional. */
+	int (*prepare)(struct bench_ctx *c);
+	/* Every participating CPU after prepare, untimed (touch pages to fill TLBs, say). Optional. */
+	void (*prepare_cpu)(struct bench_ctx *c, unsigned idx);
+	/* Every participating CPU, @idx 0..c->ncpus-1, interrupts on: the timed work. */
+	void (*run)(struct bench_ctx *c, unsigned idx);
+	/* Boot CPU, after every run: check invariants (counts, contents). Optional. */
+	int (*verify)(struct bench_ctx *c);
+	/* Boot CPU: free what setup allocated. Optional. */
+	void (*teardown)(struct bench_ctx *c);
+};
+
+struct bench_ctx {
+	const struct bench *b;
+	unsigned variant;        /* index into b->variants */
+	const struct bench_case *bcase;
+	unsigned ncpus;          /* participating CPUs */
+	unsigned cpu[MAX_CPUS];  /* idx -> CPU number; cpu[0] is the boot CPU */
+	u64 ops;                 /* operations per run, summed over CPUs (setup sets it) */
+	u64 runs_done;           /* timed and warm-up runs completed so far */
+	u64 counter_delta[PCPU_NR_COUNTERS]; /* over the last run, all online CPUs */
+	u64 counter_total[PCPU_NR_COUNTERS]; /* over every run so far, warm-up included */
+	void *priv;
+	int error;               /* a run or verify sets it (with errmsg) to fail the case */
+	char errmsg[160];
+};
+
+/* Fails the case from any participating CPU; the first message wins. */
+void bench_fail(struct bench_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The value of parameter @name of the running case (0 if the bench has no such parameter). */
+u64 bench_param(const struct bench_ctx *c, const char *name);
+
+/* Every benchmark built in, NULL-terminated names for the command line. */
+const char *const *bench_names(void);
+
+struct options;
+
+/* Results of one benchmark: one per (variant, CPU count, parameter set). */
+struct bench_outcome {
+	unsigned passed, failed, skipped;
+};
+
+/*
+ * Runs every variant and parameter set of @b at each CPU count of the sweep
+ * (cpus= in @opt, else 1, 2, 4, ... all), printing a BENCH line (or the
+ * failure) for each. Boot CPU, interrupts on, other CPUs idle.
+ */
+void bench_run(const struct bench *b, const struct options *opt, struct bench_outcome *out);
+
+/*
+ * With @on, results print as "# result {json}" diagnostics instead of
+ * BENCH (and no LAVA) lines: self-tests of the harness use it so their
+ * probe results are not taken for benchmark results.
+ */
+void bench_set_diagnostic_results(bool on);
+
+/* bench_run() for every benchmark the options select, adding to the run's tallies. */
+void bench_run_all(const struct options *opt);
+
+#endif
