@@ -1,5 +1,6 @@
 # mmlab: one non-recursive Makefile. Every output goes under $(O).
 #   make              kernel image and ISO ($(O)/mmlab.elf, $(O)/mmlab.iso)
+#   make netboot      PXE tree for BIOS and UEFI in $(O)/tftp (docs/lab.md)
 #   make test-host    host unit tests under ASan/UBSan
 #   make test         everything: host tests, tool tests, QEMU self-test matrix
 #   make CC=clang     or CROSS_COMPILE=x86_64-elf-;  V=1 shows commands
@@ -32,26 +33,29 @@ VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unkn
 
 BOOT_SRCS := boot/header.S boot/entry.S boot/bootinfo.c
 ARCH_SRCS := arch/x86_64/acpi.c arch/x86_64/acpi_report.c arch/x86_64/ap_start.S arch/x86_64/apic.c arch/x86_64/arch.c \
-	arch/x86_64/cpu_asm.S arch/x86_64/cpuinfo.c arch/x86_64/gdt.c arch/x86_64/idt.c \
-	arch/x86_64/init.c arch/x86_64/ipi.c arch/x86_64/isr.S arch/x86_64/mem.c \
+	arch/x86_64/console.c arch/x86_64/cpu_asm.S arch/x86_64/cpuinfo.c arch/x86_64/gdt.c arch/x86_64/idt.c \
+	arch/x86_64/init.c arch/x86_64/ipi.c arch/x86_64/isr.S arch/x86_64/kpt.c arch/x86_64/mem.c \
 	arch/x86_64/serial.c arch/x86_64/smpboot.c arch/x86_64/traps.c arch/x86_64/tsc.c \
 	arch/x86_64/tsc_sync.c
 KERNEL_SRCS := kernel/cmdline.c kernel/crash.c kernel/json.c kernel/ksyms.c kernel/main.c \
 	kernel/panic.c kernel/percpu.c kernel/printk.c kernel/report.c kernel/run.c kernel/rwlock.c \
 	kernel/smp.c kernel/spinlock.c kernel/version.c
 LIB_SRCS := lib/errno.c lib/format.c lib/parse.c lib/stats.c lib/string.c
-MM_SRCS := mm/kstack.c mm/page.c mm/pmm.c mm/pt.c
-BENCH_SRCS := bench/bench.c bench/bench_ipi.c
+MM_SRCS := mm/devmem.c mm/fault.c mm/fork.c mm/kstack.c mm/mapping.c mm/pin.c mm/tlb.c mm/mm.c mm/page.c mm/pagemap.c mm/pmm.c mm/pt.c mm/pt_leaf.c \
+	mm/swap.c mm/swap_check.c mm/swap_cluster.c mm/swap_free.c mm/swapdev.c
+BENCH_SRCS := bench/bench.c bench/bench_faultlock.c bench/bench_ipi.c bench/bench_pagemap.c bench/bench_pin.c bench/bench_tlb.c
 # Tests that build for both the host and the kernel, then kernel-only ones.
-TEST_COMMON_SRCS := tests/acpi_fw.c tests/test_acpi.c tests/test_cmdline.c tests/test_cpumask.c \
-	tests/test_format.c tests/test_json.c tests/test_parse.c tests/test_pmm.c tests/test_pt.c \
-	tests/test_pt_random.c tests/test_spinlock.c tests/test_stats.c
-TEST_KERNEL_SRCS := tests/ktest.c tests/test_bench.c tests/test_boot.c tests/test_smp.c \
-	tests/test_traps.c
+TEST_COMMON_SRCS := tests/acpi_fw.c tests/test_acpi.c tests/test_cmdline.c tests/test_console.c tests/test_cpumask.c \
+	tests/test_format.c tests/test_json.c tests/mm_emul.c tests/test_mm.c tests/test_mm_cow.c tests/test_pagemap.c tests/test_parse.c tests/test_pmm.c tests/test_pt.c tests/test_pt_leaf.c \
+	tests/test_pt_random.c tests/test_spinlock.c tests/test_stats.c tests/test_swap.c tests/test_swap_dev.c \
+	tests/test_swap_fixture.c tests/test_swap_free.c
+TEST_KERNEL_SRCS := tests/ktest.c tests/test_bench.c tests/test_boot.c tests/test_pin.c tests/test_tlb.c tests/test_tlb_stale.c tests/test_fault.c tests/test_faultlock.c tests/test_kpt.c tests/test_smp.c \
+	tests/test_smpboot.c tests/test_traps.c tests/test_tsc.c
 # Host-only: the runner and the fake arch interface.
 TEST_HOST_SRCS := tests/ktest.c tests/host/host_main.c tests/host/fake_arch.c
-HOST_LIB_SRCS := arch/x86_64/acpi.c lib/errno.c lib/format.c lib/parse.c lib/stats.c kernel/cmdline.c \
-	kernel/json.c kernel/rwlock.c kernel/spinlock.c mm/page.c mm/pmm.c mm/pt.c
+HOST_LIB_SRCS := arch/x86_64/acpi.c arch/x86_64/console.c lib/errno.c lib/format.c lib/parse.c lib/stats.c kernel/cmdline.c \
+	kernel/json.c kernel/percpu.c kernel/rwlock.c kernel/spinlock.c mm/fault.c mm/fork.c mm/mapping.c mm/mm.c mm/page.c mm/pagemap.c mm/pmm.c mm/pt.c \
+	mm/pt_leaf.c mm/swap.c mm/swap_check.c mm/swap_cluster.c mm/swap_free.c mm/swapdev.c mm/tlb.c
 
 KERNEL_ALL_SRCS := $(BOOT_SRCS) $(ARCH_SRCS) $(KERNEL_SRCS) $(LIB_SRCS) $(MM_SRCS) \
 	$(BENCH_SRCS) $(TEST_COMMON_SRCS) $(TEST_KERNEL_SRCS)
@@ -126,6 +130,44 @@ $(O)/mmlab.elf: $(KOBJS) $(O)/ksyms.o linker.ld
 $(O)/mmlab.iso: $(O)/mmlab.elf boot/grub.cfg tools/mkiso.sh
 	$(quiet) ISO $@
 	$(Q)sh tools/mkiso.sh $@ $(O)/mmlab.elf boot/grub.cfg
+
+# ---- network boot ------------------------------------------------------------
+# $(TFTP) is a TFTP root: GRUB for BIOS PXE (boot/grub/i386-pc/core.0) and for
+# UEFI PXE (boot/grub/x86_64-efi/core.efi), both sourcing one boot/grub/grub.cfg
+# (the ISO's menu), which loads /boot/mmlab.elf over TFTP. NETBOOT_TIMEOUT is
+# the menu's countdown in seconds (0: boot at once; LAVA needs time to stop
+# it, see docs/lab.md). docs/lab.md.
+
+TFTP := $(O)/tftp
+GRUB_LIB ?= /usr/lib/grub
+NETBOOT_TIMEOUT ?= 0
+NETBOOT_CORES := $(TFTP)/boot/grub/i386-pc/core.0 $(TFTP)/boot/grub/x86_64-efi/core.efi
+
+.PHONY: netboot
+netboot: $(NETBOOT_CORES) $(TFTP)/boot/grub/grub.cfg $(TFTP)/boot/mmlab.elf
+
+# The platform is the core image's folder name. One grub-mknetdir at a time:
+# both write the shared fonts/ and locale/.
+$(TFTP)/boot/grub/x86_64-efi/core.efi: $(TFTP)/boot/grub/i386-pc/core.0
+$(NETBOOT_CORES): Makefile
+	$(quiet) NETDIR $@
+	@mkdir -p $(TFTP)
+	$(Q)grub-mknetdir --net-directory=$(TFTP) --subdir=boot/grub \
+		-d $(GRUB_LIB)/$(notdir $(@D)) >/dev/null
+
+$(TFTP)/boot/grub/grub.cfg: boot/grub.cfg $(NETBOOT_CORES) $(O)/netboot-timeout.stamp
+	$(Q)sed 's/^set timeout=0$$/set timeout=$(NETBOOT_TIMEOUT)/' boot/grub.cfg > $@
+	$(Q)grep -q '^set timeout=$(NETBOOT_TIMEOUT)$$' $@ || \
+		{ echo "error: no 'set timeout=0' line in boot/grub.cfg" >&2; rm -f $@; exit 1; }
+
+# Rewrites grub.cfg only when NETBOOT_TIMEOUT changes.
+$(O)/netboot-timeout.stamp: FORCE
+	@mkdir -p $(@D)
+	@echo '$(NETBOOT_TIMEOUT)' | cmp -s - $@ || echo '$(NETBOOT_TIMEOUT)' > $@
+
+$(TFTP)/boot/mmlab.elf: $(O)/mmlab.elf
+	@mkdir -p $(@D)
+	$(Q)cp $< $@
 
 # ---- host unit tests ---------------------------------------------------------
 

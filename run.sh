@@ -10,7 +10,7 @@ O=${O:-$here/build}
 PYTHON=${PYTHON:-python3}
 
 accel=auto smp="" mem=1G firmware=bios boot=iso machine=pc mode=bench bench=""
-results="" timeout_s="" quiet=0 compare=() extra=()
+results="" timeout_s="" quiet=0 compare=() extra=() spcr="" qemu_extra=()
 
 usage() {
 	cat <<'USAGE'
@@ -26,8 +26,13 @@ writes results/<date-time>/: serial.log, results.json, table.txt, plots/.
   --mem SIZE             guest memory, e.g. 512M, 4G (default 1G)
   --firmware bios|uefi   SeaBIOS or OVMF (default bios)
   --boot iso|kernel|pxe  GRUB ISO, QEMU -kernel (multiboot1; fastest), or
-                         network boot (default iso)
+                         PXE: GRUB from a per-run TFTP tree (make netboot)
+                         through QEMU's DHCP/TFTP server (default iso)
   --machine pc|q35       QEMU machine type (default pc)
+  --spcr UART            give the guest an ACPI SPCR table naming UART as the
+                         firmware console: ttyS0, ttyS1, io:PORT, mmio32:ADDR
+  --qemu-arg ARG         one more QEMU argument (repeatable), e.g.
+                         --qemu-arg -machine --qemu-arg hpet=off
   --selftest             run the KTAP self-tests instead of benchmarks
   --bench LIST           comma-separated benchmarks (default: all)
   --results DIR          results folder (default results/<date-time>)
@@ -36,6 +41,9 @@ writes results/<date-time>/: serial.log, results.json, table.txt, plots/.
   --compare A B          compare two results folders (or serial logs)
   --help                 this text
   -- WORDS               extra kernel command-line words (key=value)
+
+serial.log records the UART the kernel writes to: console= from the kernel
+words if given, else the one --spcr names (ttyS0 or ttyS1), else ttyS0.
 
 Exit status: 0 passed, 1 failed or crashed, 2 usage error, 3 hung/timed out.
 USAGE
@@ -55,6 +63,8 @@ parse_args() {
 		--firmware) need_arg "$@"; firmware=$2; shift ;;
 		--boot) need_arg "$@"; boot=$2; shift ;;
 		--machine) need_arg "$@"; machine=$2; shift ;;
+		--spcr) need_arg "$@"; spcr=$2; shift ;;
+		--qemu-arg) need_arg "$@"; qemu_extra+=("$2"); shift ;;
 		--selftest) mode=selftest ;;
 		--bench) need_arg "$@"; bench=$2; shift ;;
 		--results) need_arg "$@"; results=$2; shift ;;
@@ -75,6 +85,8 @@ check_args() {
 	case $firmware in bios|uefi) ;; *) die_usage "bad --firmware '$firmware' (bios|uefi)" ;; esac
 	case $boot in iso|kernel|pxe) ;; *) die_usage "bad --boot '$boot' (iso|kernel|pxe)" ;; esac
 	case $machine in pc|q35) ;; *) die_usage "bad --machine '$machine' (pc|q35)" ;; esac
+	[ -z "$spcr" ] || [[ $spcr =~ ^(ttyS[01]|io:0x[0-9a-fA-F]+|mmio(8|32):0x[0-9a-fA-F]+)$ ]] ||
+		die_usage "bad --spcr '$spcr' (ttyS0, ttyS1, io:0xPORT, mmio8:0xADDR or mmio32:0xADDR)"
 	[ -z "$smp" ] || [[ $smp =~ ^[1-9][0-9]*$ ]] || die_usage "bad --smp '$smp' (a CPU count)"
 	[[ $mem =~ ^[1-9][0-9]*[MG]$ ]] || die_usage "bad --mem '$mem' (e.g. 512M or 4G)"
 	[ -z "$timeout_s" ] || [[ $timeout_s =~ ^[1-9][0-9]*$ ]] || die_usage "bad --timeout '$timeout_s' (seconds)"
@@ -123,8 +135,10 @@ install_missing() {
 }
 
 build() {
+	local targets=(all)
+	[ "$boot" = pxe ] && targets+=(netboot)
 	say "building"
-	make -C "$here" -s O="$O" all >&2 || { echo "run.sh: build failed" >&2; exit 1; }
+	make -C "$here" -s O="$O" "${targets[@]}" >&2 || { echo "run.sh: build failed" >&2; exit 1; }
 }
 
 # ---- accelerator -------------------------------------------------------------
@@ -138,6 +152,10 @@ pick_accel() {
 	kvm)
 		kvm_usable || { echo "run.sh: --accel kvm but /dev/kvm is missing or not usable" >&2; exit 2; }
 		kvm_hardware || say "warning: the host CPU shows no vmx/svm: this KVM is nested and emulated (slower than TCG)"
+		if [ "$boot" = pxe ] && ! kvm_hardware; then
+			say "warning: PXE under an emulated KVM is known to fail (BIOS: iPXE resets the VM;" \
+				"UEFI: OVMF stops with an emulation failure); expect exit status 1 or 3, use --accel tcg"
+		fi
 		say "accelerator: KVM (asked for)" ;;
 	auto)
 		if kvm_usable && kvm_hardware; then
@@ -162,9 +180,9 @@ kernel_cmdline() {
 	echo "${words[*]}"
 }
 
-make_run_iso() {
-	local cfg=$results/grub.cfg
-	cat > "$cfg" <<CFG
+# The run's GRUB menu: one entry with the run's command line, messages on COM1.
+write_grub_cfg() {
+	cat > "$1" <<CFG
 serial --unit=0 --speed=115200
 terminal_input serial console
 terminal_output serial console
@@ -175,8 +193,71 @@ menuentry "mmlab run" {
 	boot
 }
 CFG
-	sh "$here/tools/mkiso.sh" "$results/mmlab.iso" "$O/mmlab.elf" "$cfg" ||
+}
+
+make_run_iso() {
+	write_grub_cfg "$results/grub.cfg"
+	sh "$here/tools/mkiso.sh" "$results/mmlab.iso" "$O/mmlab.elf" "$results/grub.cfg" ||
 		{ echo "run.sh: making the ISO failed" >&2; exit 1; }
+}
+
+# The run's TFTP root: GRUB from $O/tftp (hard links when the file system
+# allows), a copy of the kernel, and the run's own grub.cfg (a new file, never
+# written through a link into the shared tree).
+make_run_tftp() {
+	local tftp=$results/tftp d
+	rm -rf "$tftp"
+	mkdir -p "$tftp/boot/grub" || { echo "run.sh: cannot create $tftp" >&2; exit 1; }
+	for d in i386-pc x86_64-efi fonts locale; do
+		[ -d "$O/tftp/boot/grub/$d" ] || continue
+		cp -rl "$O/tftp/boot/grub/$d" "$tftp/boot/grub/" 2>/dev/null ||
+			cp -r "$O/tftp/boot/grub/$d" "$tftp/boot/grub/" ||
+			{ echo "run.sh: copying the netboot tree failed" >&2; exit 1; }
+	done
+	cp "$O/mmlab.elf" "$tftp/boot/mmlab.elf"
+	write_grub_cfg "$tftp/boot/grub/grub.cfg"
+}
+
+# QEMU's user network answers DHCP with the boot file and serves $tftp
+# (restrict=on: the guest reaches nothing beyond QEMU's own services). Under
+# BIOS the e1000's iPXE ROM loads GRUB's core.0; under OVMF, bootindex=0
+# makes the NIC the first boot option.
+pxe_args() {
+	local tftp=$results/tftp
+	make_run_tftp
+	if [ "$firmware" = uefi ]; then
+		args+=(-netdev "user,id=n0,restrict=on,tftp=$tftp,bootfile=boot/grub/x86_64-efi/core.efi"
+			-device virtio-net-pci,netdev=n0,bootindex=0)
+	else
+		args+=(-netdev "user,id=n0,restrict=on,tftp=$tftp,bootfile=boot/grub/i386-pc/core.0"
+			-device e1000,netdev=n0 -boot n)
+	fi
+}
+
+# Which UART the kernel will write to (0: COM1, 1: COM2), by its own rule:
+# console= if given, else the firmware's SPCR console, else COM1.
+console_unit() {
+	local w unit=0
+	[ "$spcr" = ttyS1 ] && unit=1
+	for w in "${extra[@]+"${extra[@]}"}"; do
+		case $w in console=ttyS0) unit=0 ;; console=ttyS1) unit=1 ;; esac
+	done
+	echo "$unit"
+}
+
+# The serial ports: serial.log on the console's UART; with the console on
+# COM2, COM1 (where GRUB writes) goes to com1.log. --spcr adds the table.
+serial_args() {
+	if [ "$(console_unit)" = 1 ]; then
+		args+=(-serial "file:$results/com1.log" -serial chardev:con)
+	else
+		args+=(-serial chardev:con)
+	fi
+	if [ -n "$spcr" ]; then
+		"$PYTHON" "$here/tools/mkspcr.py" "$spcr" "$results/spcr.bin" ||
+			{ echo "run.sh: making the SPCR table failed" >&2; exit 1; }
+		args+=(-acpitable "file=$results/spcr.bin")
+	fi
 }
 
 qemu_args() {
@@ -184,17 +265,19 @@ qemu_args() {
 	[ "$accel" = kvm ] && cpu=host,-arch-capabilities
 	args=(-machine "$machine,accel=$accel" -cpu "$cpu" -smp "$smp" -m "$mem"
 		-display none -monitor none -no-reboot
-		-chardev "file,id=con,path=$results/serial.log" -serial chardev:con
+		-chardev "file,id=con,path=$results/serial.log"
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04)
+	serial_args
 	if [ "$firmware" = uefi ]; then
 		cp /usr/share/OVMF/OVMF_VARS_4M.fd "$results/OVMF_VARS.fd"
 		args+=(-drive "if=pflash,format=raw,unit=0,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd"
 			-drive "if=pflash,format=raw,unit=1,file=$results/OVMF_VARS.fd")
 	fi
+	args+=("${qemu_extra[@]+"${qemu_extra[@]}"}")
 	case $boot in
 	iso) make_run_iso; args+=(-cdrom "$results/mmlab.iso" -boot d) ;;
 	kernel) args+=(-kernel "$O/mmlab.elf" -append "$cmdline") ;;
-	pxe) echo "run.sh: --boot pxe needs the netboot tree (make netboot), which this build does not have yet" >&2; exit 2 ;;
+	pxe) pxe_args ;;
 	esac
 }
 
@@ -235,6 +318,9 @@ decode_status() {
 	if grep -qE 'KVM internal error|emulation failure' "$results/qemu.log" 2>/dev/null; then
 		verdict="KVM could not run the guest: $(grep -m1 -E 'KVM internal error|emulation failure' "$results/qemu.log")"
 		rc=3
+	fi
+	if [ "$boot" = pxe ] && [ "$accel" = kvm ] && [ "$rc" != 0 ] && ! kvm_hardware; then
+		verdict="$verdict; PXE under an emulated KVM is known to fail: use --accel tcg"
 	fi
 }
 

@@ -29,10 +29,14 @@
 #define BENCH_BARRIER_TIMEOUT_MS 120000
 #define BENCH_EMPTY_LOOPS 1000
 
-extern const struct bench bench_ipi;
+extern const struct bench bench_ipi, bench_tlb, bench_pin, bench_pagemap, bench_faultlock;
 
 static const struct bench *const benches[] = {
 	&bench_ipi,
+	&bench_tlb,
+	&bench_pin,
+	&bench_pagemap,
+	&bench_faultlock,
 };
 
 static const char *names[ARRAY_SIZE(benches) + 1];
@@ -49,11 +53,13 @@ struct run_state {
 	u32 total_runs, timed_runs;
 	u32 workers_left;
 	u64 elapsed[MAX_CPUS];
+	u64 elapsed2[MAX_CPUS];
 };
 
 static struct run_state rs;
 static u64 empty_loop_cycles;
 static u64 values[BENCH_MAX_RUNS];
+static u64 values2[BENCH_MAX_RUNS];
 static u64 counter_sum[PCPU_NR_COUNTERS];
 static char line[2048];
 static bool results_as_diagnostics;
@@ -164,6 +170,10 @@ static void bench_loop(unsigned idx)
 		c->b->run(c, idx);
 		t1 = arch_tsc_read();
 		rs.elapsed[idx] = t1 - t0;
+		if (c->b->run_phase2) {
+			c->b->run_phase2(c, idx);
+			rs.elapsed2[idx] = arch_tsc_read() - t1;
+		}
 		if (!barrier_wait(&rs.end, n))
 			return;
 		if (idx == 0) {
@@ -183,13 +193,13 @@ static void bench_worker(void *arg)
 	atomic_sub_return(&rs.workers_left, 1);
 }
 
-/* The run's time: the slowest CPU's, less the cost of timing nothing. */
-static u64 run_cycles(const struct bench_ctx *c)
+/* A phase's time: the slowest CPU's, less the cost of timing nothing. */
+static u64 run_cycles(const struct bench_ctx *c, const u64 *elapsed)
 {
 	u64 slowest = 0;
 
 	for (unsigned i = 0; i < (c->b->idle_targets ? 1 : c->ncpus); i++)
-		slowest = MAX(slowest, rs.elapsed[i]);
+		slowest = MAX(slowest, elapsed[i]);
 	return slowest > empty_loop_cycles ? slowest - empty_loop_cycles : 1;
 }
 
@@ -219,7 +229,9 @@ static void bench_record_run(struct bench_ctx *c, u32 r)
 	c->runs_done = r + 1;
 	if (r < warmup)
 		return;
-	values[r - warmup] = metric_value(c, run_cycles(c));
+	values[r - warmup] = metric_value(c, run_cycles(c, rs.elapsed));
+	if (c->b->run_phase2)
+		values2[r - warmup] = metric_value(c, run_cycles(c, rs.elapsed2));
 	for (unsigned k = 0; k < PCPU_NR_COUNTERS; k++)
 		counter_sum[k] += c->counter_delta[k];
 }
@@ -318,6 +330,27 @@ static void json_counters(struct json *j, const struct bench_ctx *c, unsigned ru
 	json_object_end(j);
 }
 
+static void json_stats(struct json *j, const struct stats *st)
+{
+	json_fixed(j, "median", (s64)st->median, 3);
+	json_fixed(j, "min", (s64)st->min, 3);
+	json_fixed(j, "max", (s64)st->max, 3);
+	json_fixed(j, "mean", (s64)st->mean, 3);
+	json_fixed(j, "stddev", (s64)st->stddev, 3);
+}
+
+/* The second phase's statistics, as an object named after it. */
+static void json_phase2(struct json *j, const struct bench_ctx *c, unsigned runs)
+{
+	struct stats st2;
+
+	if (!c->b->run_phase2 || stats_compute(values2, runs, &st2))
+		return;
+	json_object_begin(j, c->b->phase2_name);
+	json_stats(j, &st2);
+	json_object_end(j);
+}
+
 static void print_result(const struct bench_ctx *c, const struct stats *st)
 {
 	const struct bench *b = c->b;
@@ -334,14 +367,13 @@ static void print_result(const struct bench_ctx *c, const struct stats *st)
 	json_u64(&j, "runs", st->n);
 	json_u64(&j, "warmup", rs.total_runs - rs.timed_runs);
 	json_u64(&j, "ops_per_run", c->ops);
-	json_fixed(&j, "median", (s64)st->median, 3);
-	json_fixed(&j, "min", (s64)st->min, 3);
-	json_fixed(&j, "max", (s64)st->max, 3);
-	json_fixed(&j, "mean", (s64)st->mean, 3);
-	json_fixed(&j, "stddev", (s64)st->stddev, 3);
+	json_stats(&j, st);
+	json_phase2(&j, c, st->n);
 	if (b->metric == BENCH_CYCLES_PER_OP)
 		json_fixed(&j, "median_ns", (s64)mul_div_u64(st->median, 1000000000u, arch_tsc_hz()), 3);
 	json_u64(&j, "tsc_hz", arch_tsc_hz());
+	if (b->report)
+		b->report(c, &j, st->median);
 	json_counters(&j, c, st->n);
 	if (json_end(&j) < 0)
 		printk("# WARN bench: result line too long for %s\n", b->name);
@@ -476,7 +508,7 @@ static void run_sweep(const struct bench *b, const unsigned *counts, unsigned nc
 	for (unsigned ci = 0; ci < b->ncases; ci++) {
 		c.bcase = &b->cases[ci];
 		for (unsigned k = 0; k < ncounts; k++) {
-			if (counts[k] < b->min_cpus)
+			if (counts[k] < b->min_cpus || (b->max_cpus && counts[k] > b->max_cpus))
 				continue;
 			c.ncpus = counts[k];
 			for (unsigned v = 0; v < b->nvariants; v++) {

@@ -38,6 +38,7 @@ struct bench_case {
 };
 
 struct bench_ctx;
+struct json;
 
 struct bench {
 	const char *name;
@@ -52,6 +53,7 @@ struct bench {
 	unsigned ncases;
 	enum bench_metric metric;
 	unsigned min_cpus;             /* smaller CPU counts of the sweep are skipped */
+	unsigned max_cpus;             /* larger ones too (0: no limit) */
 	/*
 	 * Only CPU index 0 runs the loop; the other participating CPUs stay in
 	 * their idle loop (halted, interrupts on) and take part by answering
@@ -69,8 +71,20 @@ struct bench {
 	void (*prepare_cpu)(struct bench_ctx *c, unsigned idx);
 	/* Every participating CPU, @idx 0..c->ncpus-1, interrupts on: the timed work. */
 	void (*run)(struct bench_ctx *c, unsigned idx);
+	/*
+	 * Optional second timed phase right after run() on each CPU (gup_test's
+	 * "put" after "get"), reported as the object named @phase2_name with
+	 * its own statistics in the same metric.
+	 */
+	void (*run_phase2)(struct bench_ctx *c, unsigned idx);
+	const char *phase2_name;
 	/* Boot CPU, after every run: check invariants (counts, contents). Optional. */
 	int (*verify)(struct bench_ctx *c);
+	/*
+	 * Boot CPU, after a passed case: adds fields of its own to the BENCH
+	 * line (@median: the metric's median, in thousandths). Optional.
+	 */
+	void (*report)(const struct bench_ctx *c, struct json *j, u64 median);
 	/* Boot CPU: free what setup allocated. Optional. */
 	void (*teardown)(struct bench_ctx *c);
 };

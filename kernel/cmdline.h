@@ -23,6 +23,8 @@ enum opt_mode { OPT_MODE_BENCH, OPT_MODE_SELFTEST, OPT_MODE_COUNT };
 enum opt_format { OPT_FORMAT_JSON, OPT_FORMAT_LAVA, OPT_FORMAT_COUNT };
 enum opt_console { OPT_CONSOLE_TTYS0, OPT_CONSOLE_TTYS1, OPT_CONSOLE_COUNT };
 enum opt_apic { OPT_APIC_AUTO, OPT_APIC_XAPIC, OPT_APIC_X2APIC, OPT_APIC_COUNT };
+/* tsc_calibrate=: auto tries CPUID, the hypervisor leaf, the PIT, then the HPET. */
+enum opt_tsc_calibrate { OPT_TSC_AUTO, OPT_TSC_PIT, OPT_TSC_HPET, OPT_TSC_COUNT };
 /* crash=: a deliberate failure after the header, to test failure paths (kernel/crash.c). */
 enum opt_crash {
 	OPT_CRASH_NONE,
@@ -61,6 +63,8 @@ struct options {
 	u32 swap_mb;		       /* swap_mb=: swap device size */
 	u32 swapfree_mb;	       /* swapfree_mb=: memory the swapfree bench unmaps */
 	enum opt_crash crash;	       /* crash=none|ud|de|pf|gp|panic|hang */
+	enum opt_tsc_calibrate tsc_calibrate; /* tsc_calibrate=auto|pit|hpet */
+	u32 ap_nostart;		       /* ap_nostart=N: the last N APs get no INIT/SIPI (test hook) */
 	u64 given;		       /* bit i: table key i was on the line */
 };
 

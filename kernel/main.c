@@ -56,7 +56,7 @@ void kmain(u32 magic, paddr_t info)
 
 	options_set_defaults(&options);
 	opt_err = cmdline_parse(boot_info.cmdline, run_bench_names(), &options, err, sizeof(err));
-	console_ok = arch_early_init(opt_err ? 0 : options.console);
+	console_ok = arch_early_init(opt_err ? NULL : &options);
 	if (!console_ok)
 		stop("usage", EXIT_USAGE, "no UART answers at the port console= names");
 	if (boot_err) {

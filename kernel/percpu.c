@@ -18,6 +18,15 @@ static const char *const counter_names[PCPU_NR_COUNTERS] = {
 	[PCPU_TLB_FLUSH_ONE] = "tlb_flush_one",
 	[PCPU_TLB_FLUSH_ALL] = "tlb_flush_all",
 	[PCPU_PAGE_FAULTS] = "page_faults",
+	[PCPU_TLB_SHOOTDOWNS] = "tlb_shootdowns",
+	[PCPU_PIN_FLAG_WRITES] = "pin_flag_writes",
+	[PCPU_PAGEMAP_LOOKUPS] = "pagemap_lookups",
+	[PCPU_PAGEMAP_REFS] = "pagemap_refs",
+	[PCPU_MAPPING_LOCKS] = "mapping_locks",
+	[PCPU_SWAP_CLUSTER_LOCKS] = "swap_cluster_locks",
+	[PCPU_SWAP_DEVICE_LOCKS] = "swap_device_locks",
+	[PCPU_SWAP_SLOTS_FREED] = "swap_slots_freed",
+	[PCPU_SWAP_BATCH_FALLBACKS] = "swap_batch_fallbacks",
 };
 
 u64 percpu_counter_read(unsigned cpu, enum pcpu_counter c)

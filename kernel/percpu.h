@@ -23,6 +23,15 @@ enum pcpu_counter {
 	PCPU_TLB_FLUSH_ONE,	/* single-page invalidations */
 	PCPU_TLB_FLUSH_ALL,	/* full (non-global) flushes */
 	PCPU_PAGE_FAULTS,	/* page faults handled */
+	PCPU_TLB_SHOOTDOWNS,	/* shootdown rounds this CPU initiated (one IPI wave each) */
+	PCPU_PIN_FLAG_WRITES,	/* writes to an mm's shared has_pinned flag */
+	PCPU_PAGEMAP_LOOKUPS,	/* device pagemap tree lookups */
+	PCPU_PAGEMAP_REFS,	/* device pagemap references taken */
+	PCPU_MAPPING_LOCKS,	/* mapping rwlock acquisitions on the fault path */
+	PCPU_SWAP_CLUSTER_LOCKS,   /* swap cluster lock acquisitions (mm/swap_internal.h) */
+	PCPU_SWAP_DEVICE_LOCKS,	   /* swap device lock acquisitions */
+	PCPU_SWAP_SLOTS_FREED,	   /* swap slots returned to their cluster */
+	PCPU_SWAP_BATCH_FALLBACKS, /* batched swap frees that fell back to one slot at a time */
 	PCPU_NR_COUNTERS,
 };
 
@@ -45,6 +54,20 @@ struct smp_work {
 	void *arg;
 };
 
+/*
+ * Swap allocation hints (mm/swap_cluster.c): for each swap device and run
+ * order, the slot offset + 1 where this CPU allocates next (0: none), so each
+ * CPU keeps to its own cluster. A hint is only a guess, checked under the
+ * cluster lock; gen drops hints left from an earlier device of the same
+ * index. mm/swap.h asserts that its limits fit these.
+ */
+#define PCPU_SWAP_DEVS 4
+#define PCPU_SWAP_ORDERS 10
+struct pcpu_swap {
+	u32 next[PCPU_SWAP_DEVS][PCPU_SWAP_ORDERS];
+	u32 gen[PCPU_SWAP_DEVS]; /* the swap_on() generation the hints belong to */
+};
+
 struct percpu {
 	struct percpu *self; /* offset 0: this_cpu() reads %gs:0 */
 	unsigned cpu_id;
@@ -53,6 +76,7 @@ struct percpu {
 	unsigned irq_depth;
 	void *mm; /* the address space loaded on this CPU (struct mm) */
 	u64 counters[PCPU_NR_COUNTERS];
+	struct pcpu_swap swap; /* written only by this CPU */
 	struct smp_work work;
 	struct smp_call_desc call;
 	struct smp_mailbox mailbox;

@@ -32,6 +32,7 @@ static __noreturn void run_selftests(const struct options *opt)
 {
 	struct ktest_totals tot = { 0 };
 
+	ktest_set_lava(opt->format == OPT_FORMAT_LAVA);
 	ktest_run_all(opt->ktest[0] ? opt->ktest : NULL, &tot);
 	report_count(tot.passed, tot.failed, tot.skipped);
 	if (tot.passed + tot.failed + tot.skipped == 0) {

@@ -10,6 +10,7 @@ static const char *const errno_names[] = {
 	[ENOENT] = "ENOENT",
 	[EIO] = "EIO",
 	[E2BIG] = "E2BIG",
+	[EAGAIN] = "EAGAIN",
 	[ENOMEM] = "ENOMEM",
 	[EFAULT] = "EFAULT",
 	[EBUSY] = "EBUSY",

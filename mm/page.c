@@ -26,14 +26,15 @@ static bool page_is_large_head(const struct page *p)
 	return page_test_flags(p, PG_HEAD) && p->order > 0;
 }
 
-int page_pin(struct page *p)
+int page_pin_nr(struct page *p, u32 nr)
 {
 	bool large = page_is_large_head(p);
-	s32 add = large ? 1 : PIN_BIAS;
+	s32 add;
 	s32 old;
 
-	if (!page_test_flags(p, PG_HEAD))
+	if (!page_test_flags(p, PG_HEAD) || nr == 0 || nr > PAGE_REF_MAX / PIN_BIAS)
 		return -EINVAL;
+	add = large ? (s32)nr : (s32)nr * PIN_BIAS;
 	/*
 	 * Add first, check after: a concurrent pinner may overshoot for a moment,
 	 * but both back out, and atomics wrap rather than overflow.
@@ -44,8 +45,13 @@ int page_pin(struct page *p)
 		return old <= 0 ? -EINVAL : -EOVERFLOW;
 	}
 	if (large)
-		atomic_fetch_add(&p->pincount, 1);
+		atomic_fetch_add(&p->pincount, (s32)nr);
 	return 0;
+}
+
+int page_pin(struct page *p)
+{
+	return page_pin_nr(p, 1);
 }
 
 /* Decrements *@v by @n unless that would take it below @floor. */
@@ -65,14 +71,28 @@ static bool page_sub_above(s32 *v, s32 n, s32 floor)
 	}
 }
 
+int page_unpin_nr(struct page *p, u32 nr)
+{
+	if (nr == 0 || nr > PAGE_REF_MAX / PIN_BIAS)
+		return -EINVAL;
+	if (!page_is_large_head(p))
+		return page_sub_above(&p->refcount, (s32)nr * PIN_BIAS, 0) ? 0 : -EINVAL;
+	if (!page_sub_above(&p->pincount, (s32)nr, 0))
+		return -EINVAL;
+	atomic_fetch_sub(&p->refcount, (s32)nr);
+	return 0;
+}
+
 int page_unpin(struct page *p)
 {
-	if (!page_is_large_head(p))
-		return page_sub_above(&p->refcount, PIN_BIAS, 0) ? 0 : -EINVAL;
-	if (!page_sub_above(&p->pincount, 1, 0))
-		return -EINVAL;
-	atomic_fetch_sub(&p->refcount, 1);
-	return 0;
+	return page_unpin_nr(p, 1);
+}
+
+struct page *page_block_head(struct page *p)
+{
+	while (page_test_flags(p, PG_TAIL))
+		p--;
+	return p;
 }
 
 bool page_pinned(const struct page *p)

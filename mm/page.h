@@ -33,6 +33,7 @@
 #define PG_TAIL (1u << 4)     /* another frame of an allocated block of order > 0 */
 #define PG_FREED (1u << 5)    /* freed by page_free(), not allocated since */
 #define PG_PGTABLE (1u << 6)  /* a page-table page; priv counts its present entries */
+#define PG_DEVICE (1u << 7)   /* device memory (mm/pagemap.c): pins need its pagemap */
 #define PG_OWNER_SHIFT 16
 
 #define PIN_BIAS 1024
@@ -220,6 +221,16 @@ int page_pin(struct page *p);
 
 /* Drops one pin taken by page_pin(). Returns 0, or -EINVAL if @p had none. */
 int page_unpin(struct page *p);
+
+/*
+ * @nr pins (or drops) in one atomic step: how a large page covering @nr
+ * of the pages one call pins is pinned once per call. Same returns.
+ */
+int page_pin_nr(struct page *p, u32 nr);
+int page_unpin_nr(struct page *p, u32 nr);
+
+/* The head of the allocated block @p belongs to (@p itself for an order-0 frame). */
+struct page *page_block_head(struct page *p);
 
 /* True when the block headed by @p may be pinned (see PIN_BIAS above). */
 bool page_pinned(const struct page *p);

@@ -589,3 +589,16 @@ void pmm_inject_fail(u32 skip, u32 count)
 	atomic_store_relaxed(&pmm_inject_count, count);
 	spin_unlock_irqrestore(&pmm_lock, flags);
 }
+
+int page_split(struct page *head)
+{
+	unsigned order = head->order;
+
+	if (!page_test_flags(head, PG_HEAD) || page_ref_count(head) != 1 || page_mapcount(head))
+		return -EINVAL;
+	/* Tails first: until the head changes, the block still reads as one. */
+	for (u64 i = 1; i < (1ull << order); i++)
+		head[i] = (struct page){ .flags = PG_HEAD, .refcount = 1, .order = 0 };
+	head->order = 0;
+	return 0;
+}

@@ -101,6 +101,13 @@ struct page *page_alloc(unsigned order, unsigned flags);
  */
 int page_free(struct page *page, unsigned order);
 
+/*
+ * Turns the allocated block headed by @head (refcount 1, unmapped) into
+ * 2^order blocks of order 0, each with refcount 1, to be used and freed one
+ * by one (device memory is set aside so). Returns 0 or -EINVAL.
+ */
+int page_split(struct page *head);
+
 /* Returns every frame in @cpu's cache to the buddy lists. Any CPU, any time. */
 void pmm_drain_cpu(unsigned cpu);
 

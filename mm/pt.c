@@ -1,39 +1,29 @@
 /*
- * x86-64 4-level page-table operations (see mm/pt.h). Each change runs in
- * two passes: the first walks the range without writing, checks it and
- * counts the table pages the second will need; those are allocated up front
- * into a pool, and the second pass then cannot fail. A table page's struct
- * page holds its number of present entries in priv, so an emptied table
- * is noticed without scanning it.
+ * x86-64 4-level page-table range operations (see mm/pt.h). Each change
+ * runs in two passes: the first walks the range without writing, checks it
+ * and counts the table pages the second will need; those are allocated up
+ * front into a pool, and the second pass then cannot fail. A table page's
+ * struct page holds its number of non-zero entries in priv, so an emptied
+ * table is noticed without scanning it. Single-entry operations for the
+ * fault path are in mm/pt_leaf.c.
  *
  * Locking: none here; the caller serialises calls on a root (mm/pt.h).
  */
 #include "mm/pt.h"
 #include "errno.h"
 #include "kernel/panic.h"
-#include "lib/atomic.h"
-#include "mm/page.h"
 #include "mm/pmm.h"
+#include "mm/pt_internal.h"
 #include <arch/arch.h>
-#include <arch/pte.h>
-
-/* Bits a protection controls; the rest (address, A, D, PS, PAT) are kept. */
-#define PTE_PROT_MASK (PTE_P | PTE_RW | PTE_US | PTE_PWT | PTE_PCD | PTE_G | PTE_NX)
-/* Non-leaf entries allow everything: the leaf alone decides (SDM Vol. 3A 4.6). */
-#define PTE_TABLE (PTE_P | PTE_RW | PTE_US)
-#define PT_USER_TOP 0x0000800000000000ull
-#define PT_KERNEL_BOTTOM 0xffff800000000000ull
-#define PT_PHYS_LAST ((1ull << 52) - 1)
-/* In an adopted table's entry count: several entries point to it, so it is never unlinked. */
-#define PT_SHARED_TABLE (1ull << 63)
 
 enum pt_kind { PT_OP_MAP, PT_OP_UNMAP, PT_OP_PROTECT };
 
 /* One change in progress. */
 struct pt_op {
 	enum pt_kind kind;
-	int leaf;   /* map: level of the new leaves */
-	vaddr_t va; /* map: start of the range, mapped to @pa */
+	int leaf;      /* map: level of the new leaves */
+	bool populate; /* map: only the tables such leaves need, no leaves */
+	vaddr_t va;    /* map: start of the range, mapped to @pa */
 	paddr_t pa;
 	pte_t bits;	       /* map, protect: PTE_PROT_MASK bits to set */
 	struct page_list pool; /* tables allocated by the first pass */
@@ -45,87 +35,9 @@ static u64 pt_tables_in_use;
 
 /* helpers */
 
-static pte_t *pt_table(paddr_t pa)
+void pt_tables_account(s64 delta)
 {
-	return phys_to_virt(pa);
-}
-
-static pte_t pt_get(const pte_t *t, unsigned i)
-{
-	return atomic_load_relaxed(&t[i]);
-}
-
-/* Release: a new table's zeroed contents are visible before the entry that links it. */
-static void pt_set(pte_t *t, unsigned i, pte_t e)
-{
-	atomic_store_release(&t[i], e);
-}
-
-/* Last address of the level-@level entry that holds @va, but not past @last. */
-static vaddr_t pt_span_last(vaddr_t va, int level, vaddr_t last)
-{
-	vaddr_t end = va | (PTE_LEVEL_SIZE(level) - 1);
-
-	return MIN(end, last);
-}
-
-static bool pt_canonical(vaddr_t va)
-{
-	return va < PT_USER_TOP || va >= PT_KERNEL_BOTTOM;
-}
-
-/* A non-empty range, aligned to @align, inside one half of the address space. */
-static int pt_check_range(vaddr_t va, u64 len, u64 align)
-{
-	vaddr_t last = va + len - 1;
-
-	if (!len || !IS_ALIGNED(va, align) || !IS_ALIGNED(len, align) || last < va)
-		return -EINVAL;
-	if (!pt_canonical(va) || (va >> 47) != (last >> 47))
-		return -EINVAL;
-	return 0;
-}
-
-/* The one place protections become PTE bits; PROT_EXEC is the absence of NX. */
-static const struct {
-	unsigned prot;
-	pte_t bits;
-} pt_prot_bits[] = {
-	{ PROT_WRITE, PTE_RW },
-	{ PROT_USER, PTE_US },
-	{ PROT_GLOBAL, PTE_G },
-	{ PROT_NOCACHE, PTE_PCD | PTE_PWT },
-};
-
-static pte_t pt_prot_to_pte(unsigned prot)
-{
-	pte_t e = PTE_P;
-	unsigned i;
-
-	for (i = 0; i < ARRAY_SIZE(pt_prot_bits); i++)
-		if (prot & pt_prot_bits[i].prot)
-			e |= pt_prot_bits[i].bits;
-	if (!(prot & PROT_EXEC) && pt_nx_enabled)
-		e |= PTE_NX;
-	return e;
-}
-
-static unsigned pt_pte_to_prot(pte_t e)
-{
-	unsigned prot = PROT_READ;
-	unsigned i;
-
-	for (i = 0; i < ARRAY_SIZE(pt_prot_bits); i++)
-		if (e & pt_prot_bits[i].bits)
-			prot |= pt_prot_bits[i].prot;
-	if (!(e & PTE_NX))
-		prot |= PROT_EXEC;
-	return prot;
-}
-
-static bool pt_prot_valid(unsigned prot)
-{
-	return (prot & PROT_READ) && !(prot & ~(unsigned)PROT_ALL);
+	atomic_fetch_add(&pt_tables_in_use, (u64)delta);
 }
 
 /* table pages */
@@ -138,7 +50,7 @@ static struct page *pt_table_alloc(void)
 		return NULL;
 	page_set_flags(p, PG_PGTABLE);
 	p->priv = 0;
-	atomic_inc(&pt_tables_in_use);
+	pt_tables_account(1);
 	return p;
 }
 
@@ -149,7 +61,7 @@ static void pt_table_free(struct page *p)
 	/* An adopted boot table lives in the kernel image: forget it, do not free it. */
 	if (!page_test_flags(p, PG_RESERVED))
 		page_free(p, 0);
-	atomic_dec(&pt_tables_in_use);
+	pt_tables_account(-1);
 }
 
 static int pt_pool_fill(struct pt_op *op, u64 n)
@@ -239,45 +151,28 @@ static pte_t pt_split(struct pt_op *op, pte_t *t, unsigned i, int level)
 	return e;
 }
 
-/* The leaf mapping @va, if any: its level and entry. */
-static bool pt_find(paddr_t root, vaddr_t va, int *level, pte_t *e)
-{
-	paddr_t table = root;
-	int l;
-
-	for (l = PTE_LEVELS; l >= 1; l--) {
-		pte_t x = pt_get(pt_table(table), PTE_INDEX(va, l));
-
-		if (!pte_present(x))
-			return false;
-		if (pte_is_leaf(x, l)) {
-			*level = l;
-			*e = x;
-			return true;
-		}
-		table = pte_addr(x, l);
-	}
-	return false;
-}
-
 /* gather */
 
 void pt_gather_init(struct pt_gather *g, pt_flush_fn *flush, void *arg)
 {
-	*g = (struct pt_gather){ .start = ~0ull, .last = 0, .flush = flush, .arg = arg };
+	g->start = ~0ull;
+	g->last = 0;
+	g->global = false;
+	g->nr_tables = g->nr_pages = 0;
+	g->unmapped = g->swap_cleared = g->flushes = 0;
+	g->flush = flush;
+	g->arg = arg;
+	g->release = NULL;
+	g->swap_free = NULL;
 }
 
-static void pt_flush_local(struct pt_gather *g)
+void pt_flush_local_range(vaddr_t start, vaddr_t last, bool global)
 {
-	u64 pages, n;
+	u64 pages = start > last ? ~0ull : ((last - start) >> PAGE_SHIFT) + 1;
+	u64 n;
 
-	if (g->start > g->last) {
-		arch_tlb_flush_all();
-		return;
-	}
-	pages = ((g->last - g->start) >> PAGE_SHIFT) + 1;
 	if (pages > PT_FLUSH_ONE_MAX) {
-		if (g->global)
+		if (global)
 			arch_tlb_flush_everything();
 		else
 			arch_tlb_flush_all();
@@ -285,7 +180,12 @@ static void pt_flush_local(struct pt_gather *g)
 	}
 	/* INVLPG also drops every paging-structure cache entry (SDM Vol. 3A 4.10.4.1). */
 	for (n = 0; n < pages; n++)
-		arch_tlb_flush_one(g->start + (n << PAGE_SHIFT));
+		arch_tlb_flush_one(start + (n << PAGE_SHIFT));
+}
+
+static void pt_flush_local(struct pt_gather *g)
+{
+	pt_flush_local_range(g->start, g->last, g->global);
 }
 
 void pt_gather_finish(struct pt_gather *g)
@@ -298,7 +198,9 @@ void pt_gather_finish(struct pt_gather *g)
 	}
 	for (i = 0; i < g->nr_tables; i++)
 		pt_table_free(g->tables[i]);
-	g->nr_tables = 0;
+	for (i = 0; i < g->nr_pages; i++)
+		g->release(g, g->pages[i]);
+	g->nr_tables = g->nr_pages = 0;
 	g->start = ~0ull;
 	g->last = 0;
 	g->global = false;
@@ -318,6 +220,23 @@ static void pt_gather_table(struct pt_gather *g, struct page *p)
 	g->tables[g->nr_tables++] = p;
 }
 
+/* The frame a removed 4 KiB leaf @old mapped, for g->release; its range is gathered already. */
+static void pt_gather_page(struct pt_gather *g, pte_t old)
+{
+	u64 pfn = pte_addr(old, 1) >> PAGE_SHIFT;
+
+	if (!g->release || !pfn_valid(pfn))
+		return;
+	/*
+	 * Flush when a page does not fit, not when the batch becomes full: a
+	 * table emptied by this last page then still joins this batch, and an
+	 * unmap of n * PT_GATHER_PAGES pages costs exactly n flush rounds.
+	 */
+	if (g->nr_pages == PT_GATHER_PAGES)
+		pt_gather_finish(g);
+	g->pages[g->nr_pages++] = pfn_to_page(pfn);
+}
+
 /* map */
 
 /* Tables an empty subtree needs to hold leaves at level @leaf for [va, last], from @level down. */
@@ -330,22 +249,29 @@ static u64 pt_tables_for(vaddr_t va, vaddr_t last, int level, int leaf)
 	return n;
 }
 
-/* First pass of pt_map(): -EEXIST if anything is mapped, else adds the tables needed to *@need. */
-static int pt_map_count(paddr_t table, int level, vaddr_t va, vaddr_t last, int leaf, u64 *need)
+/*
+ * First pass of pt_map() and pt_populate(): -EEXIST if anything is mapped
+ * (populate: only a larger leaf counts), else adds the tables needed to *@need.
+ */
+static int pt_map_count(const struct pt_op *op, paddr_t table, int level, vaddr_t va,
+			vaddr_t last, u64 *need)
 {
 	pte_t *t = pt_table(table);
 
+	if (level == op->leaf && op->populate)
+		return 0;
 	for (;;) {
 		vaddr_t end = pt_span_last(va, level, last);
 		pte_t e = pt_get(t, PTE_INDEX(va, level));
 		int err = 0;
 
-		if (pte_present(e) && (level == leaf || pte_is_leaf(e, level)))
+		/* A swap entry (non-present, level 1) occupies its slot like a mapping. */
+		if (e && (level == op->leaf || pte_is_leaf(e, level)))
 			return -EEXIST;
-		if (level > leaf && !pte_present(e))
-			*need += pt_tables_for(va, end, level - 1, leaf);
-		else if (level > leaf)
-			err = pt_map_count(pte_addr(e, level), level - 1, va, end, leaf, need);
+		if (level > op->leaf && !pte_present(e))
+			*need += pt_tables_for(va, end, level - 1, op->leaf);
+		else if (level > op->leaf)
+			err = pt_map_count(op, pte_addr(e, level), level - 1, va, end, need);
 		if (err || end == last)
 			return err;
 		va = end + 1;
@@ -357,6 +283,8 @@ static void pt_map_fill(struct pt_op *op, paddr_t table, int level, vaddr_t va, 
 	struct page *tp = phys_to_page(table);
 	pte_t *t = pt_table(table);
 
+	if (level == op->leaf && op->populate)
+		return;
 	for (;;) {
 		vaddr_t end = pt_span_last(va, level, last);
 		unsigned i = PTE_INDEX(va, level);
@@ -387,28 +315,43 @@ static int pt_leaf_level(u64 page_size)
 	return 0;
 }
 
+/* Both passes of a map or populate over [va, last]. */
+static int pt_map_run(struct pt_op *op, paddr_t root, vaddr_t va, vaddr_t last)
+{
+	u64 need = 0;
+	int err = pt_map_count(op, root, PTE_LEVELS, va, last, &need);
+
+	if (err)
+		return err;
+	page_list_init(&op->pool);
+	err = pt_pool_fill(op, need);
+	if (!err)
+		pt_map_fill(op, root, PTE_LEVELS, va, last);
+	pt_pool_drain(op);
+	return err;
+}
+
 int pt_map(paddr_t root, vaddr_t va, paddr_t pa, u64 len, unsigned prot, u64 page_size)
 {
 	struct pt_op op = { .kind = PT_OP_MAP, .va = va, .pa = pa };
-	vaddr_t last = va + len - 1;
-	u64 need = 0;
-	int err;
 
 	op.leaf = pt_leaf_level(page_size);
 	if (!op.leaf || !pt_prot_valid(prot) || pt_check_range(va, len, page_size))
 		return -EINVAL;
 	if (!IS_ALIGNED(pa, page_size) || pa + len - 1 > PT_PHYS_LAST || pa + len - 1 < pa)
 		return -EINVAL;
-	err = pt_map_count(root, PTE_LEVELS, va, last, op.leaf, &need);
-	if (err)
-		return err;
 	op.bits = pt_prot_to_pte(prot);
-	page_list_init(&op.pool);
-	err = pt_pool_fill(&op, need);
-	if (!err)
-		pt_map_fill(&op, root, PTE_LEVELS, va, last);
-	pt_pool_drain(&op);
-	return err;
+	return pt_map_run(&op, root, va, va + len - 1);
+}
+
+int pt_populate(paddr_t root, vaddr_t va, u64 len, u64 page_size)
+{
+	struct pt_op op = { .kind = PT_OP_MAP, .populate = true };
+
+	op.leaf = pt_leaf_level(page_size);
+	if (!op.leaf || pt_check_range(va, len, page_size))
+		return -EINVAL;
+	return pt_map_run(&op, root, va, va + len - 1);
 }
 
 /* unmap and protect */
@@ -460,6 +403,8 @@ static void pt_change_leaf(struct pt_op *op, struct page *tp, pte_t *t, unsigned
 		old = pt_clear(tp, t, i);
 		pt_gather_range(op->g, base, base + PTE_LEVEL_SIZE(level) - 1, old & PTE_G);
 		op->g->unmapped += PTE_LEVEL_SIZE(level);
+		if (level == 1)
+			pt_gather_page(op->g, old);
 		return;
 	}
 	old = pt_get(t, i);
@@ -502,6 +447,19 @@ static void pt_change_entry(struct pt_op *op, struct page *tp, pte_t *t, unsigne
 	pt_gather_table(op->g, phys_to_page(child));
 }
 
+/* Unmap removes a swap entry (protect leaves it): no translation, so nothing to flush. */
+static void pt_change_swap(struct pt_op *op, struct page *tp, pte_t *t, unsigned i)
+{
+	pte_t old;
+
+	if (op->kind != PT_OP_UNMAP)
+		return;
+	old = pt_clear(tp, t, i);
+	op->g->swap_cleared++;
+	if (op->g->swap_free)
+		op->g->swap_free(op->g, old >> 1);
+}
+
 static void pt_change_walk(struct pt_op *op, paddr_t table, int level, vaddr_t va, vaddr_t last)
 {
 	struct page *tp = phys_to_page(table);
@@ -510,9 +468,12 @@ static void pt_change_walk(struct pt_op *op, paddr_t table, int level, vaddr_t v
 	for (;;) {
 		vaddr_t end = pt_span_last(va, level, last);
 		unsigned i = PTE_INDEX(va, level);
+		pte_t e = pt_get(t, i);
 
-		if (pte_present(pt_get(t, i)))
+		if (pte_present(e))
 			pt_change_entry(op, tp, t, i, level, va, end);
+		else if (pt_is_swap(e))
+			pt_change_swap(op, tp, t, i);
 		if (end == last)
 			return;
 		va = end + 1;
@@ -608,7 +569,7 @@ static int pt_adopt_table(paddr_t table, int level)
 	}
 	tp->priv = n;
 	page_set_flags(tp, PG_PGTABLE);
-	atomic_inc(&pt_tables_in_use);
+	pt_tables_account(1);
 	return 0;
 }
 
@@ -626,24 +587,6 @@ int pt_root_free(paddr_t root)
 		if (pte_present(pt_get(t, i)))
 			return -EBUSY;
 	pt_table_free(phys_to_page(root));
-	return 0;
-}
-
-int pt_lookup(paddr_t root, vaddr_t va, paddr_t *pa, unsigned *prot, u64 *page_size)
-{
-	int level;
-	pte_t e;
-
-	if (!pt_canonical(va))
-		return -EINVAL;
-	if (!pt_find(root, va, &level, &e))
-		return -ENOENT;
-	if (pa)
-		*pa = pte_addr(e, level) + (va & (PTE_LEVEL_SIZE(level) - 1));
-	if (prot)
-		*prot = pt_pte_to_prot(e);
-	if (page_size)
-		*page_size = PTE_LEVEL_SIZE(level);
 	return 0;
 }
 

@@ -10,8 +10,16 @@
  * before it changes anything, so -ENOMEM (like -EEXIST and -EINVAL) leaves
  * the tables exactly as they were.
  *
+ * Besides mappings, a level-1 entry may hold a swap entry: a non-present
+ * entry with a value the swap subsystem chose. Unmapping removes swap
+ * entries too and reports each to the gather.
+ *
  * Locking: the caller serialises all calls on one root (the address space's
  * lock); the kernel half, shared by every root, needs one kernel-wide lock.
+ * The exceptions are the single-entry operations marked "fault path"
+ * below: those may run concurrently with each other (an address space's
+ * read side) as long as tables are created only by pt_populate() under a
+ * lock of their own and freed only under the exclusive lock.
  * The CPU's own page walker may run concurrently: entries are written with
  * single atomic stores, and A/D bits the CPU sets are never lost.
  * PML4 entries of the kernel half are never unlinked, so tables they point
@@ -41,6 +49,10 @@ enum pt_prot {
 
 /* Table pages a gather holds before it must flush and free them mid-unmap. */
 #define PT_GATHER_MAX 32
+/* Mapped 4 KiB frames a gather holds (when it collects them) before it must flush. */
+#define PT_GATHER_PAGES 128
+/* Largest swap entry value: it is stored shifted left by one, the present bit clear. */
+#define PT_SWAP_MAX ((1ull << 62) - 1)
 
 /*
  * Up to this many 4 KiB pages are flushed one by one by the default (local)
@@ -58,16 +70,32 @@ struct pt_gather;
  */
 typedef void pt_flush_fn(struct pt_gather *g);
 
-/* The work an unmap leaves behind: the range to flush and the table pages to free after. */
+/* Called after the flush for each frame a 4 KiB leaf mapped (see pt_gather.release). */
+typedef void pt_page_fn(struct pt_gather *g, struct page *page);
+
+/* Called for each swap entry an unmap removes. */
+typedef void pt_swap_fn(struct pt_gather *g, u64 swp);
+
+/* The work an unmap leaves behind: the range to flush and the pages to free after. */
 struct pt_gather {
 	vaddr_t start, last; /* inclusive range whose translations went away; start > last: none */
 	bool global;	     /* a global leaf was removed */
 	unsigned nr_tables;
 	struct page *tables[PT_GATHER_MAX];
+	unsigned nr_pages;
+	struct page *pages[PT_GATHER_PAGES]; /* frames of removed 4 KiB leaves, when @release */
 	u64 unmapped;	    /* bytes of mappings removed, over the gather's life */
+	u64 swap_cleared;   /* swap entries removed, over the gather's life */
 	u64 flushes;	    /* flush rounds done */
 	pt_flush_fn *flush; /* NULL: flush the calling CPU only */
 	void *arg;	    /* for @flush: the address space, say */
+	/*
+	 * Optional, set after pt_gather_init(): @release gets every frame (in
+	 * the memmap) that a removed 4 KiB leaf mapped, once the flush covering
+	 * it is done; @swap_free gets every removed swap entry at once.
+	 */
+	pt_page_fn *release;
+	pt_swap_fn *swap_free;
 };
 
 /* True unless the CPU lacks NX: then mappings are executable whatever the protection. */
@@ -77,11 +105,19 @@ extern bool pt_nx_enabled;
 void pt_gather_init(struct pt_gather *g, pt_flush_fn *flush, void *arg);
 
 /*
- * Flushes what @g gathered (if anything), then frees its table pages, and
- * leaves @g empty for reuse. The caller must hold nothing the flush needs
- * (IPIs are sent with interrupts on).
+ * Flushes what @g gathered (if anything), then frees its table pages and
+ * hands its frames to @g->release, and leaves @g empty for reuse. The
+ * caller must hold nothing the flush needs (IPIs are sent with interrupts on).
  */
 void pt_gather_finish(struct pt_gather *g);
+
+/*
+ * The default flush policy, on the calling CPU only: [start, last] page by
+ * page up to PT_FLUSH_ONE_MAX pages, else every non-global translation
+ * (every translation when @global); start > last flushes in full too (a
+ * freed table alone still needs its paging-structure caches flushed).
+ */
+void pt_flush_local_range(vaddr_t start, vaddr_t last, bool global);
 
 /*
  * Allocates an empty root. With @kernel_root non-zero its kernel half (PML4
@@ -142,7 +178,63 @@ int pt_protect(paddr_t root, vaddr_t va, u64 len, unsigned prot);
  */
 int pt_lookup(paddr_t root, vaddr_t va, paddr_t *pa, unsigned *prot, u64 *page_size);
 
+/*
+ * Allocates the tables that leaves of @page_size over [va, va + len) need
+ * (PT_PAGE_4K: down to level-1 tables), mapping nothing. Returns 0,
+ * -EINVAL, -EEXIST (a larger leaf covers part of the range) or -ENOMEM.
+ */
+int pt_populate(paddr_t root, vaddr_t va, u64 len, u64 page_size);
+
 /* Page-table pages allocated now, roots included. */
 u64 pt_table_pages(void);
+
+/* Single-entry operations (mm/pt_leaf.c); the fault path ones are safe under a read side. */
+
+/*
+ * Fault path: maps the 4 KiB page at @va to @pa if the entry is empty,
+ * with one compare-and-exchange. Returns 0, -ENOENT when no level-1 table
+ * holds @va yet (pt_populate() first), -EEXIST when the entry is not empty
+ * (a mapping or a swap entry: someone was first), or -EINVAL.
+ */
+int pt_leaf_install(paddr_t root, vaddr_t va, paddr_t pa, unsigned prot);
+
+/*
+ * Fault path: if the 4 KiB leaf at @va still maps @old_pa, points it at
+ * @pa with @prot in one compare-and-exchange (the accessed and dirty bits
+ * are kept when @pa == @old_pa). The caller flushes when the old
+ * translation must not be used any more. Returns 0, -EAGAIN when the leaf
+ * changed meanwhile or is gone, or -EINVAL.
+ */
+int pt_leaf_replace(paddr_t root, vaddr_t va, paddr_t old_pa, paddr_t pa, unsigned prot);
+
+/*
+ * Puts swap entry @swp (1..PT_SWAP_MAX) in the empty 4 KiB entry at @va,
+ * allocating tables as needed. Not the fault path: the caller holds the
+ * root's lock. Returns 0, -EEXIST, -EINVAL or -ENOMEM.
+ */
+int pt_swap_set(paddr_t root, vaddr_t va, u64 swp);
+
+/* Fault path: the swap entry at @va. Returns 0 with *@swp set, or -ENOENT. */
+int pt_swap_lookup(paddr_t root, vaddr_t va, u64 *swp);
+
+/* One leaf or swap entry, as pt_walk() reports it. */
+struct pt_leaf {
+	vaddr_t va;	/* first address the entry covers */
+	u64 size;	/* PT_PAGE_4K, _2M or _1G */
+	paddr_t pa;	/* a mapping: its physical address; 0 for a swap entry */
+	unsigned prot;	/* a mapping: its protection */
+	u64 swp;	/* a swap entry: its value; 0 for a mapping */
+};
+
+typedef int pt_walk_fn(void *arg, const struct pt_leaf *leaf);
+
+/*
+ * Calls @fn for every leaf and swap entry that overlaps [va, va + len)
+ * (4 KiB aligned), in address order (leaf->va is where the entry starts),
+ * stopping at the first non-zero return, which it returns; else 0
+ * (-EINVAL for a bad range). @fn may change entries of the root but must
+ * not add or free tables.
+ */
+int pt_walk(paddr_t root, vaddr_t va, u64 len, pt_walk_fn *fn, void *arg);
 
 #endif

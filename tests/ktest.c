@@ -3,12 +3,16 @@
  * section, runs those the filter selects in name order, and prints KTAP v1
  * (Documentation/dev-tools/ktap.rst) through ktest_emit(): a top-level plan
  * over suites, each suite nested two spaces with its own version line and
- * plan. Runs on one CPU, one case at a time; no locks, no allocation.
+ * plan. With ktest_set_lava(true) each case is also one MMLAB-LAVA line
+ * (docs/output.md). Runs on one CPU, one case at a time; no locks, no
+ * allocation.
  */
 #include "tests/ktest.h"
 #include "errno.h"
 #include "lib/format.h"
+#include "lib/math.h"
 #include "lib/string.h"
+#include <arch/arch.h>
 
 /* Bounds of the ktest_suites section: from the host linker or linker.ld. */
 extern const struct ktest_suite __start_ktest_suites[];
@@ -16,6 +20,8 @@ extern const struct ktest_suite __stop_ktest_suites[];
 
 /* Suite lines are indented under the top level; case diagnostics sit with them. */
 #define KTEST_INDENT "  "
+
+static bool ktest_lava;
 
 static void ktest_sink(void *ctx, const char *s, size_t n)
 {
@@ -216,11 +222,44 @@ void ktest_log(struct ktest *t, const char *fmt, ...)
 	ktest_printf("\n");
 }
 
+/**
+ * ktest_set_lava - also print each case's result as an MMLAB-LAVA line
+ *
+ * For format=lava: "MMLAB-LAVA test_case_id=selftest-SUITE-CASE
+ * result=pass|fail|skip measurement=MS units=ms", the case's run time in
+ * milliseconds, at column 0 after the case's KTAP line. Call before
+ * ktest_run_all().
+ */
+void ktest_set_lava(bool on)
+{
+	ktest_lava = on;
+}
+
+/* LAVA's word for a case's outcome: a failure counts even in a skipped case. */
+static const char *ktest_lava_result(const struct ktest *t)
+{
+	if (t->failed)
+		return "fail";
+	return t->skipped ? "skip" : "pass";
+}
+
+static void ktest_print_lava(const struct ktest_suite *s, const struct ktest *t, u64 cycles)
+{
+	u64 hz = arch_tsc_hz();
+	u64 us = hz ? mul_div_u64(cycles, 1000000, hz) : 0;
+	char ms[32];
+
+	fmt_fixed(ms, sizeof(ms), (s64)us, 3);
+	ktest_printf("MMLAB-LAVA test_case_id=selftest-%s-%s result=%s measurement=%s units=ms\n",
+		     s->name, t->name, ktest_lava_result(t), ms);
+}
+
 /* Runs case @k of suite @s with its hooks and prints its result line. */
 static void ktest_run_case(const struct ktest_suite *s, unsigned k, struct ktest_totals *sum)
 {
 	const struct ktest_case *c = &s->cases[k - 1];
 	struct ktest t = { .suite = s, .name = c->name };
+	u64 start = arch_tsc_read();
 	int err = s->init ? s->init(&t) : 0;
 
 	if (err) {
@@ -242,6 +281,8 @@ static void ktest_run_case(const struct ktest_suite *s, unsigned k, struct ktest
 		ktest_printf(KTEST_INDENT "ok %u %s\n", k, c->name);
 		sum->passed++;
 	}
+	if (ktest_lava)
+		ktest_print_lava(s, &t, arch_tsc_read() - start);
 }
 
 /* Runs suite @s, numbered @n at the top level, adding its cases to @tot. */

@@ -75,6 +75,7 @@ static inline bool ktest_on_host(void)
 void ktest_emit(const char *s, size_t n);
 
 void ktest_run_all(const char *filter, struct ktest_totals *tot);
+void ktest_set_lava(bool on);
 void ktest_skip(struct ktest *t, const char *reason);
 void ktest_log(struct ktest *t, const char *fmt, ...) __printf(2, 3);
 

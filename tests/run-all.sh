@@ -74,13 +74,34 @@ boot tcg-q35-smp4 --accel tcg --boot kernel --machine q35 --smp 4
 boot tcg-q35-64m --accel tcg --boot kernel --machine q35 --smp 2 --mem 64M
 boot tcg-pc-6g --accel tcg --boot kernel --smp 2 --mem 6G
 boot tcg-xapic --accel tcg --boot kernel --smp 4 -- apic=xapic
+# Network boot (docs/lab.md): GRUB over PXE from QEMU's DHCP/TFTP server, the
+# BIOS boot with every suite, the slower UEFI one with a few.
+boot tcg-pxe-bios-smp2 --accel tcg --firmware bios --boot pxe --smp 2
+boot tcg-pxe-uefi-smp2 --accel tcg --firmware uefi --boot pxe --smp 2 -- ktest=boot,console,acpi
+# Lab-machine conditions QEMU can imitate (checked further in "lab machines"
+# below): many CPUs, no HPET, the HPET as the TSC reference, the firmware
+# console on COM2 (an ACPI SPCR table), more than 64 GiB of RAM (reserve=off:
+# the host commits only what the guest touches) and a UEFI memory map with a
+# 3 GiB hole below 4 GiB.
+boot tcg-q35-smp32 --accel tcg --boot kernel --machine q35 --smp 32 -- ktest=boot,smpboot,tsc
+boot tcg-no-hpet --accel tcg --boot kernel --smp 2 --qemu-arg -machine --qemu-arg hpet=off \
+	-- ktest=boot,tsc,acpi
+boot tcg-tsc-hpet --accel tcg --boot kernel --smp 2 -- tsc_calibrate=hpet ktest=boot,tsc,smp
+boot tcg-spcr-com2 --accel tcg --boot kernel --smp 2 --spcr ttyS1 -- ktest=boot,console,acpi
+boot tcg-mem-72g --accel tcg --boot kernel --smp 2 --mem 72G \
+	--qemu-arg -object --qemu-arg memory-backend-ram,id=ram0,size=72G,reserve=off \
+	--qemu-arg -machine --qemu-arg memory-backend=ram0 -- ktest=boot,pmm
+boot tcg-uefi-holes --accel tcg --firmware uefi --boot iso --smp 2 --mem 6G \
+	--qemu-arg -machine --qemu-arg max-ram-below-4g=1G -- ktest=boot,pmm
 # KVM where /dev/kvm is usable, through -kernel (GRUB is slow under nested KVM).
 # The suites that exercise the machine (boot, traps, CPUs, firmware tables):
 # on an emulated KVM (kvm_pvm, shadow paging) every first touch of a page
 # exits to the host, so the memory-heavy randomized mm suites, which TCG runs
 # above, would take many minutes there.
-kvm_suites=ktest=boot,traps,smp,acpi,cmdline,json
-boot_kvm kvm-kernel-smp2 --boot kernel --smp 2 --timeout 180 -- "$kvm_suites"
+kvm_suites=ktest=boot,traps,smp,acpi,cmdline,json,kpt
+# The first KVM boot also runs the stale-translation detector (issue 6: both
+# shootdown designs must pass it under KVM too).
+boot_kvm kvm-kernel-smp2 --boot kernel --smp 2 --timeout 300 -- "$kvm_suites,tlb_stale"
 boot_kvm kvm-x2apic-smp2 --boot kernel --smp 2 --timeout 180 -- apic=x2apic "$kvm_suites"
 
 # ---- run.sh contract: exit statuses, crash reports, timeouts ---------------------
@@ -163,6 +184,14 @@ check bench_lines_well_formed "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n 3 "
 nbench=$(grep -ac '^BENCH {' "$bench_runs/A/serial.log")
 nlava=$(grep -acE '^MMLAB-LAVA test_case_id=[a-z0-9_-]+ result=(pass|fail) measurement=[0-9.]+ units=[^ ]+$' "$bench_runs/A/serial.log")
 check bench_lava_line_per_result "$([ "$nbench" -gt 0 ] && [ "$nbench" = "$nlava" ] && echo 1 || echo 0)" "BENCH $nbench, LAVA $nlava"
+# Every other benchmark, briefly: each verifies its own exact counts after its runs.
+expect_run bench-all 0 --bench tlb,pin,pagemap,faultlock --accel tcg --boot kernel --smp 2 \
+	--results "$bench_runs/all" -- iters=2
+"$PYTHON" "$here/tools/ktap_summary.py" --bench "$bench_runs/all/serial.log" > "$bench_runs/all.bench-check" 2>&1
+check bench_all_lines_well_formed "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n 3 "$bench_runs/all.bench-check" | tr '\n' ' ')"
+for b in tlb pin pagemap faultlock; do
+	check "bench_${b}_reported" "$(has "$bench_runs/all/serial.log" "^BENCH \\{\"bench\":\"$b\"")"
+done
 "$here/run.sh" --compare "$bench_runs/A" "$bench_runs/B" > "$bench_runs/compare.txt" 2>&1
 check bench_compare_runs "$([ $? = 0 ] && echo 1 || echo 0)"
 check bench_compare_change_column "$(has "$bench_runs/compare.txt" '%change')"
@@ -172,6 +201,68 @@ check bench_compare_change_column "$(has "$bench_runs/compare.txt" '%change')"
 	echo "1..$ncase"
 	printf '%s\n' "${results[@]}"
 } > "$contract"
+
+# ---- lab machines (issue 10): what the boots above showed, and failure paths ----
+
+note "lab machines: PXE, console discovery, clocks, CPUs, memory, LAVA"
+lab=$logs/lab-machines.ktap
+ncase=0
+results=()
+header() { grep -a -m1 '^MMLAB {' "$runs/$1/serial.log" 2>/dev/null; }
+in_header() { header "$1" | grep -qF "$2" && echo 1 || echo 0; }
+
+check pxe_bios_loaded_by_grub "$(in_header tcg-pxe-bios-smp2 '"boot":"multiboot2","loader":"GRUB')"
+check pxe_uefi_firmware "$(in_header tcg-pxe-uefi-smp2 '"firmware":"uefi"')"
+check smp32_all_online "$(has "$runs/tcg-q35-smp32/serial.log" '^# smp: 32 CPUs online')"
+us=$(header tcg-q35-smp32 | sed -n 's/.*"ap_bringup_us":\([0-9]*\).*/\1/p')
+check smp32_bringup_under_10s "$([ -n "$us" ] && [ "$us" -lt 10000000 ] && echo 1 || echo 0)" "ap_bringup_us=$us"
+check no_hpet_reported "$(has "$runs/tcg-no-hpet/serial.log" '^# acpi: .*; no hpet;')"
+check no_hpet_tsc_from_pit "$(in_header tcg-no-hpet '"tsc_method":"pit"')"
+check tsc_from_hpet "$(in_header tcg-tsc-hpet '"tsc_method":"hpet"')"
+# A TSC that is not invariant is in the header and warned about, never silent.
+inv=$(grep -al '"tsc_invariant":false' "$runs"/*/serial.log | head -n 1)
+check tsc_not_invariant_warned "$([ -z "$inv" ] && echo 1 || has "$inv" '^# WARN tsc: not invariant')"
+expect_run hpet-forced-missing 1 --selftest --accel tcg --boot kernel --qemu-arg -machine \
+	--qemu-arg hpet=off -- tsc_calibrate=hpet ktest=json
+check hpet_forced_missing_named "$(has "$last_log" '^# WARN tsc: no HPET to calibrate against')"
+
+check spcr_com2_used "$(in_header tcg-spcr-com2 '"console":{"port":"ttyS1","address":"io:0x2f8","source":"spcr"')"
+check spcr_com2_nothing_on_com1 "$([ -s "$runs/tcg-spcr-com2/com1.log" ] && echo 0 || echo 1)"
+expect_run spcr-overridden 0 --selftest --accel tcg --boot kernel --spcr ttyS1 -- console=ttyS0 ktest=json
+check spcr_overridden_by_console "$(has "$last_log" '"source":"cmdline".*console= overrides it')"
+expect_run spcr-mmio-absent 0 --selftest --accel tcg --boot kernel --spcr mmio32:0xfebf0000 -- ktest=json
+check spcr_mmio_absent_falls_back "$(has "$last_log" '^# WARN console: SPCR UART mmio32:0xfebf0000 did not answer')"
+expect_run spcr-mmio-high 0 --selftest --accel tcg --boot kernel --spcr mmio32:0x4000000000 -- ktest=json
+check spcr_mmio_high_reported "$(has "$last_log" '"note":"SPCR UART mmio32:0x4000000000.*not used')"
+
+expect_run ap-nostart 0 --selftest --accel tcg --boot kernel --smp 4 -- ap_nostart=1 ktest=boot,json
+check ap_nostart_named "$(has "$last_log" '^# WARN smp: CPU with APIC ID 3 did not come online')"
+check ap_nostart_run_goes_on "$(has "$last_log" '"cpus":3,')"
+
+# More than 64 GiB: the header's RAM is the sum of the usable regions, and the
+# direct map (RAM plus the uncached gaps below 4 GiB) reaches the highest one.
+"$PYTHON" - "$runs/tcg-mem-72g/serial.log" > "$O/test-mem-72g.check" 2>&1 <<'PY'
+import json, re, sys
+log = open(sys.argv[1], errors="replace").read()
+hdr = json.loads(re.search(r"^MMLAB (\{.*\})$", log, re.M).group(1))
+usable = [(int(a, 16), int(b, 16) + 1) for a, b in
+          re.findall(r"^#   mem 0x([0-9a-f]+)-0x([0-9a-f]+) usable$", log, re.M)]
+mm = re.search(r"direct map (\d+) MiB .*uncached (\d+) MiB", log)
+total, top = sum(b - a for a, b in usable), max(b for a, b in usable)
+mapped = (int(mm.group(1)) + int(mm.group(2))) << 20
+print(f"mem_bytes {hdr['mem_bytes']} usable {total} top {top:#x} mapped {mapped:#x}")
+sys.exit(0 if hdr["mem_bytes"] == total > 64 << 30 and mapped >= top else 1)
+PY
+check mem_72g_sizes_add_up "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n 1 "$O/test-mem-72g.check")"
+
+{
+	echo "KTAP version 1"
+	echo "1..$ncase"
+	printf '%s\n' "${results[@]}"
+} > "$lab"
+
+note "LAVA job templates (lava-run, TCG)"
+O=$O PYTHON=$PYTHON bash "$here/tests/lava-jobs.sh" > "$logs/lava-jobs.ktap" 2> "$logs/lava-jobs.stderr"
 
 # ---- totals --------------------------------------------------------------------
 

@@ -55,6 +55,8 @@ static void expect_defaults(struct ktest *t, const struct options *o)
 	KEXPECT_EQ(t, o->swap_mb, 64);
 	KEXPECT_EQ(t, o->swapfree_mb, 256);
 	KEXPECT_EQ(t, o->crash, OPT_CRASH_NONE);
+	KEXPECT_EQ(t, o->tsc_calibrate, OPT_TSC_AUTO);
+	KEXPECT_EQ(t, o->ap_nostart, 0);
 	KEXPECT_EQ(t, o->given, 0);
 }
 
@@ -81,7 +83,8 @@ static void test_cmdline_all_keys(struct ktest *t)
 	KASSERT(t, GOOD(t,
 			"mode=selftest bench=pin,tlb cpus=1,2,4 iters=0x10 format=lava "
 			"console=ttyS1 apic=x2apic ktest=tlb_naive timeout_ms=5000 "
-			"tlb_ceiling=64 swap_mb=128 swapfree_mb=512",
+			"tlb_ceiling=64 swap_mb=128 swapfree_mb=512 tsc_calibrate=hpet "
+			"ap_nostart=1",
 			&o));
 	KEXPECT_EQ(t, o.mode, OPT_MODE_SELFTEST);
 	KASSERT_EQ(t, o.bench.n, 2);
@@ -98,7 +101,10 @@ static void test_cmdline_all_keys(struct ktest *t)
 	KEXPECT_EQ(t, o.tlb_ceiling, 64);
 	KEXPECT_EQ(t, o.swap_mb, 128);
 	KEXPECT_EQ(t, o.swapfree_mb, 512);
+	KEXPECT_EQ(t, o.tsc_calibrate, OPT_TSC_HPET);
+	KEXPECT_EQ(t, o.ap_nostart, 1);
 	KEXPECT(t, options_given(&o, "console") && options_given(&o, "swapfree_mb"));
+	KEXPECT(t, options_given(&o, "tsc_calibrate") && options_given(&o, "ap_nostart"));
 	KEXPECT(t, !options_given(&o, "nosuchkey"));
 	KEXPECT(t, options_bench_selected(&o, "tlb") && !options_bench_selected(&o, "swapfree"));
 }
@@ -126,6 +132,10 @@ static void test_cmdline_enums(struct ktest *t)
 	KEXPECT(t, GOOD(t, "crash=pf", &o) && o.crash == OPT_CRASH_PF);
 	KEXPECT(t, GOOD(t, "crash=none", &o) && o.crash == OPT_CRASH_NONE);
 	KEXPECT(t, GOOD(t, "crash=hang", &o) && o.crash == OPT_CRASH_HANG);
+	KEXPECT(t, GOOD(t, "tsc_calibrate=pit", &o) && o.tsc_calibrate == OPT_TSC_PIT);
+	KEXPECT(t, GOOD(t, "tsc_calibrate=auto", &o) && o.tsc_calibrate == OPT_TSC_AUTO);
+	BAD(t, "tsc_calibrate=acpi",
+	    "bad value 'acpi' for 'tsc_calibrate' (expected auto|pit|hpet)");
 	BAD(t, "format=7", "bad value '7' for 'format' (expected json|lava)");
 	BAD(t, "mode=Bench", "bad value 'Bench' for 'mode' (expected bench|selftest)");
 	BAD(t, "console=ttyS2", "'ttyS2'");
@@ -154,6 +164,7 @@ static const struct {
 	{ "tlb_ceiling", offsetof(struct options, tlb_ceiling), 1, 512, 33 },
 	{ "swap_mb", offsetof(struct options, swap_mb), 1, 65536, 64 },
 	{ "swapfree_mb", offsetof(struct options, swapfree_mb), 1, 65536, 256 },
+	{ "ap_nostart", offsetof(struct options, ap_nostart), 0, MAX_CPUS - 1, 0 },
 };
 
 static u32 uint_field(const struct options *o, size_t i)

@@ -14,6 +14,7 @@
 #include "mm/page.h"
 #include "mm/pmm.h"
 #include "tests/ktest.h"
+#include "tests/mm_test.h"
 #include <arch/arch.h>
 
 #ifdef HOST_BUILD
@@ -34,18 +35,6 @@ static struct pmm_stats stats(void)
 
 	pmm_stats_get(&s);
 	return s;
-}
-
-/* Host: each case gets a fresh allocator over the fake arena. */
-static int pmm_suite_init(struct ktest *t)
-{
-	(void)t;
-#ifdef HOST_BUILD
-	fake_arch_set_cpu(0);
-	return fake_pmm_init(0);
-#else
-	return 0;
-#endif
 }
 
 static bool block_is_zero(const struct page *p, unsigned order)
@@ -633,4 +622,4 @@ static const struct ktest_case pmm_cases[] = {
 	KTEST_CASE(test_pmm_held_back),
 	KTEST_CASE(test_pmm_concurrent),
 };
-KTEST_SUITE_EXT(pmm, pmm_cases, pmm_suite_init, NULL, NULL);
+KTEST_SUITE_EXT(pmm, pmm_cases, mm_test_fresh_pmm, NULL, NULL);

@@ -12,6 +12,7 @@
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "tests/ktest.h"
+#include "tests/mm_test.h"
 #include <arch/pte.h>
 
 #ifdef HOST_BUILD
@@ -22,17 +23,6 @@
 #define KB4 PT_PAGE_4K
 #define MB2 PT_PAGE_2M
 #define GB1 PT_PAGE_1G
-
-static int pt_suite_init(struct ktest *t)
-{
-	(void)t;
-#ifdef HOST_BUILD
-	fake_arch_set_cpu(0);
-	return fake_pmm_init(0);
-#else
-	return 0;
-#endif
-}
 
 /* Looks up @va and compares with the expected translation (pa 0: expect none). */
 static bool expect_map(struct ktest *t, paddr_t root, vaddr_t va, paddr_t pa, unsigned prot,
@@ -52,30 +42,10 @@ static bool expect_map(struct ktest *t, paddr_t root, vaddr_t va, paddr_t pa, un
 	return ok;
 }
 
-static paddr_t new_root(struct ktest *t)
-{
-	paddr_t root = 0;
-
-	KEXPECT_EQ(t, pt_root_alloc(&root, 0), 0);
-	return root;
-}
-
-/* Unmaps @va..+len and frees the tables at once (local flush). */
-static int unmap_now(paddr_t root, vaddr_t va, u64 len)
-{
-	struct pt_gather g;
-	int err;
-
-	pt_gather_init(&g, NULL, NULL);
-	err = pt_unmap(root, va, len, &g);
-	pt_gather_finish(&g);
-	return err;
-}
-
 static void test_pt_map_lookup(struct ktest *t)
 {
 	u64 before = pt_table_pages();
-	paddr_t root = new_root(t);
+	paddr_t root = mm_test_new_root(t);
 	unsigned uprot = PROT_READ | PROT_EXEC | PROT_USER, uc = PROT_READ | PROT_NOCACHE;
 
 	KASSERT(t, root != 0);
@@ -91,7 +61,7 @@ static void test_pt_map_lookup(struct ktest *t)
 	KEXPECT_EQ(t, pt_map(root, 0x800000, 0xfee00000, KB4, PROT_ALL, KB4), 0);
 	expect_map(t, root, 0x800000, 0xfee00000, PROT_ALL, KB4);
 	KEXPECT_EQ(t, pt_lookup(root, 0x800000, NULL, NULL, NULL), 0);
-	KEXPECT_EQ(t, unmap_now(root, 0, 1ull << 40), 0);
+	KEXPECT_EQ(t, mm_test_unmap_now(root, 0, 1ull << 40), 0);
 	KEXPECT_EQ(t, pt_table_pages() - before, 1);
 	KEXPECT_EQ(t, pt_root_free(root), 0);
 	KEXPECT_EQ(t, pt_table_pages(), before);
@@ -99,7 +69,7 @@ static void test_pt_map_lookup(struct ktest *t)
 
 static void test_pt_errors(struct ktest *t)
 {
-	paddr_t root = new_root(t);
+	paddr_t root = mm_test_new_root(t);
 	u64 before;
 
 	KASSERT(t, root != 0);
@@ -126,7 +96,7 @@ static void test_pt_errors(struct ktest *t)
 	KEXPECT_EQ(t, pt_root_free(root), -EBUSY);
 	KEXPECT_EQ(t, pt_table_pages(), before);
 	expect_map(t, root, 0x200000, 0x200000, PRW, MB2);
-	KEXPECT_EQ(t, unmap_now(root, 0x200000, MB2), 0);
+	KEXPECT_EQ(t, mm_test_unmap_now(root, 0x200000, MB2), 0);
 	KEXPECT_EQ(t, pt_root_free(root), 0);
 }
 
@@ -153,7 +123,7 @@ static void test_pt_gather_frees_after_flush(struct ktest *t)
 {
 	struct flush_probe probe = { 0 };
 	u64 before = pt_table_pages();
-	paddr_t root = new_root(t);
+	paddr_t root = mm_test_new_root(t);
 	struct pmm_stats s0, s1;
 	struct pt_gather g;
 
@@ -186,7 +156,7 @@ static void test_pt_gather_overflow(struct ktest *t)
 {
 	struct flush_probe probe = { 0 };
 	u64 before = pt_table_pages(), i;
-	paddr_t root = new_root(t);
+	paddr_t root = mm_test_new_root(t);
 	struct pt_gather g;
 
 	KASSERT(t, root != 0);
@@ -206,7 +176,7 @@ static void test_pt_gather_overflow(struct ktest *t)
 
 static void test_pt_split_2m(struct ktest *t)
 {
-	paddr_t root = new_root(t), pa = 0x40000000;
+	paddr_t root = mm_test_new_root(t), pa = 0x40000000;
 	vaddr_t va = 0x80000000;
 	struct pt_gather g;
 	u64 tables;
@@ -231,13 +201,13 @@ static void test_pt_split_2m(struct ktest *t)
 	KEXPECT_EQ(t, pt_table_pages() - tables, 2);
 	expect_map(t, root, va + MB2 + 0x10000, pa + MB2 + 0x10000, PROT_READ, KB4);
 	expect_map(t, root, va + MB2 + 0x11000, pa + MB2 + 0x11000, PRW, KB4);
-	KEXPECT_EQ(t, unmap_now(root, va, 2 * MB2), 0);
+	KEXPECT_EQ(t, mm_test_unmap_now(root, va, 2 * MB2), 0);
 	KEXPECT_EQ(t, pt_root_free(root), 0);
 }
 
 static void test_pt_split_1g(struct ktest *t)
 {
-	paddr_t root = new_root(t), pa = 5 * GB1;
+	paddr_t root = mm_test_new_root(t), pa = 5 * GB1;
 	vaddr_t va = 3 * GB1;
 	u64 tables;
 
@@ -245,7 +215,7 @@ static void test_pt_split_1g(struct ktest *t)
 	KEXPECT_EQ(t, pt_map(root, va, pa, GB1, PRW, GB1), 0);
 	tables = pt_table_pages();
 	/* Both ends unaligned, in different 2 MiB pages of one 1 GiB page: PD + 2 PTs. */
-	KEXPECT_EQ(t, unmap_now(root, va + MB2 + 0x3000, 3 * MB2), 0);
+	KEXPECT_EQ(t, mm_test_unmap_now(root, va + MB2 + 0x3000, 3 * MB2), 0);
 	KEXPECT_EQ(t, pt_table_pages() - tables, 3);
 	expect_map(t, root, va, pa, PRW, MB2);
 	expect_map(t, root, va + MB2 + 0x2000, pa + MB2 + 0x2000, PRW, KB4);
@@ -253,7 +223,7 @@ static void test_pt_split_1g(struct ktest *t)
 	expect_map(t, root, va + 4 * MB2 + 0x2000, 0, 0, 0);
 	expect_map(t, root, va + 4 * MB2 + 0x3000, pa + 4 * MB2 + 0x3000, PRW, KB4);
 	expect_map(t, root, va + 5 * MB2, pa + 5 * MB2, PRW, MB2);
-	KEXPECT_EQ(t, unmap_now(root, va, GB1), 0);
+	KEXPECT_EQ(t, mm_test_unmap_now(root, va, GB1), 0);
 	/* Both ends in one 2 MiB page: PD + 1 PT. */
 	KEXPECT_EQ(t, pt_map(root, va, pa, GB1, PRW, GB1), 0);
 	tables = pt_table_pages();
@@ -268,7 +238,7 @@ static void test_pt_split_1g(struct ktest *t)
 	KEXPECT_EQ(t, pt_protect(root, 4 * GB1 + MB2, MB2, PROT_READ), 0);
 	KEXPECT_EQ(t, pt_table_pages() - tables, 1);
 	expect_map(t, root, 4 * GB1 + MB2, pa + MB2, PROT_READ, MB2);
-	KEXPECT_EQ(t, unmap_now(root, va, 2 * GB1), 0);
+	KEXPECT_EQ(t, mm_test_unmap_now(root, va, 2 * GB1), 0);
 	KEXPECT_EQ(t, pt_root_free(root), 0);
 }
 
@@ -276,7 +246,7 @@ static void test_pt_split_1g(struct ktest *t)
 static void test_pt_kernel_half(struct ktest *t)
 {
 	vaddr_t kva = 0xffff900040000000ull;
-	paddr_t kroot = new_root(t), root = 0;
+	paddr_t kroot = mm_test_new_root(t), root = 0;
 	u64 before = pt_table_pages();
 
 	KASSERT(t, kroot != 0);
@@ -285,7 +255,7 @@ static void test_pt_kernel_half(struct ktest *t)
 	expect_map(t, root, kva, 0x1000, PRW | PROT_GLOBAL, KB4);
 	KEXPECT_EQ(t, pt_map(root, kva + KB4, 0x2000, KB4, PRW, KB4), 0);
 	expect_map(t, kroot, kva + KB4, 0x2000, PRW, KB4);
-	KEXPECT_EQ(t, unmap_now(kroot, kva, 2 * KB4), 0);
+	KEXPECT_EQ(t, mm_test_unmap_now(kroot, kva, 2 * KB4), 0);
 	expect_map(t, root, kva, 0, 0, 0);
 	KEXPECT_EQ(t, pt_table_pages() - before, 2); /* the copy, and the kept PDPT */
 	KEXPECT_EQ(t, pt_root_free(root), 0);
@@ -334,7 +304,7 @@ static void test_pt_adopt(struct ktest *t)
 	expect_map(t, root, 2 * GB1 + MB2 + 5, MB2 + 5, PRW | PROT_EXEC, MB2);
 	KEXPECT_EQ(t, pt_map(root, 2 * GB1 + 3 * MB2, 0, KB4, PRW, KB4), 0);
 	KEXPECT_EQ(t, pd->priv, 4);
-	KEXPECT_EQ(t, unmap_now(root, 2 * GB1, GB1), 0);
+	KEXPECT_EQ(t, mm_test_unmap_now(root, 2 * GB1, GB1), 0);
 	KEXPECT_EQ(t, pt_table_pages() - before, 1);
 	pmm_stats_get(&s1);
 	KEXPECT_EQ(t, s1.errors, s0.errors); /* the image's frame was not handed back */
@@ -360,7 +330,7 @@ static void test_pt_adopt_shared(struct ktest *t)
 	KEXPECT_EQ(t, pt_root_adopt(root), 0);
 	KEXPECT_EQ(t, pt_table_pages() - before, 3);
 	expect_map(t, root, 3 * GB1 + 7, 7, PRW | PROT_EXEC, MB2);
-	KEXPECT_EQ(t, unmap_now(root, 0, MB2), 0);
+	KEXPECT_EQ(t, mm_test_unmap_now(root, 0, MB2), 0);
 	expect_map(t, root, 3 * GB1, 0, 0, 0);
 	KEXPECT_EQ(t, pt_table_pages() - before, 3);
 	KEXPECT_EQ(t, pt_map(root, 3 * GB1, 2 * MB2, MB2, PROT_READ, MB2), 0);
@@ -376,7 +346,7 @@ static void test_pt_adopt_shared(struct ktest *t)
 /* Every allocation an operation needs fails in turn: nothing may change. */
 static void test_pt_oom(struct ktest *t)
 {
-	paddr_t root = new_root(t);
+	paddr_t root = mm_test_new_root(t);
 	u64 tables, k;
 	int err;
 
@@ -393,7 +363,7 @@ static void test_pt_oom(struct ktest *t)
 	tables = pt_table_pages();
 	for (k = 0; k < 2; k++) {
 		pmm_inject_fail((u32)k, 1);
-		KEXPECT_EQ(t, unmap_now(root, GB1 + 0x3000, KB4), -ENOMEM);
+		KEXPECT_EQ(t, mm_test_unmap_now(root, GB1 + 0x3000, KB4), -ENOMEM);
 		pmm_inject_fail((u32)k, 1);
 		KEXPECT_EQ(t, pt_protect(root, GB1 + 0x3000, KB4, PROT_READ), -ENOMEM);
 		KEXPECT_EQ(t, pt_table_pages(), tables);
@@ -404,27 +374,27 @@ static void test_pt_oom(struct ktest *t)
 	pmm_inject_fail(0, 0);
 	KEXPECT_EQ(t, err, 0);
 	expect_map(t, root, GB1 + 0x3000, 0x3000, PROT_READ, KB4);
-	KEXPECT_EQ(t, unmap_now(root, 0, 4 * GB1), 0);
+	KEXPECT_EQ(t, mm_test_unmap_now(root, 0, 4 * GB1), 0);
 	KEXPECT_EQ(t, pt_root_free(root), 0);
 }
 
 #ifdef HOST_BUILD
 static void test_pt_flush_policy(struct ktest *t)
 {
-	paddr_t root = new_root(t);
+	paddr_t root = mm_test_new_root(t);
 
 	KASSERT(t, root != 0);
 	KEXPECT_EQ(t, pt_map(root, 0x10000000, 0, 128 * KB4, PRW, KB4), 0);
 	KEXPECT_EQ(t, pt_map(root, 0x20000000, 0, 64 * KB4, PRW | PROT_GLOBAL, KB4), 0);
 	fake_arch_reset_counts();
-	KEXPECT_EQ(t, unmap_now(root, 0x10000000, 4 * KB4), 0);
+	KEXPECT_EQ(t, mm_test_unmap_now(root, 0x10000000, 4 * KB4), 0);
 	KEXPECT_EQ(t, fake_flush_one_calls, 4);
 	KEXPECT_EQ(t, fake_flush_last_va, 0x10003000);
-	KEXPECT_EQ(t, unmap_now(root, 0x10004000, PT_FLUSH_ONE_MAX * KB4), 0);
+	KEXPECT_EQ(t, mm_test_unmap_now(root, 0x10004000, PT_FLUSH_ONE_MAX * KB4), 0);
 	KEXPECT_EQ(t, fake_flush_one_calls, 4 + PT_FLUSH_ONE_MAX);
-	KEXPECT_EQ(t, unmap_now(root, 0x10000000, 128 * KB4), 0);
+	KEXPECT_EQ(t, mm_test_unmap_now(root, 0x10000000, 128 * KB4), 0);
 	KEXPECT_EQ(t, fake_flush_all_calls, 1);
-	KEXPECT_EQ(t, unmap_now(root, 0x20000000, 64 * KB4), 0);
+	KEXPECT_EQ(t, mm_test_unmap_now(root, 0x20000000, 64 * KB4), 0);
 	KEXPECT_EQ(t, fake_flush_everything_calls, 1);
 	KEXPECT_EQ(t, fake_flush_all_calls, 1);
 	KEXPECT_EQ(t, pt_root_free(root), 0);
@@ -449,4 +419,4 @@ static const struct ktest_case pt_cases[] = {
 	KTEST_CASE(test_pt_oom),
 	KTEST_CASE(test_pt_flush_policy),
 };
-KTEST_SUITE_EXT(pt, pt_cases, pt_suite_init, NULL, NULL);
+KTEST_SUITE_EXT(pt, pt_cases, mm_test_fresh_pmm, NULL, NULL);

@@ -14,6 +14,7 @@
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "tests/ktest.h"
+#include "tests/mm_test.h"
 #include <arch/pte.h>
 
 #ifdef HOST_BUILD
@@ -49,17 +50,6 @@ static u64 rng_next(u64 *s)
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
 	return z ^ (z >> 31);
-}
-
-static int pt_random_init(struct ktest *t)
-{
-	(void)t;
-#ifdef HOST_BUILD
-	fake_arch_set_cpu(0);
-	return fake_pmm_init(0);
-#else
-	return 0;
-#endif
 }
 
 enum rop_kind { ROP_MAP, ROP_UNMAP, ROP_PROTECT, ROP_LOOKUP, ROP_KINDS };
@@ -422,4 +412,4 @@ static void test_pt_random(struct ktest *t)
 static const struct ktest_case pt_random_cases[] = {
 	KTEST_CASE(test_pt_random),
 };
-KTEST_SUITE_EXT(pt_random, pt_random_cases, pt_random_init, NULL, NULL);
+KTEST_SUITE_EXT(pt_random, pt_random_cases, mm_test_fresh_pmm, NULL, NULL);

@@ -5,15 +5,16 @@
  * per problem. Boot CPU only, before the APs start.
  */
 #include "arch/x86_64/acpi.h"
+#include "arch/x86_64/kpt.h"
 #include "boot/bootinfo.h"
 #include "kernel/printk.h"
 #include <arch/cpu.h>
 #include <arch/layout.h>
 
-/* The direct map covers BOOT_MAP_BYTES of low memory; raise this with it. */
+/* Through the direct map: the boot map's 4 GiB, then anything kpt can map. */
 static const void *acpi_map_direct(paddr_t pa, size_t len)
 {
-	if (pa >= BOOT_MAP_BYTES || len > BOOT_MAP_BYTES - pa)
+	if (!kpt_map_firmware(pa, len))
 		return NULL;
 	return (const void *)(DIRECT_MAP_BASE + pa);
 }

@@ -6,6 +6,7 @@
  */
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpuinfo.h"
+#include "arch/x86_64/kpt.h"
 #include "arch/x86_64/traps.h"
 #include "compiler.h"
 #include "errno.h"
@@ -135,11 +136,11 @@ int apic_init_bsp(int want, paddr_t mmio_base, char *err, size_t errlen)
 	}
 	mode = (want == 1 || !cpuinfo.x2apic) ? APIC_MODE_XAPIC : APIC_MODE_X2APIC;
 	if (mode == APIC_MODE_XAPIC) {
-		if (!mmio_base || mmio_base + 0x1000 > BOOT_MAP_BYTES) {
+		mmio = mmio_base ? kpt_map_mmio(mmio_base, 0x1000) : NULL;
+		if (!mmio) {
 			fmt_snprintf(err, errlen, "local APIC at 0x%lx is not reachable", mmio_base);
 			return -EINVAL;
 		}
-		mmio = (volatile u32 *)(DIRECT_MAP_BASE + mmio_base);
 	}
 	apic_set_mode_msr();
 	irq_register(VEC_APIC_ERROR, apic_error_irq);

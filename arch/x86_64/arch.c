@@ -1,8 +1,11 @@
 /*
  * The x86-64 implementation of arch/arch.h hooks that need no state of their
  * own: interrupt flags, TLB instructions, console and exit. Each is a thin
- * layer over arch/cpu.h so mm/ and kernel/ stay free of x86 details.
+ * layer over arch/cpu.h so mm/ and kernel/ stay free of x86 details. Also
+ * the early boot-CPU set-up, which picks the console before anything prints.
  */
+#include "arch/x86_64/acpi.h"
+#include "arch/x86_64/console.h"
 #include "arch/x86_64/cpuinfo.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/traps.h"
@@ -10,6 +13,7 @@
 #include "arch/x86_64/serial.h"
 #include "arch/x86_64/smpboot.h"
 #include "arch/x86_64/tsc.h"
+#include "kernel/cmdline.h"
 #include "kernel/percpu.h"
 #include <arch/arch.h>
 #include <arch/cpu.h>
@@ -109,11 +113,6 @@ __attribute__((noreturn)) void arch_exit(enum arch_exit_status status)
 	arch_halt();
 }
 
-void arch_load_root(paddr_t root, u16 pcid)
-{
-	write_cr3(root | pcid);
-}
-
 struct percpu *this_cpu(void)
 {
 	return gs_read_self();
@@ -135,19 +134,55 @@ u64 arch_tsc_hz(void)
 	return tsc_hz();
 }
 
-
-bool arch_early_init(unsigned console_index)
+/*
+ * The console: console= if given, else the UART of the ACPI SPCR table, else
+ * COM1 (arch/x86_64/console.c). ACPI is parsed here already, through the
+ * boot direct map, because the console must be chosen before the first
+ * byte goes out; arch_init() parses again for everything else. Returns
+ * false when the UART console= names does not answer (COM1 is used).
+ */
+static bool early_console(const struct options *opt)
 {
-	static const u16 ports[] = { SERIAL_COM1, SERIAL_COM2 };
-	vaddr_t ist[IST_COUNT];
-	bool console_ok = console_index < ARRAY_SIZE(ports) && serial_init(ports[console_index]);
+	static struct acpi_info early_acpi; /* large: never on the stack */
+	bool given = opt && options_given(opt, "console");
+	struct console_choice c;
+	bool ok;
 
-	if (!console_ok)
-		serial_init(SERIAL_COM1);
+	acpi_init(&early_acpi);
+	console_choose(&early_acpi.spcr, given ? (int)opt->console : CONSOLE_NOT_GIVEN, &c);
+	ok = serial_uart_init(&c.uart);
+	if (!ok) {
+		console_fall_back(&c);
+		serial_uart_init(&c.uart);
+	}
+	serial_set_console(&c.uart);
+	console_record(&c);
+	console_report(); /* held by printk until the header is out */
+	return ok || !given;
+}
+
+/* The test and calibration hooks the command line sets for later bring-up steps. */
+static void early_options(const struct options *opt)
+{
+	enum tsc_calibration cal = TSC_CAL_AUTO;
+
+	if (opt && opt->tsc_calibrate == OPT_TSC_PIT)
+		cal = TSC_CAL_PIT;
+	else if (opt && opt->tsc_calibrate == OPT_TSC_HPET)
+		cal = TSC_CAL_HPET;
+	tsc_set_calibration(cal);
+	smpboot_set_nostart(opt ? opt->ap_nostart : 0);
+}
+
+bool arch_early_init(const struct options *opt)
+{
+	vaddr_t ist[IST_COUNT];
+
 	smpboot_init_bsp(0); /* GS base first: exception reports read this_cpu() */
 	cpuinfo_init();
 	gdt_boot_ist(ist);
 	gdt_init_cpu(0, ist);
 	idt_init();
-	return console_ok;
+	early_options(opt);
+	return early_console(opt);
 }

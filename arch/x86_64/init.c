@@ -7,9 +7,11 @@
  */
 #include "arch/x86_64/acpi.h"
 #include "arch/x86_64/apic.h"
+#include "arch/x86_64/console.h"
 #include "arch/x86_64/cpuinfo.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/init.h"
+#include "arch/x86_64/kpt.h"
 #include "arch/x86_64/mem.h"
 #include "arch/x86_64/serial.h"
 #include "arch/x86_64/smpboot.h"
@@ -159,7 +161,10 @@ int arch_init(const struct options *opt, char *err, size_t errlen)
 	rc = init_boot_cpu(opt, err, errlen);
 	if (rc)
 		return rc;
-	return bring_up_cpus(opt, err, errlen);
+	rc = bring_up_cpus(opt, err, errlen);
+	kpt_trampoline_free(); /* every AP that came up runs on the kernel root now */
+	mem_report();
+	return rc;
 }
 
 void arch_describe(struct json *j)
@@ -182,7 +187,7 @@ void arch_describe(struct json *j)
 	json_u64(j, "cpus_madt", acpi.madt.ncpus);
 	json_u64(j, "cpus_failed", smp_res.failed);
 	json_u64(j, "ap_bringup_us", tsc_cycles_to_ns(smp_res.total_cycles) / 1000);
-	json_u64(j, "console_port", serial_port());
+	console_describe(j); /* "console_port" and the "console" object */
 	json_bool(j, "nx", cpuinfo.nx);
 	json_bool(j, "pcid", cpuinfo.pcid);
 	json_bool(j, "x2apic_cpu", cpuinfo.x2apic);

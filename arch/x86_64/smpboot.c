@@ -10,6 +10,7 @@
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpuinfo.h"
 #include "arch/x86_64/gdt.h"
+#include "arch/x86_64/kpt.h"
 #include "arch/x86_64/traps.h"
 #include "arch/x86_64/tsc.h"
 #include "boot/bootinfo.h"
@@ -36,6 +37,12 @@ extern const u8 ap_tramp_32_off[], ap_tramp_64_off[];
 
 static paddr_t trampoline_pa;
 static u32 ap_online_flag;
+static unsigned nostart; /* ap_nostart=: the last this many APs get no INIT/SIPI */
+
+void smpboot_set_nostart(unsigned n)
+{
+	nostart = n;
+}
 
 /* Offset of trampoline symbol @sym from its start. */
 #define TRAMP_OFF(sym) ((size_t)((sym) - ap_trampoline_start))
@@ -78,7 +85,7 @@ void smpboot_init_bsp(u32 apic)
 
 void ap_main(unsigned cpu);
 
-/* First C code on an AP, on its own stack with the boot CPU's page tables. */
+/* First C code on an AP, on its own stack, on the trampoline root until kpt_load_ap(). */
 __noreturn void ap_main(unsigned cpu)
 {
 	struct percpu *pc = percpu_of(cpu);
@@ -88,6 +95,8 @@ __noreturn void ap_main(unsigned cpu)
 	kstack_ist_tops(cpu, ist);
 	gdt_init_cpu(cpu, ist);
 	idt_load();
+	/* Only now: the trampoline's GDT lies in the identity map this drops. */
+	kpt_load_ap();
 	apic_init_ap();
 	pc->apic_id = apic_id();
 	percpu_set_online(cpu);
@@ -104,26 +113,37 @@ static void trampoline_install(void)
 	*(u32 *)(tramp_field(ap_tramp_gdt_ptr) + 2) = base + TRAMP_OFF(ap_tramp_gdt);
 	*(u32 *)tramp_field(ap_tramp_far32) = base + (u32)(uintptr_t)ap_tramp_32_off;
 	*(u32 *)tramp_field(ap_tramp_far64) = base + (u32)(uintptr_t)ap_tramp_64_off;
-	*(u64 *)tramp_field(ap_tramp_cr3) = read_cr3();
+	*(u64 *)tramp_field(ap_tramp_cr3) = kpt_trampoline_root();
 	*(u64 *)tramp_field(ap_tramp_cr4) = read_cr4() & (X86_CR4_PAE | X86_CR4_PGE);
 	*(u64 *)tramp_field(ap_tramp_efer) = rdmsr(MSR_EFER) & ((1u << 8) | (1u << 11));
 	*(u64 *)tramp_field(ap_tramp_entry) = (u64)(uintptr_t)ap_main;
 }
 
-/* INIT, 10 ms, STARTUP, 200 us, STARTUP; then wait. Returns true once the AP is online. */
-static bool start_one(unsigned cpu, u32 apic, u64 *cycles)
+/* INIT, 10 ms, STARTUP, 200 us, and a second STARTUP unless CPU @cpu is already up. */
+static void send_startup(unsigned cpu, u32 apic)
 {
-	u64 start = rdtsc_ordered(), deadline;
-
-	*(u64 *)tramp_field(ap_tramp_cpu) = cpu;
-	*(u64 *)tramp_field(ap_tramp_stack) = kstack_top(cpu);
-	atomic_store_release(&ap_online_flag, 0);
 	apic_send_init(apic);
 	udelay(INIT_DELAY_US);
 	apic_send_sipi(apic, (u8)(trampoline_pa >> 12));
 	udelay(SIPI_DELAY_US);
 	if (atomic_load_acquire(&ap_online_flag) != cpu)
 		apic_send_sipi(apic, (u8)(trampoline_pa >> 12));
+}
+
+/*
+ * Starts CPU @cpu at APIC ID @apic and waits for it. Returns true once the
+ * AP is online. With @silent (the ap_nostart= test hook) nothing is sent,
+ * so the wait times out as for a CPU that is dead.
+ */
+static bool start_one(unsigned cpu, u32 apic, bool silent, u64 *cycles)
+{
+	u64 start = rdtsc_ordered(), deadline;
+
+	*(u64 *)tramp_field(ap_tramp_cpu) = cpu;
+	*(u64 *)tramp_field(ap_tramp_stack) = kstack_top(cpu);
+	atomic_store_release(&ap_online_flag, 0);
+	if (!silent)
+		send_startup(cpu, apic);
 	deadline = tsc_deadline_ms(AP_ONLINE_TIMEOUT_MS);
 	while (atomic_load_acquire(&ap_online_flag) != cpu) {
 		if (rdtsc_ordered() > deadline) {
@@ -143,11 +163,21 @@ static void note_failure(struct smpboot_result *res, u32 apic)
 	res->failed++;
 }
 
+/* How many APs the loop below will try: every listed CPU but this one, up to @limit. */
+static unsigned count_tries(const u32 *apic_ids, unsigned n, unsigned limit, u32 self)
+{
+	unsigned tries = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		tries += apic_ids[i] != self;
+	return MIN(tries, MIN(limit, (unsigned)MAX_CPUS) - 1);
+}
+
 int smpboot_start_aps(const u32 *apic_ids, unsigned n, unsigned limit, struct smpboot_result *res)
 {
 	u32 self = apic_id();
 	u64 begin = rdtsc_ordered();
-	unsigned next = 1;
+	unsigned next = 1, tried = 0, tries = count_tries(apic_ids, n, limit, self);
 
 	memset(res, 0, sizeof(*res));
 	trampoline_pa = find_trampoline_page();
@@ -164,7 +194,7 @@ int smpboot_start_aps(const u32 *apic_ids, unsigned n, unsigned limit, struct sm
 			continue;
 		}
 		percpu_init(next, apic_ids[i]);
-		if (!start_one(next, apic_ids[i], &cycles)) {
+		if (!start_one(next, apic_ids[i], tried++ + nostart >= tries, &cycles)) {
 			note_failure(res, apic_ids[i]);
 			continue;
 		}

@@ -23,6 +23,13 @@ struct smpboot_result {
 void smpboot_init_bsp(u32 apic_id);
 
 /*
+ * Test hook (ap_nostart=): the last @n APs smpboot_start_aps() tries are
+ * sent no INIT/SIPI, so the timeout and its report run as for dead CPUs.
+ * Boot CPU, before smpboot_start_aps().
+ */
+void smpboot_set_nostart(unsigned n);
+
+/*
  * Starts the CPUs with APIC IDs @apic_ids[0..n) (the boot CPU's ID is
  * skipped) until @limit CPUs are online in total. The boot CPU must have
  * its APIC enabled and the TSC calibrated. Fills @res; returns 0 or -ENOMEM

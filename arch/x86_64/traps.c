@@ -1,8 +1,10 @@
 /*
  * Exception reports, the fault catcher used by self-tests, and dispatch of
  * interrupt vectors to registered handlers. Runs in interrupt context with
- * interrupts off (all IDT entries are interrupt gates). The handler table is
- * written only during bring-up, before the vector can fire.
+ * interrupts off (all IDT entries are interrupt gates), except that a page
+ * fault mm/fault.c resolves runs with them as the faulting code had them.
+ * The handler table is written only during bring-up, before the vector can
+ * fire.
  */
 #include "arch/x86_64/traps.h"
 #include "arch/x86_64/trap_frame_offsets.h"
@@ -13,6 +15,8 @@
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "lib/format.h"
+#include "mm/fault.h"
+#include "mm/mm.h"
 #include <arch/arch.h>
 #include <arch/cpu.h>
 #include <arch/layout.h>
@@ -24,6 +28,12 @@ BUILD_ASSERT(offsetof(struct trap_frame, rsp) == TF_RSP);
 BUILD_ASSERT(sizeof(struct trap_frame) == TF_SIZE);
 
 #define BACKTRACE_MAX 32
+
+/* #PF error code bits (SDM Vol. 3A 4.7). */
+#define PF_ERR_PRESENT (1u << 0)
+#define PF_ERR_WRITE (1u << 1)
+#define PF_ERR_RSVD (1u << 3)
+#define PF_ERR_FETCH (1u << 4)
 
 /* Layout shared with fault_catch_call in cpu_asm.S: rsp at 0, rip at 8. */
 struct fault_catch {
@@ -151,13 +161,17 @@ static void print_pf_error(u64 err)
 	       err & 16 ? ", instruction fetch" : "", err & 8 ? ", reserved bit set" : "");
 }
 
-static void report_exception(const struct trap_frame *f, u64 cr2)
+/* @pf_err: what mm/fault.c said about a page fault it could not resolve (0: not asked). */
+static void report_exception(const struct trap_frame *f, u64 cr2, int pf_err)
 {
 	printk("mmlab: EXCEPTION %s (vector %lu) on CPU %u\n", trap_name(f->vector), f->vector,
 	       arch_cpu_id());
 	printk("  error 0x%lx  CR2 0x%016lx\n", f->error, cr2);
 	if (f->vector == VEC_PF)
 		print_pf_error(f->error);
+	if (pf_err)
+		printk("  page fault not resolved: %s (%s)\n", fault_strerror(pf_err),
+		       errno_name(pf_err));
 	print_symbol_line("  RIP ", f->rip);
 	printk("  RSP 0x%016lx  RFLAGS 0x%016lx  CS 0x%lx  SS 0x%lx\n", f->rsp, f->rflags, f->cs,
 	       f->ss);
@@ -170,16 +184,47 @@ static void report_exception(const struct trap_frame *f, u64 cr2)
 	trap_backtrace(f->rip, f->rbp);
 }
 
+/* FAULT_* flags from a #PF error code (SDM Vol. 3A 4.7). */
+static unsigned pf_flags(u64 error)
+{
+	return (error & PF_ERR_WRITE ? FAULT_WRITE : 0) |
+	       (error & PF_ERR_PRESENT ? FAULT_PRESENT : 0) |
+	       (error & PF_ERR_FETCH ? FAULT_EXEC : 0);
+}
+
+/*
+ * A page fault in the lower half while an address space is loaded goes to
+ * mm/fault.c, with interrupts back on when the faulting code had them (a
+ * copy-on-write fault waits for TLB flush IPIs, and this CPU must keep
+ * answering other CPUs' while it waits for the address space's lock).
+ * Returns 0 when resolved, 1 when not for mm/, else mm/'s error.
+ */
+static int handle_page_fault(struct trap_frame *f, u64 cr2)
+{
+	int err;
+
+	if (cr2 >= USER_SPACE_TOP || (f->error & PF_ERR_RSVD) || !mm_current())
+		return 1;
+	if (f->rflags & X86_RFLAGS_IF)
+		sti();
+	err = fault_handle(cr2, pf_flags(f->error));
+	cli();
+	return err;
+}
+
 static void handle_exception(struct trap_frame *f)
 {
 	u64 cr2 = f->vector == VEC_PF ? read_cr2() : 0;
+	int pf_err = f->vector == VEC_PF ? handle_page_fault(f, cr2) : 1;
 
+	if (!pf_err)
+		return;
 	if (f->vector == VEC_NMI && panic_in_progress())
 		arch_halt(); /* another CPU is panicking and stopped us */
 	if (try_catch(f, cr2))
 		return;
 	panic_begin();
-	report_exception(f, cr2);
+	report_exception(f, cr2, pf_err == 1 ? 0 : pf_err);
 	panic_end("unhandled exception");
 }
 

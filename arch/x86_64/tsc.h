@@ -1,18 +1,42 @@
 /*
  * The TSC as mmlab's clock: its frequency (from CPUID where that is exact,
- * else calibrated against the PIT), delays built on it, and the cross-CPU
- * synchronisation check.
+ * else calibrated against the PIT or the HPET), and delays built on it.
  */
 #ifndef ARCH_TSC_H
 #define ARCH_TSC_H
 
 #include "types.h"
 
-/* Determines the TSC frequency on the boot CPU. Returns 0 or -EIO (no usable reference). */
+/* Which references tsc_init() may use (the tsc_calibrate= option). */
+enum tsc_calibration {
+	TSC_CAL_AUTO, /* CPUID 0x15, the hypervisor leaf, the PIT, then the HPET */
+	TSC_CAL_PIT,  /* the PIT only */
+	TSC_CAL_HPET, /* the HPET the ACPI tables list, only */
+};
+
+/* Chooses the references for tsc_init(); default TSC_CAL_AUTO. Boot CPU, before tsc_init(). */
+void tsc_set_calibration(enum tsc_calibration cal);
+
+/*
+ * Determines the TSC frequency on the boot CPU, from the references
+ * tsc_set_calibration() allows, best first. The HPET is found through
+ * arch_acpi_info(), so ACPI must be parsed first. A reference that does not
+ * tick or gives a frequency outside 100 MHz..20 GHz is passed over with a
+ * "# WARN tsc:" line. Returns 0 or -EIO (no usable reference).
+ */
 int tsc_init(void);
 
 u64 tsc_hz(void);
-const char *tsc_method(void); /* "cpuid-15h", "hypervisor-leaf", "pit" or "none" */
+/* "cpuid-15h", "hypervisor-leaf", "pit", "hpet" or "none" */
+const char *tsc_method(void);
+
+/*
+ * Measures the TSC frequency against the PIT or the HPET alone, for tests
+ * that compare the two; 0 when that reference is missing or does not tick.
+ * Boot CPU, interrupts off or on (a longer round is discarded).
+ */
+u64 tsc_measure_pit(void);
+u64 tsc_measure_hpet(void);
 
 /* Busy-waits at least @us microseconds (TSC-based once calibrated). */
 void udelay(u64 us);

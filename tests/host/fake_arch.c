@@ -16,12 +16,16 @@
 #include "lib/atomic.h"
 #include "mm/page.h"
 #include "tests/host/fake_arch.h"
+#include "kernel/percpu.h"
+#include "kernel/smp.h"
 #include <arch/arch.h>
 
 u64 fake_flush_one_calls, fake_flush_all_calls, fake_flush_everything_calls;
-u64 fake_load_root_calls, fake_warn_calls;
+u64 fake_load_root_calls, fake_warn_calls, fake_ipi_calls;
 vaddr_t fake_flush_last_va;
 paddr_t fake_loaded_root;
+u16 fake_loaded_asid;
+bool fake_load_flushed;
 
 static __thread unsigned fake_cpu;
 static __thread bool fake_irqs_off;
@@ -35,6 +39,7 @@ void fake_arch_reset_counts(void)
 	atomic_store_relaxed(&fake_flush_everything_calls, 0);
 	atomic_store_relaxed(&fake_load_root_calls, 0);
 	atomic_store_relaxed(&fake_warn_calls, 0);
+	atomic_store_relaxed(&fake_ipi_calls, 0);
 }
 
 void fake_arch_set_cpu(unsigned cpu)
@@ -71,6 +76,17 @@ void arch_cpu_relax(void)
 unsigned arch_cpu_id(void)
 {
 	return fake_cpu;
+}
+
+/* Per-CPU data on the host: the fake CPU id picks the copy (kernel/percpu.c). */
+struct percpu *this_cpu(void)
+{
+	return percpu_of(fake_cpu);
+}
+
+void arch_percpu_add(size_t offset, u64 v)
+{
+	__atomic_fetch_add((u64 *)((char *)this_cpu() + offset), v, __ATOMIC_RELAXED);
 }
 
 u64 arch_tsc_read(void)
@@ -121,11 +137,38 @@ void arch_halt(void)
 	abort();
 }
 
-void arch_load_root(paddr_t root, u16 pcid)
+void arch_load_root(paddr_t root, u16 asid, bool flush)
 {
-	(void)pcid;
 	atomic_inc(&fake_load_root_calls);
 	atomic_store_relaxed(&fake_loaded_root, root);
+	atomic_store_relaxed(&fake_loaded_asid, asid);
+	atomic_store_relaxed(&fake_load_flushed, flush);
+}
+
+/*
+ * kernel/smp.h on the host: runs @fn "on" each target in turn by switching
+ * the calling thread's fake CPU number, and counts one IPI per target.
+ */
+int smp_call(const cpumask_t *mask, smp_call_fn fn, void *arg, bool wait)
+{
+	unsigned self = fake_cpu, cpu;
+
+	(void)wait;
+	for_each_cpu(cpu, mask) {
+		if (cpu == self)
+			continue;
+		fake_cpu = cpu;
+		fn(arg);
+		atomic_inc(&fake_ipi_calls);
+	}
+	fake_cpu = self;
+	return 0;
+}
+
+/* Calls run synchronously above, so nothing is ever left to wait for. */
+int smp_call_wait(void)
+{
+	return 0;
 }
 
 /* panics and warnings */

@@ -1,8 +1,9 @@
 /*
  * Host-only test doubles (tests/host/fake_arch.c): the arch.h hooks with
- * call counters, a settable per-thread CPU number, panic() that tests can
- * catch, and a fake physical memory arena above 4 GiB with a helper that
- * initialises the frame allocator over it. Include only under HOST_BUILD.
+ * call counters, smp_call() run in the calling thread, a settable
+ * per-thread CPU number, panic() that tests can catch, and a fake physical
+ * memory arena above 4 GiB with a helper that initialises the frame
+ * allocator over it. Include only under HOST_BUILD.
  */
 #ifndef TESTS_HOST_FAKE_ARCH_H
 #define TESTS_HOST_FAKE_ARCH_H
@@ -13,8 +14,13 @@
 /* Calls to each hook since the last fake_arch_reset_counts(); atomic counters. */
 extern u64 fake_flush_one_calls, fake_flush_all_calls, fake_flush_everything_calls;
 extern u64 fake_load_root_calls, fake_warn_calls;
+/* Targets smp_call() ran a function on (one "IPI" each). */
+extern u64 fake_ipi_calls;
 extern vaddr_t fake_flush_last_va;
+/* The last arch_load_root() call's arguments. */
 extern paddr_t fake_loaded_root;
+extern u16 fake_loaded_asid;
+extern bool fake_load_flushed;
 
 void fake_arch_reset_counts(void);
 

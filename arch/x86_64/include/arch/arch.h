@@ -10,14 +10,16 @@
 
 #include "types.h"
 
-/*
- * Boot-CPU bring-up before the header is printed: console on serial port
- * @console_index (0 = ttyS0/COM1, 1 = ttyS1/COM2; falls back to COM1 when
- * that UART is absent, returning false), CPU identification, GDT/TSS and IDT.
- */
-bool arch_early_init(unsigned console_index);
-
 struct options;
+/*
+ * Boot-CPU bring-up before the header is printed: CPU identification,
+ * GDT/TSS and IDT, and the console: console= from @opt (NULL when the
+ * command line did not parse), else the firmware's console UART (ACPI
+ * SPCR), else COM1. Returns false when the UART console= names is absent
+ * (COM1 is used instead).
+ */
+bool arch_early_init(const struct options *opt);
+
 /*
  * Brings the machine up after arch_early_init(): firmware tables, clocks,
  * memory (frame allocator, direct map, stacks), interrupt controllers and
@@ -76,7 +78,13 @@ void arch_stop_other_cpus(void);
 /* Halt this CPU for good, interrupts off. */
 __attribute__((noreturn)) void arch_halt(void);
 
-/* Load a page-table root (physical address of the PML4) with a PCID (0 if unused). */
-void arch_load_root(paddr_t root, u16 pcid);
+/*
+ * Loads page-table root @root (physical address of the top table) on this
+ * CPU, tagging its translations with address-space identifier @asid (x86:
+ * the PCID; 0 is the kernel root's, and the only one when the MMU has none).
+ * With @flush, translations this CPU cached earlier under @asid are dropped
+ * (global ones stay); without ASIDs every load drops them anyway.
+ */
+void arch_load_root(paddr_t root, u16 asid, bool flush);
 
 #endif

@@ -13,6 +13,9 @@
 #define X86_CR4_PAE (1ul << 5)
 #define X86_CR4_PGE (1ul << 7)
 #define X86_CR4_PCIDE (1ul << 17)
+/* With CR4.PCIDE: CR3[11:0] is the PCID; bit 63 set keeps its TLB entries (SDM Vol. 3A 4.10.4.1). */
+#define X86_CR3_PCID_MASK 0xffful
+#define X86_CR3_NOFLUSH (1ul << 63)
 #define X86_RFLAGS_IF (1ul << 9)
 
 #define MSR_EFER 0xc0000080u

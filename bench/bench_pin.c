@@ -1,0 +1,182 @@
+/*
+ * Benchmark `pin`, after gup_test's PIN_FAST_BENCHMARK (-a -m SIZE -j K):
+ * each of K CPUs pins every page of a region of one shared address space,
+ * per_call pages per pin_pages_fast() call (default 1, gup_test's default,
+ * which made the 2021 has_pinned line bounce), then unpins them all. The
+ * metric is the get time per round in microseconds, with the put time as
+ * a second phase. Variants: naive writes the mm's has_pinned on every
+ * call; fixed tests a flags bit before setting it once (mm/pin.c).
+ * Parameter region: "shared" (every CPU on the same pages, as gup_test
+ * does) or "own" (one region per CPU, isolating the flag's line from the
+ * pages' refcounts).
+ */
+#include "bench/bench.h"
+#include "errno.h"
+#include "mm/mm.h"
+#include "mm/pin.h"
+#include "mm/pmm.h"
+#include "mm/pt.h"
+
+#define PIN_BENCH_PAGES 1024 /* per region: 4 MiB */
+#define PIN_BENCH_BASE 0x40000000ul
+#define PIN_BENCH_STRIDE 0x01000000ul /* own regions 16 MiB apart */
+#define PIN_PAGES_ORDER 1	      /* 8 KiB of page pointers per CPU */
+
+enum pin_region { PIN_REGION_SHARED, PIN_REGION_OWN };
+
+struct pin_bench {
+	struct mm *mm;
+	struct page *array_block[MAX_CPUS];
+	unsigned per_call;
+	bool own;
+};
+
+static struct pin_bench pb;
+
+static const struct pin_policy pin_bench_policy[] = {
+	{ &pin_flag_naive, &pin_pagemap_cached },
+	{ &pin_flag_fixed, &pin_pagemap_cached },
+};
+
+static vaddr_t region_of(unsigned idx)
+{
+	return PIN_BENCH_BASE + (pb.own ? idx * PIN_BENCH_STRIDE : 0);
+}
+
+static struct page **pages_of(unsigned idx)
+{
+	return page_address(pb.array_block[idx]);
+}
+
+static void pin_bench_teardown(struct bench_ctx *c)
+{
+	for (unsigned idx = 0; idx < c->ncpus; idx++) {
+		if (pb.array_block[idx])
+			page_free(pb.array_block[idx], PIN_PAGES_ORDER);
+		pb.array_block[idx] = NULL;
+	}
+	if (pb.mm)
+		mm_destroy(pb.mm);
+	pb.mm = NULL;
+}
+
+static int pin_bench_map(struct bench_ctx *c)
+{
+	unsigned nregions = pb.own ? c->ncpus : 1;
+	int err = 0;
+
+	for (unsigned i = 0; i < nregions && !err; i++) {
+		err = mm_map_region(pb.mm, region_of(i), PIN_BENCH_PAGES * PT_PAGE_4K,
+				    MM_READ | MM_WRITE);
+		if (!err)
+			err = mm_populate(pb.mm, region_of(i), PIN_BENCH_PAGES * PT_PAGE_4K);
+	}
+	return err;
+}
+
+static int pin_bench_setup(struct bench_ctx *c)
+{
+	int err;
+
+	pb.own = bench_param(c, "region") == PIN_REGION_OWN;
+	pb.per_call = (unsigned)bench_param(c, "per_call");
+	err = mm_create(&pb.mm);
+	if (!err)
+		err = pin_bench_map(c);
+	for (unsigned idx = 0; idx < c->ncpus && !err; idx++) {
+		pb.array_block[idx] = page_alloc(PIN_PAGES_ORDER, 0);
+		if (!pb.array_block[idx])
+			err = -ENOMEM;
+	}
+	if (err)
+		pin_bench_teardown(c);
+	/* One operation is one pin_pages_fast() call, over every CPU. */
+	c->ops = (u64)c->ncpus * (PIN_BENCH_PAGES / pb.per_call);
+	return err;
+}
+
+/* get: pin the whole region, per_call pages at a time. */
+static void pin_bench_get(struct bench_ctx *c, unsigned idx)
+{
+	const struct pin_policy *pol = &pin_bench_policy[c->variant];
+	struct page **pages = pages_of(idx);
+	vaddr_t base = region_of(idx);
+
+	for (unsigned i = 0; i < PIN_BENCH_PAGES; i += pb.per_call) {
+		int n = pin_pages_fast(pb.mm, base + (vaddr_t)i * PT_PAGE_4K, pb.per_call,
+				       PIN_FAST_ONLY, pages + i, pol);
+
+		if (n != (int)pb.per_call) {
+			bench_fail(c, "CPU %u: pin at page %u returned %d", c->cpu[idx], i, n);
+			return;
+		}
+	}
+}
+
+/* put: unpin them, as gup_test does after the get phase. */
+static void pin_bench_put(struct bench_ctx *c, unsigned idx)
+{
+	if (c->error)
+		return;
+	if (unpin_pages(pages_of(idx), PIN_BENCH_PAGES))
+		bench_fail(c, "CPU %u: unpin found a page not pinned", c->cpu[idx]);
+}
+
+/* After every run all pins are gone; the flag writes match the design's promise. */
+static int pin_bench_verify(struct bench_ctx *c)
+{
+	u64 writes = c->counter_total[PCPU_PIN_FLAG_WRITES];
+	u64 calls = c->runs_done * c->ops;
+
+	if (c->variant == 0 && writes != calls) {
+		bench_fail(c, "naive: %lu flag writes for %lu calls", (unsigned long)writes,
+			   (unsigned long)calls);
+		return -EINVAL;
+	}
+	/*
+	 * fixed: the first calls may race past the test on every CPU before
+	 * one of them sets the bit, so 1..K writes per mm, then never again.
+	 */
+	if (c->variant == 1 && (writes < 1 || writes > c->ncpus)) {
+		bench_fail(c, "fixed: %lu flag writes, expected 1 to %u per mm", (unsigned long)writes,
+			   c->ncpus);
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < PIN_BENCH_PAGES; i++)
+		if (page_maybe_pinned(pages_of(0)[i])) {
+			bench_fail(c, "page %u still pinned after the runs", i);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+static const char *const pin_variants[] = { "naive", "fixed" };
+static const char *const pin_region_words[] = { "shared", "own" };
+static const struct bench_case pin_cases[] = {
+	{ { PIN_REGION_SHARED, 1 } },
+	{ { PIN_REGION_OWN, 1 } },
+};
+
+const struct bench bench_pin = {
+	.name = "pin",
+	.metric_name = "get_us_per_round",
+	.unit = "us",
+	.variants = pin_variants,
+	.nvariants = 2,
+	.param_names = { "region", "per_call" },
+	.param_words = { pin_region_words, NULL },
+	.cases = pin_cases,
+	.ncases = ARRAY_SIZE(pin_cases),
+	.metric = BENCH_US_PER_RUN,
+	.min_cpus = 1,
+	.iters = 10,
+	.warmup = 2,
+	.counters = { PCPU_PIN_FLAG_WRITES },
+	.ncounters = 1,
+	.setup = pin_bench_setup,
+	.run = pin_bench_get,
+	.run_phase2 = pin_bench_put,
+	.phase2_name = "put_us_per_round",
+	.verify = pin_bench_verify,
+	.teardown = pin_bench_teardown,
+};

@@ -1,0 +1,205 @@
+/*
+ * Page faults (see mm/fault.h): demand-zero pages, copy-on-write of
+ * private pages after a write-protect fault, swap entries handed to the
+ * swap hook, and spurious faults from stale TLB entries. Everything runs
+ * under the address space's read side and changes single leaf entries
+ * with compare-and-exchange (mm/pt.h), so faults on different pages of
+ * one address space proceed in parallel; when two CPUs race on one page,
+ * the loser finds the work done and returns 0 so its access is retried.
+ * Around fault_resolve(), the region's mapping lock is taken as the
+ * chosen design says (mm/mapping.h): lock order mm->lock, then mapping.
+ *
+ * Counts: fault_cpus[cpu] is written only by its own CPU.
+ */
+#include "mm/fault.h"
+#include "errno.h"
+#include "kernel/percpu.h"
+#include "lib/atomic.h"
+#include "lib/string.h"
+#include "mm/mapping.h"
+#include "mm/mm.h"
+#include "mm/page.h"
+#include "mm/pmm.h"
+#include "mm/pt.h"
+#include <arch/arch.h>
+
+struct fault_cpu {
+	u64 events[FAULT_NR_EVENTS];
+} __cacheline_aligned;
+
+static struct fault_cpu fault_cpus[MAX_CPUS];
+
+/* Only this CPU writes its counters: a plain add, atomic only so readers see no tearing. */
+static void fault_count(enum fault_event ev)
+{
+	u64 *c = &fault_cpus[arch_cpu_id()].events[ev];
+
+	atomic_store_relaxed(c, atomic_load_relaxed(c) + 1);
+}
+
+u64 fault_event_count(enum fault_event ev)
+{
+	u64 sum = 0;
+
+	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
+		sum += atomic_load_relaxed(&fault_cpus[cpu].events[ev]);
+	return sum;
+}
+
+const char *fault_strerror(int err)
+{
+	switch (err) {
+	case -EFAULT:
+		return "no region maps the address, or its region does not allow the access";
+	case -ENOMEM:
+		return "out of memory";
+	case -ENOSYS:
+		return "a swap entry, and no swap subsystem to bring it back";
+	default:
+		return "the swap-in hook failed (see the error code)";
+	}
+}
+
+/* The region must allow the access (reads it always does). */
+static int fault_check_access(const struct mm_region *r, unsigned flags)
+{
+	if ((flags & FAULT_WRITE) && !(r->flags & MM_WRITE))
+		return -EFAULT;
+	if ((flags & FAULT_EXEC) && !(r->flags & MM_EXEC))
+		return -EFAULT;
+	return 0;
+}
+
+/* The entry allows the access already: this CPU used a stale TLB entry, or lost a race. */
+static int fault_spurious(vaddr_t va)
+{
+	arch_tlb_flush_one(va);
+	fault_count(FAULT_EV_SPURIOUS);
+	return 0;
+}
+
+static int fault_zero(struct mm *mm, const struct mm_region *r, vaddr_t va)
+{
+	int err = mm_zero_page_locked(mm, r, va);
+
+	if (err == -EEXIST)
+		return fault_spurious(va); /* another CPU mapped it first */
+	if (!err)
+		fault_count(FAULT_EV_ZERO);
+	return err;
+}
+
+static int fault_swap(struct mm *mm, const struct mm_region *r, vaddr_t va, u64 swp,
+		      unsigned flags)
+{
+	int err;
+
+	if (!mm_swap || !mm_swap->swapin)
+		return -ENOSYS;
+	err = mm_swap->swapin(mm, r, va, swp, flags);
+	if (!err)
+		fault_count(FAULT_EV_SWAPIN);
+	return err;
+}
+
+/*
+ * Nobody but this mapping uses @p: one map count, and no reference beyond
+ * the mapping's and pins (a pinned page is never shared: mm_fork() copies it).
+ */
+static bool fault_page_exclusive(const struct page *p)
+{
+	return page_mapcount(p) == 1 &&
+	       page_ref_count(p) == 1 + (s32)page_pin_count(p) * PIN_BIAS;
+}
+
+/* Copies shared page @old for this mapping; the old translation is flushed before @old is dropped. */
+static int fault_cow_copy(struct mm *mm, vaddr_t va, struct page *old, unsigned prot)
+{
+	struct page *new = page_alloc(0, 0);
+	int err;
+
+	if (!new)
+		return -ENOMEM;
+	memcpy(page_address(new), page_address(old), PAGE_SIZE);
+	page_map_inc(new);
+	err = pt_leaf_replace(mm->root, va, page_to_phys(old), page_to_phys(new), prot);
+	if (err) {
+		mm_page_drop(new); /* another CPU resolved it first */
+		return fault_spurious(va);
+	}
+	mm_flush_range(mm, va, va + PAGE_SIZE - 1);
+	mm_page_drop(old);
+	fault_count(FAULT_EV_COW_COPY);
+	return 0;
+}
+
+/* A write to a present, write-protected page of a writable region. */
+static int fault_write_protected(struct mm *mm, const struct mm_region *r, vaddr_t va,
+				 paddr_t pa)
+{
+	unsigned prot = mm_region_prot(r);
+	struct page *p;
+
+	if (!pfn_valid(pa >> PAGE_SHIFT))
+		return -EFAULT;
+	p = phys_to_page(pa);
+	if (mm_region_cow(r) && !fault_page_exclusive(p))
+		return fault_cow_copy(mm, va, p, prot);
+	/* Raising the permission needs no flush: a stale entry only faults again. */
+	if (pt_leaf_replace(mm->root, va, pa, pa, prot))
+		return fault_spurious(va);
+	fault_count(FAULT_EV_COW_REUSE);
+	return 0;
+}
+
+static int fault_resolve(struct mm *mm, const struct mm_region *r, vaddr_t va, unsigned flags)
+{
+	unsigned prot;
+	paddr_t pa;
+	u64 swp;
+	int err = pt_lookup(mm->root, va, &pa, &prot, NULL);
+
+	if (err == -ENOENT && !pt_swap_lookup(mm->root, va, &swp))
+		return fault_swap(mm, r, va, swp, flags);
+	if (err == -ENOENT)
+		return fault_zero(mm, r, va);
+	if (err)
+		return err;
+	if ((flags & FAULT_WRITE) && !(prot & PROT_WRITE))
+		return fault_write_protected(mm, r, va, pa);
+	return fault_spurious(va);
+}
+
+int fault_handle_mm(struct mm *mm, vaddr_t addr, unsigned flags)
+{
+	vaddr_t va = ALIGN_DOWN(addr, PAGE_SIZE);
+	const struct mm_region *r;
+	int err;
+
+	read_lock(&mm->lock);
+	r = mm_region_find_locked(mm, va);
+	err = r ? fault_check_access(r, flags) : -EFAULT;
+	if (!err) {
+		bool held = mapping_fault_lock(r);
+
+		err = fault_resolve(mm, r, va, flags);
+		mapping_fault_unlock(r, held);
+	}
+	read_unlock(&mm->lock);
+	if (err)
+		fault_count(FAULT_EV_FAILED);
+	else
+		this_cpu_inc(PCPU_PAGE_FAULTS);
+	return err;
+}
+
+int fault_handle(vaddr_t addr, unsigned flags)
+{
+	struct mm *mm = mm_current();
+
+	if (!mm || addr >= MM_USER_TOP) {
+		fault_count(FAULT_EV_FAILED);
+		return -EFAULT;
+	}
+	return fault_handle_mm(mm, addr, flags);
+}

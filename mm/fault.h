@@ -1,0 +1,56 @@
+/*
+ * The page-fault path, architecture-neutral. The arch's #PF handler calls
+ * fault_handle() for a fault on a lower-half address while an address
+ * space is loaded, with the error code decoded into FAULT_* flags; a
+ * non-zero return means "not resolved": the arch reports the exception as
+ * it reports any other. Faults resolved are counted per CPU
+ * (PCPU_PAGE_FAULTS), and each kind in fault_event_count().
+ *
+ * Context: the faulting CPU, under its address space's read side; the
+ * arch enables interrupts first when the faulting code had them on (a
+ * copy-on-write fault waits for TLB flush IPIs). Code that touches
+ * lower-half memory with interrupts off must not race with changes to the
+ * address space that flush (see mm/mm.h).
+ */
+#ifndef MM_FAULT_H
+#define MM_FAULT_H
+
+#include "types.h"
+
+struct mm;
+
+/* Fault flags, decoded from the hardware's error code. */
+#define FAULT_WRITE (1u << 0)	/* the access was a write */
+#define FAULT_PRESENT (1u << 1) /* the page was present: a protection violation */
+#define FAULT_EXEC (1u << 2)	/* the access was an instruction fetch */
+
+/* What resolved faults did, counted per CPU. */
+enum fault_event {
+	FAULT_EV_ZERO,	    /* demand-zero: a new zeroed page mapped */
+	FAULT_EV_COW_COPY,  /* write to a shared private page: copied */
+	FAULT_EV_COW_REUSE, /* write to a write-protected page nobody else maps: made writable */
+	FAULT_EV_SPURIOUS,  /* the entry already allowed the access (stale TLB, or a race) */
+	FAULT_EV_SWAPIN,    /* a swap entry brought back by the swap hook */
+	FAULT_EV_FAILED,    /* not resolved: the arch reports the exception */
+	FAULT_NR_EVENTS,
+};
+
+/*
+ * Resolves a fault at @addr in the calling CPU's current address space.
+ * Returns 0 (retry the access), -EFAULT (no address space loaded, @addr
+ * in no region, or the region does not allow the access), -ENOMEM, or
+ * -ENOSYS (a swap entry, and no swap subsystem registered), or what the
+ * swap-in hook returned.
+ */
+int fault_handle(vaddr_t addr, unsigned flags);
+
+/* fault_handle() in @mm, whether or not it is loaded (host tests emulate the MMU with it). */
+int fault_handle_mm(struct mm *mm, vaddr_t addr, unsigned flags);
+
+/* A sentence on why fault_handle() returned @err, for the exception report. */
+const char *fault_strerror(int err);
+
+/* Sum over every CPU of the faults that ended in @ev. */
+u64 fault_event_count(enum fault_event ev);
+
+#endif

@@ -1,0 +1,129 @@
+/*
+ * Setting up copy-on-write (see mm/mm.h): mm_fork() copies an address
+ * space, sharing the pages of its private regions read-only between parent
+ * and child; mm_cow_protect() write-protects private pages in place. The
+ * write-protect faults that follow are mm/fault.c's. Both hold the source's
+ * write side throughout and flush it before letting go, so no CPU can
+ * still write a page through a stale writable translation once it is
+ * shared.
+ */
+#include "errno.h"
+#include "lib/string.h"
+#include "mm/mm.h"
+#include "mm/page.h"
+#include "mm/pmm.h"
+#include "mm/pt.h"
+
+/* What a walk over one region of the parent needs. */
+struct fork_ctx {
+	struct mm *src, *dst;
+	const struct mm_region *r;
+};
+
+/*
+ * A pinned page of a private region is not shared: whoever pinned it (for
+ * DMA, say) must keep seeing the parent's writes, so the child gets a copy
+ * now and the parent keeps the page writable (Linux's copy_present_page()).
+ */
+static int fork_copy_pinned(const struct fork_ctx *fc, const struct pt_leaf *leaf,
+			    struct page *p)
+{
+	unsigned prot = mm_region_prot(fc->r);
+	struct page *copy = page_alloc(0, 0);
+	int err;
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(page_address(copy), page_address(p), PAGE_SIZE);
+	page_map_inc(copy);
+	err = pt_map(fc->dst->root, leaf->va, page_to_phys(copy), PAGE_SIZE, prot, PT_PAGE_4K);
+	if (err) {
+		mm_page_drop(copy);
+		return err;
+	}
+	return pt_protect(fc->src->root, leaf->va, PAGE_SIZE, prot);
+}
+
+/* pt_walk() callback: one page of the parent's region, mapped into the child. */
+static int fork_leaf(void *arg, const struct pt_leaf *leaf)
+{
+	const struct fork_ctx *fc = arg;
+	struct page *p;
+	int err;
+
+	if (leaf->swp)
+		return -ENOSYS;
+	if (leaf->size != PT_PAGE_4K || !pfn_valid(leaf->pa >> PAGE_SHIFT))
+		return -EINVAL; /* regions map only frames of the memmap, 4 KiB at a time */
+	p = phys_to_page(leaf->pa);
+	if (mm_region_cow(fc->r) && page_pinned(p))
+		return fork_copy_pinned(fc, leaf, p);
+	page_ref_inc(p);
+	page_map_inc(p);
+	/* The parent's protection: already read-only in a private writable region. */
+	err = pt_map(fc->dst->root, leaf->va, leaf->pa, PAGE_SIZE, leaf->prot, PT_PAGE_4K);
+	if (err)
+		mm_page_drop(p);
+	return err;
+}
+
+/* Copies every region and its pages into @dst (not loaded anywhere). @src's write side held. */
+static int fork_copy_locked(struct mm *src, struct mm *dst)
+{
+	for (unsigned i = 0; i < src->nregions; i++) {
+		const struct mm_region *r = &src->regions[i];
+		struct fork_ctx fc = { src, dst, r };
+		u64 len = r->end - r->start;
+		int err = 0;
+
+		dst->regions[i] = *r;
+		dst->nregions = i + 1;
+		if (mm_region_cow(r))
+			err = pt_protect(src->root, r->start, len, mm_region_prot(r) & ~PROT_WRITE);
+		if (!err)
+			err = pt_walk(src->root, r->start, len, fork_leaf, &fc);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int mm_fork(struct mm *src, struct mm **out)
+{
+	struct mm *dst;
+	int err = mm_create(&dst);
+
+	if (err)
+		return err;
+	write_lock(&src->lock);
+	err = fork_copy_locked(src, dst);
+	mm_flush_all(src);
+	write_unlock(&src->lock);
+	if (err) {
+		mm_destroy(dst);
+		return err;
+	}
+	*out = dst;
+	return 0;
+}
+
+int mm_cow_protect(struct mm *mm, vaddr_t start, u64 len)
+{
+	vaddr_t end = start + len;
+	int err = 0;
+
+	if (!len || !IS_ALIGNED(start, PAGE_SIZE) || !IS_ALIGNED(len, PAGE_SIZE) ||
+	    end > MM_USER_TOP || end < start)
+		return -EINVAL;
+	write_lock(&mm->lock);
+	for (unsigned i = 0; !err && i < mm->nregions; i++) {
+		const struct mm_region *r = &mm->regions[i];
+		vaddr_t s = MAX(r->start, start), e = MIN(r->end, end);
+
+		if (s < e && mm_region_cow(r))
+			err = pt_protect(mm->root, s, e - s, mm_region_prot(r) & ~PROT_WRITE);
+	}
+	mm_flush_range(mm, start, end - 1);
+	write_unlock(&mm->lock);
+	return err;
+}

@@ -1,0 +1,224 @@
+/*
+ * Mapping objects and the fault path's mapping-lock designs (see
+ * mm/mapping.h): attaching regions, the writer path that zaps what the
+ * attached regions map, and fault_lock_naive / fault_lock_fixed.
+ *
+ * Locking and lock order as mm/mapping.h says. fault_lock_cur is written
+ * only while no fault runs (tests and benchmarks between runs).
+ */
+#include "mm/mapping.h"
+#include "errno.h"
+#include "kernel/percpu.h"
+#include "lib/atomic.h"
+#include "mm/mm.h"
+#include "mm/pt.h"
+
+static const struct fault_lock_ops *fault_lock_cur = &fault_lock_fixed;
+
+void mapping_init(struct mm_mapping *m, const char *name)
+{
+	rwlock_init(&m->lock, name);
+	m->nattach = 0;
+	for (unsigned i = 0; i < MAPPING_MAX_ATTACH; i++)
+		m->attach[i] = (struct mm_mapping_attach){ NULL, 0, 0, 0 };
+}
+
+/* attaching */
+
+/* What the region of @mm at @start is, for the table; checks it may be attached. */
+static int mapping_region_info(struct mm *mm, vaddr_t start, struct mm_mapping_attach *a)
+{
+	const struct mm_region *r;
+	int err = -EINVAL;
+
+	read_lock(&mm->lock);
+	r = mm_region_find_locked(mm, start);
+	if (r && r->start == start) {
+		*a = (struct mm_mapping_attach){ mm, r->start, r->end, r->flags };
+		err = r->mapping ? -EBUSY : 0;
+	}
+	read_unlock(&mm->lock);
+	if (!err && (a->flags & MM_PT_SHAREABLE) &&
+	    (!IS_ALIGNED(a->start, MAPPING_SHARE_ALIGN) || !IS_ALIGNED(a->end, MAPPING_SHARE_ALIGN)))
+		err = -EINVAL;
+	return err;
+}
+
+/* Removes the table entry for (@mm, @start). Returns 0 or -ENOENT. */
+static int mapping_table_remove(struct mm_mapping *m, struct mm *mm, vaddr_t start)
+{
+	int err = -ENOENT;
+
+	write_lock(&m->lock);
+	for (unsigned i = 0; i < m->nattach; i++) {
+		if (m->attach[i].mm != mm || m->attach[i].start != start)
+			continue;
+		m->attach[i] = m->attach[--m->nattach];
+		m->attach[m->nattach].mm = NULL;
+		err = 0;
+		break;
+	}
+	write_unlock(&m->lock);
+	return err;
+}
+
+int mapping_attach(struct mm_mapping *m, struct mm *mm, vaddr_t start)
+{
+	struct mm_mapping_attach a;
+	int err = mapping_region_info(mm, start, &a);
+
+	if (err)
+		return err;
+	write_lock(&m->lock);
+	if (m->nattach == MAPPING_MAX_ATTACH)
+		err = -ENOSPC;
+	else
+		m->attach[m->nattach++] = a;
+	write_unlock(&m->lock);
+	/* Table first, region second: a writer in between skips the region (not yet ours). */
+	if (!err && (err = mm_region_set_mapping(mm, start, m)))
+		mapping_table_remove(m, mm, start);
+	return err;
+}
+
+int mapping_detach(struct mm_mapping *m, struct mm *mm, vaddr_t start)
+{
+	/* Region first: once it has no mapping, faults on it no longer take the lock. */
+	mm_region_set_mapping(mm, start, NULL);
+	return mapping_table_remove(m, mm, start);
+}
+
+/* the writer path */
+
+static void mapping_flush(struct pt_gather *g)
+{
+	mm_flush_range(g->arg, g->start, g->last);
+}
+
+static void mapping_release(struct pt_gather *g, struct page *page)
+{
+	(void)g;
+	mm_page_drop(page);
+}
+
+static void mapping_swap_free(struct pt_gather *g, u64 swp)
+{
+	(void)g;
+	if (mm_swap && mm_swap->release)
+		mm_swap->release(swp);
+}
+
+/* Unmaps @a's range; mm->lock (side as mm/mapping.h says) and the mapping's write side held. */
+static int mapping_zap_locked(struct mm_mapping *m, const struct mm_mapping_attach *a)
+{
+	const struct mm_region *r = mm_region_find_locked(a->mm, a->start);
+	struct pt_gather g;
+	int err;
+
+	if (!r || r->mapping != m || r->start != a->start)
+		return 0; /* detached meanwhile, or not attached yet */
+	pt_gather_init(&g, mapping_flush, a->mm);
+	g.release = mapping_release;
+	g.swap_free = mapping_swap_free;
+	/* pt_lock: faults elsewhere in this mm may be adding tables next to ours. */
+	spin_lock(&a->mm->pt_lock);
+	err = pt_unmap(a->mm->root, r->start, r->end - r->start, &g);
+	spin_unlock(&a->mm->pt_lock);
+	/* Still under the mapping lock: no fault maps a page here before the flush. */
+	pt_gather_finish(&g);
+	return err;
+}
+
+static int mapping_zap_one(struct mm_mapping *m, const struct mm_mapping_attach *a)
+{
+	bool shareable = a->flags & MM_PT_SHAREABLE;
+	int err;
+
+	/*
+	 * A shareable region's faults all take the mapping lock, so the read
+	 * side of mm->lock is enough; a private region's faults may not
+	 * (fixed), so those are kept out by the write side.
+	 */
+	if (shareable)
+		read_lock(&a->mm->lock);
+	else
+		write_lock(&a->mm->lock);
+	write_lock(&m->lock);
+	err = mapping_zap_locked(m, a);
+	write_unlock(&m->lock);
+	if (shareable)
+		read_unlock(&a->mm->lock);
+	else
+		write_unlock(&a->mm->lock);
+	return err;
+}
+
+/* Copies attachment @i to @a; false past the end of the table. */
+static bool mapping_attach_get(struct mm_mapping *m, unsigned i, struct mm_mapping_attach *a)
+{
+	bool ok;
+
+	read_lock(&m->lock);
+	ok = i < m->nattach;
+	if (ok)
+		*a = m->attach[i];
+	read_unlock(&m->lock);
+	return ok;
+}
+
+int mapping_zap(struct mm_mapping *m, struct mm *mm)
+{
+	struct mm_mapping_attach a;
+	int err = 0;
+
+	for (unsigned i = 0; mapping_attach_get(m, i, &a); i++) {
+		int e = (!mm || a.mm == mm) ? mapping_zap_one(m, &a) : 0;
+
+		if (!err)
+			err = e;
+	}
+	return err;
+}
+
+/* the fault path: naive */
+
+static bool fault_needs_lock_naive(const struct mm_region *r)
+{
+	return r->mapping != NULL;
+}
+
+/* the fault path: fixed */
+
+/* Only a region whose tables may be shared can lose a table under the fault. */
+static bool fault_needs_lock_fixed(const struct mm_region *r)
+{
+	return r->mapping != NULL && (r->flags & MM_PT_SHAREABLE);
+}
+
+const struct fault_lock_ops fault_lock_naive = { "naive", fault_needs_lock_naive };
+const struct fault_lock_ops fault_lock_fixed = { "fixed", fault_needs_lock_fixed };
+
+void fault_set_lock_ops(const struct fault_lock_ops *ops)
+{
+	atomic_store_release(&fault_lock_cur, ops);
+}
+
+const struct fault_lock_ops *fault_get_lock_ops(void)
+{
+	return atomic_load_acquire(&fault_lock_cur);
+}
+
+bool mapping_fault_lock(const struct mm_region *r)
+{
+	if (!fault_get_lock_ops()->needs_lock(r))
+		return false;
+	read_lock(&r->mapping->lock);
+	this_cpu_inc(PCPU_MAPPING_LOCKS);
+	return true;
+}
+
+void mapping_fault_unlock(const struct mm_region *r, bool held)
+{
+	if (held)
+		read_unlock(&r->mapping->lock);
+}

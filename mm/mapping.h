@@ -1,0 +1,105 @@
+/*
+ * Mapping objects: what regions of several address spaces map in common
+ * (a file, say), with the reader-writer lock that stands in for Linux's
+ * i_mmap_rwsem, and the fault path's two designs for taking it:
+ *   naive: every fault on a region attached to a mapping takes the lock's
+ *          read side (hugetlbfs after c0d0381ade, 2020);
+ *   fixed: only faults on regions whose page tables may be shared
+ *          (MM_PT_SHAREABLE) take it, the only ones a writer can pull a
+ *          table from under (34ae204f1851).
+ *
+ * Lock order: mm->lock -> mapping->lock -> mm->pt_lock -> frame allocator.
+ * Faults take mm->lock's read side, then (as the design says) the
+ * mapping's read side. The writer (mapping_zap()) takes, per attached
+ * region, mm->lock's read side for a shareable region (its faults are kept
+ * out by the mapping lock, so faults elsewhere in the address space go on;
+ * the write side for a private one), then the mapping's write side, then
+ * mm->pt_lock around the table removal; the flush and the release of the
+ * pages follow under the mapping lock, after pt_lock is dropped. The
+ * attachment table changes under the write side; attach and detach take
+ * mm->lock and the mapping lock one after the other, never nested.
+ * Nothing here is taken from interrupt handlers.
+ */
+#ifndef MM_MAPPING_H
+#define MM_MAPPING_H
+
+#include "compiler.h"
+#include "kernel/rwlock.h"
+#include "types.h"
+
+struct mm;
+struct mm_region;
+
+/* Regions one mapping can be attached to, over every address space. */
+#define MAPPING_MAX_ATTACH 256
+/*
+ * A shareable region starts and ends on this boundary, so the level-1
+ * tables that cover it are its own: the writer may unlink them under
+ * mm->lock's read side while faults on other regions walk their own tables.
+ */
+#define MAPPING_SHARE_ALIGN (1ul << 21)
+
+/* One region attached to the mapping. */
+struct mm_mapping_attach {
+	struct mm *mm; /* NULL: a free slot */
+	vaddr_t start, end;
+	unsigned flags; /* the region's MM_* flags when attached */
+};
+
+struct mm_mapping {
+	/* Alone on its line: the line the naive design makes every fault write. */
+	rwlock_t lock __cacheline_aligned;
+	unsigned nattach __cacheline_aligned; /* slots in use at the front of attach[] */
+	struct mm_mapping_attach attach[MAPPING_MAX_ATTACH];
+};
+
+/* The fault path's design: whether a fault on region @r takes its mapping's lock. */
+struct fault_lock_ops {
+	const char *name; /* "naive" | "fixed" */
+	bool (*needs_lock)(const struct mm_region *r);
+};
+
+extern const struct fault_lock_ops fault_lock_naive, fault_lock_fixed;
+
+/* Initialises @m with no attached region. Any context, before first use. */
+void mapping_init(struct mm_mapping *m, const char *name);
+
+/*
+ * Attaches the region of @mm that starts at @start to @m. Task context;
+ * the caller does not change that region meanwhile. Returns 0, -EINVAL (no
+ * region starts there, or a shareable one is not MAPPING_SHARE_ALIGN
+ * aligned), -EBUSY (already attached) or -ENOSPC (table full).
+ */
+int mapping_attach(struct mm_mapping *m, struct mm *mm, vaddr_t start);
+
+/*
+ * Detaches the region of @mm at @start from @m (call before mm_destroy()
+ * or unmapping the region). Task context. Returns 0 or -ENOENT.
+ */
+int mapping_detach(struct mm_mapping *m, struct mm *mm, vaddr_t start);
+
+/*
+ * The writer path (truncate / unshare): unmaps every page of the regions
+ * attached to @m (@mm non-NULL: only those of @mm) and releases the pages
+ * after the flush, in the lock order above. Task context, interrupts on,
+ * no lock held. Returns 0 or the first pt_unmap() error.
+ */
+int mapping_zap(struct mm_mapping *m, struct mm *mm);
+
+/* Chooses the fault path's design (default fault_lock_fixed). While no fault runs. */
+void fault_set_lock_ops(const struct fault_lock_ops *ops);
+
+/* The design in use. */
+const struct fault_lock_ops *fault_get_lock_ops(void);
+
+/*
+ * Fault path, mm->lock's read side held: takes @r's mapping lock for
+ * reading if the design asks for it, counting PCPU_MAPPING_LOCKS. Returns
+ * whether it did; pass that to mapping_fault_unlock().
+ */
+bool mapping_fault_lock(const struct mm_region *r);
+
+/* Drops what mapping_fault_lock() took (nothing when @held is false). */
+void mapping_fault_unlock(const struct mm_region *r, bool held);
+
+#endif

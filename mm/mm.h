@@ -1,0 +1,250 @@
+/*
+ * Address spaces. A struct mm owns a page-table root whose kernel half is
+ * the kernel root's (PML4 slots 256..511, shared by every root), a lower
+ * half for benchmark mappings described by regions, and mm_cpumask: the
+ * CPUs that have the root loaded. Regions are anonymous memory, private
+ * (copy-on-write after mm_fork() or mm_cow_protect()) or shared (mm_fork()
+ * shares the frames); pages come in on demand through mm/fault.c.
+ *
+ * Locking, in order: mm->lock (rwlock) -> mm->pt_lock (spinlock) -> the
+ * frame allocator's locks. The read side of mm->lock covers region lookups
+ * and the fault path, which changes single leaf entries only (mm/pt.h);
+ * mm->pt_lock serialises the fault path's table allocations. Everything
+ * that changes regions or removes and downgrades mappings takes the write
+ * side. Neither is taken from interrupt handlers. Functions that change
+ * mappings flush other CPUs with IPIs: call them in task context with
+ * interrupts on (the deadlock rule of kernel/smp.h).
+ */
+#ifndef MM_MM_H
+#define MM_MM_H
+
+#include "compiler.h"
+#include "kernel/cpumask.h"
+#include "kernel/rwlock.h"
+#include "kernel/spinlock.h"
+#include "types.h"
+#include <arch/layout.h>
+
+struct page;
+
+/* Regions per address space: the struct mm, regions included, fits one page. */
+#define MM_MAX_REGIONS 64
+/* Lowest address a region may start at: page 0 and its neighbours stay unmapped. */
+#define MM_MIN_ADDR 0x10000ul
+/* One past the highest address a region may reach (the top of the lower half). */
+#define MM_USER_TOP USER_SPACE_TOP
+/*
+ * Address-space identifiers (x86: PCIDs) each CPU hands out to the last
+ * address spaces it ran, least recently handed out first replaced, as
+ * Linux's TLB_NR_DYN_ASIDS; a CPU switching back to one of them keeps its
+ * TLB entries unless they went stale meanwhile.
+ */
+#define MM_ASID_SLOTS 6
+
+/* Region flags */
+#define MM_READ (1u << 0)
+#define MM_WRITE (1u << 1)
+#define MM_EXEC (1u << 2)
+#define MM_SHARED (1u << 3)	  /* frames shared with mm_fork() children; else private (COW) */
+#define MM_PT_SHAREABLE (1u << 4) /* page tables may be shared: faults need region->mapping */
+#define MM_REGION_FLAGS (MM_READ | MM_WRITE | MM_EXEC | MM_SHARED | MM_PT_SHAREABLE)
+
+/* The mapping object regions may be attached to (mm/mapping.h). */
+struct mm_mapping;
+
+struct mm_region {
+	vaddr_t start, end; /* [start, end), page aligned */
+	unsigned flags;	    /* MM_* */
+	struct mm_mapping *mapping; /* attached by mapping_attach(), else NULL */
+};
+
+struct mm {
+	rwlock_t lock;	    /* regions; read side for faults, write side for changes */
+	spinlock_t pt_lock; /* table allocation on the fault path */
+	paddr_t root;
+	u64 ctx_id; /* never reused: names this mm in the CPUs' ASID slots */
+	unsigned nregions;
+	struct mm_region regions[MM_MAX_REGIONS]; /* sorted by start, not overlapping */
+	/*
+	 * Bumped after translations are removed or downgraded, before the
+	 * CPUs in mm_cpumask are flushed: a CPU that switches back to this mm
+	 * with an older generation in its ASID slot flushes that slot.
+	 */
+	u64 tlb_gen __cacheline_aligned;
+	cpumask_t cpumask __cacheline_aligned; /* mm_cpumask(): CPUs with the root loaded */
+	/*
+	 * Pinning state (mm/pin.c), on its own cache line so what the pin
+	 * benchmark measures is this line alone: has_pinned is the old shared
+	 * field that every pin call wrote; flags holds MMF_HAS_PINNED, set once.
+	 */
+	u32 has_pinned __cacheline_aligned;
+	unsigned long flags;
+};
+
+/* struct mm flags */
+#define MMF_HAS_PINNED 0 /* bit: some page of this mm was pinned (FOLL_PIN) */
+
+static inline cpumask_t *mm_cpumask(struct mm *mm)
+{
+	return &mm->cpumask;
+}
+
+/* What the swap subsystem plugs in (a later issue); see mm_swap. */
+struct mm_swap_hooks {
+	/*
+	 * Brings back the page of swap entry @swp and maps it at @va in @r,
+	 * under @mm's read side, for a fault with @fault_flags (mm/fault.h).
+	 * Returns 0 or a negative error.
+	 */
+	int (*swapin)(struct mm *mm, const struct mm_region *r, vaddr_t va, u64 swp,
+		      unsigned fault_flags);
+	/* Swap entry @swp is no longer mapped (unmap, destroy): release its slot. */
+	void (*release)(u64 swp);
+};
+
+/* NULL until swap registers: a fault on a swap entry then fails with -ENOSYS. */
+extern const struct mm_swap_hooks *mm_swap;
+
+/*
+ * Sets the kernel root every mm's kernel half comes from, and how many
+ * ASIDs the MMU has besides 0, which the kernel root uses (0: none, every
+ * root load flushes). Boot CPU, once, before any other mm_ call (host
+ * tests: before each test).
+ */
+void mm_init(paddr_t kernel_root, unsigned nr_asids);
+
+/* The kernel root set by mm_init(). */
+paddr_t mm_kernel_root(void);
+
+/*
+ * Creates an empty address space. Task context. Returns 0 with *@out set,
+ * or -ENOMEM.
+ */
+int mm_create(struct mm **out);
+
+/*
+ * Frees @mm: every page it maps (dropping the references its mappings
+ * hold), its swap entries, its page tables and root, after the flush that
+ * covers them. The calling CPU is switched away first if it has @mm
+ * loaded. Task context, interrupts on. Returns 0, or -EBUSY (nothing
+ * done) while another CPU has it loaded.
+ */
+int mm_destroy(struct mm *mm);
+
+/*
+ * Adds a region [start, start + len) with @flags (MM_READ required); no
+ * page is mapped until touched. Returns 0, -EINVAL (misaligned, empty,
+ * outside [MM_MIN_ADDR, MM_USER_TOP), bad flags), -EEXIST (overlaps a
+ * region) or -ENOSPC (MM_MAX_REGIONS reached).
+ */
+int mm_map_region(struct mm *mm, vaddr_t start, u64 len, unsigned flags);
+
+/*
+ * Unmaps [start, start + len) as munmap does: pages are unmapped and
+ * released after the flush, regions are cut back, removed or split in two;
+ * holes are fine. Task context, interrupts on. Returns 0, -EINVAL or
+ * -ENOSPC (a split needs a free region slot; nothing done).
+ */
+int mm_unmap_region(struct mm *mm, vaddr_t start, u64 len);
+
+/* The region holding @va, or NULL. Caller holds mm->lock (either side). */
+const struct mm_region *mm_region_find_locked(struct mm *mm, vaddr_t va);
+
+/*
+ * Sets the mapping of the region that starts at @start (NULL: none), under
+ * the write side. For mm/mapping.c: call mapping_attach() instead. Returns
+ * 0 or -EINVAL (no region starts at @start).
+ */
+int mm_region_set_mapping(struct mm *mm, vaddr_t start, struct mm_mapping *mapping);
+
+/* The protection a region's pages are mapped with when nothing restricts them. */
+unsigned mm_region_prot(const struct mm_region *r);
+
+/*
+ * Maps @page (an order-0 frame, not necessarily from the allocator's free
+ * lists; device memory too) at @va inside a region, taking a reference and
+ * a map count for the mapping. Returns 0, -EFAULT (no region), -EEXIST
+ * (something is mapped there) or -ENOMEM.
+ */
+int mm_map_page(struct mm *mm, vaddr_t va, struct page *page);
+
+/*
+ * Maps @page at @va with @prot if nothing is there, adding the tables it
+ * needs; the mapping takes over a reference and a map count the caller
+ * already added. Caller holds mm->lock (either side). Returns 0, -EEXIST
+ * (someone was first: the caller drops what it added) or -ENOMEM.
+ */
+int mm_install_page_locked(struct mm *mm, vaddr_t va, struct page *page, unsigned prot);
+
+/*
+ * Maps a new zeroed frame at @va in region @r if nothing is there. Caller
+ * holds mm->lock (either side). Returns 0, -EEXIST (something was there
+ * already, perhaps just mapped by another CPU) or -ENOMEM.
+ */
+int mm_zero_page_locked(struct mm *mm, const struct mm_region *r, vaddr_t va);
+
+/*
+ * Drops the map count and the reference a removed mapping of @page held,
+ * freeing the frame with the last reference. Only once no CPU can still
+ * use the mapping (after its flush).
+ */
+void mm_page_drop(struct page *page);
+
+/* True for regions whose pages are copied on write: private and writable. */
+static inline bool mm_region_cow(const struct mm_region *r)
+{
+	return (r->flags & (MM_WRITE | MM_SHARED)) == MM_WRITE;
+}
+
+/*
+ * Maps a zeroed frame at every page of [start, start + len) that has
+ * nothing mapped, as write faults would, without faulting (no fault is
+ * counted). Returns 0, -EFAULT (part of the range is in no region or not
+ * writable), -EINVAL or -ENOMEM (what was mapped stays).
+ */
+int mm_populate(struct mm *mm, vaddr_t start, u64 len);
+
+/*
+ * Write-protects the pages of private writable regions in [start, start
+ * + len), so the next write to each takes a write-protect fault (which
+ * reuses the page if this mapping is its only user, else copies it), then
+ * flushes. Task context, interrupts on. Returns 0, -EINVAL or -ENOMEM.
+ */
+int mm_cow_protect(struct mm *mm, vaddr_t start, u64 len);
+
+/*
+ * Creates a copy of @src as fork does: the same regions; pages of private
+ * regions are shared read-only by both (copy-on-write; a pinned page is
+ * copied for the child at once instead), pages of shared regions are
+ * shared writable. @src is flushed before this returns. Task context,
+ * interrupts on. Returns 0 with *@out set, -ENOMEM (nothing left behind)
+ * or -ENOSYS (@src holds swap entries, which need the swap subsystem).
+ */
+int mm_fork(struct mm *src, struct mm **out);
+
+/*
+ * Loads @mm's root on the calling CPU (NULL: the kernel root), with an
+ * ASID where the MMU has them, and keeps mm_cpumask and this CPU's
+ * current mm right: a CPU switching away clears its bit. Any context.
+ */
+void mm_switch(struct mm *mm);
+
+/* The address space loaded on the calling CPU, or NULL for the kernel root. */
+struct mm *mm_current(void);
+
+/*
+ * Flushes translations of [start, last] of @mm (start > last: all of them)
+ * from every CPU that has it loaded, the caller included, and makes CPUs
+ * that switch back later flush their ASID slot. Returns once done. Task or
+ * fault context, not with a lock the other CPUs may be waiting for with
+ * interrupts off.
+ */
+void mm_flush_range(struct mm *mm, vaddr_t start, vaddr_t last);
+
+/* mm_flush_range() of all of @mm's translations. */
+static inline void mm_flush_all(struct mm *mm)
+{
+	mm_flush_range(mm, ~0ul, 0);
+}
+
+#endif

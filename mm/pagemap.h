@@ -1,0 +1,62 @@
+/*
+ * Device pagemaps: ranges of "device memory" frames (RAM set aside at boot,
+ * standing in for device-DAX or persistent memory), each owned by a struct
+ * dev_pagemap with its own reference count, registered in a radix tree
+ * keyed by pfn. Pinning a device page needs a reference on its pagemap;
+ * pagemap_get() is the lookup, and it can reuse the pagemap the caller got
+ * for the previous page (the Busch 2018 optimisation).
+ *
+ * Locking: registration and removal take pagemap_tree_lock; lookups are
+ * lockless (tree nodes are never freed while the tree is in use, and a
+ * slot is cleared only when its pagemap has no references).
+ */
+#ifndef MM_PAGEMAP_H
+#define MM_PAGEMAP_H
+
+#include "compiler.h"
+#include "types.h"
+
+struct dev_pagemap {
+	u64 start_pfn, end_pfn; /* [start, end) */
+	unsigned id;
+	u32 ref __cacheline_aligned; /* references held by pinners: its own cache line */
+};
+
+/* Whether @pfn lies in @pgmap. */
+static inline bool pagemap_contains(const struct dev_pagemap *pgmap, u64 pfn)
+{
+	return pfn >= pgmap->start_pfn && pfn < pgmap->end_pfn;
+}
+
+/*
+ * Registers @pgmap over its pfn range, which must not overlap another.
+ * Returns 0, -EINVAL (empty or overlapping range) or -ENOMEM (nothing
+ * registered then).
+ */
+int pagemap_register(struct dev_pagemap *pgmap);
+
+/* Removes @pgmap from the tree. Returns 0, or -EBUSY while it has references. */
+int pagemap_unregister(struct dev_pagemap *pgmap);
+
+/* The pagemap owning @pfn, or NULL; one tree walk (counted). No reference taken. */
+struct dev_pagemap *pagemap_lookup(u64 pfn);
+
+/*
+ * Returns @pfn's pagemap with a reference held. If @cached (a pagemap the
+ * caller holds a reference on) covers @pfn it is returned as it is, with no
+ * walk and no new reference; otherwise @cached's reference is dropped, the
+ * tree is walked, and a reference is taken on the result. NULL when @pfn is
+ * no device memory.
+ */
+struct dev_pagemap *pagemap_get(u64 pfn, struct dev_pagemap *cached);
+
+/* Drops a reference taken by pagemap_get(). */
+void pagemap_put(struct dev_pagemap *pgmap);
+
+/* Tree nodes allocated (for tests: all go back with pagemap_tree_destroy()). */
+u64 pagemap_tree_nodes(void);
+
+/* Frees every tree node; only when no pagemap is registered. Returns 0 or -EBUSY. */
+int pagemap_tree_destroy(void);
+
+#endif

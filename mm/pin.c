@@ -1,0 +1,221 @@
+/*
+ * Page pinning (see mm/pin.h). The fast walk runs with interrupts off and
+ * no lock: page tables and frames are freed only after every CPU that had
+ * the mm loaded acknowledged the flush IPI, which this CPU cannot do until
+ * the walk ends. The slow path faults one page in through mm/fault.c (which
+ * takes the mm's read side) and walks again.
+ */
+#include "mm/pin.h"
+#include "errno.h"
+#include "kernel/panic.h"
+#include "kernel/percpu.h"
+#include "lib/atomic.h"
+#include "mm/fault.h"
+#include "mm/mm.h"
+#include "mm/page.h"
+#include "mm/pagemap.h"
+#include "mm/pt.h"
+#include <arch/arch.h>
+
+/* ---- has_pinned: naive ---- */
+
+static void note_pinned_naive(struct mm *mm)
+{
+	/* Every call writes the line, even when the value is already 1. */
+	atomic_store_relaxed(&mm->has_pinned, 1);
+	this_cpu_inc(PCPU_PIN_FLAG_WRITES);
+}
+
+/* ---- has_pinned: fixed ---- */
+
+static void note_pinned_fixed(struct mm *mm)
+{
+	/* Test before set: after the first call the line stays shared, never written. */
+	if (atomic_load_relaxed(&mm->flags) & (1ul << MMF_HAS_PINNED))
+		return;
+	atomic_fetch_or(&mm->flags, 1ul << MMF_HAS_PINNED);
+	this_cpu_inc(PCPU_PIN_FLAG_WRITES);
+}
+
+const struct pin_flag_ops pin_flag_naive = { "naive", note_pinned_naive };
+const struct pin_flag_ops pin_flag_fixed = { "fixed", note_pinned_fixed };
+
+/* ---- pagemap: naive ---- */
+
+static struct dev_pagemap *pagemap_get_naive(u64 pfn, struct dev_pagemap *last)
+{
+	(void)last;
+	return pagemap_get(pfn, NULL);
+}
+
+static struct dev_pagemap *pagemap_after_naive(struct dev_pagemap *pgmap)
+{
+	pagemap_put(pgmap);
+	return NULL;
+}
+
+/* ---- pagemap: cached ---- */
+
+static struct dev_pagemap *pagemap_get_cached(u64 pfn, struct dev_pagemap *last)
+{
+	return pagemap_get(pfn, last);
+}
+
+static struct dev_pagemap *pagemap_after_cached(struct dev_pagemap *pgmap)
+{
+	return pgmap;
+}
+
+static void pagemap_done(struct dev_pagemap *pgmap)
+{
+	if (pgmap)
+		pagemap_put(pgmap);
+}
+
+const struct pin_pagemap_ops pin_pagemap_naive = { "naive", pagemap_get_naive,
+						   pagemap_after_naive, pagemap_done };
+const struct pin_pagemap_ops pin_pagemap_cached = { "cached", pagemap_get_cached,
+						    pagemap_after_cached, pagemap_done };
+
+const struct pin_policy pin_policy_default = { &pin_flag_fixed, &pin_pagemap_cached };
+
+/* ---- the walk ---- */
+
+struct pin_walk {
+	struct mm *mm;
+	vaddr_t start;
+	unsigned nr, done, flags;
+	struct page **pages;
+	const struct pin_policy *pol;
+	struct dev_pagemap *pgmap;
+	int err;
+};
+
+/* Pins the device page @p (its pagemap first). Returns 0 or an error. */
+static int pin_device_page(struct pin_walk *w, struct page *p)
+{
+	int err;
+
+	w->pgmap = w->pol->pagemap->get(page_to_pfn(p), w->pgmap);
+	if (!w->pgmap)
+		return -EFAULT; /* device memory no pagemap owns */
+	err = page_pin(p);
+	w->pgmap = w->pol->pagemap->after_page(w->pgmap);
+	return err;
+}
+
+/*
+ * Pins the pages of one mapping at @va: a 4 KiB page, or every page of
+ * the call inside one large page, pinned on its head in one step.
+ * Returns how many pages it covered, or 0 with w->err set.
+ */
+static unsigned pin_one_mapping(struct pin_walk *w, vaddr_t va, paddr_t pa, u64 size)
+{
+	struct page *p = phys_to_page(pa);
+	unsigned k = 1;
+
+	if (size > PT_PAGE_4K) {
+		u64 left = (size - (va & (size - 1))) / PT_PAGE_4K;
+
+		k = (unsigned)MIN(left, (u64)(w->nr - w->done));
+		w->err = page_pin_nr(page_block_head(p), k);
+	} else if (page_test_flags(p, PG_DEVICE)) {
+		w->err = pin_device_page(w, p);
+	} else {
+		w->err = page_pin(p);
+	}
+	if (w->err)
+		return 0;
+	for (unsigned i = 0; i < k; i++)
+		w->pages[w->done + i] = p + i;
+	return k;
+}
+
+/* Pins from w->done on while pages are present (and writable if asked). Interrupts off. */
+static void pin_walk_irq(struct pin_walk *w)
+{
+	while (w->done < w->nr) {
+		vaddr_t va = w->start + (vaddr_t)w->done * PT_PAGE_4K;
+		paddr_t pa;
+		unsigned prot, k;
+		u64 size;
+
+		if (pt_lookup(w->mm->root, va, &pa, &prot, &size))
+			return;
+		if ((w->flags & PIN_WRITE) && !(prot & PROT_WRITE))
+			return;
+		k = pin_one_mapping(w, va, pa, size);
+		if (!k)
+			return;
+		w->done += k;
+	}
+}
+
+static void pin_walk_fast(struct pin_walk *w)
+{
+	unsigned long irq = arch_irq_save();
+
+	pin_walk_irq(w);
+	arch_irq_restore(irq);
+}
+
+int pin_pages_fast(struct mm *mm, vaddr_t start, unsigned nr, unsigned flags,
+		   struct page **pages, const struct pin_policy *pol)
+{
+	struct pin_walk w = { mm, start, nr, 0, flags, pages, pol, NULL, 0 };
+
+	if (!nr || start & (PT_PAGE_4K - 1))
+		return -EINVAL;
+	pol->flag->note_pinned(mm);
+	pin_walk_fast(&w);
+	while (w.done < nr && !w.err && !(flags & PIN_FAST_ONLY)) {
+		vaddr_t va = start + (vaddr_t)w.done * PT_PAGE_4K;
+
+		/* Slow path: fault the page in as an access would, then walk on. */
+		w.err = fault_handle_mm(mm, va, (flags & PIN_WRITE) ? FAULT_WRITE : 0);
+		if (!w.err)
+			pin_walk_fast(&w);
+	}
+	pol->pagemap->done(w.pgmap);
+	return w.done ? (int)w.done : (w.err ? w.err : -EFAULT);
+}
+
+/* Unpins the run of @pages from @i that lies in one allocated block. Returns its length. */
+static unsigned unpin_run(struct page **pages, unsigned i, unsigned nr, int *err)
+{
+	struct page *head = page_block_head(pages[i]);
+	u64 first = page_to_pfn(head), end = first + (1ull << head->order);
+	unsigned k = 1;
+
+	if (head->order == 0) {
+		if (page_unpin(head))
+			*err = -EINVAL;
+		return 1;
+	}
+	while (i + k < nr && page_to_pfn(pages[i + k]) >= first && page_to_pfn(pages[i + k]) < end)
+		k++;
+	if (page_unpin_nr(head, k))
+		*err = -EINVAL;
+	return k;
+}
+
+int unpin_pages(struct page **pages, unsigned nr)
+{
+	int err = 0;
+
+	for (unsigned i = 0; i < nr;)
+		i += unpin_run(pages, i, nr, &err);
+	WARN_ONCE(err, "unpin_pages: a page was not pinned");
+	return err;
+}
+
+bool page_maybe_pinned(struct page *page)
+{
+	return page_pinned(page_block_head(page));
+}
+
+bool mm_has_pinned(const struct mm *mm)
+{
+	return atomic_load_relaxed(&mm->has_pinned) ||
+	       (atomic_load_relaxed(&mm->flags) & (1ul << MMF_HAS_PINNED));
+}

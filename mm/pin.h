@@ -1,0 +1,82 @@
+/*
+ * Page pinning (FOLL_PIN style): pin_pages_fast() walks an address space's
+ * page tables without its lock, with interrupts off on this CPU (so a
+ * concurrent shootdown, which needs this CPU's acknowledgement before it
+ * frees anything, waits for the walk), and pins each present page; pages
+ * that are not there are faulted in by a slow path. Pins are counted on
+ * struct page (mm/page.h: PIN_BIAS on order-0 frames, an exact pincount on
+ * a large block's head, which is pinned once per call for all the pages of
+ * the call it covers). Device pages need a reference on their pagemap.
+ *
+ * Two design choices are variants, picked by table so tests and benchmarks
+ * run both with the same code around them:
+ *   has_pinned: naive writes the mm's shared flag on every call (the 2021
+ *     cache-line bounce); fixed tests a bit in mm->flags and sets it once.
+ *   pagemap: naive looks the pagemap up (and takes and drops a reference)
+ *     for every device page; cached keeps the last one while pages fall in
+ *     it (Busch 2018).
+ */
+#ifndef MM_PIN_H
+#define MM_PIN_H
+
+#include "types.h"
+
+struct mm;
+struct page;
+struct dev_pagemap;
+
+/* pin_pages_fast() flags */
+#define PIN_WRITE (1u << 0)	/* the caller will write: fault in write-protected pages */
+#define PIN_FAST_ONLY (1u << 1) /* no slow path: stop at the first page not present */
+
+struct pin_flag_ops {
+	const char *name;
+	/* Records that @mm has pinned pages; once per pin_pages_fast() call. */
+	void (*note_pinned)(struct mm *mm);
+};
+
+struct pin_pagemap_ops {
+	const char *name;
+	/* The pagemap of device page @pfn with a reference, given @last from the previous page. */
+	struct dev_pagemap *(*get)(u64 pfn, struct dev_pagemap *last);
+	/* After device page @pfn is pinned: naive drops its reference at once. Returns what to keep. */
+	struct dev_pagemap *(*after_page)(struct dev_pagemap *pgmap);
+	/* At the end of the call: drops what is still held. */
+	void (*done)(struct dev_pagemap *pgmap);
+};
+
+extern const struct pin_flag_ops pin_flag_naive, pin_flag_fixed;
+extern const struct pin_pagemap_ops pin_pagemap_naive, pin_pagemap_cached;
+
+struct pin_policy {
+	const struct pin_flag_ops *flag;
+	const struct pin_pagemap_ops *pagemap;
+};
+
+/* The default: both fixes in. */
+extern const struct pin_policy pin_policy_default;
+
+/*
+ * Pins the @nr pages from @start in @mm, storing them in @pages. Task
+ * context with interrupts on (the slow path may fault and flush). Returns
+ * how many were pinned from @start (fewer when a page is outside every
+ * region, or PIN_FAST_ONLY stopped at one not present), or a negative
+ * error when none was: -EFAULT, -ENOMEM, -EOVERFLOW (a pin count would
+ * overflow), -EINVAL.
+ */
+int pin_pages_fast(struct mm *mm, vaddr_t start, unsigned nr, unsigned flags,
+		   struct page **pages, const struct pin_policy *pol);
+
+/*
+ * Drops the pins of @pages[0..nr). Returns 0, or -EINVAL if some page was
+ * not pinned (counted and reported; the others are still unpinned).
+ */
+int unpin_pages(struct page **pages, unsigned nr);
+
+/* True when @page may be pinned (a refcount past PIN_BIAS can be a false positive). */
+bool page_maybe_pinned(struct page *page);
+
+/* Whether @mm has ever had a page pinned (either design's record of it). */
+bool mm_has_pinned(const struct mm *mm);
+
+#endif

@@ -1,0 +1,92 @@
+/*
+ * What mm/pt.c (range operations) and mm/pt_leaf.c (single-entry
+ * operations) share: entry access, protection encoding and the walk to
+ * the leaf that maps an address. Not for use outside those two files.
+ *
+ * A table page's struct page holds in priv its number of non-zero entries:
+ * present ones, plus swap entries in level-1 tables (mm/pt.h).
+ */
+#ifndef MM_PT_INTERNAL_H
+#define MM_PT_INTERNAL_H
+
+#include "errno.h"
+#include "lib/atomic.h"
+#include "mm/page.h"
+#include "mm/pt.h"
+#include <arch/pte.h>
+
+/* Bits a protection controls; the rest (address, A, D, PS, PAT) are kept. */
+#define PTE_PROT_MASK (PTE_P | PTE_RW | PTE_US | PTE_PWT | PTE_PCD | PTE_G | PTE_NX)
+/* Non-leaf entries allow everything: the leaf alone decides (SDM Vol. 3A 4.6). */
+#define PTE_TABLE (PTE_P | PTE_RW | PTE_US)
+#define PT_USER_TOP 0x0000800000000000ull
+#define PT_KERNEL_BOTTOM 0xffff800000000000ull
+#define PT_PHYS_LAST ((1ull << 52) - 1)
+/* In an adopted table's entry count: several entries point to it, so it is never unlinked. */
+#define PT_SHARED_TABLE (1ull << 63)
+
+static inline pte_t *pt_table(paddr_t pa)
+{
+	return phys_to_virt(pa);
+}
+
+static inline pte_t pt_get(const pte_t *t, unsigned i)
+{
+	return atomic_load_relaxed(&t[i]);
+}
+
+/* Release: a new table's zeroed contents are visible before the entry that links it. */
+static inline void pt_set(pte_t *t, unsigned i, pte_t e)
+{
+	atomic_store_release(&t[i], e);
+}
+
+static inline bool pt_canonical(vaddr_t va)
+{
+	return va < PT_USER_TOP || va >= PT_KERNEL_BOTTOM;
+}
+
+/* Last address of the level-@level entry that holds @va, but not past @last. */
+static inline vaddr_t pt_span_last(vaddr_t va, int level, vaddr_t last)
+{
+	vaddr_t end = va | (PTE_LEVEL_SIZE(level) - 1);
+
+	return MIN(end, last);
+}
+
+/* A non-empty range, aligned to @align, inside one half of the address space. */
+static inline int pt_check_range(vaddr_t va, u64 len, u64 align)
+{
+	vaddr_t last = va + len - 1;
+
+	if (!len || !IS_ALIGNED(va, align) || !IS_ALIGNED(len, align) || last < va)
+		return -EINVAL;
+	if (!pt_canonical(va) || (va >> 47) != (last >> 47))
+		return -EINVAL;
+	return 0;
+}
+
+static inline bool pt_prot_valid(unsigned prot)
+{
+	return (prot & PROT_READ) && !(prot & ~(unsigned)PROT_ALL);
+}
+
+/* A level-1 entry that is not present but not empty either: a swap entry. */
+static inline bool pt_is_swap(pte_t e)
+{
+	return e && !pte_present(e);
+}
+
+/* The PTE bits for @prot, present bit included. */
+pte_t pt_prot_to_pte(unsigned prot);
+
+/* The protection a present leaf entry grants. */
+unsigned pt_pte_to_prot(pte_t e);
+
+/* The leaf mapping @va, if any: its level and entry. Caller serialises as for pt_lookup(). */
+bool pt_find(paddr_t root, vaddr_t va, int *level, pte_t *e);
+
+/* Counts a table page allocated or adopted (+1) or freed (-1) in pt_table_pages(). */
+void pt_tables_account(s64 delta);
+
+#endif

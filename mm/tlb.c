@@ -1,0 +1,174 @@
+/*
+ * TLB shootdown (see mm/tlb.h). The flush request travels through
+ * smp_call(): kernel/smp.c is the only place that sends IPIs, so both
+ * designs pay for exactly the same IPI machinery and differ only in how
+ * many rounds they send and what each target does.
+ *
+ * Locking: callers hold mm->lock's write side (mm/mm.h) or otherwise own
+ * the range; this file takes no lock. Targets run in the call IPI with
+ * interrupts off.
+ */
+#include "mm/tlb.h"
+#include "errno.h"
+#include "kernel/panic.h"
+#include "kernel/percpu.h"
+#include "kernel/smp.h"
+#include "lib/atomic.h"
+#include "mm/mm.h"
+#include "mm/page.h"
+#include <arch/arch.h>
+
+struct tlb_flush_req {
+	struct mm *mm;
+	vaddr_t start, last;
+};
+
+static unsigned flush_ceiling = TLB_FLUSH_CEILING;
+
+void tlb_set_ceiling(unsigned pages)
+{
+	flush_ceiling = pages ? pages : TLB_FLUSH_CEILING;
+}
+
+unsigned tlb_ceiling(void)
+{
+	return flush_ceiling;
+}
+
+/* This CPU's part: page by page up to the ceiling, else one full flush. */
+static void tlb_flush_local(vaddr_t start, vaddr_t last)
+{
+	u64 pages = start > last ? ~0ull : ((last - start) >> PAGE_SHIFT) + 1;
+
+	if (pages > flush_ceiling) {
+		arch_tlb_flush_all();
+		this_cpu_inc(PCPU_TLB_FLUSH_ALL);
+		return;
+	}
+	for (u64 n = 0; n < pages; n++)
+		arch_tlb_flush_one(start + (n << PAGE_SHIFT));
+	this_cpu_add(PCPU_TLB_FLUSH_ONE, pages);
+}
+
+/* On each target, in the IPI: nothing to do if it switched away meanwhile (lazy). */
+static void tlb_flush_ipi(void *arg)
+{
+	const struct tlb_flush_req *req = arg;
+
+	if (mm_current() == req->mm)
+		tlb_flush_local(req->start, req->last);
+}
+
+int tlb_flush_range(struct mm *mm, vaddr_t start, vaddr_t last)
+{
+	struct tlb_flush_req req = { mm, start, last };
+	cpumask_t targets;
+	int err;
+
+	/*
+	 * Fully ordered, and before the mask is read: a CPU that sets its bit
+	 * after our read sees the new generation and flushes its ASID itself.
+	 */
+	atomic_fetch_add(&mm->tlb_gen, 1);
+	cpumask_copy(&targets, mm_cpumask(mm));
+	this_cpu_inc(PCPU_TLB_SHOOTDOWNS);
+	/* IPIs out first, then our own flush while they travel, then the wait. */
+	err = smp_call(&targets, tlb_flush_ipi, &req, false);
+	if (mm_current() == mm)
+		tlb_flush_local(start, last);
+	if (!err)
+		err = smp_call_wait();
+	WARN_ONCE(err, "tlb: shootdown for mm %p failed (%s)", (void *)mm, errno_name(err));
+	return err;
+}
+
+/* ---- shared helpers ---- */
+
+static void tlb_gather_flush(struct pt_gather *g)
+{
+	struct tlb_batch *b = g->arg;
+	int err = tlb_flush_range(b->mm, g->start, g->last);
+
+	if (err && !b->err)
+		b->err = err;
+}
+
+/* Frees a frame once the flush covering it completed (pt_gather_finish calls it after). */
+static void tlb_gather_release(struct pt_gather *g, struct page *page)
+{
+	(void)g;
+	mm_page_drop(page);
+}
+
+static void tlb_begin(struct tlb_batch *b, struct mm *mm)
+{
+	b->mm = mm;
+	b->err = 0;
+	pt_gather_init(&b->g, tlb_gather_flush, b);
+	b->g.release = tlb_gather_release;
+}
+
+static int tlb_unmap_one(struct tlb_batch *b, vaddr_t va)
+{
+	return pt_unmap(b->mm->root, va, PAGE_SIZE, &b->g);
+}
+
+static void tlb_finish(struct tlb_batch *b)
+{
+	pt_gather_finish(&b->g);
+}
+
+/* ---- naive ---- */
+
+/* One page, one IPI round, wait, free: then the next page. */
+static int tlb_add_naive(struct tlb_batch *b, vaddr_t va)
+{
+	int err = tlb_unmap_one(b, va);
+
+	pt_gather_finish(&b->g);
+	return err;
+}
+
+/* ---- batched ---- */
+
+/* Queue only: the gather flushes when it is full, and at finish. */
+static int tlb_add_batched(struct tlb_batch *b, vaddr_t va)
+{
+	return tlb_unmap_one(b, va);
+}
+
+/* ---- the detector's control: no remote flush at all ---- */
+
+static void tlb_gather_flush_local_only(struct pt_gather *g)
+{
+	struct tlb_batch *b = g->arg;
+
+	atomic_fetch_add(&b->mm->tlb_gen, 1);
+	if (mm_current() == b->mm)
+		tlb_flush_local(g->start, g->last);
+}
+
+static void tlb_begin_no_remote(struct tlb_batch *b, struct mm *mm)
+{
+	tlb_begin(b, mm);
+	b->g.flush = tlb_gather_flush_local_only;
+}
+
+const struct tlb_ops tlb_ops_naive = { "naive", tlb_begin, tlb_add_naive, tlb_finish };
+const struct tlb_ops tlb_ops_batched = { "batched", tlb_begin, tlb_add_batched, tlb_finish };
+const struct tlb_ops tlb_ops_no_remote = { "no-remote", tlb_begin_no_remote, tlb_add_batched,
+					   tlb_finish };
+
+int tlb_unmap_pages(struct mm *mm, vaddr_t start, unsigned nr, const struct tlb_ops *ops)
+{
+	struct tlb_batch b;
+	int err = 0;
+
+	write_lock(&mm->lock);
+	ops->begin(&b, mm);
+	for (unsigned i = 0; i < nr && !err; i++)
+		err = ops->add(&b, start + (vaddr_t)i * PAGE_SIZE);
+	ops->finish(&b);
+	write_unlock(&mm->lock);
+	return err ? err : b.err;
+}

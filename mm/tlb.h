@@ -1,0 +1,77 @@
+/*
+ * TLB shootdown: flushing translations of an address space from every CPU
+ * that has it loaded (mm_cpumask), and the gather that unmapping uses:
+ * collect unmapped pages (and emptied page-table pages), flush, then free.
+ * Two designs behind one interface, chosen at run time:
+ *   naive:   every page gets its own IPI round: each CPU in the mask does one
+ *            invlpg, and the initiator waits for every acknowledgement before
+ *            it unmaps the next page.
+ *   batched: pages are gathered (up to PT_GATHER_PAGES, then the batch is
+ *            flushed); one IPI per target CPU per batch carries the range;
+ *            a target invalidates page by page up to the ceiling (tlb_ceiling=,
+ *            default TLB_FLUSH_CEILING) and flushes everything above it; the
+ *            initiator's own flush overlaps the wait for the acknowledgements.
+ * Either way a frame is freed only after the flush that covers it completed:
+ * a stale entry on another CPU could otherwise reach the frame's next owner.
+ * CPUs that switched away (lazy) are not interrupted: the mm's tlb_gen makes
+ * them flush its ASID when they switch back (mm/mm.c, mm_switch).
+ *
+ * Context: task context with interrupts on (acknowledgements are awaited).
+ */
+#ifndef MM_TLB_H
+#define MM_TLB_H
+
+#include "mm/pt.h"
+#include "types.h"
+
+struct mm;
+
+/*
+ * Pages a flush invalidates one by one before a full flush is cheaper: 33,
+ * Linux's tlb_single_page_flush_ceiling, measured on Haswell-era CPUs where
+ * refilling a flushed TLB cost about as much as 33 INVLPGs.
+ */
+#define TLB_FLUSH_CEILING 33
+
+struct tlb_batch;
+
+struct tlb_ops {
+	const char *name; /* "naive" | "batched" | "no-remote" (detector control only) */
+	/* Starts an unmap of pages of @mm. */
+	void (*begin)(struct tlb_batch *b, struct mm *mm);
+	/* Unmaps the 4 KiB page at @va: naive shoots it down now; batched queues it. */
+	int (*add)(struct tlb_batch *b, vaddr_t va);
+	/* Flushes what is queued and frees what was unmapped. */
+	void (*finish)(struct tlb_batch *b);
+};
+
+struct tlb_batch {
+	struct mm *mm;
+	const struct tlb_ops *ops;
+	struct pt_gather g;
+	int err; /* the first flush error (a CPU that did not acknowledge) */
+};
+
+extern const struct tlb_ops tlb_ops_naive, tlb_ops_batched;
+/*
+ * The control run of the stale-translation detector: flushes the calling
+ * CPU only, never the others. Wrong on purpose; only the self-test uses it.
+ */
+extern const struct tlb_ops tlb_ops_no_remote;
+
+/*
+ * Flushes [start, last] (start > last: everything) of @mm from every CPU
+ * that has it loaded, the caller included, and returns when all have
+ * acknowledged. Returns 0 or -ETIMEDOUT (the late CPU is named on the
+ * console; the flush is not known to be complete).
+ */
+int tlb_flush_range(struct mm *mm, vaddr_t start, vaddr_t last);
+
+/* Sets the page-by-page ceiling (tlb_ceiling=). Boot CPU, before benchmarks. */
+void tlb_set_ceiling(unsigned pages);
+unsigned tlb_ceiling(void);
+
+/* Unmaps @nr pages from @start in @mm through @ops (begin, add each, finish). Returns 0 or an error. */
+int tlb_unmap_pages(struct mm *mm, vaddr_t start, unsigned nr, const struct tlb_ops *ops);
+
+#endif

@@ -1,0 +1,312 @@
+/*
+ * Self-tests of the fault path's mapping lock (mm/mapping.h), once per
+ * design (suites faultlock_naive, faultlock_fixed): attaching checks its
+ * arguments; the writer path zaps what attached regions map; lock counts
+ * match each design's promise exactly (naive: one per fault on an attached
+ * region; fixed: none on private regions, one per fault on shareable
+ * ones); and faults on every other CPU racing the writer on a shareable
+ * region never see a torn mapping, by contents and by page-table
+ * invariants. Faults are real #PFs on loaded address spaces; other CPUs
+ * work through smp_run_async() (task context, interrupts on, as faults
+ * that wait behind a flushing writer need). Kernel only.
+ */
+#include "errno.h"
+#include "kernel/percpu.h"
+#include "kernel/smp.h"
+#include "lib/atomic.h"
+#include "mm/mapping.h"
+#include "mm/mm.h"
+#include "mm/page.h"
+#include "mm/pmm.h"
+#include "mm/pt.h"
+#include "tests/ktest.h"
+#include <arch/arch.h>
+
+#define KB4 PT_PAGE_4K
+#define RW (MM_READ | MM_WRITE)
+#define SHARE_BASE 0x40000000ul                       /* shareable region: 2 MiB */
+#define PRIV_BASE (SHARE_BASE + MAPPING_SHARE_ALIGN)   /* private, attached */
+#define PLAIN_BASE (PRIV_BASE + MAPPING_SHARE_ALIGN)   /* private, not attached */
+#define COUNT_PAGES 16
+#define READER_PAGES 8 /* shareable pages each racing reader owns */
+#define MAX_READERS (MAPPING_SHARE_ALIGN / KB4 / READER_PAGES)
+#define RACE_ZAPS 100
+#define RACE_TIMEOUT_S 120
+#define LAST_WORD (KB4 / sizeof(u64) - 1)
+
+static struct mm_mapping fl_mapping;
+
+static volatile u64 *word(vaddr_t va)
+{
+	return (volatile u64 *)va;
+}
+
+static u64 my_count(enum pcpu_counter c)
+{
+	return percpu_counter_read(arch_cpu_id(), c);
+}
+
+static int faultlock_init(struct ktest *t)
+{
+	fault_set_lock_ops(ktest_param(t));
+	mapping_init(&fl_mapping, "fl_mapping");
+	return 0;
+}
+
+static void faultlock_exit(struct ktest *t)
+{
+	(void)t;
+	fault_set_lock_ops(&fault_lock_fixed);
+}
+
+/* An mm with a shareable and a private region attached, and a plain one. */
+static int fl_mm_create(struct mm **out)
+{
+	int err = mm_create(out);
+
+	if (!err)
+		err = mm_map_region(*out, SHARE_BASE, MAPPING_SHARE_ALIGN, RW | MM_PT_SHAREABLE);
+	if (!err)
+		err = mm_map_region(*out, PRIV_BASE, MAPPING_SHARE_ALIGN, RW);
+	if (!err)
+		err = mm_map_region(*out, PLAIN_BASE, MAPPING_SHARE_ALIGN, RW);
+	if (!err)
+		err = mapping_attach(&fl_mapping, *out, SHARE_BASE);
+	if (!err)
+		err = mapping_attach(&fl_mapping, *out, PRIV_BASE);
+	return err;
+}
+
+static void fl_mm_destroy(struct ktest *t, struct mm *mm)
+{
+	KEXPECT_EQ(t, mapping_detach(&fl_mapping, mm, SHARE_BASE), 0);
+	KEXPECT_EQ(t, mapping_detach(&fl_mapping, mm, PRIV_BASE), 0);
+	KEXPECT_EQ(t, mm_destroy(mm), 0);
+}
+
+static void test_faultlock_attach_checks(struct ktest *t)
+{
+	struct mm *mm;
+
+	KASSERT_EQ(t, fl_mm_create(&mm), 0);
+	KEXPECT_EQ(t, mapping_attach(&fl_mapping, mm, SHARE_BASE), -EBUSY);
+	KEXPECT_EQ(t, mapping_attach(&fl_mapping, mm, SHARE_BASE + KB4), -EINVAL);
+	KEXPECT_EQ(t, mm_map_region(mm, 0x80000000ul, KB4, RW | MM_PT_SHAREABLE), 0);
+	KEXPECT_EQ(t, mapping_attach(&fl_mapping, mm, 0x80000000ul), -EINVAL); /* misaligned */
+	KEXPECT_EQ(t, mapping_detach(&fl_mapping, mm, PLAIN_BASE), -ENOENT);
+	KEXPECT_EQ(t, fl_mapping.nattach, 2);
+	fl_mm_destroy(t, mm);
+	KEXPECT_EQ(t, fl_mapping.nattach, 0);
+}
+
+/* Writes @n pages from @base; returns the faults and mapping locks they took. */
+static void fl_touch(vaddr_t base, unsigned n, u64 *faults, u64 *locks)
+{
+	u64 f0 = my_count(PCPU_PAGE_FAULTS), l0 = my_count(PCPU_MAPPING_LOCKS);
+
+	for (unsigned i = 0; i < n; i++)
+		*word(base + i * KB4) = 0xf100 + i;
+	*faults = my_count(PCPU_PAGE_FAULTS) - f0;
+	*locks = my_count(PCPU_MAPPING_LOCKS) - l0;
+}
+
+/* One demand-zero pass and one copy-on-write pass over each region. */
+static void test_faultlock_counts(struct ktest *t)
+{
+	static const vaddr_t bases[] = { SHARE_BASE, PRIV_BASE, PLAIN_BASE };
+	bool naive = ktest_param(t) == &fault_lock_naive;
+	const u64 want[] = { COUNT_PAGES, naive ? COUNT_PAGES : 0, 0 };
+	struct mm *mm;
+	u64 faults, locks;
+
+	KASSERT_EQ(t, fl_mm_create(&mm), 0);
+	mm_switch(mm);
+	for (unsigned pass = 0; pass < 2; pass++) {
+		if (pass)
+			KEXPECT_EQ(t, mm_cow_protect(mm, SHARE_BASE, 3 * MAPPING_SHARE_ALIGN), 0);
+		for (unsigned i = 0; i < ARRAY_SIZE(bases); i++) {
+			fl_touch(bases[i], COUNT_PAGES, &faults, &locks);
+			KEXPECT_EQ(t, faults, COUNT_PAGES);
+			KEXPECT_EQ(t, locks, want[i]);
+		}
+	}
+	mm_switch(NULL);
+	fl_mm_destroy(t, mm);
+}
+
+/* The writer unmaps the attached regions' pages: they read zero again. */
+static void test_faultlock_zap(struct ktest *t)
+{
+	struct pmm_stats before, after;
+	struct mm *mm;
+
+	pmm_stats_get(&before);
+	KASSERT_EQ(t, fl_mm_create(&mm), 0);
+	mm_switch(mm);
+	for (unsigned i = 0; i < COUNT_PAGES; i++) {
+		*word(SHARE_BASE + i * KB4) = 1;
+		*word(PRIV_BASE + i * KB4) = 2;
+		*word(PLAIN_BASE + i * KB4) = 3;
+	}
+	KEXPECT_EQ(t, mapping_zap(&fl_mapping, NULL), 0);
+	KEXPECT_EQ(t, pt_lookup(mm->root, SHARE_BASE, NULL, NULL, NULL), -ENOENT);
+	KEXPECT_EQ(t, pt_lookup(mm->root, PRIV_BASE, NULL, NULL, NULL), -ENOENT);
+	KEXPECT_EQ(t, *word(SHARE_BASE), 0);
+	KEXPECT_EQ(t, *word(PRIV_BASE), 0);
+	KEXPECT_EQ(t, *word(PLAIN_BASE), 3);
+	mm_switch(NULL);
+	fl_mm_destroy(t, mm);
+	pmm_stats_get(&after);
+	KEXPECT_EQ(t, after.allocated, before.allocated);
+	KEXPECT_EQ(t, after.errors, before.errors);
+}
+
+/* the race: readers fault, the writer zaps */
+
+struct fl_race {
+	struct mm *mm;
+	u32 started, done, stop, nreaders;
+	u32 bad;	  /* contents neither the pattern written nor zero */
+	u64 share_faults; /* faults the readers took on the shareable region */
+	u64 priv_faults;  /* ... on the private attached region */
+};
+
+static struct fl_race race;
+
+static u64 fl_pattern(unsigned slot, u32 round, unsigned j)
+{
+	return 0xfa00000000000000ull | (u64)slot << 40 | (u64)round << 16 | j;
+}
+
+/* One page: what it holds is the last pattern or zero; what is written reads back, or zero. */
+static void fl_check_page(vaddr_t va, u64 *last, u64 pattern)
+{
+	u64 v = *word(va);
+
+	if (v != 0 && v != *last)
+		atomic_fetch_add(&race.bad, 1);
+	*word(va) = pattern;
+	*word(va + LAST_WORD * 8) = pattern;
+	v = *word(va);
+	if (v != 0 && v != pattern)
+		atomic_fetch_add(&race.bad, 1);
+	v = *word(va + LAST_WORD * 8);
+	if (v != 0 && v != pattern)
+		atomic_fetch_add(&race.bad, 1);
+	*last = pattern;
+}
+
+/* One round over the reader's pages; adds the faults taken on each region. */
+static void fl_reader_round(unsigned slot, u32 round, u64 *last, u64 *sf, u64 *pf)
+{
+	vaddr_t share = SHARE_BASE + (vaddr_t)slot * READER_PAGES * KB4;
+	u64 f0;
+
+	for (unsigned j = 0; j < READER_PAGES; j++) {
+		f0 = my_count(PCPU_PAGE_FAULTS);
+		fl_check_page(share + j * KB4, &last[j], fl_pattern(slot, round, j));
+		*sf += my_count(PCPU_PAGE_FAULTS) - f0;
+	}
+	f0 = my_count(PCPU_PAGE_FAULTS);
+	fl_check_page(PRIV_BASE + slot * KB4, &last[READER_PAGES], fl_pattern(slot, round, 99));
+	*pf += my_count(PCPU_PAGE_FAULTS) - f0;
+}
+
+static void fl_reader(void *arg)
+{
+	unsigned slot = (unsigned)(uintptr_t)arg;
+	u64 last[READER_PAGES + 1] = { 0 }, sf = 0, pf = 0;
+
+	mm_switch(race.mm);
+	atomic_fetch_add(&race.started, 1);
+	for (u32 round = 1; round < 3 || !atomic_load_acquire(&race.stop); round++)
+		fl_reader_round(slot, round, last, &sf, &pf);
+	mm_switch(NULL);
+	atomic_fetch_add(&race.share_faults, sf);
+	atomic_fetch_add(&race.priv_faults, pf);
+	atomic_fetch_add(&race.done, 1);
+}
+
+/* Starts a reader on every other online CPU (at most MAX_READERS). */
+static void fl_start_readers(void)
+{
+	unsigned cpu, self = arch_cpu_id();
+
+	for_each_cpu(cpu, &cpu_online_mask) {
+		if (cpu == self || race.nreaders == MAX_READERS)
+			continue;
+		if (!smp_run_async(cpu, fl_reader, (void *)(uintptr_t)race.nreaders))
+			race.nreaders++;
+	}
+}
+
+/* Waits until @count reaches race.nreaders; false on timeout. */
+static bool fl_wait(u32 *count)
+{
+	u64 deadline = arch_tsc_read() + arch_tsc_hz() * RACE_TIMEOUT_S;
+
+	while (atomic_load_acquire(count) < race.nreaders) {
+		if (arch_tsc_read() > deadline)
+			return false;
+		arch_cpu_relax();
+	}
+	return true;
+}
+
+/* Every present leaf maps an allocated frame that holds a mapping's count. */
+static int fl_leaf_check(void *arg, const struct pt_leaf *leaf)
+{
+	struct page *p;
+
+	(void)arg;
+	if (leaf->swp || leaf->size != KB4 || !pfn_valid(leaf->pa >> PAGE_SHIFT))
+		return -EINVAL;
+	p = phys_to_page(leaf->pa);
+	if (!page_test_flags(p, PG_HEAD) || page_test_flags(p, PG_BUDDY | PG_PCP | PG_FREED))
+		return -EINVAL;
+	return page_mapcount(p) >= 1 && page_ref_count(p) >= 1 ? 0 : -EINVAL;
+}
+
+static void test_faultlock_writer_race(struct ktest *t)
+{
+	bool naive = ktest_param(t) == &fault_lock_naive;
+	u64 l0 = percpu_counter_sum(PCPU_MAPPING_LOCKS), f0 = percpu_counter_sum(PCPU_PAGE_FAULTS);
+	u64 locks, faults;
+	unsigned zaps = 0;
+
+	if (ncpus_online < 2) {
+		ktest_skip(t, "needs a second CPU");
+		return;
+	}
+	race = (struct fl_race){ 0 };
+	KASSERT_EQ(t, fl_mm_create(&race.mm), 0);
+	fl_start_readers();
+	KASSERT(t, race.nreaders > 0 && fl_wait(&race.started));
+	for (; zaps < RACE_ZAPS; zaps++)
+		KEXPECT_EQ(t, mapping_zap(&fl_mapping, NULL), 0);
+	atomic_store_release(&race.stop, 1);
+	KASSERT(t, fl_wait(&race.done));
+	locks = percpu_counter_sum(PCPU_MAPPING_LOCKS) - l0;
+	faults = percpu_counter_sum(PCPU_PAGE_FAULTS) - f0;
+	ktest_log(t, "%u readers, %u zaps, %lu faults (%lu shareable), %lu mapping locks",
+		  race.nreaders, zaps, (unsigned long)faults, (unsigned long)race.share_faults,
+		  (unsigned long)locks);
+	KEXPECT_EQ(t, race.bad, 0);
+	KEXPECT_EQ(t, faults, race.share_faults + race.priv_faults);
+	KEXPECT_EQ(t, locks, race.share_faults + (naive ? race.priv_faults : 0));
+	KEXPECT_GE(t, race.share_faults, race.nreaders * READER_PAGES);
+	KEXPECT_EQ(t, pt_walk(race.mm->root, SHARE_BASE, 2 * MAPPING_SHARE_ALIGN, fl_leaf_check,
+			      NULL), 0);
+	fl_mm_destroy(t, race.mm);
+}
+
+static const struct ktest_case faultlock_cases[] = {
+	KTEST_CASE(test_faultlock_attach_checks),
+	KTEST_CASE(test_faultlock_counts),
+	KTEST_CASE(test_faultlock_zap),
+	KTEST_CASE(test_faultlock_writer_race),
+};
+KTEST_SUITE_EXT(faultlock_naive, faultlock_cases, faultlock_init, faultlock_exit,
+		&fault_lock_naive);
+KTEST_SUITE_EXT(faultlock_fixed, faultlock_cases, faultlock_init, faultlock_exit,
+		&fault_lock_fixed);

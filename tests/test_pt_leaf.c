@@ -1,0 +1,250 @@
+/*
+ * Tests for mm/pt_leaf.c and what mm/pt.c gained for address spaces: the
+ * fault path's single-entry install and replace, pt_populate(), swap
+ * entries (kept in the entry counts, removed and reported by unmap), the
+ * leaf walk, and gathers that hand unmapped frames to a release hook only
+ * after their flush. Private roots that no CPU loads; host and kernel.
+ */
+#include "errno.h"
+#include "mm/page.h"
+#include "mm/pmm.h"
+#include "mm/pt.h"
+#include "tests/ktest.h"
+#include "tests/mm_test.h"
+
+#ifdef HOST_BUILD
+#include "tests/host/fake_arch.h"
+#endif
+
+#define PRW (PROT_READ | PROT_WRITE)
+#define KB4 PT_PAGE_4K
+#define MB2 PT_PAGE_2M
+#define GB1 PT_PAGE_1G
+#define VA 0x40000000ul
+
+static void test_pt_leaf_install(struct ktest *t)
+{
+	u64 before = pt_table_pages();
+	paddr_t root = mm_test_new_root(t), pa = 0;
+	unsigned prot = 0;
+
+	KASSERT(t, root != 0);
+	KEXPECT_EQ(t, pt_leaf_install(root, VA, 0x5000, PRW), -ENOENT);
+	KEXPECT_EQ(t, pt_populate(root, VA, 3 * MB2, KB4), 0);
+	KEXPECT_EQ(t, pt_table_pages() - before, 1 + 1 + 1 + 3); /* root, PDPT, PD, 3 PTs */
+	KEXPECT_EQ(t, pt_populate(root, VA, 3 * MB2, KB4), 0);	/* nothing more */
+	KEXPECT_EQ(t, pt_table_pages() - before, 6);
+	KEXPECT_EQ(t, pt_leaf_install(root, VA + KB4, 0x5000, PRW), 0);
+	KEXPECT_EQ(t, pt_leaf_install(root, VA + KB4, 0x6000, PRW), -EEXIST);
+	KEXPECT_EQ(t, pt_leaf_install(root, VA + 0x800, 0x6000, PRW), -EINVAL);
+	KEXPECT_EQ(t, pt_leaf_install(root, VA, 0x6000, PROT_WRITE), -EINVAL);
+	KEXPECT_EQ(t, pt_lookup(root, VA + KB4 + 8, &pa, &prot, NULL), 0);
+	KEXPECT_EQ(t, pa, 0x5008);
+	KEXPECT_EQ(t, prot, PRW);
+	/* A huge leaf in the way is reported as occupied, not as a missing table. */
+	KEXPECT_EQ(t, pt_map(root, 4 * GB1, 0, MB2, PRW, MB2), 0);
+	KEXPECT_EQ(t, pt_leaf_install(root, 4 * GB1 + KB4, 0x5000, PRW), -EEXIST);
+	KEXPECT_EQ(t, pt_populate(root, 4 * GB1, KB4, KB4), -EEXIST);
+	/* The installed entry counts: unmapping it empties and frees its tables. */
+	KEXPECT_EQ(t, mm_test_unmap_now(root, 0, 8 * GB1), 0);
+	KEXPECT_EQ(t, pt_table_pages() - before, 1);
+	KEXPECT_EQ(t, pt_root_free(root), 0);
+}
+
+static void test_pt_leaf_replace(struct ktest *t)
+{
+	paddr_t root = mm_test_new_root(t), pa = 0;
+	unsigned prot = 0;
+
+	KASSERT(t, root != 0);
+	KEXPECT_EQ(t, pt_leaf_replace(root, VA, 0x5000, 0x6000, PRW), -EAGAIN);
+	KEXPECT_EQ(t, pt_map(root, VA, 0x5000, KB4, PROT_READ, KB4), 0);
+	KEXPECT_EQ(t, pt_leaf_replace(root, VA, 0x7000, 0x6000, PRW), -EAGAIN);
+	KEXPECT_EQ(t, pt_leaf_replace(root, VA, 0x5000, 0x5000, PRW), 0);
+	KEXPECT_EQ(t, pt_lookup(root, VA, &pa, &prot, NULL), 0);
+	KEXPECT_EQ(t, pa, 0x5000);
+	KEXPECT_EQ(t, prot, PRW);
+	KEXPECT_EQ(t, pt_leaf_replace(root, VA, 0x5000, 0x6000, PROT_READ), 0);
+	KEXPECT_EQ(t, pt_lookup(root, VA, &pa, &prot, NULL), 0);
+	KEXPECT_EQ(t, pa, 0x6000);
+	KEXPECT_EQ(t, prot, PROT_READ);
+	KEXPECT_EQ(t, mm_test_unmap_now(root, VA, KB4), 0);
+	KEXPECT_EQ(t, pt_root_free(root), 0);
+}
+
+struct swap_probe {
+	u64 calls, last;
+};
+
+static void probe_swap(struct pt_gather *g, u64 swp)
+{
+	struct swap_probe *p = g->arg;
+
+	p->calls++;
+	p->last = swp;
+}
+
+static void test_pt_leaf_swap(struct ktest *t)
+{
+	struct swap_probe probe = { 0 };
+	u64 before = pt_table_pages(), swp = 0;
+	paddr_t root = mm_test_new_root(t);
+	struct pt_gather g;
+
+	KASSERT(t, root != 0);
+	KEXPECT_EQ(t, pt_swap_set(root, VA, 0), -EINVAL);
+	KEXPECT_EQ(t, pt_swap_set(root, VA, PT_SWAP_MAX + 1), -EINVAL);
+	KEXPECT_EQ(t, pt_swap_lookup(root, VA, &swp), -ENOENT);
+	KEXPECT_EQ(t, pt_swap_set(root, VA, PT_SWAP_MAX), 0);
+	KEXPECT_EQ(t, pt_swap_lookup(root, VA, &swp), 0);
+	KEXPECT_EQ(t, swp, PT_SWAP_MAX);
+	KEXPECT_EQ(t, pt_swap_set(root, VA, 7), -EEXIST);
+	/* A swap entry is no translation, and occupies its slot. */
+	KEXPECT_EQ(t, pt_lookup(root, VA, NULL, NULL, NULL), -ENOENT);
+	KEXPECT_EQ(t, pt_map(root, VA, 0x5000, KB4, PRW, KB4), -EEXIST);
+	KEXPECT_EQ(t, pt_leaf_install(root, VA, 0x5000, PRW), -EEXIST);
+	KEXPECT_EQ(t, pt_protect(root, VA, KB4, PROT_READ), 0);
+	KEXPECT_EQ(t, pt_swap_lookup(root, VA, &swp), 0);
+	/* The last entry of its table: the table stays until unmap removes it. */
+	KEXPECT_EQ(t, pt_table_pages() - before, 4);
+	pt_gather_init(&g, NULL, &probe);
+	g.swap_free = probe_swap;
+	KEXPECT_EQ(t, pt_unmap(root, VA, MB2, &g), 0);
+	pt_gather_finish(&g);
+	KEXPECT_EQ(t, probe.calls, 1);
+	KEXPECT_EQ(t, probe.last, PT_SWAP_MAX);
+	KEXPECT_EQ(t, g.swap_cleared, 1);
+	KEXPECT_EQ(t, pt_table_pages() - before, 1);
+	KEXPECT_EQ(t, pt_swap_lookup(root, VA, &swp), -ENOENT);
+	KEXPECT_EQ(t, pt_root_free(root), 0);
+}
+
+struct walk_log {
+	unsigned n;
+	struct pt_leaf leaf[8];
+};
+
+static int log_leaf(void *arg, const struct pt_leaf *leaf)
+{
+	struct walk_log *w = arg;
+
+	if (w->n == 8)
+		return -E2BIG;
+	w->leaf[w->n++] = *leaf;
+	return 0;
+}
+
+static void test_pt_leaf_walk(struct ktest *t)
+{
+	struct walk_log w = { 0 };
+	paddr_t root = mm_test_new_root(t);
+
+	KASSERT(t, root != 0);
+	KEXPECT_EQ(t, pt_map(root, VA + 3 * KB4, 0x5000, 2 * KB4, PRW, KB4), 0);
+	KEXPECT_EQ(t, pt_map(root, VA + MB2, 0x40000000, MB2, PROT_READ, MB2), 0);
+	KEXPECT_EQ(t, pt_swap_set(root, VA + 9 * KB4, 42), 0);
+	KEXPECT_EQ(t, pt_walk(root, VA + 4 * KB4, MB2 + KB4, log_leaf, &w), 0);
+	KASSERT(t, w.n == 3);
+	KEXPECT_EQ(t, w.leaf[0].va, VA + 4 * KB4);
+	KEXPECT_EQ(t, w.leaf[0].pa, 0x6000);
+	KEXPECT_EQ(t, w.leaf[0].size, KB4);
+	KEXPECT_EQ(t, w.leaf[0].prot, PRW);
+	KEXPECT_EQ(t, w.leaf[1].va, VA + 9 * KB4);
+	KEXPECT_EQ(t, w.leaf[1].swp, 42);
+	KEXPECT_EQ(t, w.leaf[1].pa, 0);
+	KEXPECT_EQ(t, w.leaf[2].va, VA + MB2);
+	KEXPECT_EQ(t, w.leaf[2].size, MB2);
+	KEXPECT_EQ(t, w.leaf[2].prot, PROT_READ);
+	w.n = 8;
+	KEXPECT_EQ(t, pt_walk(root, VA, GB1, log_leaf, &w), -E2BIG);
+	KEXPECT_EQ(t, pt_walk(root, VA + 1, KB4, log_leaf, &w), -EINVAL);
+	KEXPECT_EQ(t, mm_test_unmap_now(root, VA, GB1), 0);
+	KEXPECT_EQ(t, pt_root_free(root), 0);
+}
+
+struct release_probe {
+	u64 flushes, released, released_before_flush;
+	paddr_t frames[4];
+};
+
+static void probe_flush(struct pt_gather *g)
+{
+	struct release_probe *p = g->arg;
+
+	p->flushes++;
+}
+
+static void probe_release(struct pt_gather *g, struct page *page)
+{
+	struct release_probe *p = g->arg;
+
+	if (!p->flushes)
+		p->released_before_flush++;
+	if (p->released < 4)
+		p->frames[p->released] = page_to_phys(page);
+	p->released++;
+}
+
+/* Unmapped frames go to the release hook after the flush; huge leaves and non-memmap frames do not. */
+static void test_pt_leaf_gather_release(struct ktest *t)
+{
+	struct page *a = page_alloc(0, 0), *b = page_alloc(0, 0);
+	struct release_probe probe = { 0 };
+	paddr_t root = mm_test_new_root(t);
+	struct pt_gather g;
+
+	KASSERT(t, root && a && b);
+	KEXPECT_EQ(t, pt_map(root, VA, page_to_phys(a), KB4, PRW, KB4), 0);
+	KEXPECT_EQ(t, pt_map(root, VA + KB4, page_to_phys(b), KB4, PRW, KB4), 0);
+	KEXPECT_EQ(t, pt_map(root, VA + MB2, 0x40000000, MB2, PRW, MB2), 0);
+	pt_gather_init(&g, probe_flush, &probe);
+	g.release = probe_release;
+	KEXPECT_EQ(t, pt_unmap(root, VA, 2 * MB2, &g), 0);
+	KEXPECT_EQ(t, g.nr_pages, 2);
+	KEXPECT_EQ(t, probe.released, 0);
+	pt_gather_finish(&g);
+	KEXPECT_EQ(t, probe.flushes, 1);
+	KEXPECT_EQ(t, probe.released, 2);
+	KEXPECT_EQ(t, probe.released_before_flush, 0);
+	KEXPECT_EQ(t, probe.frames[0], page_to_phys(a));
+	KEXPECT_EQ(t, probe.frames[1], page_to_phys(b));
+	KEXPECT_EQ(t, pt_root_free(root), 0);
+	page_free(a, 0);
+	page_free(b, 0);
+}
+
+/* More frames than a gather holds: it flushes and releases in rounds. */
+static void test_pt_leaf_gather_rounds(struct ktest *t)
+{
+	struct release_probe probe = { 0 };
+	struct page *block = page_alloc(8, 0);
+	paddr_t root = mm_test_new_root(t);
+	struct pt_gather g;
+
+	KASSERT(t, root && block);
+	KEXPECT_EQ(t, pt_map(root, VA, page_to_phys(block), 256 * KB4, PRW, KB4), 0);
+	pt_gather_init(&g, probe_flush, &probe);
+	g.release = probe_release;
+	BUILD_ASSERT(PT_GATHER_PAGES == 128);
+	/* A batch is flushed when the next frame does not fit: one round inside the unmap, */
+	KEXPECT_EQ(t, pt_unmap(root, VA, 256 * KB4, &g), 0);
+	KEXPECT_EQ(t, probe.flushes, 1);
+	KEXPECT_EQ(t, probe.released, 128);
+	/* and the second batch goes with the emptied tables: n batches, n rounds. */
+	pt_gather_finish(&g);
+	KEXPECT_EQ(t, probe.flushes, 2);
+	KEXPECT_EQ(t, probe.released, 256);
+	KEXPECT_EQ(t, probe.released, 256);
+	KEXPECT_EQ(t, pt_root_free(root), 0);
+	page_free(block, 8);
+}
+
+static const struct ktest_case pt_leaf_cases[] = {
+	KTEST_CASE(test_pt_leaf_install),
+	KTEST_CASE(test_pt_leaf_replace),
+	KTEST_CASE(test_pt_leaf_swap),
+	KTEST_CASE(test_pt_leaf_walk),
+	KTEST_CASE(test_pt_leaf_gather_release),
+	KTEST_CASE(test_pt_leaf_gather_rounds),
+};
+KTEST_SUITE_EXT(pt_leaf, pt_leaf_cases, mm_test_fresh_pmm, NULL, NULL);

@@ -1,0 +1,264 @@
+/*
+ * Self-tests of TLB shootdown (mm/tlb.c), run once per design (suites
+ * tlb_naive and tlb_batched): exact IPI and invalidation counts for given
+ * pages and CPUs, no IPI to CPUs outside mm_cpumask, frames freed only
+ * after the flush that covers them, a CPU that switched away (lazy) never
+ * sees a stale translation, and a CPU that does not acknowledge is reported
+ * by the timeout. The stale-translation detector is tests/test_tlb_stale.c.
+ * Kernel only.
+ */
+#include "errno.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "lib/atomic.h"
+#include "mm/mm.h"
+#include "mm/page.h"
+#include "mm/pmm.h"
+#include "mm/pt.h"
+#include "mm/tlb.h"
+#include "tests/ktest.h"
+#include <arch/arch.h>
+
+#define TLB_BASE 0x50000000ul
+#define TLB_MAX_PAGES 64
+#define POISON 0xdeadbeefdeadbeefull
+#define GOOD(i) (0x600d000000000000ull | (i))
+
+static struct mm *tmm;
+
+static const struct tlb_ops *ops_of(struct ktest *t)
+{
+	return ktest_param(t);
+}
+
+static void switch_to(void *mm)
+{
+	mm_switch(mm);
+}
+
+static void touch(void *arg)
+{
+	unsigned n = (unsigned)(uintptr_t)arg;
+
+	for (unsigned i = 0; i < n; i++)
+		(void)*(volatile u64 *)(TLB_BASE + (vaddr_t)i * PAGE_SIZE);
+}
+
+static int tlb_suite_init(struct ktest *t)
+{
+	(void)t;
+	if (mm_create(&tmm))
+		return -ENOMEM;
+	return mm_map_region(tmm, TLB_BASE, TLB_MAX_PAGES * PAGE_SIZE, MM_READ | MM_WRITE);
+}
+
+static void tlb_suite_exit(struct ktest *t)
+{
+	smp_call_others(switch_to, NULL, true);
+	mm_switch(NULL);
+	KEXPECT_EQ(t, mm_destroy(tmm), 0);
+}
+
+/* @mask CPUs (and this one) load the mm and touch @n pages. */
+static bool load_on(struct ktest *t, const cpumask_t *mask, unsigned n)
+{
+	if (!KEXPECT_EQ(t, mm_populate(tmm, TLB_BASE, (u64)n * PAGE_SIZE), 0))
+		return false;
+	mm_switch(tmm);
+	touch((void *)(uintptr_t)n);
+	return KEXPECT_EQ(t, smp_call(mask, switch_to, tmm, true), 0) &&
+	       KEXPECT_EQ(t, smp_call(mask, touch, (void *)(uintptr_t)n, true), 0);
+}
+
+static void others(cpumask_t *m)
+{
+	cpumask_copy(m, &cpu_online_mask);
+	cpumask_clear_cpu(this_cpu()->cpu_id, m);
+}
+
+/* Exact promises: rounds, IPIs and what each remote CPU invalidates. */
+static void check_counts(struct ktest *t, unsigned n)
+{
+	const struct tlb_ops *ops = ops_of(t);
+	bool naive = ops == &tlb_ops_naive;
+	unsigned remotes = ncpus_online - 1, rounds = naive ? n : 1;
+	u64 sent = percpu_counter_sum(PCPU_IPI_SENT), sd = percpu_counter_sum(PCPU_TLB_SHOOTDOWNS);
+	u64 one = percpu_counter_sum(PCPU_TLB_FLUSH_ONE), all = percpu_counter_sum(PCPU_TLB_FLUSH_ALL);
+	cpumask_t m;
+
+	others(&m);
+	if (!load_on(t, &m, n))
+		return;
+	sent = percpu_counter_sum(PCPU_IPI_SENT);
+	sd = percpu_counter_sum(PCPU_TLB_SHOOTDOWNS);
+	one = percpu_counter_sum(PCPU_TLB_FLUSH_ONE);
+	all = percpu_counter_sum(PCPU_TLB_FLUSH_ALL);
+	KASSERT_EQ(t, tlb_unmap_pages(tmm, TLB_BASE, n, ops), 0);
+	KEXPECT_EQ(t, percpu_counter_sum(PCPU_TLB_SHOOTDOWNS) - sd, rounds);
+	KEXPECT_EQ(t, percpu_counter_sum(PCPU_IPI_SENT) - sent, (u64)rounds * remotes);
+	if (naive || n <= tlb_ceiling()) {
+		KEXPECT_EQ(t, percpu_counter_sum(PCPU_TLB_FLUSH_ONE) - one, (u64)n * ncpus_online);
+		KEXPECT_EQ(t, percpu_counter_sum(PCPU_TLB_FLUSH_ALL) - all, 0);
+	} else {
+		KEXPECT_EQ(t, percpu_counter_sum(PCPU_TLB_FLUSH_ONE) - one, 0);
+		KEXPECT_EQ(t, percpu_counter_sum(PCPU_TLB_FLUSH_ALL) - all, ncpus_online);
+	}
+}
+
+static void test_tlb_counts_small(struct ktest *t)
+{
+	check_counts(t, 8);
+}
+
+static void test_tlb_counts_above_ceiling(struct ktest *t)
+{
+	check_counts(t, TLB_MAX_PAGES);
+}
+
+/* Only CPUs with the mm loaded are interrupted. */
+static void test_tlb_only_mask_interrupted(struct ktest *t)
+{
+	cpumask_t one;
+	unsigned outsider;
+	u64 before;
+
+	if (ncpus_online < 3) {
+		ktest_skip(t, "needs 3 CPUs");
+		return;
+	}
+	smp_call_others(switch_to, NULL, true);
+	outsider = ncpus_online - 1;
+	cpumask_clear(&one);
+	cpumask_set_cpu(1, &one);
+	if (!load_on(t, &one, 4))
+		return;
+	KEXPECT(t, !cpumask_test_cpu(outsider, mm_cpumask(tmm)));
+	before = percpu_counter_read(outsider, PCPU_IPI_RECEIVED);
+	KEXPECT_EQ(t, tlb_unmap_pages(tmm, TLB_BASE, 4, ops_of(t)), 0);
+	KEXPECT_EQ(t, percpu_counter_read(outsider, PCPU_IPI_RECEIVED), before);
+}
+
+/* Frames go back to the allocator only after the flush that covers them. */
+static void test_tlb_free_after_flush(struct ktest *t)
+{
+	struct page *frames[4];
+	struct tlb_batch b;
+	paddr_t pa;
+
+	KASSERT_EQ(t, mm_populate(tmm, TLB_BASE, 4 * PAGE_SIZE), 0);
+	for (int i = 0; i < 4; i++) {
+		KASSERT_EQ(t, pt_lookup(tmm->root, TLB_BASE + i * PAGE_SIZE, &pa, NULL, NULL), 0);
+		frames[i] = phys_to_page(pa);
+	}
+	write_lock(&tmm->lock);
+	ops_of(t)->begin(&b, tmm);
+	for (int i = 0; i < 4; i++) {
+		KEXPECT_EQ(t, ops_of(t)->add(&b, TLB_BASE + i * PAGE_SIZE), 0);
+		/* batched: nothing flushed yet, so nothing freed yet */
+		if (ops_of(t) == &tlb_ops_batched)
+			KEXPECT(t, !page_test_flags(frames[i], PG_FREED));
+	}
+	KEXPECT_EQ(t, b.g.flushes, ops_of(t) == &tlb_ops_naive ? 4 : 0);
+	ops_of(t)->finish(&b);
+	write_unlock(&tmm->lock);
+	for (int i = 0; i < 4; i++)
+		KEXPECT(t, page_test_flags(frames[i], PG_FREED) || page_ref_count(frames[i]) == 0 ||
+			       page_test_flags(frames[i], PG_PCP));
+}
+
+static u64 lazy_seen;
+
+static void lazy_read_page0(void *arg)
+{
+	(void)arg;
+	mm_switch(tmm);
+	lazy_seen = *(volatile u64 *)TLB_BASE;
+	mm_switch(NULL);
+}
+
+/* A CPU that switched away is skipped, and must not see the old frame when it comes back. */
+static void test_tlb_lazy_cpu(struct ktest *t)
+{
+	cpumask_t one;
+	struct page *old;
+	paddr_t pa;
+
+	if (ncpus_online < 2) {
+		ktest_skip(t, "needs 2 CPUs");
+		return;
+	}
+	cpumask_clear(&one);
+	cpumask_set_cpu(1, &one);
+	if (!load_on(t, &one, 1))
+		return;
+	*(volatile u64 *)TLB_BASE = GOOD(0);
+	KASSERT_EQ(t, smp_call(&one, switch_to, NULL, true), 0); /* CPU 1 goes lazy */
+	KASSERT_EQ(t, pt_lookup(tmm->root, TLB_BASE, &pa, NULL, NULL), 0);
+	old = phys_to_page(pa);
+	page_ref_inc(old); /* keep the frame to poison it */
+	KASSERT_EQ(t, tlb_unmap_pages(tmm, TLB_BASE, 1, ops_of(t)), 0);
+	*(volatile u64 *)page_address(old) = POISON;
+	KASSERT_EQ(t, smp_call(&one, lazy_read_page0, NULL, true), 0);
+	KEXPECT_NE(t, lazy_seen, POISON); /* a fresh zero page, not the old frame */
+	KEXPECT_EQ(t, lazy_seen, 0);
+	if (page_ref_dec_and_test(old))
+		page_free(old, 0);
+}
+
+static u32 hold_release, holding;
+
+static void hold_irqs_off(void *arg)
+{
+	(void)arg;
+	atomic_store_release(&holding, 1);
+	while (!atomic_load_acquire(&hold_release))
+		arch_cpu_relax();
+}
+
+/* Runs on CPU 2: makes CPU 1 sit in a call with interrupts off. */
+static void hold_cpu1(void *arg)
+{
+	(void)arg;
+	smp_call_one(1, hold_irqs_off, NULL, false);
+}
+
+static void test_tlb_timeout_reported(struct ktest *t)
+{
+	unsigned saved = smp_timeout_ms();
+	cpumask_t one;
+	int err;
+
+	if (ncpus_online < 3) {
+		ktest_skip(t, "needs 3 CPUs");
+		return;
+	}
+	cpumask_clear(&one);
+	cpumask_set_cpu(1, &one);
+	if (!load_on(t, &one, 1))
+		return;
+	atomic_store_release(&hold_release, 0);
+	atomic_store_release(&holding, 0);
+	KASSERT_EQ(t, smp_call_one(2, hold_cpu1, NULL, true), 0);
+	/* Only once CPU 1 sits in the call with interrupts off can our flush go unanswered. */
+	while (!atomic_load_acquire(&holding))
+		arch_cpu_relax();
+	smp_set_timeout_ms(50);
+	err = tlb_flush_range(tmm, TLB_BASE, TLB_BASE);
+	smp_set_timeout_ms(saved);
+	KEXPECT_EQ(t, err, -ETIMEDOUT);
+	KEXPECT(t, cpumask_test_cpu(1, &this_cpu()->call.waiting));
+	atomic_store_release(&hold_release, 1);
+	KEXPECT_EQ(t, smp_call_wait(), 0);
+}
+
+static const struct ktest_case tlb_cases[] = {
+	KTEST_CASE(test_tlb_counts_small),
+	KTEST_CASE(test_tlb_counts_above_ceiling),
+	KTEST_CASE(test_tlb_only_mask_interrupted),
+	KTEST_CASE(test_tlb_free_after_flush),
+	KTEST_CASE(test_tlb_lazy_cpu),
+	KTEST_CASE(test_tlb_timeout_reported),
+};
+KTEST_SUITE_EXT(tlb_naive, tlb_cases, tlb_suite_init, tlb_suite_exit, &tlb_ops_naive);
+KTEST_SUITE_EXT(tlb_batched, tlb_cases, tlb_suite_init, tlb_suite_exit, &tlb_ops_batched);
