@@ -114,15 +114,18 @@ int smp_call(const cpumask_t *mask, smp_call_fn fn, void *arg, bool wait)
 	struct percpu *me = this_cpu();
 	struct smp_call_desc *d = &me->call;
 	unsigned cpu, count;
+	cpumask_t targets;
 	int err;
 
-	if ((err = check_targets(mask, me->cpu_id, &count)) || !count)
+	/* One snapshot: @mask may be live (mm_cpumask), and count and set must agree. */
+	cpumask_copy(&targets, mask);
+	if ((err = check_targets(&targets, me->cpu_id, &count)) || !count)
 		return err;
 	if ((err = smp_call_wait()))
 		return err; /* the previous call is still out: its targets are stuck */
 	d->fn = fn;
 	d->arg = arg;
-	cpumask_copy(&d->waiting, mask);
+	cpumask_copy(&d->waiting, &targets);
 	cpumask_clear_cpu(me->cpu_id, &d->waiting);
 	atomic_store_release(&d->remaining, count);
 	for_each_cpu(cpu, &d->waiting) {

@@ -26,8 +26,8 @@ void arch_send_call_ipi(unsigned cpu);
  * next smp_call from this CPU waits for the previous one first). Each wait
  * is bounded by the timeout_ms option: a CPU that does not answer is named
  * on the console and the call returns -ETIMEDOUT. Returns 0, -ETIMEDOUT, or
- * -EINVAL for an offline or out-of-range CPU in @mask. Any context but a
- * call function.
+ * -EINVAL for an offline or out-of-range CPU in @mask. @mask may change
+ * meanwhile (it is read once). Any context but a call function.
  */
 int smp_call(const cpumask_t *mask, smp_call_fn fn, void *arg, bool wait);
 

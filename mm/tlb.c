@@ -62,18 +62,17 @@ static void tlb_flush_ipi(void *arg)
 int tlb_flush_range(struct mm *mm, vaddr_t start, vaddr_t last)
 {
 	struct tlb_flush_req req = { mm, start, last };
-	cpumask_t targets;
 	int err;
 
 	/*
-	 * Fully ordered, and before the mask is read: a CPU that sets its bit
-	 * after our read sees the new generation and flushes its ASID itself.
+	 * Fully ordered, and before smp_call() reads the mask (once): a CPU that
+	 * sets its bit after that read sees the new generation and flushes its
+	 * ASID itself.
 	 */
 	atomic_fetch_add(&mm->tlb_gen, 1);
-	cpumask_copy(&targets, mm_cpumask(mm));
 	this_cpu_inc(PCPU_TLB_SHOOTDOWNS);
 	/* IPIs out first, then our own flush while they travel, then the wait. */
-	err = smp_call(&targets, tlb_flush_ipi, &req, false);
+	err = smp_call(mm_cpumask(mm), tlb_flush_ipi, &req, false);
 	if (mm_current() == mm)
 		tlb_flush_local(start, last);
 	if (!err)
