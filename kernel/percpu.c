@@ -27,6 +27,7 @@ static const char *const counter_names[PCPU_NR_COUNTERS] = {
 	[PCPU_SWAP_DEVICE_LOCKS] = "swap_device_locks",
 	[PCPU_SWAP_SLOTS_FREED] = "swap_slots_freed",
 	[PCPU_SWAP_BATCH_FALLBACKS] = "swap_batch_fallbacks",
+	[PCPU_SWAP_OUT_PAGES] = "swap_out_pages",
 };
 
 u64 percpu_counter_read(unsigned cpu, enum pcpu_counter c)

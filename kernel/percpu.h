@@ -32,6 +32,7 @@ enum pcpu_counter {
 	PCPU_SWAP_DEVICE_LOCKS,	   /* swap device lock acquisitions */
 	PCPU_SWAP_SLOTS_FREED,	   /* swap slots returned to their cluster */
 	PCPU_SWAP_BATCH_FALLBACKS, /* batched swap frees that fell back to one slot at a time */
+	PCPU_SWAP_OUT_PAGES,	   /* pages swapped out (mm/swap_mm.c) */
 	PCPU_NR_COUNTERS,
 };
 

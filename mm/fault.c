@@ -97,6 +97,8 @@ static int fault_swap(struct mm *mm, const struct mm_region *r, vaddr_t va, u64 
 	if (!mm_swap || !mm_swap->swapin)
 		return -ENOSYS;
 	err = mm_swap->swapin(mm, r, va, swp, flags);
+	if (err == -EAGAIN)
+		return fault_spurious(va); /* another CPU is bringing it in */
 	if (!err)
 		fault_count(FAULT_EV_SWAPIN);
 	return err;

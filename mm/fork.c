@@ -2,7 +2,8 @@
  * Setting up copy-on-write (see mm/mm.h): mm_fork() copies an address
  * space, sharing the pages of its private regions read-only between parent
  * and child; mm_cow_protect() write-protects private pages in place. The
- * write-protect faults that follow are mm/fault.c's. Both hold the source's
+ * write-protect faults that follow are mm/fault.c's. Swap entries are
+ * copied, each adding a reference to its slot. Both hold the source's
  * write side throughout and flush it before letting go, so no CPU can
  * still write a page through a stale writable translation once it is
  * shared.
@@ -44,6 +45,22 @@ static int fork_copy_pinned(const struct fork_ctx *fc, const struct pt_leaf *lea
 	return pt_protect(fc->src->root, leaf->va, PAGE_SIZE, prot);
 }
 
+/* A swap entry: the child maps the same slot, which takes one more reference. */
+static int fork_swap(const struct fork_ctx *fc, const struct pt_leaf *leaf)
+{
+	int err;
+
+	if (!mm_swap)
+		return -ENOSYS; /* cannot happen: swap entries exist only with swap on */
+	err = mm_swap->dup(leaf->swp);
+	if (err)
+		return err;
+	err = pt_swap_set(fc->dst->root, leaf->va, leaf->swp);
+	if (err)
+		mm_swap->release(&leaf->swp, 1);
+	return err;
+}
+
 /* pt_walk() callback: one page of the parent's region, mapped into the child. */
 static int fork_leaf(void *arg, const struct pt_leaf *leaf)
 {
@@ -52,7 +69,7 @@ static int fork_leaf(void *arg, const struct pt_leaf *leaf)
 	int err;
 
 	if (leaf->swp)
-		return -ENOSYS;
+		return fork_swap(fc, leaf);
 	if (leaf->size != PT_PAGE_4K || !pfn_valid(leaf->pa >> PAGE_SHIFT))
 		return -EINVAL; /* regions map only frames of the memmap, 4 KiB at a time */
 	p = phys_to_page(leaf->pa);

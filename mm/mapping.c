@@ -90,24 +90,6 @@ int mapping_detach(struct mm_mapping *m, struct mm *mm, vaddr_t start)
 
 /* the writer path */
 
-static void mapping_flush(struct pt_gather *g)
-{
-	mm_flush_range(g->arg, g->start, g->last);
-}
-
-static void mapping_release(struct pt_gather *g, struct page *page)
-{
-	(void)g;
-	mm_page_drop(page);
-}
-
-static void mapping_swap_free(struct pt_gather *g, u64 swp)
-{
-	(void)g;
-	if (mm_swap && mm_swap->release)
-		mm_swap->release(swp);
-}
-
 /* Unmaps @a's range; mm->lock (side as mm/mapping.h says) and the mapping's write side held. */
 static int mapping_zap_locked(struct mm_mapping *m, const struct mm_mapping_attach *a)
 {
@@ -117,9 +99,7 @@ static int mapping_zap_locked(struct mm_mapping *m, const struct mm_mapping_atta
 
 	if (!r || r->mapping != m || r->start != a->start)
 		return 0; /* detached meanwhile, or not attached yet */
-	pt_gather_init(&g, mapping_flush, a->mm);
-	g.release = mapping_release;
-	g.swap_free = mapping_swap_free;
+	mm_gather_init(&g, a->mm);
 	/* pt_lock: faults elsewhere in this mm may be adding tables next to ours. */
 	spin_lock(&a->mm->pt_lock);
 	err = pt_unmap(a->mm->root, r->start, r->end - r->start, &g);

@@ -214,11 +214,19 @@ static void mm_gather_release(struct pt_gather *g, struct page *page)
 	mm_page_drop(page);
 }
 
-static void mm_gather_swap(struct pt_gather *g, u64 swp)
+static void mm_gather_swap(struct pt_gather *g, const u64 *swp, unsigned n)
 {
 	(void)g;
-	if (mm_swap && mm_swap->release)
-		mm_swap->release(swp);
+	/* Swap entries exist only once a device went on, which set the hooks. */
+	ASSERT(mm_swap);
+	mm_swap->release(swp, n);
+}
+
+void mm_gather_init(struct pt_gather *g, struct mm *mm)
+{
+	pt_gather_init(g, mm_flush_gather, mm);
+	g->release = mm_gather_release;
+	g->swap_free = mm_gather_swap;
 }
 
 /* Unmaps [start, start + len) and releases what was mapped, after the flush. Write side held. */
@@ -227,9 +235,7 @@ static int mm_zap_locked(struct mm *mm, vaddr_t start, u64 len)
 	struct pt_gather g;
 	int err;
 
-	pt_gather_init(&g, mm_flush_gather, mm);
-	g.release = mm_gather_release;
-	g.swap_free = mm_gather_swap;
+	mm_gather_init(&g, mm);
 	err = pt_unmap(mm->root, start, len, &g);
 	pt_gather_finish(&g);
 	return err;
@@ -411,6 +417,60 @@ static int mm_populate_page(struct mm *mm, vaddr_t va)
 		return 0;
 	err = mm_zero_page_locked(mm, r, va);
 	return err == -EEXIST ? 0 : err;
+}
+
+/* One block of mm_populate_folios(): read side held. */
+static int mm_populate_folio(struct mm *mm, vaddr_t va, unsigned order)
+{
+	const struct mm_region *r = mm_region_find_locked(mm, va);
+	unsigned i, n = 1u << order, used = 0;
+	struct page *head;
+	u64 swp;
+	int err = 0;
+
+	if (!r || !(r->flags & MM_WRITE) || va + ((u64)n << PAGE_SHIFT) > r->end)
+		return -EFAULT;
+	for (i = 0; i < n; i++) {
+		vaddr_t v = va + ((vaddr_t)i << PAGE_SHIFT);
+
+		used += !pt_lookup(mm->root, v, NULL, NULL, NULL) || !pt_swap_lookup(mm->root, v, &swp);
+	}
+	if (used)
+		return used == n ? 0 : -EEXIST;
+	head = page_alloc(order, PMM_ZERO);
+	if (!head)
+		return -ENOMEM;
+	if (order && page_split(head)) {
+		page_free(head, order);
+		return -EINVAL;
+	}
+	for (i = 0; i < n && !err; i++) {
+		page_map_inc(head + i); /* the frame's reference becomes the mapping's */
+		err = mm_install_page_locked(mm, va + ((vaddr_t)i << PAGE_SHIFT), head + i,
+					     mm_region_prot(r));
+		if (err)
+			mm_page_drop(head + i); /* -EEXIST: a fault mapped it meanwhile */
+	}
+	for (; i < n; i++)
+		page_free(head + i, 0);
+	return err;
+}
+
+int mm_populate_folios(struct mm *mm, vaddr_t start, u64 len, unsigned order)
+{
+	u64 size = PAGE_SIZE << order;
+	int err;
+
+	if (order > PMM_MAX_ORDER || !IS_ALIGNED(start, size) || !IS_ALIGNED(len, size))
+		return -EINVAL;
+	err = mm_check_range(start, len);
+	if (err)
+		return err;
+	read_lock(&mm->lock);
+	for (vaddr_t va = start; !err && va - start < len; va += size)
+		err = mm_populate_folio(mm, va, order);
+	read_unlock(&mm->lock);
+	return err;
 }
 
 int mm_populate(struct mm *mm, vaddr_t start, u64 len)

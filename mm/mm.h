@@ -4,7 +4,8 @@
  * half for benchmark mappings described by regions, and mm_cpumask: the
  * CPUs that have the root loaded. Regions are anonymous memory, private
  * (copy-on-write after mm_fork() or mm_cow_protect()) or shared (mm_fork()
- * shares the frames); pages come in on demand through mm/fault.c.
+ * shares the frames); pages come in on demand through mm/fault.c, and
+ * private pages may be swapped out (mm/swap_mm.c).
  *
  * Locking, in order: mm->lock (rwlock) -> mm->pt_lock (spinlock) -> the
  * frame allocator's locks. The read side of mm->lock covers region lookups
@@ -26,6 +27,7 @@
 #include <arch/layout.h>
 
 struct page;
+struct pt_gather;
 
 /* Regions per address space: the struct mm, regions included, fits one page. */
 #define MM_MAX_REGIONS 64
@@ -89,20 +91,29 @@ static inline cpumask_t *mm_cpumask(struct mm *mm)
 	return &mm->cpumask;
 }
 
-/* What the swap subsystem plugs in (a later issue); see mm_swap. */
+/* What the swap subsystem (mm/swap_mm.c) plugs in; see mm_swap. */
 struct mm_swap_hooks {
 	/*
 	 * Brings back the page of swap entry @swp and maps it at @va in @r,
 	 * under @mm's read side, for a fault with @fault_flags (mm/fault.h).
-	 * Returns 0 or a negative error.
+	 * Returns 0, -EAGAIN when another CPU is bringing the same page in or
+	 * changed the entry (the access is retried), or a negative error.
 	 */
 	int (*swapin)(struct mm *mm, const struct mm_region *r, vaddr_t va, u64 swp,
 		      unsigned fault_flags);
-	/* Swap entry @swp is no longer mapped (unmap, destroy): release its slot. */
-	void (*release)(u64 swp);
+	/*
+	 * The @n swap entries of consecutive pages, in address order, are no
+	 * longer mapped (unmap, destroy): drop their slots' references.
+	 */
+	void (*release)(const u64 *swp, unsigned n);
+	/* Swap entry @swp is being mapped once more (fork). Returns 0 or a negative error. */
+	int (*dup)(u64 swp);
 };
 
-/* NULL until swap registers: a fault on a swap entry then fails with -ENOSYS. */
+/*
+ * NULL until the first swap device goes on: no swap entry exists before,
+ * and a fault on one then fails with -ENOSYS.
+ */
 extern const struct mm_swap_hooks *mm_swap;
 
 /*
@@ -205,6 +216,24 @@ static inline bool mm_region_cow(const struct mm_region *r)
 int mm_populate(struct mm *mm, vaddr_t start, u64 len);
 
 /*
+ * Maps every naturally aligned block of 2^@order pages of [start, start +
+ * len) that has nothing mapped with one physically contiguous block of
+ * zeroed frames, as a large-folio fault would. The frames are then
+ * refcounted and freed one by one (mmlab has no compound pages). @start
+ * and @len must be multiples of the block size. Returns 0, -EFAULT (part
+ * of the range is in no region or not writable), -EEXIST (a block is
+ * partly mapped), -EINVAL or -ENOMEM (what was mapped stays).
+ */
+int mm_populate_folios(struct mm *mm, vaddr_t start, u64 len, unsigned order);
+
+/*
+ * A gather for removing mappings of @mm: its finish flushes every CPU that
+ * has @mm loaded, then drops the removed frames (mm_page_drop()); removed
+ * swap entries go to the swap subsystem.
+ */
+void mm_gather_init(struct pt_gather *g, struct mm *mm);
+
+/*
  * Write-protects the pages of private writable regions in [start, start
  * + len), so the next write to each takes a write-protect fault (which
  * reuses the page if this mapping is its only user, else copies it), then
@@ -217,8 +246,9 @@ int mm_cow_protect(struct mm *mm, vaddr_t start, u64 len);
  * regions are shared read-only by both (copy-on-write; a pinned page is
  * copied for the child at once instead), pages of shared regions are
  * shared writable. @src is flushed before this returns. Task context,
- * interrupts on. Returns 0 with *@out set, -ENOMEM (nothing left behind)
- * or -ENOSYS (@src holds swap entries, which need the swap subsystem).
+ * interrupts on. Swap entries are copied, each taking one more reference
+ * on its slot. Returns 0 with *@out set, -ENOMEM (nothing left behind) or
+ * an error of the swap subsystem (-EOVERFLOW: a slot's count is full).
  */
 int mm_fork(struct mm *src, struct mm **out);
 

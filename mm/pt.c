@@ -164,6 +164,8 @@ void pt_gather_init(struct pt_gather *g, pt_flush_fn *flush, void *arg)
 	g->arg = arg;
 	g->release = NULL;
 	g->swap_free = NULL;
+	g->nr_swaps = 0;
+	g->swap_next = 0;
 }
 
 void pt_flush_local_range(vaddr_t start, vaddr_t last, bool global)
@@ -188,10 +190,19 @@ static void pt_flush_local(struct pt_gather *g)
 	pt_flush_local_range(g->start, g->last, g->global);
 }
 
+/* Hands the pending run of swap entries to g->swap_free. */
+static void pt_gather_swaps_flush(struct pt_gather *g)
+{
+	if (g->nr_swaps)
+		g->swap_free(g, g->swaps, g->nr_swaps);
+	g->nr_swaps = 0;
+}
+
 void pt_gather_finish(struct pt_gather *g)
 {
 	unsigned i;
 
+	pt_gather_swaps_flush(g);
 	if (g->start <= g->last || g->nr_tables) {
 		(g->flush ? g->flush : pt_flush_local)(g);
 		g->flushes++;
@@ -206,7 +217,7 @@ void pt_gather_finish(struct pt_gather *g)
 	g->global = false;
 }
 
-static void pt_gather_range(struct pt_gather *g, vaddr_t start, vaddr_t last, bool global)
+void pt_gather_range(struct pt_gather *g, vaddr_t start, vaddr_t last, bool global)
 {
 	g->start = MIN(g->start, start);
 	g->last = MAX(g->last, last);
@@ -235,6 +246,22 @@ static void pt_gather_page(struct pt_gather *g, pte_t old)
 	if (g->nr_pages == PT_GATHER_PAGES)
 		pt_gather_finish(g);
 	g->pages[g->nr_pages++] = pfn_to_page(pfn);
+}
+
+/*
+ * Swap entry @swp, removed from the page at @va, for g->swap_free. A run
+ * ends at a gap and at each PT_GATHER_SWAPS-page boundary, so aligned folios
+ * stay whole; that boundary also ends every level-1 table, and a run of
+ * consecutive pages reaches it before it could overflow the buffer.
+ */
+static void pt_gather_swap(struct pt_gather *g, vaddr_t va, u64 swp)
+{
+	if (!g->swap_free)
+		return;
+	if (g->nr_swaps && (va != g->swap_next || IS_ALIGNED(va, PT_GATHER_SWAPS * PT_PAGE_4K)))
+		pt_gather_swaps_flush(g);
+	g->swaps[g->nr_swaps++] = swp;
+	g->swap_next = va + PT_PAGE_4K;
 }
 
 /* map */
@@ -448,7 +475,8 @@ static void pt_change_entry(struct pt_op *op, struct page *tp, pte_t *t, unsigne
 }
 
 /* Unmap removes a swap entry (protect leaves it): no translation, so nothing to flush. */
-static void pt_change_swap(struct pt_op *op, struct page *tp, pte_t *t, unsigned i)
+static void pt_change_swap(struct pt_op *op, struct page *tp, pte_t *t, unsigned i,
+			   vaddr_t va)
 {
 	pte_t old;
 
@@ -456,8 +484,7 @@ static void pt_change_swap(struct pt_op *op, struct page *tp, pte_t *t, unsigned
 		return;
 	old = pt_clear(tp, t, i);
 	op->g->swap_cleared++;
-	if (op->g->swap_free)
-		op->g->swap_free(op->g, old >> 1);
+	pt_gather_swap(op->g, va, old >> 1);
 }
 
 static void pt_change_walk(struct pt_op *op, paddr_t table, int level, vaddr_t va, vaddr_t last)
@@ -473,7 +500,7 @@ static void pt_change_walk(struct pt_op *op, paddr_t table, int level, vaddr_t v
 		if (pte_present(e))
 			pt_change_entry(op, tp, t, i, level, va, end);
 		else if (pt_is_swap(e))
-			pt_change_swap(op, tp, t, i);
+			pt_change_swap(op, tp, t, i, va);
 		if (end == last)
 			return;
 		va = end + 1;
@@ -500,10 +527,14 @@ static int pt_change(struct pt_op *op, paddr_t root, vaddr_t va, u64 len)
 int pt_unmap(paddr_t root, vaddr_t va, u64 len, struct pt_gather *g)
 {
 	struct pt_op op = { .kind = PT_OP_UNMAP, .g = g };
+	int err;
 
 	if (!g)
 		return -EINVAL;
-	return pt_change(&op, root, va, len);
+	err = pt_change(&op, root, va, len);
+	/* The entries go back to the swap subsystem now, not at the finish. */
+	pt_gather_swaps_flush(g);
+	return err;
 }
 
 int pt_protect(paddr_t root, vaddr_t va, u64 len, unsigned prot)

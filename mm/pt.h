@@ -51,6 +51,12 @@ enum pt_prot {
 #define PT_GATHER_MAX 32
 /* Mapped 4 KiB frames a gather holds (when it collects them) before it must flush. */
 #define PT_GATHER_PAGES 128
+/*
+ * Swap entries a gather holds before handing them to @swap_free. Runs are
+ * also cut where the address is a multiple of this many pages, so a
+ * naturally aligned folio of up to this many pages is never split.
+ */
+#define PT_GATHER_SWAPS 64
 /* Largest swap entry value: it is stored shifted left by one, the present bit clear. */
 #define PT_SWAP_MAX ((1ull << 62) - 1)
 
@@ -73,8 +79,12 @@ typedef void pt_flush_fn(struct pt_gather *g);
 /* Called after the flush for each frame a 4 KiB leaf mapped (see pt_gather.release). */
 typedef void pt_page_fn(struct pt_gather *g, struct page *page);
 
-/* Called for each swap entry an unmap removes. */
-typedef void pt_swap_fn(struct pt_gather *g, u64 swp);
+/*
+ * Swap entries an unmap removed from @n consecutive 4 KiB pages of one
+ * level-1 table, in address order: a folio swapped out whole arrives in one
+ * call, so its slots can be freed together (mm/swap.h).
+ */
+typedef void pt_swap_fn(struct pt_gather *g, const u64 *swp, unsigned n);
 
 /* The work an unmap leaves behind: the range to flush and the pages to free after. */
 struct pt_gather {
@@ -84,6 +94,9 @@ struct pt_gather {
 	struct page *tables[PT_GATHER_MAX];
 	unsigned nr_pages;
 	struct page *pages[PT_GATHER_PAGES]; /* frames of removed 4 KiB leaves, when @release */
+	unsigned nr_swaps;
+	vaddr_t swap_next;		 /* the page after the last one in @swaps */
+	u64 swaps[PT_GATHER_SWAPS];	 /* removed swap entries, when @swap_free */
 	u64 unmapped;	    /* bytes of mappings removed, over the gather's life */
 	u64 swap_cleared;   /* swap entries removed, over the gather's life */
 	u64 flushes;	    /* flush rounds done */
@@ -92,7 +105,8 @@ struct pt_gather {
 	/*
 	 * Optional, set after pt_gather_init(): @release gets every frame (in
 	 * the memmap) that a removed 4 KiB leaf mapped, once the flush covering
-	 * it is done; @swap_free gets every removed swap entry at once.
+	 * it is done; @swap_free gets every removed swap entry, in runs of
+	 * consecutive pages, by the end of the unmap that removed it.
 	 */
 	pt_page_fn *release;
 	pt_swap_fn *swap_free;
@@ -216,6 +230,24 @@ int pt_swap_set(paddr_t root, vaddr_t va, u64 swp);
 
 /* Fault path: the swap entry at @va. Returns 0 with *@swp set, or -ENOENT. */
 int pt_swap_lookup(paddr_t root, vaddr_t va, u64 *swp);
+
+/*
+ * Fault path (swap-in): if the entry at @va still holds swap entry @swp,
+ * maps @pa there with @prot in one compare-and-exchange. No flush is
+ * needed (the entry was not present). Returns 0, -EAGAIN when the entry
+ * changed meanwhile (another CPU brought the page in), or -EINVAL.
+ */
+int pt_swap_to_leaf(paddr_t root, vaddr_t va, u64 swp, paddr_t pa, unsigned prot);
+
+/*
+ * Swap-out: if the 4 KiB leaf at @va maps @pa, replaces it with swap entry
+ * @swp (1..PT_SWAP_MAX) and adds its range to @g, whose finish flushes it;
+ * the frame is the caller's to free after that flush. Not the fault path:
+ * the caller holds the root's lock. Returns 0 with *@prot set to the
+ * leaf's protection, -ENOENT (no such leaf) or -EINVAL.
+ */
+int pt_leaf_to_swap(paddr_t root, vaddr_t va, paddr_t pa, u64 swp, struct pt_gather *g,
+		    unsigned *prot);
 
 /* One leaf or swap entry, as pt_walk() reports it. */
 struct pt_leaf {

@@ -86,6 +86,9 @@ unsigned pt_pte_to_prot(pte_t e);
 /* The leaf mapping @va, if any: its level and entry. Caller serialises as for pt_lookup(). */
 bool pt_find(paddr_t root, vaddr_t va, int *level, pte_t *e);
 
+/* Widens @g's flush range to [start, last] (mm/pt.c). */
+void pt_gather_range(struct pt_gather *g, vaddr_t start, vaddr_t last, bool global);
+
 /* Counts a table page allocated or adopted (+1) or freed (-1) in pt_table_pages(). */
 void pt_tables_account(s64 delta);
 

@@ -199,6 +199,51 @@ int pt_swap_lookup(paddr_t root, vaddr_t va, u64 *swp)
 	return 0;
 }
 
+int pt_swap_to_leaf(paddr_t root, vaddr_t va, u64 swp, paddr_t pa, unsigned prot)
+{
+	paddr_t table;
+	pte_t *t;
+
+	if (!swp || swp > PT_SWAP_MAX || !pt_leaf_args_ok(va, pa, prot))
+		return -EINVAL;
+	if (pt_leaf_table(root, va, &table))
+		return -EAGAIN;
+	t = pt_table(table);
+	/* Fully ordered: the page's contents are visible before the entry is. */
+	if (atomic_cmpxchg(&t[PT_INDEX(va)], swp << 1, pa | pt_prot_to_pte(prot)) != swp << 1)
+		return -EAGAIN;
+	return 0;
+}
+
+int pt_leaf_to_swap(paddr_t root, vaddr_t va, paddr_t pa, u64 swp, struct pt_gather *g,
+		    unsigned *prot)
+{
+	paddr_t table;
+	pte_t *t, e, seen;
+
+	if (!swp || swp > PT_SWAP_MAX || !IS_ALIGNED(pa, PT_PAGE_4K) ||
+	    pt_check_range(va, PT_PAGE_4K, PT_PAGE_4K))
+		return -EINVAL;
+	if (pt_leaf_table(root, va, &table))
+		return -ENOENT;
+	t = pt_table(table);
+	e = pt_get(t, PT_INDEX(va));
+	for (;;) {
+		if (!pte_present(e) || pte_addr(e, 1) != pa)
+			return -ENOENT;
+		/* A retry only when the CPU set A or D meanwhile. */
+		seen = atomic_cmpxchg(&t[PT_INDEX(va)], e, swp << 1);
+		if (seen == e)
+			break;
+		e = seen;
+	}
+	/* The entry stays occupied, so the table's entry count does not change. */
+	pt_gather_range(g, va, va + PT_PAGE_4K - 1, e & PTE_G);
+	g->unmapped += PT_PAGE_4K;
+	*prot = pt_pte_to_prot(e);
+	return 0;
+}
+
 /* walk */
 
 struct pt_walker {

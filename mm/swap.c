@@ -12,6 +12,7 @@
 #include "errno.h"
 #include "kernel/panic.h"
 #include "lib/string.h"
+#include "mm/mm.h"
 #include "mm/pmm.h"
 #include "mm/swap_internal.h"
 
@@ -81,6 +82,8 @@ int swap_on(struct swap_dev *dev, unsigned *type)
 		swap_clusters_init(si);
 		*type = si->type;
 		atomic_store_release(&si->active, true);
+		/* Before any swap entry can exist, the mm code learns where to send them. */
+		atomic_store_release(&mm_swap, &swap_mm_hooks);
 	}
 	spin_unlock(&swap_lock);
 	return err;

@@ -20,6 +20,7 @@
 
 #include "compiler.h"
 #include "kernel/percpu.h"
+#include "mm/pt.h"
 #include "mm/swapdev.h"
 #include "types.h"
 
@@ -226,6 +227,36 @@ struct swap_dev *swap_dev_of(unsigned type);
  * the device. Returns 0, or -EINVAL with *@why describing the first fault.
  */
 int swap_check_consistency(unsigned type, const char **why);
+
+/* Swapping address spaces (mm/swap_mm.c) */
+
+struct mm;
+
+/* Largest folio swap_out_folio() takes: 256 KiB, a run unmap never splits (mm/pt.h). */
+#define SWAP_OUT_MAX_PAGES PT_GATHER_SWAPS
+
+/*
+ * Swaps out the folio of @nr pages (a power of two up to
+ * SWAP_OUT_MAX_PAGES) at @va (aligned to its size) of @mm to device @type:
+ * takes a run of @nr slots, turns the pages' leaves into swap entries and
+ * flushes them from every CPU (one gather), copies the pages to the device
+ * and frees the frames. Each page must be a private anonymous page mapped
+ * by this mapping alone (one map count, no other reference or pin). Task
+ * context, interrupts on; takes @mm's write side. Returns 0, -EINVAL (bad
+ * arguments, a shared region), -EFAULT (not inside one region), -ENOENT (a
+ * page is not present), -EBUSY (a page is shared or pinned), -ENOSPC (no
+ * run of @nr slots free) or a device error; on error the mapping is as it
+ * was.
+ */
+int swap_out_folio(struct mm *mm, vaddr_t va, unsigned nr, unsigned type);
+
+/*
+ * The freeing design unmap and swap-in use for the slots of swap entries
+ * (batched by default). The setter returns the old one; call it only while
+ * no unmap runs.
+ */
+const struct swap_free_ops *swap_set_unmap_ops(const struct swap_free_ops *ops);
+const struct swap_free_ops *swap_unmap_ops(void);
 
 /* Bad calls refused so far (bad entries, frees of free slots, ...), all devices. */
 u64 swap_errors(void);

@@ -136,6 +136,10 @@ struct swap_info *swap_info_get(swp_entry_t e, unsigned nr);
 /* Counts a refused call and warns once per call site kind; returns @err. */
 int swap_report(int err, const char *what, swp_entry_t e);
 
+/* What mm/swap_mm.c plugs into mm/ once a device is on. */
+struct mm_swap_hooks;
+extern const struct mm_swap_hooks swap_mm_hooks;
+
 /* mm/swap_cluster.c */
 
 /* Puts every cluster of a new device on the free list. swap_on() only. */

@@ -214,13 +214,13 @@ static int fake_swapin(struct mm *mm, const struct mm_region *r, vaddr_t va, u64
 	return -EIO;
 }
 
-static void fake_swap_release(u64 swp)
+static void fake_swap_release(const u64 *swp, unsigned n)
 {
-	swap_released++;
-	swap_last = swp;
+	swap_released += n;
+	swap_last = swp[n - 1];
 }
 
-static const struct mm_swap_hooks fake_swap = { fake_swapin, fake_swap_release };
+static const struct mm_swap_hooks fake_swap = { fake_swapin, fake_swap_release, NULL };
 
 static void test_mm_swap_entry(struct ktest *t)
 {

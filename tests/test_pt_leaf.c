@@ -73,15 +73,16 @@ static void test_pt_leaf_replace(struct ktest *t)
 }
 
 struct swap_probe {
-	u64 calls, last;
+	u64 calls, entries, last;
 };
 
-static void probe_swap(struct pt_gather *g, u64 swp)
+static void probe_swap(struct pt_gather *g, const u64 *swp, unsigned n)
 {
 	struct swap_probe *p = g->arg;
 
 	p->calls++;
-	p->last = swp;
+	p->entries += n;
+	p->last = swp[n - 1];
 }
 
 static void test_pt_leaf_swap(struct ktest *t)
@@ -112,10 +113,77 @@ static void test_pt_leaf_swap(struct ktest *t)
 	KEXPECT_EQ(t, pt_unmap(root, VA, MB2, &g), 0);
 	pt_gather_finish(&g);
 	KEXPECT_EQ(t, probe.calls, 1);
+	KEXPECT_EQ(t, probe.entries, 1);
 	KEXPECT_EQ(t, probe.last, PT_SWAP_MAX);
 	KEXPECT_EQ(t, g.swap_cleared, 1);
 	KEXPECT_EQ(t, pt_table_pages() - before, 1);
 	KEXPECT_EQ(t, pt_swap_lookup(root, VA, &swp), -ENOENT);
+	KEXPECT_EQ(t, pt_root_free(root), 0);
+}
+
+/*
+ * Unmap hands swap entries over in runs of consecutive pages, cut at gaps
+ * and at each PT_GATHER_SWAPS-page boundary, so an aligned folio arrives
+ * whole; a 4 KiB leaf between entries also ends a run.
+ */
+static void test_pt_leaf_swap_runs(struct ktest *t)
+{
+	struct swap_probe probe = { 0 };
+	paddr_t root = mm_test_new_root(t);
+	vaddr_t base = VA + (PT_GATHER_SWAPS - 4) * KB4;
+	struct pt_gather g;
+	unsigned i;
+
+	KASSERT(t, root != 0);
+	for (i = 0; i < 8; i++) /* 4 before the boundary, 4 after */
+		KEXPECT_EQ(t, pt_swap_set(root, base + i * KB4, 100 + i), 0);
+	KEXPECT_EQ(t, pt_map(root, base + 8 * KB4, 0x5000, KB4, PRW, KB4), 0);
+	KEXPECT_EQ(t, pt_swap_set(root, base + 9 * KB4, 200), 0);
+	KEXPECT_EQ(t, pt_swap_set(root, base + 11 * KB4, 201), 0);
+	pt_gather_init(&g, NULL, &probe);
+	g.swap_free = probe_swap;
+	KEXPECT_EQ(t, pt_unmap(root, VA, MB2, &g), 0);
+	/* Handed over by the unmap itself, before the gather's finish. */
+	KEXPECT_EQ(t, probe.calls, 4);
+	KEXPECT_EQ(t, probe.entries, 10);
+	KEXPECT_EQ(t, probe.last, 201);
+	pt_gather_finish(&g);
+	KEXPECT_EQ(t, probe.calls, 4);
+	KEXPECT_EQ(t, pt_root_free(root), 0);
+}
+
+/* Swap-out and swap-in of one leaf: leaf -> entry (flush range gathered) -> leaf. */
+static void test_pt_leaf_swap_exchange(struct ktest *t)
+{
+	paddr_t root = mm_test_new_root(t), pa = 0;
+	struct pt_gather g;
+	unsigned prot = 0;
+	u64 swp = 0;
+
+	KASSERT(t, root != 0);
+	KEXPECT_EQ(t, pt_map(root, VA, 0x5000, KB4, PRW, KB4), 0);
+	pt_gather_init(&g, NULL, NULL);
+	KEXPECT_EQ(t, pt_leaf_to_swap(root, VA, 0x6000, 42, &g, &prot), -ENOENT);
+	KEXPECT_EQ(t, pt_leaf_to_swap(root, VA + KB4, 0x5000, 42, &g, &prot), -ENOENT);
+	KEXPECT_EQ(t, pt_leaf_to_swap(root, VA, 0x5000, 0, &g, &prot), -EINVAL);
+	KEXPECT_EQ(t, pt_leaf_to_swap(root, VA, 0x5000, 42, &g, &prot), 0);
+	KEXPECT_EQ(t, prot, PRW);
+	KEXPECT_EQ(t, g.start, VA);
+	KEXPECT_EQ(t, g.last, VA + KB4 - 1);
+	KEXPECT_EQ(t, g.unmapped, KB4);
+	pt_gather_finish(&g);
+	KEXPECT_EQ(t, pt_lookup(root, VA, NULL, NULL, NULL), -ENOENT);
+	KEXPECT_EQ(t, pt_swap_lookup(root, VA, &swp), 0);
+	KEXPECT_EQ(t, swp, 42);
+	KEXPECT_EQ(t, pt_swap_to_leaf(root, VA, 41, 0x7000, PROT_READ), -EAGAIN);
+	KEXPECT_EQ(t, pt_swap_to_leaf(root, VA + MB2, 42, 0x7000, PROT_READ), -EAGAIN);
+	KEXPECT_EQ(t, pt_swap_to_leaf(root, VA, 42, 0x7000, PROT_READ), 0);
+	KEXPECT_EQ(t, pt_swap_to_leaf(root, VA, 42, 0x7000, PROT_READ), -EAGAIN);
+	KEXPECT_EQ(t, pt_lookup(root, VA, &pa, &prot, NULL), 0);
+	KEXPECT_EQ(t, pa, 0x7000);
+	KEXPECT_EQ(t, prot, PROT_READ);
+	/* The entry count stayed right throughout: one unmap empties the table. */
+	KEXPECT_EQ(t, mm_test_unmap_now(root, VA, KB4), 0);
 	KEXPECT_EQ(t, pt_root_free(root), 0);
 }
 
@@ -243,6 +311,8 @@ static const struct ktest_case pt_leaf_cases[] = {
 	KTEST_CASE(test_pt_leaf_install),
 	KTEST_CASE(test_pt_leaf_replace),
 	KTEST_CASE(test_pt_leaf_swap),
+	KTEST_CASE(test_pt_leaf_swap_runs),
+	KTEST_CASE(test_pt_leaf_swap_exchange),
 	KTEST_CASE(test_pt_leaf_walk),
 	KTEST_CASE(test_pt_leaf_gather_release),
 	KTEST_CASE(test_pt_leaf_gather_rounds),
