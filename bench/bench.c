@@ -29,7 +29,8 @@
 #define BENCH_BARRIER_TIMEOUT_MS 120000
 #define BENCH_EMPTY_LOOPS 1000
 
-extern const struct bench bench_ipi, bench_tlb, bench_pin, bench_pagemap, bench_faultlock;
+extern const struct bench bench_ipi, bench_tlb, bench_pin, bench_pagemap, bench_faultlock,
+	bench_swapfree;
 
 static const struct bench *const benches[] = {
 	&bench_ipi,
@@ -37,6 +38,7 @@ static const struct bench *const benches[] = {
 	&bench_pin,
 	&bench_pagemap,
 	&bench_faultlock,
+	&bench_swapfree,
 };
 
 static const char *names[ARRAY_SIZE(benches) + 1];
@@ -314,18 +316,20 @@ static void json_params(struct json *j, const struct bench_ctx *c)
 	json_object_end(j);
 }
 
-/* Each listed counter per operation, over every timed run, in thousandths. */
+/* Each listed counter per operation (or per counter_unit), over every timed run, in thousandths. */
 static void json_counters(struct json *j, const struct bench_ctx *c, unsigned runs)
 {
+	const char *unit = c->b->counter_unit ? c->b->counter_unit : "op";
+	u64 unit_ops = c->b->counter_unit ? MAX(c->b->counter_unit_ops, 1ull) : 1;
 	char key[48];
 
 	json_object_begin(j, "counters");
 	for (unsigned i = 0; i < c->b->ncounters; i++) {
 		enum pcpu_counter k = c->b->counters[i];
-		u64 per_op = mul_div_u64(counter_sum[k], 1000, MAX(c->ops * runs, 1ull));
+		u64 per_unit = mul_div_u64(counter_sum[k], 1000 * unit_ops, MAX(c->ops * runs, 1ull));
 
-		fmt_snprintf(key, sizeof(key), "%s_per_op", percpu_counter_name(k));
-		json_fixed(j, key, (s64)per_op, 3);
+		fmt_snprintf(key, sizeof(key), "%s_per_%s", percpu_counter_name(k), unit);
+		json_fixed(j, key, (s64)per_unit, 3);
 	}
 	json_object_end(j);
 }
@@ -449,6 +453,7 @@ static bool run_case(struct bench_ctx *c, const struct options *opt)
 	struct stats st = { 0 };
 	int err;
 
+	c->opt = opt;
 	case_label(c, label, sizeof(label), ' ', '=');
 	printk("# bench %s %s cpus=%u %s: %u runs after %u warm-up\n", b->name,
 	       b->variants[c->variant], c->ncpus, label, iters, b->warmup);

@@ -63,6 +63,13 @@ struct bench {
 	unsigned iters, warmup;        /* timed and discarded runs (iters= overrides) */
 	enum pcpu_counter counters[BENCH_MAX_COUNTERS]; /* reported per operation */
 	unsigned ncounters;
+	/*
+	 * Optional: report counters per @counter_unit ("folio", say) of
+	 * @counter_unit_ops operations instead, when an operation is too small
+	 * a unit (a byte); the keys then end in _per_<unit> instead of _per_op.
+	 */
+	const char *counter_unit;
+	u64 counter_unit_ops;
 	/* Boot CPU: allocate, set c->ops (per run) and c->priv. Returns 0 or an error. */
 	int (*setup)(struct bench_ctx *c);
 	/* Boot CPU, before each run, untimed (re-map what the last run unmapped, say). Optional. */
@@ -91,6 +98,7 @@ struct bench {
 
 struct bench_ctx {
 	const struct bench *b;
+	const struct options *opt; /* the run's options (sizes such as swapfree_mb) */
 	unsigned variant;        /* index into b->variants */
 	const struct bench_case *bcase;
 	unsigned ncpus;          /* participating CPUs */

@@ -185,11 +185,11 @@ nbench=$(grep -ac '^BENCH {' "$bench_runs/A/serial.log")
 nlava=$(grep -acE '^MMLAB-LAVA test_case_id=[a-z0-9_-]+ result=(pass|fail) measurement=[0-9.]+ units=[^ ]+$' "$bench_runs/A/serial.log")
 check bench_lava_line_per_result "$([ "$nbench" -gt 0 ] && [ "$nbench" = "$nlava" ] && echo 1 || echo 0)" "BENCH $nbench, LAVA $nlava"
 # Every other benchmark, briefly: each verifies its own exact counts after its runs.
-expect_run bench-all 0 --bench tlb,pin,pagemap,faultlock --accel tcg --boot kernel --smp 2 \
-	--results "$bench_runs/all" -- iters=2
+expect_run bench-all 0 --bench tlb,pin,pagemap,faultlock,swapfree --accel tcg --boot kernel --smp 2 \
+	--results "$bench_runs/all" -- iters=2 swapfree_mb=32
 "$PYTHON" "$here/tools/ktap_summary.py" --bench "$bench_runs/all/serial.log" > "$bench_runs/all.bench-check" 2>&1
 check bench_all_lines_well_formed "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n 3 "$bench_runs/all.bench-check" | tr '\n' ' ')"
-for b in tlb pin pagemap faultlock; do
+for b in tlb pin pagemap faultlock swapfree; do
 	check "bench_${b}_reported" "$(has "$bench_runs/all/serial.log" "^BENCH \\{\"bench\":\"$b\"")"
 done
 "$here/run.sh" --compare "$bench_runs/A" "$bench_runs/B" > "$bench_runs/compare.txt" 2>&1

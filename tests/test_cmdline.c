@@ -52,7 +52,7 @@ static void expect_defaults(struct ktest *t, const struct options *o)
 	KEXPECT_STREQ(t, o->ktest, "");
 	KEXPECT_EQ(t, o->timeout_ms, 1000);
 	KEXPECT_EQ(t, o->tlb_ceiling, 33);
-	KEXPECT_EQ(t, o->swap_mb, 64);
+	KEXPECT_EQ(t, o->swap_mb, 512);
 	KEXPECT_EQ(t, o->swapfree_mb, 256);
 	KEXPECT_EQ(t, o->crash, OPT_CRASH_NONE);
 	KEXPECT_EQ(t, o->tsc_calibrate, OPT_TSC_AUTO);
@@ -162,8 +162,8 @@ static const struct {
 	{ "iters", offsetof(struct options, iters), 1, OPT_ITERS_MAX, 0 },
 	{ "timeout_ms", offsetof(struct options, timeout_ms), 1, 600000, 1000 },
 	{ "tlb_ceiling", offsetof(struct options, tlb_ceiling), 1, 512, 33 },
-	{ "swap_mb", offsetof(struct options, swap_mb), 1, 65536, 64 },
-	{ "swapfree_mb", offsetof(struct options, swapfree_mb), 1, 65536, 256 },
+	{ "swap_mb", offsetof(struct options, swap_mb), 1, 16384, 512 },
+	{ "swapfree_mb", offsetof(struct options, swapfree_mb), 1, 16384, 256 },
 	{ "ap_nostart", offsetof(struct options, ap_nostart), 0, MAX_CPUS - 1, 0 },
 };
 

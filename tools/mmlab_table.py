@@ -8,7 +8,8 @@ should a benchmark have several), one row per CPU count:
 Medians carry the unit in the column header. The ratio is how many times
 better the improved design is, whichever way the metric points (so > 1
 always means it wins). Each counter column holds 'naive / improved' per
-operation (headed by the counter's name less '_per_op'); only counters that
+operation (headed by the counter's name less '_per_op'; a benchmark that
+counts per larger unit keeps its '_per_<unit>' suffix); only counters that
 are non-zero somewhere in the section are shown, at most MAX_COUNTERS.
 """
 from mmlab_format import (describe_run, format_count, format_number, format_ratio,
@@ -24,7 +25,7 @@ LEGEND = [
     "(naive/improved when lower is better,",
     "       improved/naive when higher is better): > 1 means the improved design wins.",
     "±: standard deviation as a percentage of the median. "
-    "Counters are per operation, shown as naive / improved.",
+    "Counters are per operation (per <unit> where the name ends so), shown as naive / improved.",
 ]
 
 

@@ -1,0 +1,195 @@
+/*
+ * Benchmark `swapfree`, after Barry Song's 2024 change ("mm: attempt to
+ * batch free swap entries for zap_pte_range()"): map M MiB (swapfree_mb=,
+ * default 256) with 64 KiB folios, fill it, swap it all out to the RAM
+ * device (swap_mb= sizes it), then time the unmap. With K CPUs each has its
+ * own address space (as separate processes would) holding M/K of it, all
+ * swapped to the one device, and all unmap at once. Before each run
+ * (untimed) each CPU maps, fills and swaps out its part again.
+ *   naive:   every slot freed on its own: cluster lock, count, device lock
+ *   batched: a folio's 16 slots, all in one cluster with count 1, freed
+ *            under one cluster lock and one device lock
+ * The fill is one byte (0x11) repeated, as in the original test, so the
+ * device keeps each slot as a word with no frame (zRAM's same-filled
+ * pages) and the unmap times the slot bookkeeping, not frame freeing.
+ * Metric: bytes unmapped per ms over all CPUs; counters per folio give
+ * the exact lock round trips.
+ */
+#include "bench/bench.h"
+#include "errno.h"
+#include "kernel/json.h"
+#include "lib/string.h"
+#include "mm/mm.h"
+#include "mm/page.h"
+#include "mm/pt.h"
+#include "mm/swap.h"
+#include <arch/arch.h>
+
+#define SF_BASE 0x40000000ul
+#define SF_FOLIO_PAGES SWAP_FOLIO_SLOTS
+#define SF_FOLIO_ORDER 4
+#define SF_FOLIO_BYTES ((u64)SF_FOLIO_PAGES * PT_PAGE_4K)
+#define SF_FILL 0x11
+
+BUILD_ASSERT(SF_FOLIO_PAGES == 1u << SF_FOLIO_ORDER);
+
+struct sf_bench {
+	struct mm *mm[MAX_CPUS];
+	u64 bytes; /* per CPU */
+	unsigned type;
+	bool swap_on;
+};
+
+static struct sf_bench sf;
+static const struct swap_free_ops *const sf_ops[] = { &swap_free_naive, &swap_free_batched };
+
+static void sf_teardown(struct bench_ctx *c)
+{
+	for (unsigned idx = 0; idx < c->ncpus; idx++) {
+		if (sf.mm[idx])
+			mm_destroy(sf.mm[idx]);
+		sf.mm[idx] = NULL;
+	}
+	if (sf.swap_on && swap_off(sf.type))
+		bench_fail(c, "swap_off failed: slots still in use");
+	sf.swap_on = false;
+	swap_set_unmap_ops(&swap_free_batched);
+}
+
+static int sf_setup(struct bench_ctx *c)
+{
+	u64 total = (u64)c->opt->swapfree_mb << 20;
+	int err;
+
+	sf.bytes = ALIGN_DOWN(total / c->ncpus, SF_FOLIO_BYTES);
+	if (!sf.bytes || (u64)c->opt->swap_mb << 20 < sf.bytes * c->ncpus) {
+		bench_fail(c, "swapfree_mb=%u needs swap_mb >= %u (swap_mb=%u)",
+			   c->opt->swapfree_mb, c->opt->swapfree_mb, c->opt->swap_mb);
+		return -ENOSPC;
+	}
+	err = swap_on_ram((u64)c->opt->swap_mb * SWAP_SLOTS_PER_MB, &sf.type);
+	sf.swap_on = !err;
+	for (unsigned idx = 0; idx < c->ncpus && !err; idx++)
+		err = mm_create(&sf.mm[idx]);
+	if (err) {
+		sf_teardown(c);
+		return err;
+	}
+	swap_set_unmap_ops(sf_ops[c->variant]);
+	c->ops = sf.bytes * c->ncpus; /* the metric counts bytes */
+	return 0;
+}
+
+/* Fills every page of the region through the direct map. */
+static int sf_fill(struct mm *mm)
+{
+	for (u64 off = 0; off < sf.bytes; off += PT_PAGE_4K) {
+		paddr_t pa;
+
+		if (pt_lookup(mm->root, SF_BASE + off, &pa, NULL, NULL))
+			return -ENOENT;
+		memset(phys_to_virt(pa), SF_FILL, PT_PAGE_4K);
+	}
+	return 0;
+}
+
+/* Untimed: map this CPU's part with 64 KiB folios, fill it and swap every folio out. */
+static void sf_prepare_cpu(struct bench_ctx *c, unsigned idx)
+{
+	struct mm *mm = sf.mm[idx];
+	const char *what = "map";
+	int err = mm_map_region(mm, SF_BASE, sf.bytes, MM_READ | MM_WRITE);
+
+	if (!err) {
+		what = "populate";
+		err = mm_populate_folios(mm, SF_BASE, sf.bytes, SF_FOLIO_ORDER);
+	}
+	if (!err) {
+		what = "fill";
+		err = sf_fill(mm);
+	}
+	for (u64 off = 0; !err && off < sf.bytes; off += SF_FOLIO_BYTES) {
+		what = "swap-out";
+		err = swap_out_folio(mm, SF_BASE + off, SF_FOLIO_PAGES, sf.type);
+	}
+	if (err)
+		bench_fail(c, "CPU %u: %s failed (%s)", c->cpu[idx], what, errno_name(err));
+}
+
+/* Timed: munmap of this CPU's swapped-out part. */
+static void sf_run(struct bench_ctx *c, unsigned idx)
+{
+	int err = mm_unmap_region(sf.mm[idx], SF_BASE, sf.bytes);
+
+	if (err)
+		bench_fail(c, "CPU %u: unmap failed (%s)", c->cpu[idx], errno_name(err));
+}
+
+/*
+ * Exact promises per run: every slot freed once; naive one cluster and one
+ * device lock per page, batched one each per folio and no fallback; and
+ * the device empty again.
+ */
+static int sf_verify(struct bench_ctx *c)
+{
+	u64 runs = c->runs_done, pages = c->ops / PT_PAGE_4K;
+	u64 locks = c->variant == 0 ? pages : pages / SF_FOLIO_PAGES;
+	u64 freed = c->counter_total[PCPU_SWAP_SLOTS_FREED];
+	u64 cl = c->counter_total[PCPU_SWAP_CLUSTER_LOCKS];
+	u64 dl = c->counter_total[PCPU_SWAP_DEVICE_LOCKS];
+	u64 fallbacks = c->counter_total[PCPU_SWAP_BATCH_FALLBACKS];
+	struct swap_stats s;
+
+	if (freed != runs * pages || cl != runs * locks || dl != runs * locks || fallbacks) {
+		bench_fail(c,
+			   "%lu slots freed, %lu cluster and %lu device locks, %lu fallbacks in %lu "
+			   "runs; expected %lu, %lu, %lu, 0",
+			   (unsigned long)freed, (unsigned long)cl, (unsigned long)dl,
+			   (unsigned long)fallbacks, (unsigned long)runs,
+			   (unsigned long)(runs * pages), (unsigned long)(runs * locks),
+			   (unsigned long)(runs * locks));
+		return -EINVAL;
+	}
+	if (swap_stats_get(sf.type, &s) || s.inuse) {
+		bench_fail(c, "%lu slots still in use after the unmap", (unsigned long)s.inuse);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void sf_report(const struct bench_ctx *c, struct json *j, u64 median)
+{
+	(void)median;
+	json_u64(j, "mb", c->ops >> 20);
+	json_u64(j, "folio_kb", SF_FOLIO_BYTES >> 10);
+	json_u64(j, "swap_mb", c->opt->swap_mb);
+}
+
+static const char *const sf_variants[] = { "naive", "batched" };
+static const struct bench_case sf_cases[] = {
+	{ { SF_FOLIO_PAGES } },
+};
+
+const struct bench bench_swapfree = {
+	.name = "swapfree",
+	.variants = sf_variants,
+	.nvariants = 2,
+	.param_names = { "folio_pages" },
+	.cases = sf_cases,
+	.ncases = ARRAY_SIZE(sf_cases),
+	.metric = BENCH_BYTES_PER_MS,
+	.min_cpus = 1,
+	.iters = 5,
+	.warmup = 1,
+	.counters = { PCPU_SWAP_CLUSTER_LOCKS, PCPU_SWAP_DEVICE_LOCKS, PCPU_SWAP_SLOTS_FREED,
+		      PCPU_SWAP_BATCH_FALLBACKS },
+	.ncounters = 4,
+	.counter_unit = "folio",
+	.counter_unit_ops = SF_FOLIO_BYTES,
+	.setup = sf_setup,
+	.prepare_cpu = sf_prepare_cpu,
+	.run = sf_run,
+	.verify = sf_verify,
+	.report = sf_report,
+	.teardown = sf_teardown,
+};
