@@ -1,9 +1,9 @@
 /*
  * Reader-writer spinlock, writer-preferring: once a writer has announced
  * itself, new readers wait, so a stream of readers cannot starve writers.
- * Writers queue among themselves on an inner ticket spinlock (fair, and the
- * debug checks of kernel/spinlock.h catch a recursive write_lock or a
- * write_unlock by another CPU).
+ * Writers queue among themselves on an inner ticket spinlock (fair except
+ * under QEMU TCG, and the debug checks of kernel/spinlock.h catch a
+ * recursive write_lock or a write_unlock by another CPU).
  *
  * Cost model: readers do not share a lock-free path. Every read_lock and
  * read_unlock is an atomic read-modify-write of the lock word, so readers on

@@ -51,29 +51,45 @@ void spin_lock_init(spinlock_t *l, const char *name)
 	l->name = name;
 }
 
+/* Takes @l if no ticket is out. True when taken. */
+static bool spin_take_free(spinlock_t *l)
+{
+	u32 serving = atomic_load_acquire(&l->owner);
+
+	/*
+	 * owner never passes next and only grows, so if next still equals the
+	 * ticket being served, taking that ticket means the lock is ours.
+	 */
+	return atomic_cmpxchg(&l->next, serving, serving + 1) == serving;
+}
+
 void spin_lock(spinlock_t *l)
 {
 	u32 ticket;
 
 	spin_check_recursion(l);
-	ticket = atomic_fetch_add(&l->next, 1);
-	/* Acquire pairs with the release in spin_unlock(): the critical section starts here. */
-	while (atomic_load_acquire(&l->owner) != ticket)
-		arch_cpu_relax();
+	if (arch_spin_unfair()) {
+		/*
+		 * Test and test-and-set: waiters hold no ticket, so a waiter
+		 * the host has descheduled holds up nobody. A queued ticket
+		 * would make every later CPU wait for that one's thread.
+		 */
+		while (!spin_take_free(l))
+			while (spin_is_locked(l))
+				arch_cpu_relax();
+	} else {
+		ticket = atomic_fetch_add(&l->next, 1);
+		/* Acquire pairs with the release in spin_unlock(): the critical section starts here. */
+		while (atomic_load_acquire(&l->owner) != ticket)
+			arch_cpu_relax();
+	}
 	atomic_store_relaxed(&l->owner_cpu, arch_cpu_id());
 }
 
 bool spin_trylock(spinlock_t *l)
 {
-	u32 serving;
-
 	spin_check_recursion(l);
-	serving = atomic_load_acquire(&l->owner);
-	/*
-	 * owner never passes next and only grows, so if next still equals the
-	 * ticket being served, taking that ticket means the lock is ours.
-	 */
-	if (atomic_cmpxchg(&l->next, serving, serving + 1) != serving)
+	if (!spin_take_free(l))
 		return false;
 	atomic_store_relaxed(&l->owner_cpu, arch_cpu_id());
 	return true;

@@ -149,6 +149,12 @@ if ! grep -qa '"x2apic_cpu":true' "$runs/tcg-kernel-smp1/serial.log"; then
 	check x2apic_missing_named "$(has "$last_out" "apic=x2apic but this CPU has no x2APIC")"
 fi
 
+# Spinlocks hand over in arrival order except under TCG (kernel/spinlock.h); the header says which.
+check spinlock_unfair_under_tcg "$(has "$runs/tcg-kernel-smp1/serial.log" '"spinlock":"unfair"')"
+if [ -f "$runs/kvm-kernel-smp2/serial.log" ]; then
+	check spinlock_ticket_under_kvm "$(has "$runs/kvm-kernel-smp2/serial.log" '"spinlock":"ticket"')"
+fi
+
 expect_run hang-timeout 3 --selftest --accel tcg --boot kernel --timeout 5 -- crash=hang
 check hang_reported "$(has "$last_out" "timed out")"
 

@@ -219,7 +219,7 @@ static void *torture_thread(void *p)
 	return NULL;
 }
 
-static void test_spinlock_torture(struct ktest *t)
+static void torture_run(struct ktest *t)
 {
 	static struct torture s;
 	struct torture_arg args[TORTURE_THREADS];
@@ -243,7 +243,17 @@ static void test_spinlock_torture(struct ktest *t)
 	KEXPECT_EQ(t, s.b, writes);
 	KEXPECT_EQ(t, s.bad_reads, 0);
 	KEXPECT(t, !spin_is_locked(&s.lock));
+	KEXPECT_EQ(t, s.lock.next, (u32)(TORTURE_THREADS * TORTURE_ROUNDS)); /* one ticket each */
 	KEXPECT_EQ(t, s.rw.state, 0);
+}
+
+/* Fair ticket hand-over, then the test-and-set waiting arch_spin_unfair() asks for (TCG). */
+static void test_spinlock_torture(struct ktest *t)
+{
+	torture_run(t);
+	fake_arch_set_spin_unfair(true);
+	torture_run(t);
+	fake_arch_set_spin_unfair(false);
 }
 
 struct pref {

@@ -423,15 +423,6 @@ static void test_swap_free_concurrent(struct ktest *t)
 		ktest_skip(t, "needs 2 CPUs");
 		return;
 	}
-	if (!ktest_on_host()) {
-		/*
-		 * Open bug (issue 8): in the kernel with 8 vCPUs this hangs in
-		 * about 2 runs of 5, every CPU spinning for the swap device lock
-		 * with no holder left. The host run (8 threads) passes.
-		 */
-		ktest_skip(t, "kernel run hangs intermittently: open bug, see issue 8");
-		return;
-	}
 	memset(&conc, 0, sizeof(conc));
 	conc.ops = p->ops;
 	KASSERT(t, swapt_dev_new(t, CONC_SLOTS, &conc.type));

@@ -53,6 +53,18 @@ void arch_cpu_relax(void)
 	pause();
 }
 
+/*
+ * QEMU TCG runs each vCPU as a host thread, and PAUSE there keeps the host
+ * core (KVM's pause-loop exiting yields it to another vCPU instead). With
+ * more vCPUs than host cores, a fair lock released to a waiter whose thread
+ * is descheduled stalls every CPU queued behind it until the host runs that
+ * thread again: once all CPUs queue, each handover costs a host time slice.
+ */
+bool arch_spin_unfair(void)
+{
+	return cpuinfo.tcg;
+}
+
 u64 arch_tsc_read(void)
 {
 	return rdtsc_ordered();

@@ -54,6 +54,7 @@ static void read_hypervisor(void)
 	regs[1] = r.ecx;
 	regs[2] = r.edx;
 	copy_regs(cpuinfo.hypervisor, regs, 3);
+	cpuinfo.tcg = strcmp(cpuinfo.hypervisor, "TCGTCGTCGTCG") == 0;
 }
 
 void cpuinfo_init(void)

@@ -13,6 +13,7 @@ struct cpuinfo {
 	char hypervisor[13]; /* empty on bare metal */
 	u32 family, model_id, stepping;
 	bool x2apic, pcid, invpcid, nx, pdpe1gb, tsc_invariant, tsc_deadline, hypervisor_bit;
+	bool tcg; /* QEMU's emulator, hypervisor "TCGTCGTCGTCG" */
 };
 
 extern struct cpuinfo cpuinfo;

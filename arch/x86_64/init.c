@@ -191,4 +191,6 @@ void arch_describe(struct json *j)
 	json_bool(j, "nx", cpuinfo.nx);
 	json_bool(j, "pcid", cpuinfo.pcid);
 	json_bool(j, "x2apic_cpu", cpuinfo.x2apic);
+	/* Lock hand-over differs there, and lock costs are what benchmarks compare. */
+	json_str(j, "spinlock", arch_spin_unfair() ? "unfair" : "ticket");
 }

@@ -27,6 +27,7 @@ paddr_t fake_loaded_root;
 u16 fake_loaded_asid;
 bool fake_load_flushed;
 
+static bool fake_spin_unfair;
 static __thread unsigned fake_cpu;
 static __thread bool fake_irqs_off;
 static __thread jmp_buf *fake_panic_trap;
@@ -45,6 +46,11 @@ void fake_arch_reset_counts(void)
 void fake_arch_set_cpu(unsigned cpu)
 {
 	fake_cpu = cpu;
+}
+
+void fake_arch_set_spin_unfair(bool on)
+{
+	atomic_store_relaxed(&fake_spin_unfair, on);
 }
 
 /* arch.h hooks */
@@ -71,6 +77,12 @@ bool arch_irqs_enabled(void)
 void arch_cpu_relax(void)
 {
 	sched_yield();
+}
+
+/* False unless a test asks: arch_cpu_relax() already yields to the other threads. */
+bool arch_spin_unfair(void)
+{
+	return atomic_load_relaxed(&fake_spin_unfair);
 }
 
 unsigned arch_cpu_id(void)

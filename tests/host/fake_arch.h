@@ -27,6 +27,9 @@ void fake_arch_reset_counts(void);
 /* arch_cpu_id() of the calling thread (0 until set). */
 void fake_arch_set_cpu(unsigned cpu);
 
+/* What arch_spin_unfair() answers, for every thread (false until set). */
+void fake_arch_set_spin_unfair(bool on);
+
 /*
  * Runs fn(arg) and returns true if it called panic(); the panic is caught
  * (longjmp back here) instead of aborting. fake_panic_message() is the

@@ -43,6 +43,13 @@ void arch_idle(void);
 /* Spin-wait hint (x86: pause). */
 void arch_cpu_relax(void);
 
+/*
+ * True when a spinning CPU may be a host thread that arch_cpu_relax() does
+ * not yield to the others (x86: QEMU TCG): spinlocks then hand a freed lock
+ * to whichever waiter is running rather than to the next in line.
+ */
+bool arch_spin_unfair(void);
+
 /* Logical number of the calling CPU, 0..ncpus-1 (0 on the host). */
 unsigned arch_cpu_id(void);
 
