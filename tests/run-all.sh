@@ -170,6 +170,12 @@ check crash_pf_cr2 "$(has "$contract_runs/crash-pf/serial.log" 'CR2 0x0000100000
 expect_run crash-panic 1 --selftest --accel tcg --boot kernel -- crash=panic
 check crash_panic_message "$(has "$last_log" '^mmlab: PANIC on CPU 0: ')"
 
+# The kernel must build with clang as well as gcc (-Werror in both).
+if command -v clang >/dev/null; then
+	make -s -C "$here" CC=clang O="$O/clang" "$O/clang/mmlab.elf" > "$logs/clang-build.log" 2>&1
+	check clang_build "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n 3 "$logs/clang-build.log" | tr '\n' ' ')"
+fi
+
 # ---- benchmarks: a short run through the whole pipeline, twice, then compared -----
 
 note "benchmark pipeline (ipi, 2 CPUs, TCG)"
