@@ -9,6 +9,8 @@
  * slots inside one cluster. Freeing has two designs behind
  * struct swap_free_ops (naive: one slot at a time; batched: a folio's run at
  * once), as Barry Song's 2024 change to Linux's zap_pte_range() does.
+ * mm/swap_mm.c connects it to address spaces: swap-out of a folio, swap-in
+ * on a fault, and the slots of swap entries an unmap removes.
  *
  * Locking (mm/swap_internal.h has the order): callers take no lock. Every
  * call may run on any CPU in task context with interrupts on or off, but not

@@ -1,7 +1,8 @@
 /*
  * Inside the swap slot allocator (mm/swap.c: devices, entries, references;
  * mm/swap_cluster.c: cluster lists and allocation; mm/swap_free.c: the two
- * freeing designs; mm/swap_check.c: the consistency check).
+ * freeing designs; mm/swap_check.c: the consistency check; mm/swap_mm.c:
+ * swap-out, swap-in and unmap of address spaces).
  *
  * Lock order, outermost first:
  *   swap_lock (mm/swap.c)      swap_on/swap_off: which devices are in use

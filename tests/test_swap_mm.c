@@ -180,6 +180,41 @@ static void test_swap_mm_unmap_locks(struct ktest *t)
 	}
 }
 
+/*
+ * Pages swapped out one by one get single slots, consecutive here, in a
+ * cluster claimed for single slots: unmap frees them one at a time even
+ * with batched, since a run is never longer than what its cluster hands out.
+ */
+static void test_swap_mm_unmap_singles(struct ktest *t)
+{
+	unsigned i, type;
+	struct mm *mm;
+	u64 cl;
+
+	KASSERT(t, swapt_dev_new(t, 4 * FOLIO, &type));
+	mm = swapmm_mm_new(t, FOLIO, 2500);
+	KASSERT(t, mm != NULL);
+	for (i = 0; i < FOLIO; i++)
+		KEXPECT_EQ(t, swap_out_folio(mm, page_va(i), 1, type), 0);
+	KEXPECT_EQ(t, swapmm_inuse(type), FOLIO);
+	/* Consecutive slots, so only the cluster's order keeps them from one run. */
+	for (i = 0; i < FOLIO; i++) {
+		u64 swp = 0;
+		swp_entry_t e = { 0 };
+
+		KEXPECT_EQ(t, pt_swap_lookup(mm->root, page_va(i), &swp), 0);
+		KEXPECT(t, swap_entry_from_word(swp, &e));
+		KEXPECT_EQ(t, swap_entry_offset(e), i);
+	}
+	swap_set_unmap_ops(&swap_free_batched);
+	cl = swapt_counter(PCPU_SWAP_CLUSTER_LOCKS);
+	KEXPECT_EQ(t, mm_unmap_region(mm, REG, FOLIO_BYTES), 0);
+	KEXPECT_EQ(t, swapt_counter(PCPU_SWAP_CLUSTER_LOCKS) - cl, FOLIO);
+	KEXPECT_EQ(t, swapmm_inuse(type), 0);
+	swapt_expect_consistent(t, type);
+	KEXPECT_EQ(t, mm_destroy(mm), 0);
+}
+
 /* No run of slots left: the swap-out fails and the folio stays mapped as it was. */
 static void test_swap_mm_out_of_swap(struct ktest *t)
 {
@@ -438,6 +473,7 @@ static void test_swap_mm_concurrent(struct ktest *t)
 static const struct ktest_case swap_mm_cases[] = {
 	KTEST_CASE(test_swap_mm_roundtrip),
 	KTEST_CASE(test_swap_mm_unmap_locks),
+	KTEST_CASE(test_swap_mm_unmap_singles),
 	KTEST_CASE(test_swap_mm_out_of_swap),
 	KTEST_CASE(test_swap_mm_device_full),
 	KTEST_CASE(test_swap_mm_refused),
