@@ -179,8 +179,8 @@ const struct bench bench_swapfree = {
 	.ncases = ARRAY_SIZE(sf_cases),
 	.metric = BENCH_BYTES_PER_MS,
 	.min_cpus = 1,
-	.iters = 5,
-	.warmup = 1,
+	.iters = 10, /* a run is short (~10 ms of 256 MiB under TCG): more of them steady the median */
+	.warmup = 2,
 	.counters = { PCPU_SWAP_CLUSTER_LOCKS, PCPU_SWAP_DEVICE_LOCKS, PCPU_SWAP_SLOTS_FREED,
 		      PCPU_SWAP_BATCH_FALLBACKS },
 	.ncounters = 4,
