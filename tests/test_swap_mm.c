@@ -388,7 +388,8 @@ static void test_swap_mm_same_state(struct ktest *t)
 /*
  * K CPUs at once on one address space: all read one shared swapped-out
  * folio (racing to bring the same pages in), then each swaps its own
- * folios out and back in for several rounds.
+ * folios out and back in for several rounds. Every page is filled whole
+ * with its own pattern and checked whole by checksum.
  */
 #define CONC_FOLIOS 4 /* per CPU */
 #define CONC_ROUNDS 4
@@ -397,43 +398,64 @@ static struct {
 	struct mm *mm;
 	unsigned type;
 	u64 errors[SWAPT_MAX_CPUS];
+	u64 expect[SWAPT_MAX_CPUS][KB4 / sizeof(u64)]; /* each CPU's scratch page */
 } conc;
 
-/* A load that waits out another CPU's swap-in of the same page. */
-static int conc_read(vaddr_t va, u64 *v)
-{
-	int err;
-
-	for (unsigned tries = 0; tries < 1000000; tries++) {
-		err = emul_touch(conc.mm, va, false, v);
-		if (err != -EAGAIN)
-			return err;
-	}
-	return -ETIMEDOUT;
-}
-
-static u64 conc_word(unsigned page, unsigned round)
+static u64 conc_seed(unsigned page, unsigned round)
 {
 	return (u64)page << 20 | round;
+}
+
+/*
+ * Brings the page at @va in (waiting out another CPU's swap-in of it) and
+ * compares all of it with swapt_fill(@seed). True when it matches.
+ */
+static bool conc_check(unsigned idx, unsigned page, u64 seed)
+{
+	struct page *p = NULL;
+	u64 v;
+	int err = -EAGAIN;
+
+	for (unsigned tries = 0; tries < 1000000 && err == -EAGAIN; tries++)
+		err = emul_touch(conc.mm, page_va(page), false, &v);
+	/* Nobody swaps this page out again while we look: its folio is ours or only read. */
+	if (!err)
+		p = emul_page_at(conc.mm, page_va(page), NULL);
+	if (!p)
+		return false;
+	swapt_fill(conc.expect[idx], seed);
+	return swapt_checksum(page_address(p)) == swapt_checksum(conc.expect[idx]);
+}
+
+/* Faults the page in writable and fills all of it with swapt_fill(@seed). */
+static bool conc_fill(unsigned page, u64 seed)
+{
+	struct page *p;
+	u64 v = 0;
+
+	if (emul_touch(conc.mm, page_va(page), true, &v))
+		return false;
+	p = emul_page_at(conc.mm, page_va(page), NULL);
+	if (p)
+		swapt_fill(page_address(p), seed);
+	return p != NULL;
 }
 
 static void conc_worker(void *arg, unsigned idx)
 {
 	unsigned first = (1 + idx * CONC_FOLIOS) * FOLIO, n = CONC_FOLIOS * FOLIO, i, round;
-	u64 *errors = &conc.errors[idx], v;
+	u64 *errors = &conc.errors[idx];
 
 	(void)arg;
 	for (i = 0; i < FOLIO; i++)
-		*errors += conc_read(page_va(i), &v) || v != conc_word(i, 0);
+		*errors += !conc_check(idx, i, conc_seed(i, 0));
 	for (round = 0; round < CONC_ROUNDS && !*errors && !swapt_stopping(); round++) {
-		for (i = first; i < first + n; i++) {
-			v = conc_word(i, round);
-			*errors += emul_touch(conc.mm, page_va(i), true, &v) != 0;
-		}
+		for (i = first; i < first + n; i++)
+			*errors += !conc_fill(i, conc_seed(i, round));
 		for (i = first; i < first + n; i += FOLIO)
 			*errors += swap_out_folio(conc.mm, page_va(i), FOLIO, conc.type) != 0;
 		for (i = first; i < first + n; i++)
-			*errors += conc_read(page_va(i), &v) || v != conc_word(i, round);
+			*errors += !conc_check(idx, i, conc_seed(i, round));
 	}
 }
 
@@ -441,7 +463,7 @@ static void test_swap_mm_concurrent(struct ktest *t)
 {
 	unsigned k = MIN(swapt_cpus_available(), (unsigned)SWAPT_MAX_CPUS), i;
 	unsigned npages = (1 + k * CONC_FOLIOS) * FOLIO;
-	u64 ins = fault_event_count(FAULT_EV_SWAPIN), v;
+	u64 ins = fault_event_count(FAULT_EV_SWAPIN);
 
 	if (k < 2) {
 		ktest_skip(t, "needs 2 CPUs");
@@ -452,10 +474,8 @@ static void test_swap_mm_concurrent(struct ktest *t)
 	KASSERT_EQ(t, mm_create(&conc.mm), 0);
 	KEXPECT_EQ(t, mm_map_region(conc.mm, REG, (u64)npages * KB4, RW), 0);
 	KEXPECT_EQ(t, mm_populate_folios(conc.mm, REG, (u64)npages * KB4, FOLIO_ORDER), 0);
-	for (i = 0; i < FOLIO; i++) {
-		v = conc_word(i, 0);
-		emul_write(t, conc.mm, page_va(i), v);
-	}
+	for (i = 0; i < FOLIO; i++)
+		KEXPECT(t, conc_fill(i, conc_seed(i, 0)));
 	KEXPECT_EQ(t, swap_out_folio(conc.mm, REG, FOLIO, conc.type), 0);
 	KEXPECT_EQ(t, swapt_run_cpus(k, conc_worker, NULL), k);
 	for (i = 0; i < k; i++)
