@@ -202,7 +202,6 @@ void pt_gather_finish(struct pt_gather *g)
 {
 	unsigned i;
 
-	pt_gather_swaps_flush(g);
 	if (g->start <= g->last || g->nr_tables) {
 		(g->flush ? g->flush : pt_flush_local)(g);
 		g->flushes++;

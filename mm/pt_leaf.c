@@ -143,29 +143,41 @@ int pt_leaf_install(paddr_t root, vaddr_t va, paddr_t pa, unsigned prot)
 	return pt_leaf_fill(table, va, pa | pt_prot_to_pte(prot));
 }
 
+/*
+ * If the 4 KiB leaf at *@slot maps @pa, replaces it with @n (keeping the
+ * accessed and dirty bits when @keep_ad) in one compare-and-exchange,
+ * retrying only when the CPU set A or D meanwhile. Returns true with *@old
+ * set to the entry replaced.
+ */
+static bool pt_leaf_exchange(pte_t *slot, paddr_t pa, pte_t n, bool keep_ad, pte_t *old)
+{
+	pte_t e = pt_get(slot, 0), seen;
+
+	for (;;) {
+		if (!pte_present(e) || pte_addr(e, 1) != pa)
+			return false;
+		seen = atomic_cmpxchg(slot, e, keep_ad ? n | (e & (PTE_A | PTE_D)) : n);
+		if (seen == e) {
+			*old = e;
+			return true;
+		}
+		e = seen;
+	}
+}
+
 int pt_leaf_replace(paddr_t root, vaddr_t va, paddr_t old_pa, paddr_t pa, unsigned prot)
 {
 	paddr_t table;
-	pte_t *t, e, n, seen;
+	pte_t old;
 
 	if (!pt_leaf_args_ok(va, pa, prot))
 		return -EINVAL;
 	if (pt_leaf_table(root, va, &table))
 		return -EAGAIN;
-	t = pt_table(table);
-	e = pt_get(t, PT_INDEX(va));
-	for (;;) {
-		if (!pte_present(e) || pte_addr(e, 1) != old_pa)
-			return -EAGAIN;
-		n = pa | pt_prot_to_pte(prot);
-		if (pa == old_pa)
-			n |= e & (PTE_A | PTE_D);
-		/* A retry only when the CPU set A or D meanwhile. */
-		seen = atomic_cmpxchg(&t[PT_INDEX(va)], e, n);
-		if (seen == e)
-			return 0;
-		e = seen;
-	}
+	if (!pt_leaf_exchange(&pt_table(table)[PT_INDEX(va)], old_pa, pa | pt_prot_to_pte(prot),
+			      pa == old_pa, &old))
+		return -EAGAIN;
+	return 0;
 }
 
 /* swap entries */
@@ -219,28 +231,19 @@ int pt_leaf_to_swap(paddr_t root, vaddr_t va, paddr_t pa, u64 swp, struct pt_gat
 		    unsigned *prot)
 {
 	paddr_t table;
-	pte_t *t, e, seen;
+	pte_t old;
 
 	if (!swp || swp > PT_SWAP_MAX || !IS_ALIGNED(pa, PT_PAGE_4K) ||
 	    pt_check_range(va, PT_PAGE_4K, PT_PAGE_4K))
 		return -EINVAL;
 	if (pt_leaf_table(root, va, &table))
 		return -ENOENT;
-	t = pt_table(table);
-	e = pt_get(t, PT_INDEX(va));
-	for (;;) {
-		if (!pte_present(e) || pte_addr(e, 1) != pa)
-			return -ENOENT;
-		/* A retry only when the CPU set A or D meanwhile. */
-		seen = atomic_cmpxchg(&t[PT_INDEX(va)], e, swp << 1);
-		if (seen == e)
-			break;
-		e = seen;
-	}
+	if (!pt_leaf_exchange(&pt_table(table)[PT_INDEX(va)], pa, swp << 1, false, &old))
+		return -ENOENT;
 	/* The entry stays occupied, so the table's entry count does not change. */
-	pt_gather_range(g, va, va + PT_PAGE_4K - 1, e & PTE_G);
+	pt_gather_range(g, va, va + PT_PAGE_4K - 1, old & PTE_G);
 	g->unmapped += PT_PAGE_4K;
-	*prot = pt_pte_to_prot(e);
+	*prot = pt_pte_to_prot(old);
 	return 0;
 }
 

@@ -53,17 +53,7 @@ void arch_cpu_relax(void)
 	pause();
 }
 
-/*
- * QEMU TCG runs each vCPU as a host thread, and PAUSE there keeps the host
- * core (KVM's pause-loop exiting yields it to another vCPU instead). With
- * more vCPUs than host cores, a fair lock released to a waiter whose thread
- * is descheduled stalls every CPU queued behind it until the host runs that
- * thread again: once all CPUs queue, each handover costs a host time slice.
- */
-bool arch_spin_unfair(void)
-{
-	return cpuinfo.tcg;
-}
+bool arch_spin_unfair_mode;
 
 u64 arch_tsc_read(void)
 {
@@ -192,6 +182,14 @@ bool arch_early_init(const struct options *opt)
 
 	smpboot_init_bsp(0); /* GS base first: exception reports read this_cpu() */
 	cpuinfo_init();
+	/*
+	 * QEMU TCG runs each vCPU as a host thread, and PAUSE there keeps the
+	 * host core (KVM's pause-loop exiting yields it to another vCPU). With
+	 * more vCPUs than host cores, a fair lock released to a waiter whose
+	 * thread is descheduled stalls every CPU queued behind it until the
+	 * host runs that thread again: each hand-over costs a host time slice.
+	 */
+	arch_spin_unfair_mode = cpuinfo.tcg;
 	gdt_boot_ist(ist);
 	gdt_init_cpu(0, ist);
 	idt_init();

@@ -27,7 +27,6 @@ paddr_t fake_loaded_root;
 u16 fake_loaded_asid;
 bool fake_load_flushed;
 
-static bool fake_spin_unfair;
 static __thread unsigned fake_cpu;
 static __thread bool fake_irqs_off;
 static __thread jmp_buf *fake_panic_trap;
@@ -50,7 +49,7 @@ void fake_arch_set_cpu(unsigned cpu)
 
 void fake_arch_set_spin_unfair(bool on)
 {
-	atomic_store_relaxed(&fake_spin_unfair, on);
+	arch_spin_unfair_mode = on; /* set before the threads that lock start */
 }
 
 /* arch.h hooks */
@@ -80,10 +79,7 @@ void arch_cpu_relax(void)
 }
 
 /* False unless a test asks: arch_cpu_relax() already yields to the other threads. */
-bool arch_spin_unfair(void)
-{
-	return atomic_load_relaxed(&fake_spin_unfair);
-}
+bool arch_spin_unfair_mode;
 
 unsigned arch_cpu_id(void)
 {

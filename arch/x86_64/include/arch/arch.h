@@ -46,9 +46,15 @@ void arch_cpu_relax(void);
 /*
  * True when a spinning CPU may be a host thread that arch_cpu_relax() does
  * not yield to the others (x86: QEMU TCG): spinlocks then hand a freed lock
- * to whichever waiter is running rather than to the next in line.
+ * to whichever waiter is running rather than to the next in line. Set once
+ * at boot, before any other CPU runs; every spin_lock() reads it.
  */
-bool arch_spin_unfair(void);
+extern bool arch_spin_unfair_mode;
+
+static inline bool arch_spin_unfair(void)
+{
+	return arch_spin_unfair_mode;
+}
 
 /* Logical number of the calling CPU, 0..ncpus-1 (0 on the host). */
 unsigned arch_cpu_id(void);
