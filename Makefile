@@ -187,7 +187,11 @@ test-host: $(O)/test-host
 # ---- the whole suite -----------------------------------------------------------
 
 .PHONY: test
-test: all $(O)/test-host
+# Host packages first (tools/deps.sh installs them as root, or names the
+# command to run), so a fresh clone fails before compiling, not halfway.
+test:
+	$(Q)bash tools/deps.sh test
+	$(Q)$(MAKE) --no-print-directory all $(O)/test-host
 	$(Q)O=$(O) PYTHON=$(PYTHON) bash tests/run-all.sh
 
 .PHONY: clean

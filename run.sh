@@ -104,34 +104,8 @@ check_args() {
 
 # ---- host set-up -----------------------------------------------------------
 
-missing_packages() {
-	local pkgs=()
-	command -v qemu-system-x86_64 >/dev/null || pkgs+=(qemu-system-x86)
-	command -v make >/dev/null || pkgs+=(make)
-	command -v gcc >/dev/null || pkgs+=(gcc)
-	command -v grub-mkrescue >/dev/null || pkgs+=(grub-common)
-	[ -d /usr/lib/grub/i386-pc ] || pkgs+=(grub-pc-bin)
-	[ -d /usr/lib/grub/x86_64-efi ] || pkgs+=(grub-efi-amd64-bin)
-	command -v xorriso >/dev/null || pkgs+=(xorriso)
-	command -v mformat >/dev/null || pkgs+=(mtools)
-	[ -f /usr/share/OVMF/OVMF_CODE_4M.fd ] || pkgs+=(ovmf)
-	command -v gnuplot >/dev/null || pkgs+=(gnuplot-nox)
-	command -v "$PYTHON" >/dev/null || pkgs+=(python3)
-	echo "${pkgs[@]+"${pkgs[@]}"}"
-}
-
 install_missing() {
-	local pkgs
-	pkgs=$(missing_packages)
-	[ -n "$pkgs" ] || return 0
-	if [ "$(id -u)" != 0 ]; then
-		echo "run.sh: missing packages; install them with:" >&2
-		echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends $pkgs" >&2
-		exit 1
-	fi
-	say "installing $pkgs"
-	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends $pkgs; } >&2 || { echo "run.sh: apt-get failed" >&2; exit 1; }
+	bash "$here/tools/deps.sh" run || exit 1
 }
 
 build() {

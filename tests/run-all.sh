@@ -133,6 +133,15 @@ expect_run() { # NAME EXPECTED-RC RUN.SH-ARGS...: sets last_rc, last_out, last_l
 has() { grep -qaE "$2" "$1" 2>/dev/null && echo 1 || echo 0; }
 
 note "run.sh contract"
+# tools/deps.sh (the one installer): as a user who cannot install, on a PATH
+# with nothing but `id`, it names the exact apt-get command and fails.
+deps_bin=$contract_runs/deps-bin
+mkdir -p "$deps_bin" && ln -sf "$(command -v id)" "$deps_bin/id"
+chmod -R a+rx "$contract_runs"
+runuser -u nobody -- env PATH="$deps_bin" /bin/bash "$here/tools/deps.sh" run > "$contract_runs/deps.out" 2>&1
+check deps_nonroot_fails "$([ $? = 1 ] && echo 1 || echo 0)"
+check deps_nonroot_names_command "$(has "$contract_runs/deps.out" 'apt-get install -y --no-install-recommends make gcc qemu-system-x86')"
+
 expect_run bad-flag 2 --no-such-flag
 check bad_flag_named "$(has "$last_out" "no-such-flag")"
 
