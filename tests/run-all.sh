@@ -135,12 +135,13 @@ has() { grep -qaE "$2" "$1" 2>/dev/null && echo 1 || echo 0; }
 note "run.sh contract"
 # tools/deps.sh (the one installer): as a user who cannot install, on a PATH
 # with nothing but `id`, it names the exact apt-get command and fails.
-deps_bin=$contract_runs/deps-bin
-mkdir -p "$deps_bin" && ln -sf "$(command -v id)" "$deps_bin/id"
-chmod -R a+rx "$contract_runs"
-runuser -u nobody -- env PATH="$deps_bin" /bin/bash "$here/tools/deps.sh" run > "$contract_runs/deps.out" 2>&1
+# It runs from a copy in a world-readable folder: the clone may be in a private one.
+deps_dir=$(mktemp -d) && mkdir "$deps_dir/bin" && ln -s "$(command -v id)" "$deps_dir/bin/id"
+cp "$here/tools/deps.sh" "$deps_dir/" && chmod -R a+rX "$deps_dir"
+runuser -u nobody -- env PATH="$deps_dir/bin" /bin/bash "$deps_dir/deps.sh" run > "$contract_runs/deps.out" 2>&1
 check deps_nonroot_fails "$([ $? = 1 ] && echo 1 || echo 0)"
 check deps_nonroot_names_command "$(has "$contract_runs/deps.out" 'apt-get install -y --no-install-recommends make gcc qemu-system-x86')"
+rm -rf "$deps_dir"
 
 expect_run bad-flag 2 --no-such-flag
 check bad_flag_named "$(has "$last_out" "no-such-flag")"
