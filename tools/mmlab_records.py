@@ -301,3 +301,33 @@ def lava_from_line(text, line=None):
                               f"finite measurement: {excerpt(text)}", PART_LAVA)]
     return {"test_case_id": case_id, "result": result, "measurement": value,
             "units": units, "line": line}, []
+
+
+# --- run order -----------------------------------------------------------
+
+def interleaving_problems(records):
+    """Cases whose variants did not alternate run by run, as messages.
+
+    The harness runs rounds of one timed run per variant, so for every
+    round r the r-th runs of all variants of a case (bench, params, cpus)
+    come before any variant's (r+1)-th, and no run order position repeats.
+    Records without 'seq' (older logs) are not judged.
+    """
+    cases = {}
+    for r in records:
+        if r.seq is not None:
+            cases.setdefault((r.bench, r.params_key(), r.cpus), []).append(r)
+    problems = []
+    for (bench, params, cpus), recs in cases.items():
+        where = f"{bench} {params} cpus={cpus}"
+        every = [s for r in recs for s in r.seq]
+        if len(set(every)) != len(every):
+            problems.append(f"{where}: a run order position repeats")
+            continue
+        rounds = min(len(r.seq) for r in recs)
+        for i in range(rounds - 1):
+            if max(r.seq[i] for r in recs) > min(r.seq[i + 1] for r in recs):
+                problems.append(f"{where}: run {i + 2} of one variant came before run "
+                                f"{i + 1} of another: not interleaved")
+                break
+    return problems

@@ -188,5 +188,26 @@ class TestCompareNoise(unittest.TestCase):
         self.assertEqual(row.note, "too few runs")
 
 
+
+class TestInterleaving(unittest.TestCase):
+    def test_alternating_rounds_pass(self):
+        from mmlab_records import interleaving_problems
+        a = record(FAST[:4], seq=[0, 3, 5, 6])
+        b = record(FAST[:4], "batched", seq=[1, 2, 4, 7])
+        self.assertEqual(interleaving_problems([a, b]), [])
+
+    def test_one_variant_after_the_other_fails(self):
+        from mmlab_records import interleaving_problems
+        a = record(FAST[:4], seq=[0, 1, 2, 3])
+        b = record(FAST[:4], "batched", seq=[4, 5, 6, 7])
+        self.assertIn("not interleaved", interleaving_problems([a, b])[0])
+
+    def test_repeated_positions_fail(self):
+        from mmlab_records import interleaving_problems
+        a = record(FAST[:2], seq=[0, 2])
+        b = record(FAST[:2], "batched", seq=[1, 2])
+        self.assertIn("repeats", interleaving_problems([a, b])[0])
+
+
 if __name__ == "__main__":
     unittest.main()
