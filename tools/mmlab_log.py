@@ -24,7 +24,7 @@ from mmlab_ktap import Suite, counted_results, parse_ktap
 from mmlab_problems import (PART_BENCH, PART_HEADER, PART_LAVA, PART_TRAILER,
                             Problem, excerpt)
 from mmlab_records import (BenchRecord, bench_from_json, check_header, check_trailer,
-                           lava_from_line)
+                           interleaving_problems, lava_from_line)
 
 # ANSI/ECMA-48 escape sequences: CSI (ESC [ ... final byte, which covers OVMF's
 # ESC [ = 3 h as well as colours and cursor moves), charset designations
@@ -255,12 +255,14 @@ def _take_lava(log, no, line):
 
 
 def _check_whole(log):
-    """Problems only the whole log shows: no header, no trailer (truncated)."""
+    """Problems only the whole log shows: no header, no trailer (truncated), variants run apart."""
     if log.header_line is None:
         log.problems.append(Problem(None, "no-header", "no MMLAB header line", PART_HEADER))
     if log.has_mmlab_output and log.trailer_line is None:
         log.problems.append(Problem(None, "truncated", "no MMLAB-DONE trailer: the log is "
                                     "truncated (guest killed or hung?)", PART_TRAILER))
+    log.problems += [Problem(None, "not-interleaved", message, PART_BENCH)
+                     for message in interleaving_problems(log.benches)]
 
 
 # --- command line --------------------------------------------------------

@@ -3,6 +3,7 @@ confidence interval, the bootstrap interval of a ratio and its significance,
 Tukey outlier counts, samples/seq/median_ci/control in BENCH records, the
 table's marks for non-significant ratios and control rows, failed cases in
 the table, and --compare flagging only changes beyond the noise."""
+import json
 import math
 import unittest
 
@@ -207,6 +208,19 @@ class TestInterleaving(unittest.TestCase):
         a = record(FAST[:2], seq=[0, 2])
         b = record(FAST[:2], "batched", seq=[1, 2])
         self.assertIn("repeats", interleaving_problems([a, b])[0])
+
+    def test_log_reports_variants_run_apart(self):
+        head = ('MMLAB {"version":"v","cmdline":"","cpu_model":"m","cpus":2,"tsc_hz":1,'
+                '"hypervisor":null,"firmware":"bios","mem_bytes":1}\n')
+        lines = []
+        for variant, seq in (("naive", [0, 1, 2, 3, 4, 5]), ("batched", [6, 7, 8, 9, 10, 11])):
+            obj = record(FAST[:6], variant, seq=seq).to_dict()
+            del obj["line"]
+            lines.append("BENCH " + json.dumps(obj))
+        log = parse_text(head + "\n".join(lines) + '\nMMLAB-DONE {"passed":2,"failed":0,'
+                         '"skipped":0,"status":"pass"}\n')
+        kinds = [p.kind for p in log.problems]
+        self.assertEqual(kinds, ["not-interleaved"], log.problems)
 
 
 if __name__ == "__main__":
