@@ -95,7 +95,11 @@ struct bench {
 	 */
 	void (*run_phase2)(struct bench_ctx *c, unsigned idx);
 	const char *phase2_name;
-	/* Boot CPU, after every run: check invariants (counts, contents). Optional. */
+	/*
+	 * Boot CPU, after each episode's runs (before teardown): check
+	 * invariants (counts, contents) over c->runs_done and c->counter_total.
+	 * Optional.
+	 */
 	int (*verify)(struct bench_ctx *c);
 	/*
 	 * Boot CPU, after a passed case: adds fields of its own to the BENCH
@@ -120,6 +124,7 @@ struct bench_ctx {
 	unsigned ncpus;          /* participating CPUs */
 	unsigned cpu[MAX_CPUS];  /* idx -> CPU number; cpu[0] is the boot CPU */
 	u64 ops;                 /* operations per run, summed over CPUs (setup sets it) */
+	/* Counts of the current episode (setup..teardown: warm-up runs and one timed run). */
 	u64 runs_done;           /* timed and warm-up runs completed so far */
 	u64 counter_delta[PCPU_NR_COUNTERS]; /* over the last run, all online CPUs */
 	u64 counter_total[PCPU_NR_COUNTERS]; /* over every run so far, warm-up included */
