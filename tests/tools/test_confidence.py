@@ -223,5 +223,13 @@ class TestInterleaving(unittest.TestCase):
         self.assertEqual(kinds, ["not-interleaved"], log.problems)
 
 
+class TestPlotBars(unittest.TestCase):
+    def test_bars_are_the_median_interval(self):
+        from mmlab_groups import group_results
+        from mmlab_plot import data_block
+        group = group_results([record(list(range(1, 11)))])[0]
+        self.assertEqual(data_block(group, "naive"), "2 5.5 2 9\n")
+
+
 if __name__ == "__main__":
     unittest.main()
