@@ -18,8 +18,8 @@ from typing import List, Optional
 from mmlab_format import (describe_run, format_number, format_percent, format_spread,
                           render_table)
 from mmlab_records import NAIVE, BenchRecord, params_text
-from mmlab_stats import (NOISE_FACTOR, bootstrap_ratio_ci, exceeds_noise, percent_change,
-                         ratio_significant)
+from mmlab_stats import (NOISE_FACTOR, bootstrap_ratio_ci, ci_halfwidth_pct, exceeds_noise,
+                         percent_change, ratio_significant)
 
 MARK = "*"
 
@@ -84,6 +84,8 @@ def render_compare(run_a, run_b, factor=NOISE_FACTOR):
     lines += [f"B: {run_b.path}"] + [f"   {d}" for d in describe_run(run_b.header)]
     lines += ["", "%change: positive means B is better than A (lower for lower-is-better "
               "metrics, higher for higher-is-better);",
+              "±: half the median's 95% confidence interval, % of the median ('sd': the "
+              "standard deviation, for a log without samples);",
               f"{MARK} marks a change beyond run-to-run noise: the 95% bootstrap interval of "
               "B's median over A's excludes 1",
               f"(logs without samples: |%change| > {factor:g} x the larger ±stddev% of A and B).",
@@ -108,8 +110,16 @@ def _row_cells(row):
         change = row.note if row.change is None else f"{change} ({row.note})"
     change += " " + (MARK if row.significant else " ")
     return [a.bench, params_text(a.params, ",") or "-", a.metric, a.unit, a.variant,
-            str(a.cpus), format_number(a.median), format_spread(a.rsd),
-            format_number(b.median), format_spread(b.rsd), change]
+            str(a.cpus), format_number(a.median), _spread(a), format_number(b.median),
+            _spread(b), change]
+
+
+def _spread(rec):
+    """±CI% of the median from the samples, else the standard deviation ('sd')."""
+    if rec.samples:
+        half = ci_halfwidth_pct(rec.samples)
+        return "±?" if half is None else f"±{half:.1f}%"
+    return format_spread(rec.rsd) + "sd"
 
 
 def _render_unmatched(side, records):

@@ -183,6 +183,13 @@ class TestCompareNoise(unittest.TestCase):
         row = compare_pair(record(FAST, "batched"), record(FAST_TOO, "batched"))
         self.assertFalse(row.significant)
 
+    def test_rows_show_the_median_interval(self):
+        from mmlab_compare import render_rows
+        row = compare_pair(record(SLOW, "batched"), record(FAST, "batched"))
+        text = "\n".join(render_rows([row]))
+        self.assertIn(f"±{ci_halfwidth_pct(SLOW):.1f}%", text)
+        self.assertTrue(text.rstrip().endswith("*"), text)
+
     def test_too_few_runs_are_never_flagged(self):
         row = compare_pair(record(SLOW[:4], "batched"), record(FAST[:4], "batched"))
         self.assertFalse(row.significant)
