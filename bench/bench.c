@@ -1,17 +1,24 @@
 /*
  * The benchmark harness (see bench/bench.h): the CPU-count sweep, the
- * barrier-released runs, statistics, and the BENCH/LAVA result lines.
+ * rounds of interleaved episodes and the barrier-released runs; the result
+ * lines are bench/bench_result.c's.
  *
- * One case (bench, variant, parameter set, CPU count) goes: setup on the
- * boot CPU; each other participating CPU is handed bench_worker() through
- * smp_run_async(), so it runs in task context with interrupts on; then
- * every CPU loops over warm-up and timed runs. Each run: all CPUs meet at
- * barrier A, the boot CPU snapshots the counters, barrier B releases
- * everyone, each CPU times its own run() with serialised TSC reads, and
- * barrier C ends the run, after which the boot CPU takes the second
- * snapshot. Only the boot CPU touches the statistics.
+ * One case (bench, parameter set, CPU count) is rounds of episodes: each
+ * round runs one episode of every variant, in an order shuffled from
+ * seed=, so drift of the host hits the variants alike. An episode is
+ * setup on the boot CPU; each other participating CPU is handed
+ * bench_worker() through smp_run_async(), so it runs in task context with
+ * interrupts on; then every CPU loops over the warm-up runs and one timed
+ * run; then verify and teardown. Each run: all CPUs meet at barrier A, the
+ * boot CPU snapshots the counters, barrier B releases everyone, each CPU
+ * times its own run() with serialised TSC reads, and barrier C ends the
+ * run, after which the boot CPU takes the second snapshot. Rounds go on
+ * past the bench's minimum until every variant's median is known within
+ * BENCH_CI_TARGET_PCT, or its maximum. Only the boot CPU touches the
+ * statistics.
  */
 #include "bench/bench.h"
+#include "bench/bench_result.h"
 #include "errno.h"
 #include "kernel/cmdline.h"
 #include "kernel/json.h"
@@ -60,17 +67,10 @@ struct run_state {
 
 static struct run_state rs;
 static u64 empty_loop_cycles;
-static u64 values[BENCH_MAX_RUNS];
-static u64 values2[BENCH_MAX_RUNS];
-static u64 counter_sum[PCPU_NR_COUNTERS];
-static char line[2048];
-static bool results_as_diagnostics;
-
-void bench_set_diagnostic_results(bool on)
-{
-	results_as_diagnostics = on;
-}
-
+static struct variant_runs vruns[BENCH_MAX_VARIANTS];
+static u64 values[BENCH_MAX_RUNS]; /* sorted copies for the statistics */
+static u32 episode_seq;		   /* episodes of the current case so far */
+static u64 rng_state;
 const char *const *bench_names(void)
 {
 	for (unsigned i = 0; i < ARRAY_SIZE(benches); i++)
@@ -227,15 +227,17 @@ static u64 metric_value(const struct bench_ctx *c, u64 cycles)
 static void bench_record_run(struct bench_ctx *c, u32 r)
 {
 	unsigned warmup = rs.total_runs - rs.timed_runs;
+	struct variant_runs *vr = &vruns[c->variant];
 
 	c->runs_done = r + 1;
-	if (r < warmup)
+	if (r < warmup || vr->n >= BENCH_MAX_RUNS)
 		return;
-	values[r - warmup] = metric_value(c, run_cycles(c, rs.elapsed));
+	vr->sample[vr->n] = metric_value(c, run_cycles(c, rs.elapsed));
 	if (c->b->run_phase2)
-		values2[r - warmup] = metric_value(c, run_cycles(c, rs.elapsed2));
+		vr->sample2[vr->n] = metric_value(c, run_cycles(c, rs.elapsed2));
+	vr->seq[vr->n++] = episode_seq;
 	for (unsigned k = 0; k < PCPU_NR_COUNTERS; k++)
-		counter_sum[k] += c->counter_delta[k];
+		vr->counter_sum[k] += c->counter_delta[k];
 }
 
 /* Minimum cost of two back-to-back serialised TSC reads on the boot CPU. */
@@ -249,153 +251,6 @@ static void measure_empty_loop(void)
 		best = MIN(best, t1 - t0);
 	}
 	empty_loop_cycles = best;
-}
-
-static const char *metric_name(const struct bench *b)
-{
-	static const char *const names_[] = {
-		[BENCH_CYCLES_PER_OP] = "cycles_per_op",
-		[BENCH_US_PER_RUN] = "us_per_run",
-		[BENCH_BYTES_PER_MS] = "bytes_per_ms",
-		[BENCH_OPS_PER_SEC] = "ops_per_sec",
-	};
-
-	return b->metric_name ? b->metric_name : names_[b->metric];
-}
-
-static const char *metric_unit(const struct bench *b)
-{
-	static const char *const units[] = {
-		[BENCH_CYCLES_PER_OP] = "cycles",
-		[BENCH_US_PER_RUN] = "us",
-		[BENCH_BYTES_PER_MS] = "bytes/ms",
-		[BENCH_OPS_PER_SEC] = "ops/s",
-	};
-
-	return b->unit ? b->unit : units[b->metric];
-}
-
-static bool higher_is_better(const struct bench *b)
-{
-	return b->metric == BENCH_BYTES_PER_MS || b->metric == BENCH_OPS_PER_SEC;
-}
-
-/* "target=all pages=512" style label of the case, for progress and LAVA ids. */
-static void case_label(const struct bench_ctx *c, char *buf, size_t size, char sep, char eq)
-{
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (unsigned i = 0; i < BENCH_MAX_PARAMS && c->b->param_names[i] && n + 1 < size; i++) {
-		const char *const *words = c->b->param_words[i];
-		u64 v = c->bcase->param[i];
-
-		if (i) {
-			buf[n++] = sep;
-			buf[n] = '\0';
-		}
-		if (words)
-			n += fmt_snprintf(buf + n, size - n, "%s%c%s", c->b->param_names[i], eq, words[v]);
-		else
-			n += fmt_snprintf(buf + n, size - n, "%s%c%lu", c->b->param_names[i], eq,
-					  (unsigned long)v);
-	}
-}
-
-static void json_params(struct json *j, const struct bench_ctx *c)
-{
-	json_object_begin(j, "params");
-	for (unsigned i = 0; i < BENCH_MAX_PARAMS && c->b->param_names[i]; i++) {
-		const char *const *words = c->b->param_words[i];
-
-		if (words)
-			json_str(j, c->b->param_names[i], words[c->bcase->param[i]]);
-		else
-			json_u64(j, c->b->param_names[i], c->bcase->param[i]);
-	}
-	json_object_end(j);
-}
-
-/* Each listed counter per operation (or per counter_unit), over every timed run, in thousandths. */
-static void json_counters(struct json *j, const struct bench_ctx *c, unsigned runs)
-{
-	const char *unit = c->b->counter_unit ? c->b->counter_unit : "op";
-	u64 unit_ops = c->b->counter_unit ? MAX(c->b->counter_unit_ops, 1ull) : 1;
-	char key[48];
-
-	json_object_begin(j, "counters");
-	for (unsigned i = 0; i < c->b->ncounters; i++) {
-		enum pcpu_counter k = c->b->counters[i];
-		u64 per_unit = mul_div_u64(counter_sum[k], 1000 * unit_ops, MAX(c->ops * runs, 1ull));
-
-		fmt_snprintf(key, sizeof(key), "%s_per_%s", percpu_counter_name(k), unit);
-		json_fixed(j, key, (s64)per_unit, 3);
-	}
-	json_object_end(j);
-}
-
-static void json_stats(struct json *j, const struct stats *st)
-{
-	json_fixed(j, "median", (s64)st->median, 3);
-	json_fixed(j, "min", (s64)st->min, 3);
-	json_fixed(j, "max", (s64)st->max, 3);
-	json_fixed(j, "mean", (s64)st->mean, 3);
-	json_fixed(j, "stddev", (s64)st->stddev, 3);
-}
-
-/* The second phase's statistics, as an object named after it. */
-static void json_phase2(struct json *j, const struct bench_ctx *c, unsigned runs)
-{
-	struct stats st2;
-
-	if (!c->b->run_phase2 || stats_compute(values2, runs, &st2))
-		return;
-	json_object_begin(j, c->b->phase2_name);
-	json_stats(j, &st2);
-	json_object_end(j);
-}
-
-static void print_result(const struct bench_ctx *c, const struct stats *st)
-{
-	const struct bench *b = c->b;
-	struct json j;
-
-	json_begin(&j, line, sizeof(line));
-	json_str(&j, "bench", b->name);
-	json_str(&j, "variant", b->variants[c->variant]);
-	json_u64(&j, "cpus", c->ncpus);
-	json_params(&j, c);
-	json_str(&j, "metric", metric_name(b));
-	json_str(&j, "unit", metric_unit(b));
-	json_str(&j, "better", higher_is_better(b) ? "higher" : "lower");
-	json_u64(&j, "runs", st->n);
-	json_u64(&j, "warmup", rs.total_runs - rs.timed_runs);
-	json_u64(&j, "ops_per_run", c->ops);
-	json_stats(&j, st);
-	json_phase2(&j, c, st->n);
-	if (b->metric == BENCH_CYCLES_PER_OP)
-		json_fixed(&j, "median_ns", (s64)mul_div_u64(st->median, 1000000000u, arch_tsc_hz()), 3);
-	json_u64(&j, "tsc_hz", arch_tsc_hz());
-	if (b->report)
-		b->report(c, &j, st->median);
-	json_counters(&j, c, st->n);
-	if (json_end(&j) < 0)
-		printk("# WARN bench: result line too long for %s\n", b->name);
-	else
-		printk("%s %s\n", results_as_diagnostics ? "# result" : "BENCH", line);
-}
-
-static void print_lava(const struct bench_ctx *c, bool pass, u64 median, const struct options *opt)
-{
-	char label[128], value[32];
-
-	if (opt->format != OPT_FORMAT_LAVA || results_as_diagnostics)
-		return;
-	case_label(c, label, sizeof(label), '-', '-');
-	fmt_fixed(value, sizeof(value), (s64)median, 3);
-	printk("MMLAB-LAVA test_case_id=%s-%s-cpus%u%s%s result=%s measurement=%s units=%s\n",
-	       c->b->name, c->b->variants[c->variant], c->ncpus, label[0] ? "-" : "", label,
-	       pass ? "pass" : "fail", pass ? value : "0", metric_unit(c->b));
 }
 
 /* Hands bench_loop() to every participating CPU but the boot CPU. */
@@ -434,7 +289,6 @@ static void join_workers(struct bench_ctx *c)
 static void run_case_runs(struct bench_ctx *c, unsigned iters, unsigned warmup)
 {
 	memset(&rs, 0, sizeof(rs));
-	memset(counter_sum, 0, sizeof(counter_sum));
 	memset(c->counter_total, 0, sizeof(c->counter_total));
 	rs.c = c;
 	rs.timed_runs = iters;
@@ -444,61 +298,193 @@ static void run_case_runs(struct bench_ctx *c, unsigned iters, unsigned warmup)
 	join_workers(c);
 }
 
-/* Runs one (bench, variant, parameter set, CPU count). Returns true when it passed. */
-static bool run_case(struct bench_ctx *c, const struct options *opt)
+/*
+ * One episode of variant @v: setup, the warm-up runs and one timed run,
+ * verify, teardown. A failure marks the variant failed, and it runs no
+ * more episodes of this case.
+ */
+static void run_episode(struct bench_ctx *c, unsigned v)
 {
 	const struct bench *b = c->b;
-	unsigned iters = opt->iters ? opt->iters : b->iters;
-	char label[128];
-	struct stats st = { 0 };
+	struct variant_runs *vr = &vruns[v];
 	int err;
 
-	c->opt = opt;
-	case_label(c, label, sizeof(label), ' ', '=');
-	printk("# bench %s %s cpus=%u %s: %u runs after %u warm-up\n", b->name,
-	       b->variants[c->variant], c->ncpus, label, iters, b->warmup);
+	c->variant = v;
 	c->error = 0;
 	c->priv = NULL;
 	err = b->setup ? b->setup(c) : 0;
 	if (err) {
 		bench_fail(c, "setup failed (%s)", errno_name(err));
 	} else {
-		run_case_runs(c, iters, b->warmup);
+		run_case_runs(c, 1, b->warmup);
 		/* Verification runs after the timed region, never inside it. */
 		if (!c->error && b->verify && (err = b->verify(c)))
 			bench_fail(c, "verification failed (%s)", errno_name(err));
+		memcpy(vr->last_total, c->counter_total, sizeof(vr->last_total));
+		vr->last_runs_done = c->runs_done;
 		if (b->teardown)
 			b->teardown(c);
 	}
-	if (!c->error && stats_compute(values, iters, &st))
-		bench_fail(c, "no timed run");
-	if (c->error)
-		printk("# bench FAIL %s %s cpus=%u %s: %s\n", b->name, b->variants[c->variant],
-		       c->ncpus, label, c->errmsg);
-	else
-		print_result(c, &st);
-	print_lava(c, !c->error, st.median, opt);
-	return !c->error;
+	if (c->error) {
+		vr->failed = true;
+		fmt_snprintf(vr->errmsg, sizeof(vr->errmsg), "%s (timed run %u)", c->errmsg,
+			     vr->n + 1);
+	}
+	episode_seq++;
 }
 
-/* The CPU counts to run at: cpus= if given (those online), else 1, 2, 4, ... and all. */
-static unsigned sweep_counts(const struct options *opt, unsigned *counts)
+/* xorshift64*: the run-order shuffle needs reproducibility, not strength. */
+static u64 rng_next(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+/* The variants still running, in a fresh random order (Fisher-Yates). */
+static unsigned round_order(const struct bench *b, unsigned *order)
 {
 	unsigned n = 0;
 
+	for (unsigned v = 0; v < b->nvariants; v++)
+		if (!vruns[v].failed)
+			order[n++] = v;
+	for (unsigned i = n; i > 1; i--) {
+		unsigned k = (unsigned)(rng_next() % i), tmp = order[i - 1];
+
+		order[i - 1] = order[k];
+		order[k] = tmp;
+	}
+	return n;
+}
+
+/* True when @vr's median is known within ±BENCH_CI_TARGET_PCT at 95% confidence. */
+static bool median_ci_within_target(const struct variant_runs *vr)
+{
+	struct stats st;
+	u64 lo, hi;
+
+	if (stats_median_ci_rank(vr->n) == 0)
+		return false;
+	memcpy(values, vr->sample, vr->n * sizeof(*values));
+	stats_compute(values, vr->n, &st);
+	stats_median_ci(values, vr->n, &lo, &hi);
+	return (hi - lo) * 100 <= 2 * BENCH_CI_TARGET_PCT * st.median;
+}
+
+/* Rounds of one episode per variant, in shuffled order, until enough runs or all failed. */
+static void run_rounds(struct bench_ctx *c, unsigned min_rounds, unsigned max_rounds)
+{
+	unsigned order[BENCH_MAX_VARIANTS];
+
+	for (unsigned r = 0; r < max_rounds; r++) {
+		unsigned n = round_order(c->b, order);
+		bool done = r + 1 >= min_rounds;
+
+		if (!n)
+			return;
+		for (unsigned i = 0; i < n; i++)
+			run_episode(c, order[i]);
+		for (unsigned v = 0; v < c->b->nvariants && done; v++)
+			done = vruns[v].failed || median_ci_within_target(&vruns[v]);
+		if (done)
+			return;
+	}
+}
+
+/* Timed runs per variant: iters= exactly, else the bench's adaptive range. */
+static void round_limits(const struct bench *b, const struct options *opt, unsigned *min,
+			 unsigned *max)
+{
+	if (opt->iters) {
+		*min = *max = MIN(opt->iters, (u32)BENCH_MAX_RUNS);
+		return;
+	}
+	*min = MAX(b->iters, 1u);
+	*max = b->max_iters ? b->max_iters : 3 * *min;
+	*max = MIN(MAX(*max, *min), (unsigned)BENCH_MAX_RUNS);
+}
+
+/* The result line (or failure) of variant c->variant after the rounds. Returns true if it passed. */
+static bool finish_variant(struct bench_ctx *c, const char *label, const struct options *opt)
+{
+	const struct bench *b = c->b;
+	struct variant_runs *vr = &vruns[c->variant];
+	u64 median = 0;
+
+	if (!vr->failed && !vr->n) {
+		vr->failed = true;
+		fmt_snprintf(vr->errmsg, sizeof(vr->errmsg), "no timed run");
+	}
+	if (vr->failed) {
+		printk("# bench FAIL %s %s cpus=%u %s: %s\n", b->name, b->variants[c->variant],
+		       c->ncpus, label, vr->errmsg);
+	} else {
+		printk("# bench %s %s cpus=%u %s: %u timed runs, each after %u warm-up\n", b->name,
+		       b->variants[c->variant], c->ncpus, label, vr->n, b->warmup);
+		median = bench_print_result(c, vr);
+	}
+	bench_print_lava(c, !vr->failed, median, opt);
+	return !vr->failed;
+}
+
+/* Runs every variant of one (bench, parameter set, CPU count), interleaved run by run. */
+static void run_case(struct bench_ctx *c, const struct options *opt, struct bench_outcome *out)
+{
+	const struct bench *b = c->b;
+	unsigned min, max;
+	char label[128];
+
+	c->opt = opt;
+	round_limits(b, opt, &min, &max);
+	memset(vruns, 0, sizeof(vruns));
+	episode_seq = 0;
+	bench_case_label(c, label, sizeof(label), ' ', '=');
+	printk("# bench %s cpus=%u %s: variants alternate run by run (order shuffled, seed %u), "
+	       "%u..%u timed runs each\n", b->name, c->ncpus, label, opt->seed, min, max);
+	run_rounds(c, min, max);
+	for (unsigned v = 0; v < b->nvariants; v++) {
+		c->variant = v;
+		if (finish_variant(c, label, opt))
+			out->passed++;
+		else
+			out->failed++;
+	}
+}
+
+/*
+ * The CPU counts to run at: cpus= if given (those online; *@beyond counts
+ * the others), else 1, 2, 4, ... and all.
+ */
+static unsigned sweep_counts(const struct options *opt, unsigned *counts, unsigned *beyond)
+{
+	unsigned n = 0;
+
+	*beyond = 0;
 	if (opt->cpus.n) {
 		for (unsigned i = 0; i < opt->cpus.n; i++)
-			if (opt->cpus.count[i] <= ncpus_online)
+			if (opt->cpus.count[i] <= ncpus_online) {
 				counts[n++] = opt->cpus.count[i];
-			else
+			} else {
 				printk("# WARN bench: cpus=%u skipped: only %u CPUs are online\n",
 				       opt->cpus.count[i], ncpus_online);
+				(*beyond)++;
+			}
 		return n;
 	}
 	for (unsigned k = 1; k < ncpus_online; k *= 2)
 		counts[n++] = k;
 	counts[n++] = ncpus_online;
 	return n;
+}
+
+/* Counts @n skipped results, @asked when the command line named what they needed. */
+static void count_skipped(struct bench_outcome *out, unsigned n, bool asked)
+{
+	out->skipped += n;
+	if (asked)
+		out->skipped_asked += n;
 }
 
 static void run_sweep(const struct bench *b, const unsigned *counts, unsigned ncounts,
@@ -513,39 +499,48 @@ static void run_sweep(const struct bench *b, const unsigned *counts, unsigned nc
 	for (unsigned ci = 0; ci < b->ncases; ci++) {
 		c.bcase = &b->cases[ci];
 		for (unsigned k = 0; k < ncounts; k++) {
-			if (counts[k] < b->min_cpus || (b->max_cpus && counts[k] > b->max_cpus))
-				continue;
 			c.ncpus = counts[k];
-			for (unsigned v = 0; v < b->nvariants; v++) {
-				c.variant = v;
-				if (run_case(&c, opt))
-					out->passed++;
-				else
-					out->failed++;
+			if (counts[k] >= b->min_cpus && (!b->max_cpus || counts[k] <= b->max_cpus)) {
+				run_case(&c, opt, out);
+				continue;
 			}
+			printk("# bench %s cpus=%u: outside its range %u..%u CPUs: skipped\n", b->name,
+			       counts[k], b->min_cpus, b->max_cpus ? b->max_cpus : ncpus_online);
+			count_skipped(out, b->nvariants, opt->cpus.n > 0);
 		}
 	}
 }
 
 void bench_run(const struct bench *b, const struct options *opt, struct bench_outcome *out)
 {
-	unsigned counts[OPT_CPUS_MAX + 32];
-	unsigned ncounts = sweep_counts(opt, counts);
+	unsigned counts[OPT_CPUS_MAX + 32], beyond;
+	unsigned ncounts = sweep_counts(opt, counts, &beyond);
 
 	*out = (struct bench_outcome){ 0 };
 	if (!empty_loop_cycles)
 		measure_empty_loop();
+	/* Each benchmark's order depends on seed= alone, not on which others ran. */
+	rng_state = 0x9e3779b97f4a7c15ull * ((u64)opt->seed + 1);
+	if (b->nvariants > BENCH_MAX_VARIANTS) {
+		printk("# bench FAIL %s: %u variants, the harness holds %u\n", b->name, b->nvariants,
+		       BENCH_MAX_VARIANTS);
+		out->failed++;
+		return;
+	}
+	count_skipped(out, beyond * b->ncases * b->nvariants, true);
 	if (b->min_cpus > ncpus_online) {
 		printk("# bench %s: needs %u CPUs, %u online: skipped\n", b->name, b->min_cpus,
 		       ncpus_online);
-		out->skipped++;
+		count_skipped(out, 1, opt->cpus.n || opt->bench.n);
 		return;
 	}
 	run_sweep(b, counts, ncounts, opt, out);
 }
 
-void bench_run_all(const struct options *opt)
+unsigned bench_run_all(const struct options *opt)
 {
+	unsigned asked = 0;
+
 	measure_empty_loop();
 	printk("# bench: %u CPUs online, empty timing loop %lu cycles, TSC %lu Hz\n", ncpus_online,
 	       (unsigned long)empty_loop_cycles, (unsigned long)arch_tsc_hz());
@@ -556,5 +551,7 @@ void bench_run_all(const struct options *opt)
 			continue;
 		bench_run(benches[i], opt, &out);
 		report_count(out.passed, out.failed, out.skipped);
+		asked += out.skipped_asked;
 	}
+	return asked;
 }

@@ -23,6 +23,9 @@
 #define BENCH_MAX_PARAMS 4
 #define BENCH_MAX_COUNTERS 8
 #define BENCH_MAX_RUNS OPT_ITERS_MAX
+#define BENCH_MAX_VARIANTS 2
+/* Adaptive runs stop once every variant's median is known within ±this %, 95% confidence. */
+#define BENCH_CI_TARGET_PCT 5
 
 /* How the elapsed time of one run becomes the metric. */
 enum bench_metric {
@@ -60,7 +63,14 @@ struct bench {
 	 * IPIs, as an idle machine's CPUs would.
 	 */
 	bool idle_targets;
-	unsigned iters, warmup;        /* timed and discarded runs (iters= overrides) */
+	/*
+	 * Timed runs per variant: at least @iters, then more, up to @max_iters
+	 * (0: 3 x @iters), until every variant's median is within
+	 * BENCH_CI_TARGET_PCT (iters= instead fixes the count). Each timed run
+	 * is one episode: setup, @warmup discarded runs, the timed run, verify,
+	 * teardown, so the variants' episodes can alternate.
+	 */
+	unsigned iters, max_iters, warmup;
 	enum pcpu_counter counters[BENCH_MAX_COUNTERS]; /* reported per operation */
 	unsigned ncounters;
 	/*
@@ -85,7 +95,11 @@ struct bench {
 	 */
 	void (*run_phase2)(struct bench_ctx *c, unsigned idx);
 	const char *phase2_name;
-	/* Boot CPU, after every run: check invariants (counts, contents). Optional. */
+	/*
+	 * Boot CPU, after each episode's runs (before teardown): check
+	 * invariants (counts, contents) over c->runs_done and c->counter_total.
+	 * Optional.
+	 */
 	int (*verify)(struct bench_ctx *c);
 	/*
 	 * Boot CPU, after a passed case: adds fields of its own to the BENCH
@@ -94,6 +108,12 @@ struct bench {
 	void (*report)(const struct bench_ctx *c, struct json *j, u64 median);
 	/* Boot CPU: free what setup allocated. Optional. */
 	void (*teardown)(struct bench_ctx *c);
+	/*
+	 * Optional: non-NULL (why, in a few words) when the variants do the
+	 * same work in this case, so their ratio is a control that must be 1
+	 * within noise, not a result; the BENCH line then says "control":true.
+	 */
+	const char *(*control)(const struct bench_ctx *c);
 };
 
 struct bench_ctx {
@@ -104,6 +124,7 @@ struct bench_ctx {
 	unsigned ncpus;          /* participating CPUs */
 	unsigned cpu[MAX_CPUS];  /* idx -> CPU number; cpu[0] is the boot CPU */
 	u64 ops;                 /* operations per run, summed over CPUs (setup sets it) */
+	/* Counts of the current episode (setup..teardown: warm-up runs and one timed run). */
 	u64 runs_done;           /* timed and warm-up runs completed so far */
 	u64 counter_delta[PCPU_NR_COUNTERS]; /* over the last run, all online CPUs */
 	u64 counter_total[PCPU_NR_COUNTERS]; /* over every run so far, warm-up included */
@@ -126,12 +147,17 @@ struct options;
 /* Results of one benchmark: one per (variant, CPU count, parameter set). */
 struct bench_outcome {
 	unsigned passed, failed, skipped;
+	/* Of @skipped, those cpus= or bench= asked for by name. */
+	unsigned skipped_asked;
 };
 
 /*
  * Runs every variant and parameter set of @b at each CPU count of the sweep
  * (cpus= in @opt, else 1, 2, 4, ... all), printing a BENCH line (or the
- * failure) for each. Boot CPU, interrupts on, other CPUs idle.
+ * failure) for each. The variants' timed runs alternate in an order
+ * shuffled per round from seed= (each round runs every variant once).
+ * A CPU count outside the bench's range is counted as skipped.
+ * Boot CPU, interrupts on, other CPUs idle.
  */
 void bench_run(const struct bench *b, const struct options *opt, struct bench_outcome *out);
 
@@ -142,7 +168,11 @@ void bench_run(const struct bench *b, const struct options *opt, struct bench_ou
  */
 void bench_set_diagnostic_results(bool on);
 
-/* bench_run() for every benchmark the options select, adding to the run's tallies. */
-void bench_run_all(const struct options *opt);
+/*
+ * bench_run() for every benchmark the options select, adding to the run's
+ * tallies. Returns how many of the skipped results cpus= or bench= had
+ * asked for explicitly (the run must not pass then).
+ */
+unsigned bench_run_all(const struct options *opt);
 
 #endif

@@ -96,9 +96,24 @@ static const struct opt_key opt_keys[] = {
 	OPT_KEY_UINT("tlb_ceiling", tlb_ceiling, 1, 512, 33),
 	OPT_KEY_UINT("swap_mb", swap_mb, 1, 16384, 512),
 	OPT_KEY_UINT("swapfree_mb", swapfree_mb, 1, 16384, 256),
+	OPT_KEY_UINT("seed", seed, 1, 1000000000, 1),
 	OPT_KEY_ENUM("crash", crash, opt_crash_words, OPT_CRASH_NONE),
 	OPT_KEY_ENUM("tsc_calibrate", tsc_calibrate, opt_tsc_calibrate_words, OPT_TSC_AUTO),
 	OPT_KEY_UINT("ap_nostart", ap_nostart, 0, MAX_CPUS - 1, 0),
+};
+
+/*
+ * Relations between number keys, checked once the whole line is read, with
+ * defaults standing in for keys left out: a line that breaks one can never
+ * run, so it is a usage error naming both words, like a bad word.
+ */
+struct opt_constraint {
+	const char *lesser, *greater; /* lesser's value must not exceed greater's */
+	const char *why;
+};
+
+static const struct opt_constraint opt_constraints[] = {
+	{ "swapfree_mb", "swap_mb", "the swapfree benchmark swaps it all out" },
 };
 
 BUILD_ASSERT(ARRAY_SIZE(opt_keys) <= 64); /* one bit each in options.given */
@@ -347,6 +362,30 @@ static int cmdline_word(struct cmdline_ctx *c, struct options *opt)
  * crash=none, tsc_calibrate=auto, ap_nostart=0 and the defaults in
  * opt_keys[] for the rest; nothing marked as given.
  */
+static u32 cmdline_uint_of(const struct options *opt, const struct opt_key *k)
+{
+	return *(const u32 *)((const char *)opt + k->offset);
+}
+
+/* Checks opt_constraints[] on a parsed line; -EINVAL with both words in the message. */
+static int cmdline_check_constraints(struct cmdline_ctx *c, const struct options *opt)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(opt_constraints); i++) {
+		const struct opt_constraint *oc = &opt_constraints[i];
+		const struct opt_key *a = cmdline_find_key(oc->lesser, strlen(oc->lesser));
+		const struct opt_key *b = cmdline_find_key(oc->greater, strlen(oc->greater));
+		u32 va = cmdline_uint_of(opt, a), vb = cmdline_uint_of(opt, b);
+
+		if (va <= vb)
+			continue;
+		return cmdline_error(c, "'%s=%u'%s contradicts '%s=%u'%s: %s must not exceed %s (%s)",
+				     a->key, va, options_given(opt, a->key) ? "" : " (default)",
+				     b->key, vb, options_given(opt, b->key) ? "" : " (default)",
+				     a->key, b->key, oc->why);
+	}
+	return 0;
+}
+
 void options_set_defaults(struct options *opt)
 {
 	size_t i;
@@ -373,7 +412,8 @@ void options_set_defaults(struct options *opt)
  *               @errlen is 0
  * @errlen:      size of @err
  *
- * Stops at the first bad word. Boot CPU, once, any IRQ state.
+ * Stops at the first bad word; then checks the relations between words
+ * (opt_constraints[]), so a line whose words contradict fails too. Boot CPU, once, any IRQ state.
  * Returns 0 with @opt filled, or -EINVAL with @opt reset to defaults and
  * @err naming the offending word.
  */
@@ -402,6 +442,8 @@ int cmdline_parse(const char *line, const char *const *bench_names, struct optio
 		c.wlen = p - c.word;
 		ret = cmdline_word(&c, opt);
 	}
+	if (ret == 0)
+		ret = cmdline_check_constraints(&c, opt);
 	if (ret)
 		options_set_defaults(opt);
 	return ret;

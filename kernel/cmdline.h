@@ -17,7 +17,7 @@
 #define OPT_BENCH_MAX 16 /* names in bench= */
 #define OPT_CPUS_MAX 32	 /* counts in cpus= */
 #define OPT_KTEST_MAX 95 /* characters in ktest= */
-#define OPT_ITERS_MAX 10000 /* timed runs per result (bench/bench.h BENCH_MAX_RUNS) */
+#define OPT_ITERS_MAX 1000 /* timed runs per result (bench/bench.h BENCH_MAX_RUNS), all on one BENCH line */
 
 enum opt_mode { OPT_MODE_BENCH, OPT_MODE_SELFTEST, OPT_MODE_COUNT };
 enum opt_format { OPT_FORMAT_JSON, OPT_FORMAT_LAVA, OPT_FORMAT_COUNT };
@@ -62,6 +62,7 @@ struct options {
 	u32 tlb_ceiling;	       /* tlb_ceiling=: pages flushed one by one at most */
 	u32 swap_mb;		       /* swap_mb=: swap device size */
 	u32 swapfree_mb;	       /* swapfree_mb=: memory the swapfree bench unmaps */
+	u32 seed;		       /* seed=: the benchmark harness's run-order shuffle */
 	enum opt_crash crash;	       /* crash=none|ud|de|pf|gp|panic|hang */
 	enum opt_tsc_calibrate tsc_calibrate; /* tsc_calibrate=auto|pit|hpet */
 	u32 ap_nostart;		       /* ap_nostart=N: the last N APs get no INIT/SIPI (test hook) */

@@ -47,6 +47,7 @@ void json_begin(struct json *j, char *buf, size_t size)
 
 int json_end(struct json *j)
 {
+	json_array_end(j);
 	while (j->depth) {
 		json_raw(j, "}");
 		j->depth--;
@@ -117,4 +118,47 @@ void json_object_end(struct json *j)
 		j->depth--;
 		j->need_comma = true;
 	}
+}
+
+void json_array_begin(struct json *j, const char *key)
+{
+	json_key(j, key);
+	json_raw(j, "[");
+	j->need_comma = false;
+	j->in_array = true;
+}
+
+/* A comma before every value but the first. */
+static void json_elem_sep(struct json *j)
+{
+	if (j->need_comma)
+		json_raw(j, ",");
+	j->need_comma = true;
+}
+
+void json_elem_u64(struct json *j, u64 val)
+{
+	char num[24];
+
+	json_elem_sep(j);
+	fmt_snprintf(num, sizeof(num), "%lu", (unsigned long)val);
+	json_raw(j, num);
+}
+
+void json_elem_fixed(struct json *j, s64 val, unsigned digits)
+{
+	char num[32];
+
+	json_elem_sep(j);
+	fmt_fixed(num, sizeof(num), val, digits);
+	json_raw(j, num);
+}
+
+void json_array_end(struct json *j)
+{
+	if (!j->in_array)
+		return;
+	json_raw(j, "]");
+	j->in_array = false;
+	j->need_comma = true;
 }

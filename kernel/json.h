@@ -15,6 +15,7 @@ struct json {
 	bool need_comma;
 	bool overflow;
 	unsigned depth;
+	bool in_array; /* inside json_array_begin(): values take no key */
 };
 
 /* Starts an object in @buf (@size bytes). */
@@ -31,5 +32,14 @@ void json_null(struct json *j, const char *key);
 void json_fixed(struct json *j, const char *key, s64 val, unsigned digits);
 void json_object_begin(struct json *j, const char *key);
 void json_object_end(struct json *j);
+/*
+ * An array of numbers under @key: json_array_begin(), then one
+ * json_elem_u64() or json_elem_fixed() per value, then json_array_end().
+ * Arrays do not nest; json_end() closes one left open.
+ */
+void json_array_begin(struct json *j, const char *key);
+void json_elem_u64(struct json *j, u64 val);
+void json_elem_fixed(struct json *j, s64 val, unsigned digits);
+void json_array_end(struct json *j);
 
 #endif

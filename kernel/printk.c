@@ -87,6 +87,19 @@ void vprintk(const char *fmt, va_list ap)
 	arch_irq_restore(flags);
 }
 
+void printk_write(const char *s, size_t n)
+{
+	unsigned long flags = arch_irq_save();
+
+	console_acquire();
+	if (early_hold)
+		early_append(s, n);
+	else
+		arch_console_write(s, n);
+	console_release();
+	arch_irq_restore(flags);
+}
+
 void printk(const char *fmt, ...)
 {
 	va_list ap;

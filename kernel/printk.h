@@ -18,6 +18,13 @@ __printf(1, 2) void printk(const char *fmt, ...);
 void vprintk(const char *fmt, va_list ap);
 
 /*
+ * Writes the @n bytes at @s as they are, in one piece like printk() but
+ * with no length limit: a BENCH line carrying its samples is longer than
+ * PRINTK_MAX. Same contexts as printk().
+ */
+void printk_write(const char *s, size_t n);
+
+/*
  * Writes @first (the MMLAB header line), then every message held since boot,
  * and from then on writes messages straight to the console.
  */

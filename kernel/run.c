@@ -9,6 +9,7 @@
 #include "kernel/crash.h"
 #include "kernel/printk.h"
 #include "kernel/report.h"
+#include "kernel/smp.h"
 #include "tests/ktest.h"
 #include <arch/arch.h>
 
@@ -44,14 +45,41 @@ static __noreturn void run_selftests(const struct options *opt)
 	finish("pass", EXIT_PASS, NULL);
 }
 
+/*
+ * cpus= asking for more CPUs than came online can never be met on this
+ * machine: a usage error naming the word, before anything runs.
+ */
+static void check_cpus_online(const struct options *opt)
+{
+	unsigned last;
+
+	if (!opt->cpus.n)
+		return;
+	last = opt->cpus.count[opt->cpus.n - 1];
+	if (last <= ncpus_online)
+		return;
+	printk("mmlab: error: cpus=%u: only %u CPUs are online\n", last, ncpus_online);
+	finish("usage", EXIT_USAGE, "cpus= asks for more CPUs than are online");
+}
+
+/*
+ * A failed result fails the run; so does a run with no result at all, or
+ * one that skipped a CPU count or benchmark the command line asked for.
+ */
 static __noreturn void run_benchmarks(const struct options *opt)
 {
 	struct report_totals tot;
+	unsigned skipped_asked;
 
-	bench_run_all(opt);
+	check_cpus_online(opt);
+	skipped_asked = bench_run_all(opt);
 	tot = report_totals();
 	if (tot.failed)
 		finish("fail", EXIT_FAIL, NULL);
+	if (!tot.passed)
+		finish("fail", EXIT_FAIL, "no benchmark produced a result");
+	if (skipped_asked)
+		finish("fail", EXIT_FAIL, "a benchmark skipped what cpus= or bench= asked for");
 	finish("pass", EXIT_PASS, NULL);
 }
 

@@ -94,3 +94,44 @@ int stats_compute(u64 *v, unsigned n, struct stats *s)
 	s->stddev = isqrt_u128(div_u128(sq, n - 1));
 	return 0;
 }
+
+/* Exact binomial tail: C(n, i) summed in 128 bits, 2^n fits for n <= 120. */
+static unsigned median_ci_rank_exact(unsigned n)
+{
+	u128 total = (u128)1 << n, cum = 0, choose = 1;
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		cum += choose; /* 2^n * P(X <= i) */
+		if (cum * 40 > total)
+			break;
+		k = i + 1;
+		choose = div_u128(choose * (n - i), i + 1);
+	}
+	return k;
+}
+
+unsigned stats_median_ci_rank(unsigned n)
+{
+	u64 spread;
+
+	if (n <= STATS_CI_EXACT_N)
+		return median_ci_rank_exact(n);
+	/* 0.98 sqrt(n) in thousandths, then n/2 less that, rounded down. */
+	spread = 980 * isqrt_u64((u64)n * 1000000) / 1000;
+	return (unsigned)((500 * (u64)n - spread) / 1000);
+}
+
+int stats_median_ci(const u64 *v, unsigned n, u64 *lo, u64 *hi)
+{
+	unsigned k;
+
+	if (!n)
+		return -EINVAL;
+	k = stats_median_ci_rank(n);
+	if (!k)
+		k = 1;
+	*lo = v[k - 1];
+	*hi = v[n - k];
+	return 0;
+}

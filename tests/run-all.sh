@@ -217,6 +217,32 @@ done
 "$here/run.sh" --compare "$bench_runs/A" "$bench_runs/B" > "$bench_runs/compare.txt" 2>&1
 check bench_compare_runs "$([ $? = 0 ] && echo 1 || echo 0)"
 check bench_compare_change_column "$(has "$bench_runs/compare.txt" '%change')"
+# Issue 16: every result carries its samples, the variants' runs alternate,
+# and runs that cannot give what was asked for end failing, naming why.
+nsamples=$(grep -ac '^BENCH {.*"samples":\[[0-9]' "$bench_runs/A/serial.log")
+check bench_every_line_has_samples "$([ "$nbench" -gt 0 ] && [ "$nbench" = "$nsamples" ] && echo 1 || echo 0)" "BENCH $nbench, with samples $nsamples"
+"$PYTHON" - "$here/tools" "$bench_runs/A/serial.log" "$bench_runs/all/serial.log" > "$bench_runs/interleave.check" 2>&1 <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+from mmlab_log import parse_log
+from mmlab_records import interleaving_problems
+bad = []
+for path in sys.argv[2:]:
+    recs = parse_log(path).benches
+    bad += [f"{path}: no seq" for r in recs if not r.seq] + interleaving_problems(recs)
+print("\n".join(bad) or "interleaved")
+sys.exit(1 if bad else 0)
+PY
+check bench_variants_interleaved "$([ $? = 0 ] && echo 1 || echo 0)" "$(head -n 2 "$bench_runs/interleave.check" | tr '\n' ' ')"
+check bench_control_rows_marked "$(has "$bench_runs/A/table.txt" 'control \(2 CPUs: one target')"
+expect_run bench-cpus-beyond-online 2 --bench ipi --accel tcg --boot kernel --smp 2 -- cpus=64
+check bench_cpus_beyond_online_named "$(has "$last_log" '^mmlab: error: cpus=64: only 2 CPUs are online')"
+check bench_cpus_beyond_online_status "$(has "$last_log" '^MMLAB-DONE .*"status":"usage"')"
+expect_run bench-words-contradict 2 --bench swapfree --accel tcg --boot kernel --smp 2 -- swap_mb=4 swapfree_mb=8
+check bench_words_contradict_named "$(has "$last_log" "'swapfree_mb=8' contradicts 'swap_mb=4'")"
+# ipi needs 2 CPUs: on 1 nothing runs, and a run with no result fails.
+expect_run bench-no-result 1 --bench ipi --accel tcg --boot kernel --smp 1 -- iters=2
+check bench_no_result_reason "$(has "$last_log" '^MMLAB-DONE .*"skipped":1,"status":"fail","reason":"no benchmark produced a result"')"
 
 {
 	echo "KTAP version 1"

@@ -1,21 +1,28 @@
 /*
  * Self-tests of the benchmark harness with a probe benchmark: every
  * participating CPU runs each run exactly once per run, setup/prepare/
- * verify/teardown are called the promised number of times, a failing
- * variant is counted as failed while the sweep goes on, and idle_targets
- * keeps the other CPUs out of the loop. Kernel only (needs the CPUs).
+ * verify/teardown are called once per episode (one timed run after the
+ * warm-up), a failing variant is counted as failed and runs no more while
+ * the other goes on, idle_targets keeps the other CPUs out of the loop, the
+ * variants' episodes alternate in a seeded order, adaptive runs stay in the
+ * bench's range, and CPU counts outside it are counted as skipped. Kernel
+ * only (needs the CPUs).
  */
 #include "bench/bench.h"
 #include "errno.h"
 #include "kernel/cmdline.h"
 #include "lib/atomic.h"
+#include "lib/string.h"
 #include "tests/ktest.h"
 
 #define PROBE_ITERS 3
 #define PROBE_WARMUP 1
 
+#define PROBE_ORDER_MAX 64
+
 struct probe_counts {
 	u32 setup, prepare, verify, teardown;
+	u8 order[PROBE_ORDER_MAX]; /* the variant of each setup, in order */
 	u32 prepare_cpu[MAX_CPUS];
 	u32 runs[MAX_CPUS];
 };
@@ -24,6 +31,8 @@ static struct probe_counts probe;
 
 static int probe_setup(struct bench_ctx *c)
 {
+	if (probe.setup < PROBE_ORDER_MAX)
+		probe.order[probe.setup] = (u8)c->variant;
 	probe.setup++;
 	c->ops = 10;
 	return 0;
@@ -46,11 +55,13 @@ static void probe_run(struct bench_ctx *c, unsigned idx)
 	atomic_fetch_add(&probe.runs[c->cpu[idx]], 1);
 }
 
+static bool probe_breaks = true;
+
 /* The improved variant "breaks an invariant": the harness must count it failed. */
 static int probe_verify(struct bench_ctx *c)
 {
 	probe.verify++;
-	return c->variant == 1 ? -EINVAL : 0;
+	return probe_breaks && c->variant == 1 ? -EINVAL : 0;
 }
 
 static void probe_teardown(struct bench_ctx *c)
@@ -81,54 +92,137 @@ static struct bench probe_bench = {
 	.teardown = probe_teardown,
 };
 
-/* Runs the probe at one CPU count: ncpus_online. */
-static void run_probe(struct ktest *t, bool idle_targets, struct bench_outcome *out)
+/* Runs the probe at ncpus_online CPUs: @iters timed runs (0: adaptive), order from @seed. */
+static void run_probe_with(unsigned iters, unsigned seed, struct bench_outcome *out)
 {
 	static struct options opt;
 
 	options_set_defaults(&opt);
 	opt.cpus.n = 1;
 	opt.cpus.count[0] = ncpus_online;
+	opt.iters = iters;
+	opt.seed = seed;
 	probe = (struct probe_counts){ 0 };
-	probe_bench.idle_targets = idle_targets;
 	bench_set_diagnostic_results(true);
 	bench_run(&probe_bench, &opt, out);
 	bench_set_diagnostic_results(false);
+}
+
+static void run_probe(struct ktest *t, bool idle_targets, struct bench_outcome *out)
+{
+	probe_bench.idle_targets = idle_targets;
+	run_probe_with(PROBE_ITERS, 1, out);
+	probe_bench.idle_targets = false;
 	KEXPECT_EQ(t, out->skipped, 0);
 }
 
+/* Episodes: naive PROBE_ITERS, broken one (it fails its first verify and runs no more). */
 static void test_bench_counts_calls(struct ktest *t)
 {
 	struct bench_outcome out;
-	u32 runs = PROBE_ITERS + PROBE_WARMUP;
+	u32 runs = PROBE_WARMUP + 1, episodes = PROBE_ITERS + 1;
 
 	run_probe(t, false, &out);
 	KEXPECT_EQ(t, out.passed, 1);
 	KEXPECT_EQ(t, out.failed, 1); /* the "broken" variant, and the sweep went on */
-	KEXPECT_EQ(t, probe.setup, 2);
-	KEXPECT_EQ(t, probe.teardown, 2);
-	KEXPECT_EQ(t, probe.verify, 2);
-	KEXPECT_EQ(t, probe.prepare, 2 * runs);
+	KEXPECT_EQ(t, probe.setup, episodes);
+	KEXPECT_EQ(t, probe.teardown, episodes);
+	KEXPECT_EQ(t, probe.verify, episodes);
+	KEXPECT_EQ(t, probe.prepare, episodes * runs);
 	for (unsigned cpu = 0; cpu < ncpus_online; cpu++) {
-		KEXPECT_EQ(t, probe.runs[cpu], 2 * runs);
-		KEXPECT_EQ(t, probe.prepare_cpu[cpu], 2 * runs);
+		KEXPECT_EQ(t, probe.runs[cpu], episodes * runs);
+		KEXPECT_EQ(t, probe.prepare_cpu[cpu], episodes * runs);
 	}
 }
 
 static void test_bench_idle_targets(struct ktest *t)
 {
 	struct bench_outcome out;
-	u32 runs = PROBE_ITERS + PROBE_WARMUP;
+	u32 runs = PROBE_WARMUP + 1, episodes = PROBE_ITERS + 1;
 
 	run_probe(t, true, &out);
 	KEXPECT_EQ(t, out.passed + out.failed, 2);
-	KEXPECT_EQ(t, probe.runs[0], 2 * runs);
+	KEXPECT_EQ(t, probe.runs[0], episodes * runs);
 	for (unsigned cpu = 1; cpu < ncpus_online; cpu++)
 		KEXPECT_EQ(t, probe.runs[cpu], 0);
+}
+
+#define ORDER_ROUNDS 16
+
+/* Whether each round (pair of episodes) ran both variants; counts naive-first rounds. */
+static bool rounds_interleaved(unsigned *naive_first)
+{
+	*naive_first = 0;
+	for (unsigned r = 0; r < ORDER_ROUNDS; r++) {
+		if (probe.order[2 * r] == probe.order[2 * r + 1])
+			return false;
+		*naive_first += probe.order[2 * r] == 0;
+	}
+	return true;
+}
+
+/*
+ * Every round runs each variant once, in an order from seed=: both orders
+ * occur, the same seed gives the same order, another seed another one.
+ */
+static void test_bench_interleaves_variants(struct ktest *t)
+{
+	u8 first[2 * ORDER_ROUNDS];
+	struct bench_outcome out;
+	unsigned naive_first;
+
+	probe_breaks = false;
+	run_probe_with(ORDER_ROUNDS, 1, &out);
+	KEXPECT_EQ(t, out.passed, 2);
+	KASSERT_EQ(t, probe.setup, 2 * ORDER_ROUNDS);
+	KEXPECT(t, rounds_interleaved(&naive_first));
+	KEXPECT(t, naive_first > 0 && naive_first < ORDER_ROUNDS);
+	memcpy(first, probe.order, sizeof(first));
+	run_probe_with(ORDER_ROUNDS, 1, &out);
+	KEXPECT_EQ(t, memcmp(first, probe.order, sizeof(first)), 0);
+	run_probe_with(ORDER_ROUNDS, 2, &out);
+	KEXPECT(t, rounds_interleaved(&naive_first));
+	KEXPECT_NE(t, memcmp(first, probe.order, sizeof(first)), 0);
+	probe_breaks = true;
+}
+
+/* Without iters= the runs per variant stay within the bench's iters..max_iters. */
+static void test_bench_adaptive_range(struct ktest *t)
+{
+	struct bench_outcome out;
+
+	probe_breaks = false;
+	probe_bench.max_iters = 2 * PROBE_ITERS;
+	run_probe_with(0, 1, &out);
+	KEXPECT_EQ(t, out.passed, 2);
+	KEXPECT_EQ(t, probe.setup % 2, 0);
+	KEXPECT_GE(t, probe.setup / 2, PROBE_ITERS);
+	KEXPECT_LE(t, probe.setup / 2, 2 * PROBE_ITERS);
+	probe_bench.max_iters = 0;
+	probe_breaks = true;
+}
+
+/* A CPU count cpus= asks for outside the bench's range is skipped and counted as asked for. */
+static void test_bench_counts_skips(struct ktest *t)
+{
+	struct bench_outcome out;
+
+	if (ncpus_online < 2)
+		return ktest_skip(t, "needs 2 CPUs");
+	probe_bench.max_cpus = 1;
+	run_probe_with(PROBE_ITERS, 1, &out);
+	probe_bench.max_cpus = 0;
+	KEXPECT_EQ(t, out.passed + out.failed, 0);
+	KEXPECT_EQ(t, out.skipped, 2);
+	KEXPECT_EQ(t, out.skipped_asked, 2);
+	KEXPECT_EQ(t, probe.setup, 0);
 }
 
 static const struct ktest_case bench_cases[] = {
 	KTEST_CASE(test_bench_counts_calls),
 	KTEST_CASE(test_bench_idle_targets),
+	KTEST_CASE(test_bench_interleaves_variants),
+	KTEST_CASE(test_bench_adaptive_range),
+	KTEST_CASE(test_bench_counts_skips),
 };
 KTEST_SUITE(bench, bench_cases);

@@ -54,6 +54,7 @@ static void expect_defaults(struct ktest *t, const struct options *o)
 	KEXPECT_EQ(t, o->tlb_ceiling, 33);
 	KEXPECT_EQ(t, o->swap_mb, 512);
 	KEXPECT_EQ(t, o->swapfree_mb, 256);
+	KEXPECT_EQ(t, o->seed, 1);
 	KEXPECT_EQ(t, o->crash, OPT_CRASH_NONE);
 	KEXPECT_EQ(t, o->tsc_calibrate, OPT_TSC_AUTO);
 	KEXPECT_EQ(t, o->ap_nostart, 0);
@@ -83,7 +84,7 @@ static void test_cmdline_all_keys(struct ktest *t)
 	KASSERT(t, GOOD(t,
 			"mode=selftest bench=pin,tlb cpus=1,2,4 iters=0x10 format=lava "
 			"console=ttyS1 apic=x2apic ktest=tlb_naive timeout_ms=5000 "
-			"tlb_ceiling=64 swap_mb=128 swapfree_mb=512 tsc_calibrate=hpet "
+			"tlb_ceiling=64 swap_mb=512 swapfree_mb=128 seed=7 tsc_calibrate=hpet "
 			"ap_nostart=1",
 			&o));
 	KEXPECT_EQ(t, o.mode, OPT_MODE_SELFTEST);
@@ -99,8 +100,9 @@ static void test_cmdline_all_keys(struct ktest *t)
 	KEXPECT_STREQ(t, o.ktest, "tlb_naive");
 	KEXPECT_EQ(t, o.timeout_ms, 5000);
 	KEXPECT_EQ(t, o.tlb_ceiling, 64);
-	KEXPECT_EQ(t, o.swap_mb, 128);
-	KEXPECT_EQ(t, o.swapfree_mb, 512);
+	KEXPECT_EQ(t, o.swap_mb, 512);
+	KEXPECT_EQ(t, o.swapfree_mb, 128);
+	KEXPECT_EQ(t, o.seed, 7);
 	KEXPECT_EQ(t, o.tsc_calibrate, OPT_TSC_HPET);
 	KEXPECT_EQ(t, o.ap_nostart, 1);
 	KEXPECT(t, options_given(&o, "console") && options_given(&o, "swapfree_mb"));
@@ -158,13 +160,15 @@ static const struct {
 	const char *key;
 	size_t offset;
 	u32 min, max, def;
+	const char *partner; /* a word that keeps every value of the range consistent */
 } uint_keys[] = {
-	{ "iters", offsetof(struct options, iters), 1, OPT_ITERS_MAX, 0 },
-	{ "timeout_ms", offsetof(struct options, timeout_ms), 1, 600000, 1000 },
-	{ "tlb_ceiling", offsetof(struct options, tlb_ceiling), 1, 512, 33 },
-	{ "swap_mb", offsetof(struct options, swap_mb), 1, 16384, 512 },
-	{ "swapfree_mb", offsetof(struct options, swapfree_mb), 1, 16384, 256 },
-	{ "ap_nostart", offsetof(struct options, ap_nostart), 0, MAX_CPUS - 1, 0 },
+	{ "iters", offsetof(struct options, iters), 1, OPT_ITERS_MAX, 0, "" },
+	{ "timeout_ms", offsetof(struct options, timeout_ms), 1, 600000, 1000, "" },
+	{ "tlb_ceiling", offsetof(struct options, tlb_ceiling), 1, 512, 33, "" },
+	{ "swap_mb", offsetof(struct options, swap_mb), 1, 16384, 512, " swapfree_mb=1" },
+	{ "swapfree_mb", offsetof(struct options, swapfree_mb), 1, 16384, 256, " swap_mb=16384" },
+	{ "seed", offsetof(struct options, seed), 1, 1000000000, 1, "" },
+	{ "ap_nostart", offsetof(struct options, ap_nostart), 0, MAX_CPUS - 1, 0, "" },
 };
 
 static u32 uint_field(const struct options *o, size_t i)
@@ -179,15 +183,15 @@ static void test_cmdline_number_ranges(struct ktest *t)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(uint_keys); i++) {
-		const char *k = uint_keys[i].key;
+		const char *k = uint_keys[i].key, *p = uint_keys[i].partner;
 
 		options_set_defaults(&o);
 		KEXPECT_EQ(t, uint_field(&o, i), uint_keys[i].def);
-		fmt_snprintf(line, sizeof(line), "%s=%u", k, uint_keys[i].min);
+		fmt_snprintf(line, sizeof(line), "%s=%u%s", k, uint_keys[i].min, p);
 		KEXPECT(t, GOOD(t, line, &o) && uint_field(&o, i) == uint_keys[i].min);
-		fmt_snprintf(line, sizeof(line), "%s=%u", k, uint_keys[i].max);
+		fmt_snprintf(line, sizeof(line), "%s=%u%s", k, uint_keys[i].max, p);
 		KEXPECT(t, GOOD(t, line, &o) && uint_field(&o, i) == uint_keys[i].max);
-		fmt_snprintf(line, sizeof(line), "%s=%#x", k, uint_keys[i].max);
+		fmt_snprintf(line, sizeof(line), "%s=%#x%s", k, uint_keys[i].max, p);
 		KEXPECT(t, GOOD(t, line, &o) && uint_field(&o, i) == uint_keys[i].max);
 		fmt_snprintf(line, sizeof(line), "%s=%u", k, uint_keys[i].min - 1);
 		fmt_snprintf(word, sizeof(word), "value '%u' for '%s' out of range",
@@ -200,11 +204,29 @@ static void test_cmdline_number_ranges(struct ktest *t)
 	}
 }
 
+/*
+ * Words that contradict each other are a usage error naming both, also when
+ * one of them is a default; the same values in the right relation parse.
+ */
+static void test_cmdline_contradiction(struct ktest *t)
+{
+	struct options o;
+
+	BAD(t, "swap_mb=4 swapfree_mb=8",
+	    "'swapfree_mb=8' contradicts 'swap_mb=4': swapfree_mb must not exceed swap_mb");
+	BAD(t, "swapfree_mb=8 swap_mb=4", "'swapfree_mb=8' contradicts 'swap_mb=4'");
+	BAD(t, "swap_mb=128", "'swapfree_mb=256' (default) contradicts 'swap_mb=128'");
+	BAD(t, "swapfree_mb=1024", "'swapfree_mb=1024' contradicts 'swap_mb=512' (default)");
+	KEXPECT(t, GOOD(t, "swap_mb=8 swapfree_mb=8", &o) && o.swapfree_mb == 8 && o.swap_mb == 8);
+	KEXPECT(t, GOOD(t, "swap_mb=4 swapfree_mb=2", &o) && o.swapfree_mb == 2);
+}
+
 static void test_cmdline_bad_numbers(struct ktest *t)
 {
 	BAD(t, "iters=18446744073709551616",
 	    "value '18446744073709551616' for 'iters' out of range");
-	BAD(t, "iters=99999999999", "out of range (expected 1..10000)");
+	BAD(t, "iters=99999999999", "out of range (expected 1..1000)");
+	BAD(t, "iters=1001", "value '1001' for 'iters' out of range (expected 1..1000)");
 	BAD(t, "iters=abc", "bad value 'abc' for 'iters'");
 	BAD(t, "iters=-1", "bad value '-1' for 'iters'");
 	BAD(t, "iters=+1", "'+1'");
@@ -349,6 +371,7 @@ static const struct ktest_case cmdline_cases[] = {
 	KTEST_CASE(test_cmdline_enums),
 	KTEST_CASE(test_cmdline_number_ranges),
 	KTEST_CASE(test_cmdline_bad_numbers),
+	KTEST_CASE(test_cmdline_contradiction),
 	KTEST_CASE(test_cmdline_syntax_errors),
 	KTEST_CASE(test_cmdline_cpu_lists),
 	KTEST_CASE(test_cmdline_bench_lists),

@@ -31,6 +31,27 @@ static void test_json_object(struct ktest *t)
 		      "\"after\":3}");
 }
 
+/* Arrays of samples: values without keys, empty arrays, one left open is closed. */
+static void test_json_array(struct ktest *t)
+{
+	char buf[128];
+	struct json j;
+
+	json_begin(&j, buf, sizeof(buf));
+	json_array_begin(&j, "samples");
+	json_elem_fixed(&j, 1500, 3);
+	json_elem_fixed(&j, 2, 3);
+	json_array_end(&j);
+	json_array_begin(&j, "none");
+	json_array_end(&j);
+	json_u64(&j, "n", 2);
+	json_array_begin(&j, "seq");
+	json_elem_u64(&j, 0);
+	json_elem_u64(&j, 3);
+	KEXPECT_GT(t, json_end(&j), 0);
+	KEXPECT_STREQ(t, buf, "{\"samples\":[1.500,0.002],\"none\":[],\"n\":2,\"seq\":[0,3]}");
+}
+
 static void test_json_empty_nested(struct ktest *t)
 {
 	char buf[64];
@@ -59,6 +80,7 @@ static void test_json_overflow(struct ktest *t)
 static const struct ktest_case json_cases[] = {
 	KTEST_CASE(test_json_object),
 	KTEST_CASE(test_json_empty_nested),
+	KTEST_CASE(test_json_array),
 	KTEST_CASE(test_json_overflow),
 };
 KTEST_SUITE(json, json_cases);

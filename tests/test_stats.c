@@ -70,11 +70,38 @@ static void test_stats_sort(struct ktest *t)
 		KEXPECT_EQ(t, v[i], i);
 }
 
+/*
+ * Ranks of the median's 95% interval: the exact binomial values (n = 6: 1,
+ * 10: 2, 20: 6, 50: 18, 100: 40, 120: 49), none below 6, and the normal
+ * approximation beyond 120 (n = 200: floor(100 - 13.859) = 86).
+ */
+static void test_stats_median_ci(struct ktest *t)
+{
+	u64 v[10] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 }, lo, hi;
+
+	KEXPECT_EQ(t, stats_median_ci_rank(5), 0);
+	KEXPECT_EQ(t, stats_median_ci_rank(6), 1);
+	KEXPECT_EQ(t, stats_median_ci_rank(10), 2);
+	KEXPECT_EQ(t, stats_median_ci_rank(20), 6);
+	KEXPECT_EQ(t, stats_median_ci_rank(50), 18);
+	KEXPECT_EQ(t, stats_median_ci_rank(100), 40);
+	KEXPECT_EQ(t, stats_median_ci_rank(120), 49);
+	KEXPECT_EQ(t, stats_median_ci_rank(200), 86);
+	KASSERT_EQ(t, stats_median_ci(v, 10, &lo, &hi), 0);
+	KEXPECT_EQ(t, lo, 2);
+	KEXPECT_EQ(t, hi, 9);
+	KASSERT_EQ(t, stats_median_ci(v, 3, &lo, &hi), 0);
+	KEXPECT_EQ(t, lo, 1);
+	KEXPECT_EQ(t, hi, 3);
+	KEXPECT_EQ(t, stats_median_ci(v, 0, &lo, &hi), -EINVAL);
+}
+
 static const struct ktest_case stats_cases[] = {
 	KTEST_CASE(test_stats_small_set),
 	KTEST_CASE(test_stats_even_median),
 	KTEST_CASE(test_stats_single_and_empty),
 	KTEST_CASE(test_stats_large_values),
 	KTEST_CASE(test_stats_sort),
+	KTEST_CASE(test_stats_median_ci),
 };
 KTEST_SUITE(stats, stats_cases);

@@ -3,9 +3,11 @@
 Results are matched on (bench, params, metric, variant, cpus). Each match
 gives one row: A's median and spread, B's median and spread, and the
 percent change from A to B signed so that positive always means B is
-better, whichever way the metric points. A row whose change is larger than
-NOISE_FACTOR x the larger relative standard deviation is marked '*': it
-stands out from run-to-run noise. Results present on one side only are
+better, whichever way the metric points. A row is marked '*' only when the
+change is beyond the noise: with samples on both sides, when the 95%
+bootstrap interval of the ratio of medians (mmlab_stats) excludes 1; for a
+log without samples, when the change is larger than NOISE_FACTOR x the
+larger relative standard deviation. Results present on one side only are
 listed after the table.
 """
 from __future__ import annotations
@@ -16,7 +18,8 @@ from typing import List, Optional
 from mmlab_format import (describe_run, format_number, format_percent, format_spread,
                           render_table)
 from mmlab_records import NAIVE, BenchRecord, params_text
-from mmlab_stats import NOISE_FACTOR, exceeds_noise, percent_change
+from mmlab_stats import (NOISE_FACTOR, bootstrap_ratio_ci, ci_halfwidth_pct, exceeds_noise,
+                         percent_change, ratio_significant)
 
 MARK = "*"
 
@@ -50,6 +53,11 @@ def compare_pair(a, b, factor=NOISE_FACTOR):
     if a.better != b.better or a.unit != b.unit:
         return CompareRow(a, b, None, False, "unit or direction differs")
     change = percent_change(a.median, b.median, a.better)
+    if a.samples and b.samples:
+        # improvement_ratio(A, B) > 1 means B is better: the same sign as change.
+        ci = bootstrap_ratio_ci(a.samples, b.samples, a.better)
+        return CompareRow(a, b, change, ratio_significant(ci),
+                          "" if ci else "too few runs")
     return CompareRow(a, b, change, exceeds_noise(change, a.rsd, b.rsd, factor))
 
 
@@ -76,8 +84,12 @@ def render_compare(run_a, run_b, factor=NOISE_FACTOR):
     lines += [f"B: {run_b.path}"] + [f"   {d}" for d in describe_run(run_b.header)]
     lines += ["", "%change: positive means B is better than A (lower for lower-is-better "
               "metrics, higher for higher-is-better);",
-              f"{MARK} marks |%change| > {factor:g} x the larger ±stddev% of A and B "
-              "(beyond run-to-run noise).", ""]
+              "±: half the median's 95% confidence interval, % of the median ('sd': the "
+              "standard deviation, for a log without samples);",
+              f"{MARK} marks a change beyond run-to-run noise: the 95% bootstrap interval of "
+              "B's median over A's excludes 1",
+              f"(logs without samples: |%change| > {factor:g} x the larger ±stddev% of A and B).",
+              ""]
     lines += render_rows(rows) if rows else ["No result is present in both runs."]
     lines += _render_unmatched("A", only_a) + _render_unmatched("B", only_b)
     return "\n".join(lines) + "\n"
@@ -93,11 +105,21 @@ def render_rows(rows: List[CompareRow]):
 
 def _row_cells(row):
     a, b = row.a, row.b
-    change = row.note or format_percent(row.change, signed=True)
+    change = format_percent(row.change, signed=True)
+    if row.note:
+        change = row.note if row.change is None else f"{change} ({row.note})"
     change += " " + (MARK if row.significant else " ")
     return [a.bench, params_text(a.params, ",") or "-", a.metric, a.unit, a.variant,
-            str(a.cpus), format_number(a.median), format_spread(a.rsd),
-            format_number(b.median), format_spread(b.rsd), change]
+            str(a.cpus), format_number(a.median), _spread(a), format_number(b.median),
+            _spread(b), change]
+
+
+def _spread(rec):
+    """±CI% of the median from the samples, else the standard deviation ('sd')."""
+    if rec.samples:
+        half = ci_halfwidth_pct(rec.samples)
+        return "±?" if half is None else f"±{half:.1f}%"
+    return format_spread(rec.rsd) + "sd"
 
 
 def _render_unmatched(side, records):

@@ -24,7 +24,7 @@ from mmlab_ktap import Suite, counted_results, parse_ktap
 from mmlab_problems import (PART_BENCH, PART_HEADER, PART_LAVA, PART_TRAILER,
                             Problem, excerpt)
 from mmlab_records import (BenchRecord, bench_from_json, check_header, check_trailer,
-                           lava_from_line)
+                           interleaving_problems, lava_from_line)
 
 # ANSI/ECMA-48 escape sequences: CSI (ESC [ ... final byte, which covers OVMF's
 # ESC [ = 3 h as well as colours and cursor moves), charset designations
@@ -38,6 +38,8 @@ HEADER, TRAILER, BENCH, LAVA = "MMLAB", "MMLAB-DONE", "BENCH", "MMLAB-LAVA"
 START_RE = re.compile(r"^\s*(MMLAB-DONE|MMLAB-LAVA|BENCH|MMLAB(?=\s+\{))(?:\s|$)")
 # A record starting anywhere else in a line means output was run together.
 TAG_RE = re.compile(r"MMLAB-DONE \{|MMLAB-LAVA |MMLAB \{|BENCH \{")
+# A benchmark case that failed: '# bench FAIL <bench> <variant> cpus=K <params>: <why>'.
+FAIL_RE = re.compile(r"^# bench FAIL (\S+)(?: (\S+) cpus=(\d+)((?: [^:\s]+=[^:\s]+)*) ?)?: (.*)$")
 PART_OF_TAG = {HEADER: PART_HEADER, TRAILER: PART_TRAILER, BENCH: PART_BENCH,
                LAVA: PART_LAVA}
 
@@ -56,6 +58,7 @@ class SerialLog:
     ktap: List[Suite] = field(default_factory=list)
     problems: List[Problem] = field(default_factory=list)
     bench_lines: int = 0
+    failures: List[dict] = field(default_factory=list)  # '# bench FAIL' lines
 
     @property
     def is_kernel_log(self):
@@ -77,6 +80,7 @@ class SerialLog:
             "lava": self.lava,
             "ktap": [s.to_dict() for s in self.ktap],
             "problems": [p.to_dict() for p in self.problems],
+            "failures": self.failures,
         }
 
 
@@ -103,6 +107,7 @@ def parse_text(text, path="<log>"):
     for no, line in lines:
         if not _take_tagged(log, no, line, cut_off and no == last):
             ktap_lines.append((no, line))
+            _take_failure(log, no, line)
     log.ktap, ktap_problems = parse_ktap(ktap_lines)
     log.problems += ktap_problems
     _check_whole(log)
@@ -147,6 +152,23 @@ def _take_tagged(log, no, line, cut_off):
     else:
         _take_trailer(log, no, obj)
     return True
+
+
+def bench_failure(line, no=None):
+    """The dict of a '# bench FAIL' line (bench, variant, cpus, params, why), or None."""
+    m = FAIL_RE.match(line)
+    if not m:
+        return None
+    bench, variant, cpus, params, why = m.groups()
+    words = dict(w.split("=", 1) for w in (params or "").split())
+    return {"bench": bench, "variant": variant, "cpus": int(cpus) if cpus else None,
+            "params": words, "why": why, "line": no}
+
+
+def _take_failure(log, no, line):
+    failure = bench_failure(line, no)
+    if failure:
+        log.failures.append(failure)
 
 
 def _take_garbled(log, no, line, starts):
@@ -233,12 +255,14 @@ def _take_lava(log, no, line):
 
 
 def _check_whole(log):
-    """Problems only the whole log shows: no header, no trailer (truncated)."""
+    """Problems only the whole log shows: no header, no trailer (truncated), variants run apart."""
     if log.header_line is None:
         log.problems.append(Problem(None, "no-header", "no MMLAB header line", PART_HEADER))
     if log.has_mmlab_output and log.trailer_line is None:
         log.problems.append(Problem(None, "truncated", "no MMLAB-DONE trailer: the log is "
                                     "truncated (guest killed or hung?)", PART_TRAILER))
+    log.problems += [Problem(None, "not-interleaved", message, PART_BENCH)
+                     for message in interleaving_problems(log.benches)]
 
 
 # --- command line --------------------------------------------------------

@@ -1,7 +1,8 @@
 """Plots of a run's results through gnuplot: one PNG and one SVG per group.
 
 Each plot shows a metric's median against the CPU count for every variant
-of one benchmark and parameter set, with min..max as error bars. gnuplot
+of one benchmark and parameter set, with the median's 95% confidence
+interval as error bars (min..max for a log without samples). gnuplot
 is fed a script on standard input, the data inline as datablocks, so no
 temporary files are left behind. PNG uses pngcairo when gnuplot has it and
 the plain png terminal otherwise.
@@ -13,6 +14,7 @@ import shutil
 import subprocess
 
 from mmlab_groups import plot_stems
+from mmlab_stats import median_ci
 
 GNUPLOT_TIMEOUT = 60
 SIZE = "800,500"
@@ -75,9 +77,22 @@ def gnuplot_script(group, base, subtitle=""):
 
 
 def data_block(group, variant):
-    """'cpus median min max' lines for one variant, by ascending CPU count."""
+    """'cpus median low high' lines for one variant, by ascending CPU count."""
     rows = sorted(group.variants[variant].items())
-    return "".join(f"{cpus} {r.median!r} {r.min!r} {r.max!r}\n" for cpus, r in rows)
+    return "".join(f"{cpus} {r.median!r} {_bar(r)[0]!r} {_bar(r)[1]!r}\n" for cpus, r in rows)
+
+
+def _bar(rec):
+    """The error bar of a point: the median's 95% interval, else min..max."""
+    if rec.samples:
+        return median_ci(rec.samples)
+    return rec.min, rec.max
+
+
+def _bar_label(group):
+    """What the bars show: the interval when every point has samples."""
+    records = [r for by_cpus in group.variants.values() for r in by_cpus.values()]
+    return "95% CI of the median" if all(r.samples for r in records) else "min..max"
 
 
 def _axes(group, subtitle):
@@ -88,7 +103,7 @@ def _axes(group, subtitle):
         title += "\n" + subtitle
     lines = [
         f"set title {quote(title)}",
-        'set xlabel "CPUs  (points: median, bars: min..max)"',
+        f'set xlabel "CPUs  (points: median, bars: {_bar_label(group)})"',
         f"set ylabel {quote(f'{group.metric} [{group.unit}]')}",
         "set key top left box opaque", "set grid", "set yrange [0:*]",
         "set xtics (" + ", ".join(str(c) for c in cpus) + ")",

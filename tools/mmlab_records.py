@@ -27,6 +27,8 @@ BENCH_KEYS = ("bench", "variant", "cpus", "params", "metric", "unit", "better", 
               *STAT_KEYS, "counters")
 # Optional statistics in other units, e.g. median_ns.
 EXTRA_STAT_RE = re.compile(r"^(?:median|min|max|mean|stddev)_\w+$")
+# Optional arrays and flags (docs/output.md): checked by _check_design.
+DESIGN_KEYS = ("samples", "seq", "median_ci", "control", "control_why")
 LAVA_RE = re.compile(r"^MMLAB-LAVA test_case_id=(\S+) result=(\S+) measurement=(\S+)"
                      r" units=(\S+)\s*$")
 LAVA_RESULTS = ("pass", "fail", "skip", "unknown")
@@ -60,6 +62,26 @@ class BenchRecord:
     def improved(self):
         """True for the batched/fixed/cached variant, False for the naive one."""
         return self.variant != NAIVE
+
+    @property
+    def samples(self):
+        """The timed runs' values in the order they ran, or None (a log from before samples)."""
+        return self.extra.get("samples")
+
+    @property
+    def seq(self):
+        """Each sample's place in its case's run order (all variants), or None."""
+        return self.extra.get("seq")
+
+    @property
+    def control(self):
+        """True when the variants do the same work here: the ratio is a control, not a result."""
+        return self.extra.get("control") is True
+
+    @property
+    def control_why(self):
+        """The benchmark's reason for a control, or ''."""
+        return self.extra.get("control_why") or ""
 
     @property
     def rsd(self):
@@ -104,7 +126,8 @@ def bench_from_json(obj, line=None):
     if missing:
         problems.append(_bench_problem(line, "missing-field",
                                        f"BENCH lacks {', '.join(missing)}"))
-    for check in (_check_texts, _check_counts, _check_objects, _check_stats, _check_extra):
+    for check in (_check_texts, _check_counts, _check_objects, _check_stats, _check_extra,
+                  _check_design):
         problems += check(obj, line)
     if problems:
         return None, problems
@@ -163,7 +186,40 @@ def _check_stats(obj, line):
 def _check_extra(obj, line):
     """Optional statistics such as median_ns must be finite numbers too."""
     return [_number_problem(line, f"'{k}'", v) for k, v in obj.items()
-            if k not in BENCH_KEYS and EXTRA_STAT_RE.match(k) and not is_number(v)]
+            if k not in BENCH_KEYS and k not in DESIGN_KEYS and EXTRA_STAT_RE.match(k)
+            and not is_number(v)]
+
+
+def _check_design(obj, line):
+    """samples: runs finite numbers; seq: runs distinct counts; median_ci: a pair around median."""
+    problems = []
+    runs = obj.get("runs")
+    for key, ok in (("samples", is_number), ("seq", lambda v: _is_int(v) and v >= 0)):
+        if key not in obj:
+            continue
+        values = obj[key]
+        if not isinstance(values, list) or not all(ok(v) for v in values):
+            problems.append(_bench_problem(line, "bad-type", f"BENCH '{key}' must be a list of "
+                                           + ("numbers" if key == "samples" else "counts")))
+        elif _is_int(runs) and len(values) != runs:
+            problems.append(_bench_problem(line, "inconsistent", f"BENCH has {len(values)} "
+                                           f"{key} for {runs} runs"))
+    if "median_ci" in obj:
+        problems += _check_median_ci(obj, line)
+    if "control" in obj and not isinstance(obj["control"], bool):
+        problems.append(_bench_problem(line, "bad-type", "BENCH 'control' must be true or false"))
+    return problems
+
+
+def _check_median_ci(obj, line):
+    ci, med = obj["median_ci"], obj.get("median")
+    if not (isinstance(ci, list) and len(ci) == 2 and all(is_number(v) for v in ci)):
+        return [_bench_problem(line, "bad-type", "BENCH 'median_ci' must be [low, high]")]
+    slack = ORDER_SLACK * max(abs(ci[0]), abs(ci[1]), 1.0)
+    if is_number(med) and not ci[0] - slack <= med <= ci[1] + slack:
+        return [_bench_problem(line, "inconsistent",
+                               f"BENCH median {med} is outside median_ci {ci[0]}..{ci[1]}")]
+    return []
 
 
 def _number_problem(line, what, value):
@@ -245,3 +301,33 @@ def lava_from_line(text, line=None):
                               f"finite measurement: {excerpt(text)}", PART_LAVA)]
     return {"test_case_id": case_id, "result": result, "measurement": value,
             "units": units, "line": line}, []
+
+
+# --- run order -----------------------------------------------------------
+
+def interleaving_problems(records):
+    """Cases whose variants did not alternate run by run, as messages.
+
+    The harness runs rounds of one timed run per variant, so for every
+    round r the r-th runs of all variants of a case (bench, params, cpus)
+    come before any variant's (r+1)-th, and no run order position repeats.
+    Records without 'seq' (older logs) are not judged.
+    """
+    cases = {}
+    for r in records:
+        if r.seq is not None:
+            cases.setdefault((r.bench, r.params_key(), r.cpus), []).append(r)
+    problems = []
+    for (bench, params, cpus), recs in cases.items():
+        where = f"{bench} {params} cpus={cpus}"
+        every = [s for r in recs for s in r.seq]
+        if len(set(every)) != len(every):
+            problems.append(f"{where}: a run order position repeats")
+            continue
+        rounds = min(len(r.seq) for r in recs)
+        for i in range(rounds - 1):
+            if max(r.seq[i] for r in recs) > min(r.seq[i + 1] for r in recs):
+                problems.append(f"{where}: run {i + 2} of one variant came before run "
+                                f"{i + 1} of another: not interleaved")
+                break
+    return problems

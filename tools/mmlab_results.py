@@ -39,7 +39,8 @@ def cmd_report(args):
         return _fail(f"{args.log}: {log.problems[0].message}", 2)
     os.makedirs(args.outdir, exist_ok=True)
     write_results_json(log, os.path.join(args.outdir, RESULTS_NAME))
-    table = render_results_table(log.benches, log.header, log.problems)
+    table = render_results_table(log.benches, log.header, log.problems, log.failures,
+                                 log.trailer)
     with open(os.path.join(args.outdir, TABLE_NAME), "w") as f:
         f.write(table)
     sys.stdout.write(table)

@@ -2,11 +2,13 @@
 
 Plain functions over numbers: median, mean, sample standard deviation,
 relative spread, the A/B ratio and percent change that respect a metric's
-direction ("lower" or "higher" is better), and the noise test that decides
-whether a change stands out from run-to-run spread. Nothing here reads logs
-or formats text.
+direction ("lower" or "higher" is better), the median's confidence
+interval, a bootstrap interval for ratios, Tukey outlier counts, and the
+tests that decide whether a difference stands out from run-to-run noise.
+Nothing here reads logs or formats text.
 """
 import math
+import random
 import statistics
 
 LOWER = "lower"
@@ -110,3 +112,93 @@ def _check_better(better):
     """Refuse a direction other than 'lower' or 'higher'."""
     if better not in (LOWER, HIGHER):
         raise ValueError(f"better must be 'lower' or 'higher', not {better!r}")
+
+
+# --- confidence intervals, significance, outliers ------------------------
+#
+# The kernel and these tools compute the median's 95% interval the same way
+# (lib/stats.c stats_median_ci_rank): distribution-free order statistics,
+# exact binomial ranks up to CI_EXACT_N samples, the normal approximation
+# above. Ratios get a percentile bootstrap with a fixed seed, so a table is
+# the same every time it is made from the same log. docs/output.md says why.
+
+CI_EXACT_N = 120
+CI_MIN_N = 6           # fewer samples: no interval of them reaches 95%
+BOOTSTRAP_REPS = 2000
+BOOTSTRAP_SEED = 16    # fixed: the same log always gives the same table
+TUKEY_K = 1.5
+CI_TARGET_PCT = 5.0    # bench/bench.h BENCH_CI_TARGET_PCT
+
+
+def median_ci_rank(n):
+    """The 1-based rank k of the median's 95% interval [x(k), x(n+1-k)]; 0 when n < 6."""
+    if n <= CI_EXACT_N:
+        total, cum, choose, k = 1 << n, 0, 1, 0
+        for i in range(n):
+            cum += choose
+            if cum * 40 > total:
+                break
+            k = i + 1
+            choose = choose * (n - i) // (i + 1)
+        return k
+    spread = 980 * math.isqrt(n * 1000000) // 1000
+    return (500 * n - spread) // 1000
+
+
+def median_ci(values):
+    """(low, high) 95% interval of the median of values (the whole range when n < 6)."""
+    v = sorted(_checked(values))
+    k = max(median_ci_rank(len(v)), 1)
+    return v[k - 1], v[len(v) - k]
+
+
+def ci_halfwidth_pct(values):
+    """Half the median's 95% interval as a percentage of the median (None if undefined)."""
+    lo, hi = median_ci(values)
+    centre = median(values)
+    if centre == 0:
+        return None if hi != lo else 0.0
+    return (hi - lo) / 2.0 / abs(centre) * 100.0
+
+
+def tukey_outliers(values):
+    """How many values lie outside Tukey's fences (Q1 - 1.5 IQR, Q3 + 1.5 IQR).
+
+    Quartiles are statistics.quantiles(method='inclusive'); fewer than four
+    values have no quartiles and no outliers.
+    """
+    values = _checked(values)
+    if len(values) < 4:
+        return 0
+    q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    lo, hi = q1 - TUKEY_K * (q3 - q1), q3 + TUKEY_K * (q3 - q1)
+    return sum(1 for v in values if v < lo or v > hi)
+
+
+def bootstrap_ratio_ci(naive, improved, better, reps=BOOTSTRAP_REPS, seed=BOOTSTRAP_SEED):
+    """95% percentile-bootstrap interval of improvement_ratio(median(naive), median(improved)).
+
+    Each side is resampled with replacement on its own (the runs are
+    independent). Returns (low, high), or None when either side has fewer
+    than CI_MIN_N samples or a resampled median is zero.
+    """
+    naive, improved = _checked(naive), _checked(improved)
+    _check_better(better)
+    if len(naive) < CI_MIN_N or len(improved) < CI_MIN_N:
+        return None
+    rng = random.Random(seed)
+    ratios = []
+    for _ in range(reps):
+        a = statistics.median(rng.choices(naive, k=len(naive)))
+        b = statistics.median(rng.choices(improved, k=len(improved)))
+        r = improvement_ratio(a, b, better)
+        if r is None:
+            return None
+        ratios.append(r)
+    ratios.sort()
+    return ratios[int(reps * 0.025)], ratios[int(reps * 0.975) - 1]
+
+
+def ratio_significant(ci):
+    """True when a ratio's interval excludes 1 (no interval: not significant)."""
+    return ci is not None and (ci[0] > 1.0 or ci[1] < 1.0)

@@ -3,34 +3,56 @@
 One section per benchmark, parameter set and metric (and improved variant,
 should a benchmark have several), one row per CPU count:
 
-  cpus | naive median | ±sd% | improved median | ±sd% | ratio | counters...
+  cpus | naive median | ±CI | improved median | ±CI | ratio | 95% CI | outliers | counters... | note
 
-Medians carry the unit in the column header. The ratio is how many times
-better the improved design is, whichever way the metric points (so > 1
-always means it wins). Each counter column holds 'naive / improved' per
-operation (headed by the counter's name less '_per_op'; a benchmark that
-counts per larger unit keeps its '_per_<unit>' suffix); only counters that
-are non-zero somewhere in the section are shown, at most MAX_COUNTERS.
+Medians carry the unit in the column header. ±CI is half the median's 95%
+confidence interval as a percentage of the median (from the samples; a log
+without samples shows the standard deviation instead, marked 'sd'). The
+ratio is how many times better the improved design is, whichever way the
+metric points (so > 1 always means it wins), with its bootstrap interval;
+a ratio whose interval includes 1 is printed '~1.03x' (not significant),
+one with too few runs for an interval '?1.03x'. A row the benchmark marks
+as a control (both designs do the same work) says so in its note, and a
+control whose ratio is significantly different from 1 is flagged: that is
+a bias in the set-up, not a result. Outliers (Tukey's fences) are counted,
+never dropped. Each counter column holds 'naive / improved' per operation
+(headed by the counter's name less '_per_op'); only counters that are
+non-zero somewhere in the section are shown, at most MAX_COUNTERS. Failed
+cases and a failing trailer are listed after the sections.
 """
-from mmlab_format import (describe_run, format_count, format_number, format_ratio,
-                          format_spread, render_table)
+from mmlab_format import (describe_run, format_count, format_number, format_percent,
+                          format_ratio, format_spread, render_table)
 from mmlab_groups import group_results
 from mmlab_records import NAIVE
-from mmlab_stats import improvement_ratio
+from mmlab_stats import (BOOTSTRAP_REPS, BOOTSTRAP_SEED, CI_MIN_N, CI_TARGET_PCT,
+                         bootstrap_ratio_ci, ci_halfwidth_pct, improvement_ratio,
+                         ratio_significant, tukey_outliers)
 
 MAX_COUNTERS = 4
 PER_OP = "_per_op"
+NOT_SIGNIFICANT = "~"
+NO_INTERVAL = "?"
 LEGEND = [
     "ratio: how many times better the improved variant is than naive "
     "(naive/improved when lower is better,",
-    "       improved/naive when higher is better): > 1 means the improved design wins.",
-    "±: standard deviation as a percentage of the median. "
+    "       improved/naive when higher is better): > 1 means the improved design wins;",
+    f"       '{NOT_SIGNIFICANT}' marks a ratio whose 95% CI includes 1 (not significant), "
+    f"'{NO_INTERVAL}' one with fewer than {CI_MIN_N} runs a side.",
+    f"95% CI: percentile bootstrap of the ratio of medians ({BOOTSTRAP_REPS} resamples, "
+    f"seed {BOOTSTRAP_SEED}).",
+    "±CI: half the median's 95% confidence interval (order statistics), as % of the median; "
+    f"the harness aims at ±{CI_TARGET_PCT:g}%.",
+    "outliers: runs outside Tukey's fences (1.5 IQR), naive / improved. They stay in every "
+    "statistic: under TCG a vCPU",
+    "       descheduled by the host is part of the measurement environment, not an error.",
+    "control: the designs do the same work there; the ratio must be 1 within noise and is "
+    "not a result.",
     "Counters are per operation (per <unit> where the name ends so), shown as naive / improved.",
 ]
 
 
-def render_results_table(records, header=None, problems=()):
-    """The whole table.txt text for a run's records."""
+def render_results_table(records, header=None, problems=(), failures=(), trailer=None):
+    """The whole table.txt text for a run's records, failed cases and trailer."""
     lines = describe_run(header) + [""] + LEGEND
     groups = group_results(records)
     if not groups:
@@ -38,6 +60,7 @@ def render_results_table(records, header=None, problems=()):
     for group in groups:
         for improved in group.improved_variants() or [None]:
             lines += [""] + render_section(group, improved)
+    lines += render_failures(failures) + render_status(trailer)
     if problems:
         lines += ["", f"{len(problems)} problem(s) in the log; see results.json:"]
         lines += [f"  {p}" for p in problems]
@@ -50,22 +73,80 @@ def render_section(group, improved):
     title = (f"{group.title}: {group.metric} in {group.unit}, {group.better} is better"
              f" ({NAIVE} vs {other})")
     counters = main_counters(group, improved)
-    headers = ["cpus", f"{NAIVE} ({group.unit})", "±", f"{other} ({group.unit})", "±", "ratio"]
-    headers += [counter_label(c) for c in counters]
+    headers = ["cpus", f"{NAIVE} ({group.unit})", "±CI", f"{other} ({group.unit})", "±CI",
+               "ratio", "95% CI", "outliers"]
+    headers += [counter_label(c) for c in counters] + ["note"]
     rows = [section_row(group, improved, cpus, counters) for cpus in group.cpu_counts()]
-    return [title] + render_table(headers, rows, "rrrrrr" + "r" * len(counters))
+    return [title] + render_table(headers, rows, "rrrrrrrr" + "r" * len(counters) + "l")
+
+
+def compare_pair(naive, better, direction):
+    """(ratio, interval or None, significant) of two records of one CPU count."""
+    ratio = improvement_ratio(naive.median, better.median, direction)
+    ci = None
+    if naive.samples and better.samples:
+        ci = bootstrap_ratio_ci(naive.samples, better.samples, direction)
+    return ratio, ci, ratio_significant(ci)
 
 
 def section_row(group, improved, cpus, counters):
     """The cells of one CPU count's row."""
     naive = group.result(NAIVE, cpus)
     better = group.result(improved, cpus) if improved else None
-    ratio = None
+    cells = [str(cpus), _median(naive), _spread(naive), _median(better), _spread(better)]
     if naive and better:
-        ratio = improvement_ratio(naive.median, better.median, group.better)
-    cells = [str(cpus), _median(naive), _spread(naive), _median(better), _spread(better),
-             format_ratio(ratio) if naive and better else "-"]
-    return cells + [f"{_counter(naive, c)} / {_counter(better, c)}" for c in counters]
+        ratio, ci, significant = compare_pair(naive, better, group.better)
+        cells += [_ratio_cell(ratio, ci, significant), _interval(ci),
+                  f"{_outliers(naive)} / {_outliers(better)}"]
+        note = _note(naive, better, ci, significant)
+    else:
+        cells += ["-", "-", f"{_outliers(naive)} / {_outliers(better)}"]
+        note = ""
+    return cells + [f"{_counter(naive, c)} / {_counter(better, c)}" for c in counters] + [note]
+
+
+def _ratio_cell(ratio, ci, significant):
+    if ratio is None:
+        return format_ratio(None)
+    mark = "" if significant else (NOT_SIGNIFICANT if ci else NO_INTERVAL)
+    return mark + format_ratio(ratio)
+
+
+def _interval(ci):
+    return "-" if ci is None else f"{ci[0]:.2f}-{ci[1]:.2f}x"
+
+
+def _note(naive, better, ci, significant):
+    """Control rows say so (and are flagged when their ratio is not 1); few runs too."""
+    if naive.control or better.control:
+        why = naive.control_why or better.control_why
+        text = f"control ({why})" if why else "control"
+        return text + (": differs from 1, a bias in the set-up" if significant else "")
+    if ci is None and naive.samples and better.samples:
+        return f"fewer than {CI_MIN_N} runs: no interval"
+    return ""
+
+
+def render_failures(failures):
+    """Lines naming every failed case and why."""
+    if not failures:
+        return []
+    lines = ["", f"{len(failures)} failed case(s):"]
+    for f in failures:
+        where = " ".join(filter(None, [f["bench"], f.get("variant"),
+                                        f"cpus={f['cpus']}" if f.get("cpus") else "",
+                                        *(f"{k}={v}" for k, v in f.get("params", {}).items())]))
+        lines.append(f"  {where}: {f['why']}")
+    return lines
+
+
+def render_status(trailer):
+    """A line for a run whose trailer did not pass, with its counts and reason."""
+    if not trailer or trailer.get("status") == "pass":
+        return []
+    reason = f": {trailer['reason']}" if trailer.get("reason") else ""
+    return ["", f"Run status {trailer.get('status')}{reason} (passed {trailer.get('passed')}, "
+            f"failed {trailer.get('failed')}, skipped {trailer.get('skipped')})"]
 
 
 def main_counters(group, improved):
@@ -90,10 +171,26 @@ def _median(rec):
 
 
 def _spread(rec):
-    return format_spread(rec.rsd) if rec else "-"
+    """±CI% from the samples; the standard deviation ('sd') for a log without them."""
+    if rec is None:
+        return "-"
+    if rec.samples:
+        half = ci_halfwidth_pct(rec.samples)
+        return "±?" if half is None else f"±{half:.1f}%"
+    return format_spread(rec.rsd) + "sd"
+
+
+def _outliers(rec):
+    if rec is None or not rec.samples:
+        return "-"
+    return str(tukey_outliers(rec.samples))
 
 
 def _counter(rec, name):
     if rec is None or name not in rec.counters:
         return "-"
     return format_count(rec.counters[name])
+
+
+__all__ = ["render_results_table", "render_section", "section_row", "main_counters",
+           "counter_label", "compare_pair", "format_percent"]

@@ -45,12 +45,15 @@ class TestResultsTable(unittest.TestCase):
         lines = section(self.text, "tlb pages=512")
         self.assertEqual(lines[0], "tlb pages=512: cycles_per_op in cycles, lower is better"
                                    " (naive vs batched)")
-        self.assertEqual(lines[1].split(), ["cpus", "naive", "(cycles)", "±", "batched",
-                                            "(cycles)", "±", "ratio", "ipi_sent",
-                                            "flush_single", "flush_full"])
+        self.assertEqual(lines[1].split(), ["cpus", "naive", "(cycles)", "±CI", "batched",
+                                            "(cycles)", "±CI", "ratio", "95%", "CI",
+                                            "outliers", "ipi_sent", "flush_single",
+                                            "flush_full", "note"])
         self.assertEqual(set(lines[2]), {"-", " "})
-        self.assertEqual(lines[3].split(), ["1", "1210", "±1.00%", "302.5", "±1.32%", "4.00x",
-                                            "0", "/", "0", "1", "/", "0", "0", "/", "0.002"])
+        # A log from before samples: standard deviations ('sd'), no interval ('?').
+        self.assertEqual(lines[3].split(), ["1", "1210", "±1.00%sd", "302.5", "±1.32%sd",
+                                            "?4.00x", "-", "-", "/", "-", "0", "/", "0", "1",
+                                            "/", "0", "0", "/", "0.002"])
         self.assertEqual(len(lines), 6)  # title, header, rule, 3 CPU counts
 
     def test_columns_line_up(self):
@@ -73,7 +76,7 @@ class TestResultsTable(unittest.TestCase):
     def test_bench_without_improved_variant(self):
         ipi = section(self.text, "ipi target=all")
         self.assertIn("(naive vs improved)", ipi[0])
-        self.assertEqual(ipi[3].split()[:6], ["2", "2100", "±1.90%", "-", "-", "-"])
+        self.assertEqual(ipi[3].split()[:6], ["2", "2100", "±1.90%sd", "-", "-", "-"])
 
     def test_problems_are_listed(self):
         log = parse_log(data("bench_truncated.log"))

@@ -1,0 +1,236 @@
+/*
+ * The result lines of the benchmark harness (see bench/bench_result.h):
+ * a BENCH {json} line per variant of a case, with its statistics, every
+ * sample, the run order and the median's confidence interval, and the
+ * MMLAB-LAVA line with format=lava. Boot CPU only, after a case's runs.
+ */
+#include "bench/bench_result.h"
+#include "kernel/cmdline.h"
+#include "kernel/json.h"
+#include "kernel/printk.h"
+#include "lib/format.h"
+#include "lib/math.h"
+#include "lib/stats.h"
+#include "lib/string.h"
+#include <arch/arch.h>
+
+/* A BENCH line with every sample: up to 2 x BENCH_MAX_RUNS numbers of ~20 characters. */
+static char line[65536];
+static u64 sorted[BENCH_MAX_RUNS];
+static bool results_as_diagnostics;
+
+void bench_set_diagnostic_results(bool on)
+{
+	results_as_diagnostics = on;
+}
+
+static const char *metric_name(const struct bench *b)
+{
+	static const char *const names_[] = {
+		[BENCH_CYCLES_PER_OP] = "cycles_per_op",
+		[BENCH_US_PER_RUN] = "us_per_run",
+		[BENCH_BYTES_PER_MS] = "bytes_per_ms",
+		[BENCH_OPS_PER_SEC] = "ops_per_sec",
+	};
+
+	return b->metric_name ? b->metric_name : names_[b->metric];
+}
+
+static const char *metric_unit(const struct bench *b)
+{
+	static const char *const units[] = {
+		[BENCH_CYCLES_PER_OP] = "cycles",
+		[BENCH_US_PER_RUN] = "us",
+		[BENCH_BYTES_PER_MS] = "bytes/ms",
+		[BENCH_OPS_PER_SEC] = "ops/s",
+	};
+
+	return b->unit ? b->unit : units[b->metric];
+}
+
+static bool higher_is_better(const struct bench *b)
+{
+	return b->metric == BENCH_BYTES_PER_MS || b->metric == BENCH_OPS_PER_SEC;
+}
+
+void bench_case_label(const struct bench_ctx *c, char *buf, size_t size, char sep, char eq)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < BENCH_MAX_PARAMS && c->b->param_names[i] && n + 1 < size; i++) {
+		const char *const *words = c->b->param_words[i];
+		u64 v = c->bcase->param[i];
+
+		if (i) {
+			buf[n++] = sep;
+			buf[n] = '\0';
+		}
+		if (words)
+			n += fmt_snprintf(buf + n, size - n, "%s%c%s", c->b->param_names[i], eq, words[v]);
+		else
+			n += fmt_snprintf(buf + n, size - n, "%s%c%lu", c->b->param_names[i], eq,
+					  (unsigned long)v);
+	}
+}
+
+static void json_params(struct json *j, const struct bench_ctx *c)
+{
+	json_object_begin(j, "params");
+	for (unsigned i = 0; i < BENCH_MAX_PARAMS && c->b->param_names[i]; i++) {
+		const char *const *words = c->b->param_words[i];
+
+		if (words)
+			json_str(j, c->b->param_names[i], words[c->bcase->param[i]]);
+		else
+			json_u64(j, c->b->param_names[i], c->bcase->param[i]);
+	}
+	json_object_end(j);
+}
+
+/* Each listed counter per operation (or per counter_unit), over every timed run, in thousandths. */
+static void json_counters(struct json *j, const struct bench_ctx *c, const struct variant_runs *vr)
+{
+	const u64 *counter_sum = vr->counter_sum;
+	unsigned runs = vr->n;
+	const char *unit = c->b->counter_unit ? c->b->counter_unit : "op";
+	u64 unit_ops = c->b->counter_unit ? MAX(c->b->counter_unit_ops, 1ull) : 1;
+	char key[48];
+
+	json_object_begin(j, "counters");
+	for (unsigned i = 0; i < c->b->ncounters; i++) {
+		enum pcpu_counter k = c->b->counters[i];
+		u64 per_unit = mul_div_u64(counter_sum[k], 1000 * unit_ops, MAX(c->ops * runs, 1ull));
+
+		fmt_snprintf(key, sizeof(key), "%s_per_%s", percpu_counter_name(k), unit);
+		json_fixed(j, key, (s64)per_unit, 3);
+	}
+	json_object_end(j);
+}
+
+static void json_stats(struct json *j, const struct stats *st)
+{
+	json_fixed(j, "median", (s64)st->median, 3);
+	json_fixed(j, "min", (s64)st->min, 3);
+	json_fixed(j, "max", (s64)st->max, 3);
+	json_fixed(j, "mean", (s64)st->mean, 3);
+	json_fixed(j, "stddev", (s64)st->stddev, 3);
+}
+
+/* @v[0..n) as an array of thousandths, in the order the runs were made. */
+static void json_samples(struct json *j, const char *key, const u64 *v, unsigned n)
+{
+	json_array_begin(j, key);
+	for (unsigned i = 0; i < n; i++)
+		json_elem_fixed(j, (s64)v[i], 3);
+	json_array_end(j);
+}
+
+/* Statistics of @v[0..n) (into @st) and the 95% interval of its median, from a sorted copy. */
+static void json_stats_ci(struct json *j, const u64 *v, unsigned n, struct stats *st)
+{
+	u64 lo, hi;
+
+	memcpy(sorted, v, n * sizeof(*v));
+	stats_compute(sorted, n, st);
+	stats_median_ci(sorted, n, &lo, &hi);
+	json_stats(j, st);
+	json_array_begin(j, "median_ci");
+	json_elem_fixed(j, (s64)lo, 3);
+	json_elem_fixed(j, (s64)hi, 3);
+	json_array_end(j);
+}
+
+/* The second phase's statistics and samples, as an object named after it. */
+static void json_phase2(struct json *j, const struct bench_ctx *c, const struct variant_runs *vr)
+{
+	struct stats st2;
+
+	if (!c->b->run_phase2)
+		return;
+	json_object_begin(j, c->b->phase2_name);
+	json_stats_ci(j, vr->sample2, vr->n, &st2);
+	json_samples(j, "samples", vr->sample2, vr->n);
+	json_object_end(j);
+}
+
+/* How the runs were ordered and whether the case is a control (bench.h). */
+static void json_design(struct json *j, struct bench_ctx *c, const struct variant_runs *vr)
+{
+	const char *control = c->b->control ? c->b->control(c) : NULL;
+
+	json_u64(j, "seed", c->opt->seed);
+	json_array_begin(j, "seq");
+	for (unsigned i = 0; i < vr->n; i++)
+		json_elem_u64(j, vr->seq[i]);
+	json_array_end(j);
+	json_bool(j, "control", control != NULL);
+	if (control)
+		json_str(j, "control_why", control);
+}
+
+/* What the case is and how it ran: the fields before the statistics. */
+static void json_identity(struct json *j, const struct bench_ctx *c, const struct variant_runs *vr)
+{
+	const struct bench *b = c->b;
+
+	json_str(j, "bench", b->name);
+	json_str(j, "variant", b->variants[c->variant]);
+	json_u64(j, "cpus", c->ncpus);
+	json_params(j, c);
+	json_str(j, "metric", metric_name(b));
+	json_str(j, "unit", metric_unit(b));
+	json_str(j, "better", higher_is_better(b) ? "higher" : "lower");
+	json_u64(j, "runs", vr->n);
+	json_u64(j, "warmup", b->warmup);
+	json_u64(j, "ops_per_run", c->ops);
+}
+
+u64 bench_print_result(struct bench_ctx *c, const struct variant_runs *vr)
+{
+	const struct bench *b = c->b;
+	const char *tag = results_as_diagnostics ? "# result " : "BENCH ";
+	size_t tag_len = strlen(tag);
+	struct stats st;
+	struct json j;
+	int len;
+
+	/* The tag goes in the same buffer: one console write, never split by another CPU. */
+	memcpy(line, tag, tag_len);
+	json_begin(&j, line + tag_len, sizeof(line) - tag_len - 1);
+	json_identity(&j, c, vr);
+	json_stats_ci(&j, vr->sample, vr->n, &st);
+	json_samples(&j, "samples", vr->sample, vr->n);
+	json_phase2(&j, c, vr);
+	json_design(&j, c, vr);
+	if (b->metric == BENCH_CYCLES_PER_OP)
+		json_fixed(&j, "median_ns", (s64)mul_div_u64(st.median, 1000000000u, arch_tsc_hz()), 3);
+	json_u64(&j, "tsc_hz", arch_tsc_hz());
+	/* report() reads the counters of one episode, as before interleaving. */
+	memcpy(c->counter_total, vr->last_total, sizeof(c->counter_total));
+	c->runs_done = vr->last_runs_done;
+	if (b->report)
+		b->report(c, &j, st.median);
+	json_counters(&j, c, vr);
+	len = json_end(&j);
+	if (len < 0) {
+		printk("# WARN bench: result line too long for %s\n", b->name);
+		return st.median;
+	}
+	line[tag_len + (size_t)len] = '\n';
+	printk_write(line, tag_len + (size_t)len + 1);
+	return st.median;
+}
+
+void bench_print_lava(const struct bench_ctx *c, bool pass, u64 median, const struct options *opt)
+{
+	char label[128], value[32];
+
+	if (opt->format != OPT_FORMAT_LAVA || results_as_diagnostics)
+		return;
+	bench_case_label(c, label, sizeof(label), '-', '-');
+	fmt_fixed(value, sizeof(value), (s64)median, 3);
+	printk("MMLAB-LAVA test_case_id=%s-%s-cpus%u%s%s result=%s measurement=%s units=%s\n",
+	       c->b->name, c->b->variants[c->variant], c->ncpus, label[0] ? "-" : "", label,
+	       pass ? "pass" : "fail", pass ? value : "0", metric_unit(c->b));
+}
