@@ -512,6 +512,8 @@ static void run_sweep(const struct bench *b, const unsigned *counts, unsigned nc
 		c.cpu[idx++] = cpu;
 	for (unsigned ci = 0; ci < b->ncases; ci++) {
 		c.bcase = &b->cases[ci];
+		if (b->case_selected && !b->case_selected(c.bcase, opt))
+			continue;
 		for (unsigned k = 0; k < ncounts; k++) {
 			if (counts[k] < b->min_cpus || (b->max_cpus && counts[k] > b->max_cpus))
 				continue;

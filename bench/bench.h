@@ -51,6 +51,8 @@ struct bench {
 	const char *const *param_words[BENCH_MAX_PARAMS];
 	const struct bench_case *cases;
 	unsigned ncases;
+	/* Optional: false skips a case the options left out (remote=idle, say), unreported. */
+	bool (*case_selected)(const struct bench_case *bc, const struct options *opt);
 	enum bench_metric metric;
 	unsigned min_cpus;             /* smaller CPU counts of the sweep are skipped */
 	unsigned max_cpus;             /* larger ones too (0: no limit) */
