@@ -1,10 +1,21 @@
 /*
- * Read-throughput loss of busy readers (see bench/read_loss.h). Rates are
- * kept as cycles per read in thousandths, so no product overflows for any
- * window a benchmark can produce (up to ~1e12 reads or cycles).
+ * Read-throughput loss of busy readers (see bench/read_loss.h). The
+ * baseline rate is kept as cycles per read in thousandths; ratios of two
+ * large sums are taken after shifting both down until mul_div_u64() cannot
+ * overflow, so sums over hours of runs and hundreds of readers still work.
  */
 #include "bench/read_loss.h"
 #include "lib/math.h"
+
+/* a * b / c for any a <= c-ish magnitudes: a and c lose low bits together if needed. */
+static u64 ratio_mul(u64 a, u64 b, u64 c)
+{
+	while (c > 1 && c - 1 > ~0ull / b) {
+		a >>= 1;
+		c >>= 1;
+	}
+	return mul_div_u64(a, b, c);
+}
 
 void read_window_add(struct read_window *w, u64 reads, u64 cycles)
 {
@@ -16,7 +27,7 @@ u64 read_rate_per_ms(const struct read_window *w, u64 tsc_hz)
 {
 	if (!w->reads || !w->cycles)
 		return 0;
-	return mul_div_u64(w->reads, tsc_hz / 1000, w->cycles);
+	return ratio_mul(w->reads, tsc_hz / 1000, w->cycles);
 }
 
 s64 read_lost_cycles(const struct read_window *base, const struct read_window *timed)
@@ -38,6 +49,6 @@ s64 read_loss_pct_milli(const struct read_window *base, const struct read_window
 
 	if (!timed->cycles)
 		return 0;
-	pct = (s64)mul_div_u64(mag, 100000, timed->cycles);
+	pct = (s64)ratio_mul(mag, 100000, timed->cycles);
 	return lost < 0 ? -pct : pct;
 }
