@@ -1,7 +1,8 @@
 """Plots of a run's results through gnuplot: one PNG and one SVG per group.
 
 Each plot shows a metric's median against the CPU count for every variant
-of one benchmark and parameter set, with min..max as error bars. gnuplot
+of one benchmark and parameter set, with min..max as error bars; a sweep
+(mmlab_sweep) puts a parameter such as tlb's pages on the x-axis instead. gnuplot
 is fed a script on standard input, the data inline as datablocks, so no
 temporary files are left behind. PNG uses pngcairo when gnuplot has it and
 the plain png terminal otherwise.
@@ -88,9 +89,11 @@ def _axes(group, subtitle):
         title += "\n" + subtitle
     lines = [
         f"set title {quote(title)}",
-        'set xlabel "CPUs  (points: median, bars: min..max)"',
+        f'set xlabel "{getattr(group, "x_label", "CPUs")}  (points: median, bars: min..max)"',
         f"set ylabel {quote(f'{group.metric} [{group.unit}]')}",
-        "set key top left box opaque", "set grid", "set yrange [0:*]",
+        "set key top left box opaque", "set grid",
+        *(["set logscale y 10", "set yrange [*:*]"] if getattr(group, "y_log", False)
+          else ["set yrange [0:*]"]),
         "set xtics (" + ", ".join(str(c) for c in cpus) + ")",
     ]
     if cpus and cpus[-1] >= LOG_X_SPAN * cpus[0]:
