@@ -59,7 +59,8 @@ struct bench {
 	/*
 	 * Only CPU index 0 runs the loop; the other participating CPUs stay in
 	 * their idle loop (halted, interrupts on) and take part by answering
-	 * IPIs, as an idle machine's CPUs would.
+	 * IPIs, as an idle machine's CPUs would, unless the benchmark hands
+	 * them work of its own (tlb's busy readers, started in setup).
 	 */
 	bool idle_targets;
 	unsigned iters, warmup;        /* timed and discarded runs (iters= overrides) */

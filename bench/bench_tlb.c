@@ -73,7 +73,6 @@ static void touch_pages(void *arg)
 
 static void tlb_bench_teardown(struct bench_ctx *c)
 {
-	(void)c;
 	/* Readers first: they must be gone before their pages are. */
 	if (tb.busy && tlb_readers_stop())
 		bench_fail(c, "a busy reader did not stop");
