@@ -52,3 +52,15 @@ s64 read_loss_pct_milli(const struct read_window *base, const struct read_window
 	pct = (s64)ratio_mul(mag, 100000, timed->cycles);
 	return lost < 0 ? -pct : pct;
 }
+
+u64 read_stolen_pct_milli(const struct read_window *w)
+{
+	u64 all = w->cycles + w->stolen;
+
+	return all ? ratio_mul(w->stolen, 100000, all) : 0;
+}
+
+struct read_window read_window_whole(const struct read_window *w)
+{
+	return (struct read_window){ w->reads, w->cycles + w->stolen, 0 };
+}

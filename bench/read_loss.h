@@ -10,10 +10,16 @@
 
 #include "types.h"
 
-/* Reads done in a window of @cycles TSC cycles (sums over runs and readers are fine). */
+/*
+ * Reads done in a window of @cycles TSC cycles of running time, plus the
+ * @stolen cycles the reader's CPU was not running at all (a descheduled
+ * vCPU), kept apart so they count as neither reading nor loss. Sums over
+ * runs and readers are fine.
+ */
 struct read_window {
 	u64 reads;
 	u64 cycles;
+	u64 stolen;
 };
 
 /* Adds @reads and @cycles to @w. */
@@ -32,5 +38,11 @@ s64 read_lost_cycles(const struct read_window *base, const struct read_window *t
 
 /* read_lost_cycles() as thousandths of a percent of timed.cycles (12345: 12.345%). */
 s64 read_loss_pct_milli(const struct read_window *base, const struct read_window *timed);
+
+/* @w with its stolen cycles counted as running ones: the window as a wall clock saw it. */
+struct read_window read_window_whole(const struct read_window *w);
+
+/* Stolen cycles as thousandths of a percent of the whole window (running + stolen). */
+u64 read_stolen_pct_milli(const struct read_window *w);
 
 #endif

@@ -3,13 +3,15 @@
  * is (sequence << 3) | counted << 2 | kind; every change bumps the
  * sequence, so a reader tells two windows of the same kind apart. A reader
  * looks at it after every chunk of reads and, on a change, books the reads
- * and cycles since the last change to the window that just ended.
+ * and cycles since the last change to the window that just ended; gaps
+ * between chunks too long to be reads or IPIs are booked as stolen.
  */
 #include "bench/tlb_readers.h"
 #include "bench/bench.h"
 #include "errno.h"
 #include "kernel/smp.h"
 #include "lib/atomic.h"
+#include "lib/math.h"
 #include "lib/string.h"
 #include <arch/arch.h>
 #include <arch/layout.h>
@@ -23,6 +25,13 @@
 #define TR_CHUNK 16		/* reads between looks at the phase word */
 #define TR_TIMEOUT_MS 30000	/* a reader's vCPU may be descheduled for long under TCG */
 
+/*
+ * A gap this long between two chunks of reads is not the reads, nor an IPI
+ * (microseconds under TCG): the reader's vCPU was descheduled by the host.
+ * Such time is booked as stolen, apart from the window's running cycles.
+ */
+#define TR_STOLEN_GAP_US 100
+
 struct tlb_reader {
 	const u64 *page[2];	/* shared working set, private one */
 	unsigned npages[2];
@@ -31,6 +40,13 @@ struct tlb_reader {
 	struct read_window win[2]; /* counted baseline and timed windows */
 } __cacheline_aligned;
 
+/* Where a reader is in its working set, and what it has done since the last phase change. */
+struct reader_state {
+	unsigned set, i;
+	u64 reads, stolen;
+	u64 t0, tlast;
+};
+
 static struct {
 	u32 phase __cacheline_aligned;
 	unsigned nreaders;
@@ -38,48 +54,59 @@ static struct {
 } trs;
 
 /* One pass of TR_CHUNK reads, continuing where the last one stopped. */
-static unsigned reader_chunk(struct tlb_reader *r, unsigned *set, unsigned *i)
+static void reader_chunk(struct tlb_reader *r, struct reader_state *st, u64 gap)
 {
+	u64 t;
+
 	for (unsigned n = 0; n < TR_CHUNK; n++) {
-		(void)READ_ONCE(r->page[*set][(u64)*i * (PAGE_SIZE / sizeof(u64))]);
-		if (++*i == r->npages[*set]) {
-			*i = 0;
-			*set = r->npages[!*set] ? !*set : *set;
+		(void)READ_ONCE(r->page[st->set][(u64)st->i * (PAGE_SIZE / sizeof(u64))]);
+		if (++st->i == r->npages[st->set]) {
+			st->i = 0;
+			st->set = r->npages[!st->set] ? !st->set : st->set;
 		}
 	}
-	return TR_CHUNK;
+	st->reads += TR_CHUNK;
+	t = arch_tsc_read();
+	if (t - st->tlast > gap)
+		st->stolen += t - st->tlast;
+	st->tlast = t;
 }
 
-static void reader_book(struct tlb_reader *r, u32 phase, u64 reads, u64 cycles)
+/* Books what was done since the last change to the window that just ended (if counted). */
+static void reader_book(struct tlb_reader *r, u32 phase, struct reader_state *st)
 {
-	if (!(phase & TR_COUNTED))
-		return;
-	if (TR_KIND(phase) == TR_BASELINE)
-		read_window_add(&r->win[0], reads, cycles);
-	else if (TR_KIND(phase) == TR_TIMED)
-		read_window_add(&r->win[1], reads, cycles);
+	struct read_window *w = NULL;
+	u64 cycles = st->tlast - st->t0;
+
+	if ((phase & TR_COUNTED) && TR_KIND(phase) == TR_BASELINE)
+		w = &r->win[0];
+	else if ((phase & TR_COUNTED) && TR_KIND(phase) == TR_TIMED)
+		w = &r->win[1];
+	if (w) {
+		read_window_add(w, st->reads, cycles - MIN(st->stolen, cycles));
+		w->stolen += MIN(st->stolen, cycles);
+	}
+	st->reads = st->stolen = 0;
+	st->t0 = st->tlast;
 }
 
 static void reader_main(void *arg)
 {
 	struct tlb_reader *r = arg;
+	u64 gap = arch_tsc_hz() / 1000000 * TR_STOLEN_GAP_US;
 	u32 seen = atomic_load_acquire(&trs.phase);
-	unsigned set = r->npages[0] ? 0 : 1, i = 0;
-	u64 reads = 0, t0 = arch_tsc_read();
+	struct reader_state st = { .set = r->npages[0] ? 0 : 1 };
 
+	st.t0 = st.tlast = arch_tsc_read();
 	atomic_store_release(&r->seen, seen);
 	while (TR_KIND(seen) != TR_STOP) {
 		u32 now;
-		u64 t;
 
-		reads += reader_chunk(r, &set, &i);
+		reader_chunk(r, &st, gap);
 		now = atomic_load_acquire(&trs.phase);
 		if (now == seen)
 			continue;
-		t = arch_tsc_read();
-		reader_book(r, seen, reads, t - t0);
-		reads = 0;
-		t0 = t;
+		reader_book(r, seen, &st);
 		seen = now;
 		atomic_store_release(&r->seen, seen);
 	}
@@ -179,6 +206,8 @@ void tlb_readers_totals(struct read_window *base, struct read_window *timed)
 	*timed = (struct read_window){ 0 };
 	for (unsigned k = 1; k <= trs.nreaders; k++) {
 		read_window_add(base, trs.r[k].win[0].reads, trs.r[k].win[0].cycles);
+		base->stolen += trs.r[k].win[0].stolen;
 		read_window_add(timed, trs.r[k].win[1].reads, trs.r[k].win[1].cycles);
+		timed->stolen += trs.r[k].win[1].stolen;
 	}
 }
