@@ -57,7 +57,7 @@ struct barrier {
 
 struct run_state {
 	struct bench_ctx *c;
-	struct barrier a, p, q, b, end;
+	struct barrier a, p, q, b, mid, end;
 	u32 abort;
 	u32 total_runs, timed_runs;
 	u32 workers_left;
@@ -143,9 +143,32 @@ static bool boot_cpu_prepare(struct bench_ctx *c)
 }
 
 /*
+ * The timed part of one run on one CPU: run(), then run_phase2() once
+ * every CPU has finished run(), each phase timed on its own. The barrier
+ * between them is untimed, so no CPU's second phase (gup_test's put)
+ * overlaps another's first (get). False when the barrier failed.
+ */
+static bool run_timed_phases(struct bench_ctx *c, unsigned idx, unsigned n)
+{
+	u64 t0 = arch_tsc_read();
+
+	c->b->run(c, idx);
+	rs.elapsed[idx] = arch_tsc_read() - t0;
+	if (!c->b->run_phase2)
+		return true;
+	if (!barrier_wait(&rs.mid, n))
+		return false;
+	t0 = arch_tsc_read();
+	c->b->run_phase2(c, idx);
+	rs.elapsed2[idx] = arch_tsc_read() - t0;
+	return true;
+}
+
+/*
  * One CPU's side of every run of a case; @idx 0 is the boot CPU. Barriers:
  * A (all here; boot CPU prepares), P (all prepare), Q (boot CPU snapshots
- * counters), B (go: timed part), END (boot CPU snapshots and records).
+ * counters), B (go: timed part; MID between its two phases), END (boot CPU
+ * snapshots and records).
  */
 static void bench_loop(unsigned idx)
 {
@@ -154,8 +177,6 @@ static void bench_loop(unsigned idx)
 	static u64 before[PCPU_NR_COUNTERS], after[PCPU_NR_COUNTERS];
 
 	for (u32 r = 0; r < rs.total_runs; r++) {
-		u64 t0, t1;
-
 		if (!barrier_wait(&rs.a, n) || (idx == 0 && !boot_cpu_prepare(c)))
 			return;
 		if (!barrier_wait(&rs.p, n))
@@ -168,14 +189,8 @@ static void bench_loop(unsigned idx)
 			snapshot(before);
 		if (!barrier_wait(&rs.b, n))
 			return;
-		t0 = arch_tsc_read();
-		c->b->run(c, idx);
-		t1 = arch_tsc_read();
-		rs.elapsed[idx] = t1 - t0;
-		if (c->b->run_phase2) {
-			c->b->run_phase2(c, idx);
-			rs.elapsed2[idx] = arch_tsc_read() - t1;
-		}
+		if (!run_timed_phases(c, idx, n))
+			return;
 		if (!barrier_wait(&rs.end, n))
 			return;
 		if (idx == 0) {
@@ -498,6 +513,8 @@ static void run_sweep(const struct bench *b, const unsigned *counts, unsigned nc
 		c.cpu[idx++] = cpu;
 	for (unsigned ci = 0; ci < b->ncases; ci++) {
 		c.bcase = &b->cases[ci];
+		if (b->case_selected && !b->case_selected(c.bcase, opt))
+			continue;
 		for (unsigned k = 0; k < ncounts; k++) {
 			c.ncpus = counts[k];
 			if (counts[k] >= b->min_cpus && (!b->max_cpus || counts[k] <= b->max_cpus)) {

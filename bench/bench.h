@@ -54,13 +54,16 @@ struct bench {
 	const char *const *param_words[BENCH_MAX_PARAMS];
 	const struct bench_case *cases;
 	unsigned ncases;
+	/* Optional: false skips a case the options left out (remote=idle, say), unreported. */
+	bool (*case_selected)(const struct bench_case *bc, const struct options *opt);
 	enum bench_metric metric;
 	unsigned min_cpus;             /* smaller CPU counts of the sweep are skipped */
 	unsigned max_cpus;             /* larger ones too (0: no limit) */
 	/*
 	 * Only CPU index 0 runs the loop; the other participating CPUs stay in
 	 * their idle loop (halted, interrupts on) and take part by answering
-	 * IPIs, as an idle machine's CPUs would.
+	 * IPIs, as an idle machine's CPUs would, unless the benchmark hands
+	 * them work of its own (tlb's busy readers, started in setup).
 	 */
 	bool idle_targets;
 	/*

@@ -1,12 +1,19 @@
 /*
  * Benchmark `faultlock`, after vm-scalability's anon-cow-seq(-hugetlb) and
- * the 2020 hugetlbfs i_mmap_rwsem regression: each of K CPUs has its own
- * address space (as separate processes do, so mm->lock is not shared)
+ * the 2020 hugetlbfs i_mmap_rwsem regression: each of K CPUs faults in its
+ * own address space (as separate processes do, so mm->lock is not shared)
  * whose region is attached to ONE shared mapping object (as after fork of
- * a file-backed hugetlb mapping). Each CPU write-faults its way through
- * its region (demand-zero), write-protects it with mm_cow_protect() and
- * writes it again (copy-on-write faults). Before each run (untimed) each
- * CPU zaps its region through the mapping's writer path.
+ * a file-backed hugetlb mapping). The timed part is one write pass over
+ * the region, and nothing but its faults; the parameter `fault` says which:
+ *   demand-zero: the region was zapped (untimed), so each write maps a new
+ *                zeroed page;
+ *   cow-copy:    the CPU's address space was just forked (untimed) from a
+ *                populated parent that keeps its pages, so each write
+ *                copies one: vm-scalability's anon-cow-seq, the case the
+ *                2020 report measured (there on hugetlb pages);
+ *   cow-reuse:   the region was populated and write-protected (untimed)
+ *                with no other user, so each write only makes its page
+ *                writable again.
  *   naive: every fault takes the shared mapping lock's read side, so its
  *          cache line bounces between the K CPUs (fault_lock_naive)
  *   fixed: only faults on shareable regions take it (fault_lock_fixed)
@@ -18,6 +25,7 @@
 #include "errno.h"
 #include "kernel/json.h"
 #include "kernel/smp.h"
+#include "mm/fault.h"
 #include "mm/mapping.h"
 #include "mm/mm.h"
 #include "mm/pt.h"
@@ -26,15 +34,18 @@
 #define FL_BENCH_BASE 0x40000000ul
 /* Each region spans one share-aligned block; the run touches its first `pages` pages. */
 #define FL_BENCH_SPAN MAPPING_SHARE_ALIGN
-#define FL_BENCH_PASSES 2 /* demand-zero, then copy-on-write */
 
 enum fl_region { FL_REGION_PRIVATE, FL_REGION_SHAREABLE };
+enum fl_fault { FL_FAULT_ZERO, FL_FAULT_COW_COPY, FL_FAULT_COW_REUSE };
 
 struct fl_bench {
 	struct mm_mapping mapping; /* the one object every CPU's region is attached to */
-	struct mm *mm[MAPPING_MAX_ATTACH];
+	struct mm *mm[MAPPING_MAX_ATTACH];     /* where CPU idx faults (cow-copy: the child) */
+	struct mm *parent[MAPPING_MAX_ATTACH]; /* cow-copy: the populated parent, never loaded */
 	cpumask_t others;
-	unsigned pages;
+	unsigned pages, flags;
+	enum fl_fault fault;
+	u64 events0[FAULT_NR_EVENTS]; /* fault_event_count() at setup */
 };
 
 static struct fl_bench fb;
@@ -47,38 +58,62 @@ static void fl_bench_switch_away(void *arg)
 	mm_switch(NULL);
 }
 
+/* Detaches and frees CPU @idx's faulting address space (not loaded anywhere). */
+static int fl_bench_mm_free(unsigned idx)
+{
+	int err;
+
+	if (!fb.mm[idx])
+		return 0;
+	mapping_detach(&fb.mapping, fb.mm[idx], FL_BENCH_BASE);
+	err = mm_destroy(fb.mm[idx]);
+	fb.mm[idx] = NULL;
+	return err;
+}
+
 static void fl_bench_teardown(struct bench_ctx *c)
 {
 	smp_call(&fb.others, fl_bench_switch_away, NULL, true);
 	mm_switch(NULL);
 	for (unsigned idx = 0; idx < c->ncpus; idx++) {
-		if (!fb.mm[idx])
-			continue;
-		mapping_detach(&fb.mapping, fb.mm[idx], FL_BENCH_BASE);
-		mm_destroy(fb.mm[idx]);
-		fb.mm[idx] = NULL;
+		fl_bench_mm_free(idx);
+		if (fb.parent[idx])
+			mm_destroy(fb.parent[idx]);
+		fb.parent[idx] = NULL;
 	}
 	fault_set_lock_ops(&fault_lock_fixed);
 }
 
-/* CPU @idx's address space: one region, attached to the shared mapping. */
-static int fl_bench_mm_create(unsigned idx, unsigned flags)
+/* A fresh address space with the bench's region. */
+static int fl_bench_mm_new(struct mm **out)
 {
-	int err = mm_create(&fb.mm[idx]);
+	int err = mm_create(out);
 
 	if (!err)
-		err = mm_map_region(fb.mm[idx], FL_BENCH_BASE, FL_BENCH_SPAN, flags);
-	if (!err)
-		err = mapping_attach(&fb.mapping, fb.mm[idx], FL_BENCH_BASE);
+		err = mm_map_region(*out, FL_BENCH_BASE, FL_BENCH_SPAN, fb.flags);
 	return err;
+}
+
+/* CPU @idx's address spaces: cow-copy a populated parent (its child comes per run), else one. */
+static int fl_bench_mm_create(unsigned idx)
+{
+	int err;
+
+	if (fb.fault != FL_FAULT_COW_COPY) {
+		err = fl_bench_mm_new(&fb.mm[idx]);
+		return err ? err : mapping_attach(&fb.mapping, fb.mm[idx], FL_BENCH_BASE);
+	}
+	err = fl_bench_mm_new(&fb.parent[idx]);
+	return err ? err : mm_populate(fb.parent[idx], FL_BENCH_BASE, (u64)fb.pages * PT_PAGE_4K);
 }
 
 static int fl_bench_setup(struct bench_ctx *c)
 {
 	bool shareable = bench_param(c, "region") == FL_REGION_SHAREABLE;
-	unsigned flags = MM_READ | MM_WRITE | (shareable ? MM_PT_SHAREABLE : 0);
 	int err = 0;
 
+	fb.flags = MM_READ | MM_WRITE | (shareable ? MM_PT_SHAREABLE : 0);
+	fb.fault = (enum fl_fault)bench_param(c, "fault");
 	fb.pages = (unsigned)bench_param(c, "pages");
 	if (fb.pages * PT_PAGE_4K > FL_BENCH_SPAN)
 		return -EINVAL;
@@ -87,26 +122,17 @@ static int fl_bench_setup(struct bench_ctx *c)
 	for (unsigned idx = 1; idx < c->ncpus; idx++)
 		cpumask_set_cpu(c->cpu[idx], &fb.others);
 	for (unsigned idx = 0; idx < c->ncpus && !err; idx++)
-		err = fl_bench_mm_create(idx, flags);
+		err = fl_bench_mm_create(idx);
 	if (err) {
 		fl_bench_teardown(c);
 		return err;
 	}
+	for (unsigned ev = 0; ev < FAULT_NR_EVENTS; ev++)
+		fb.events0[ev] = fault_event_count(ev);
 	fault_set_lock_ops(fl_bench_ops[c->variant]);
 	/* One operation is one page fault. */
-	c->ops = (u64)c->ncpus * fb.pages * FL_BENCH_PASSES;
+	c->ops = (u64)c->ncpus * fb.pages;
 	return 0;
-}
-
-/* Untimed: load this CPU's mm and zap what the last run faulted in. */
-static void fl_bench_prepare_cpu(struct bench_ctx *c, unsigned idx)
-{
-	int err;
-
-	mm_switch(fb.mm[idx]);
-	err = mapping_zap(&fb.mapping, fb.mm[idx]);
-	if (err)
-		bench_fail(c, "CPU %u: zap failed (%s)", c->cpu[idx], errno_name(err));
 }
 
 static void fl_bench_write_pass(u64 value)
@@ -115,19 +141,86 @@ static void fl_bench_write_pass(u64 value)
 		*(volatile u64 *)(FL_BENCH_BASE + (vaddr_t)i * PT_PAGE_4K) = value + i;
 }
 
-/* Timed: a demand-zero pass, then a copy-on-write pass, over this CPU's region. */
-static void fl_bench_run(struct bench_ctx *c, unsigned idx)
+/* cow-copy: a new child of the parent, sharing its pages read-only, attached and loaded. */
+static int fl_bench_fork(unsigned idx)
 {
 	int err;
 
-	fl_bench_write_pass(1);
-	err = mm_cow_protect(fb.mm[idx], FL_BENCH_BASE, (u64)fb.pages * PT_PAGE_4K);
+	mm_switch(NULL);
+	err = fl_bench_mm_free(idx);
+	if (!err)
+		err = mm_fork(fb.parent[idx], &fb.mm[idx]);
+	if (!err)
+		err = mapping_attach(&fb.mapping, fb.mm[idx], FL_BENCH_BASE);
+	if (!err)
+		mm_switch(fb.mm[idx]);
+	return err;
+}
+
+/* Untimed: leave this CPU's region as the next timed pass needs it. */
+static void fl_bench_prepare_cpu(struct bench_ctx *c, unsigned idx)
+{
+	int err;
+
+	if (fb.fault == FL_FAULT_COW_COPY) {
+		err = fl_bench_fork(idx);
+	} else {
+		mm_switch(fb.mm[idx]);
+		err = mapping_zap(&fb.mapping, fb.mm[idx]);
+	}
+	if (!err && fb.fault == FL_FAULT_COW_REUSE) {
+		fl_bench_write_pass(1); /* demand-zero faults, not timed */
+		err = mm_cow_protect(fb.mm[idx], FL_BENCH_BASE, (u64)fb.pages * PT_PAGE_4K);
+	}
 	if (err)
-		bench_fail(c, "CPU %u: cow_protect failed (%s)", c->cpu[idx], errno_name(err));
+		bench_fail(c, "CPU %u: preparing the region failed (%s)", c->cpu[idx],
+			   errno_name(err));
+}
+
+/* Timed: one write pass over this CPU's region, one fault of the case's kind per page. */
+static void fl_bench_run(struct bench_ctx *c, unsigned idx)
+{
+	(void)c;
+	(void)idx;
 	fl_bench_write_pass(2);
 }
 
-/* Exact promises: one fault per page per pass; naive one lock per fault, fixed none on private. */
+/*
+ * Faults of each kind over the whole case, untimed ones included: the
+ * timed passes' kind once per page per run, and cow-reuse's untimed
+ * demand-zero pass as many again; nothing spurious, nothing failed.
+ */
+static u64 fl_bench_events_expected(const struct bench_ctx *c, enum fault_event ev)
+{
+	u64 per_pass = c->runs_done * c->ops;
+	static const enum fault_event kind[] = {
+		[FL_FAULT_ZERO] = FAULT_EV_ZERO,
+		[FL_FAULT_COW_COPY] = FAULT_EV_COW_COPY,
+		[FL_FAULT_COW_REUSE] = FAULT_EV_COW_REUSE,
+	};
+
+	if (ev == kind[fb.fault] || (fb.fault == FL_FAULT_COW_REUSE && ev == FAULT_EV_ZERO))
+		return per_pass;
+	return 0;
+}
+
+static int fl_bench_verify_events(struct bench_ctx *c)
+{
+	for (unsigned ev = 0; ev < FAULT_NR_EVENTS; ev++) {
+		u64 got = fault_event_count(ev) - fb.events0[ev];
+		u64 want = fl_bench_events_expected(c, ev);
+
+		if (got != want) {
+			bench_fail(c, "fault event %u: %lu in %lu runs, expected %lu", ev,
+				   (unsigned long)got, (unsigned long)c->runs_done,
+				   (unsigned long)want);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Exact promises: one timed fault per page; naive one lock per fault, fixed none on private. */
 static int fl_bench_verify(struct bench_ctx *c)
 {
 	u64 faults = c->counter_total[PCPU_PAGE_FAULTS];
@@ -141,21 +234,28 @@ static int fl_bench_verify(struct bench_ctx *c)
 			   (unsigned long)(c->runs_done * c->ops), (unsigned long)want_locks);
 		return -EINVAL;
 	}
-	return 0;
+	return fl_bench_verify_events(c);
 }
 
 /* Per-CPU throughput: the total (in thousandths) over the CPUs. */
 static void fl_bench_report(const struct bench_ctx *c, struct json *j, u64 median)
 {
 	json_u64(j, "faults_per_sec_per_cpu", median / 1000 / c->ncpus);
-	json_u64(j, "faults_per_cpu_per_run", (u64)fb.pages * FL_BENCH_PASSES);
+	json_u64(j, "faults_per_cpu_per_run", fb.pages);
+	if (fb.fault == FL_FAULT_COW_COPY)
+		json_str(j, "vm_scalability_case", "anon-cow-seq");
 }
 
 static const char *const fl_variants[] = { "naive", "fixed" };
 static const char *const fl_region_words[] = { "private", "shareable" };
+static const char *const fl_fault_words[] = { "demand-zero", "cow-copy", "cow-reuse" };
 static const struct bench_case fl_cases[] = {
-	{ { FL_REGION_PRIVATE, 256 } },
-	{ { FL_REGION_SHAREABLE, 256 } },
+	{ { FL_REGION_PRIVATE, FL_FAULT_ZERO, 256 } },
+	{ { FL_REGION_PRIVATE, FL_FAULT_COW_COPY, 256 } },
+	{ { FL_REGION_PRIVATE, FL_FAULT_COW_REUSE, 256 } },
+	{ { FL_REGION_SHAREABLE, FL_FAULT_ZERO, 256 } },
+	{ { FL_REGION_SHAREABLE, FL_FAULT_COW_COPY, 256 } },
+	{ { FL_REGION_SHAREABLE, FL_FAULT_COW_REUSE, 256 } },
 };
 
 const struct bench bench_faultlock = {
@@ -164,8 +264,8 @@ const struct bench bench_faultlock = {
 	.unit = "faults/s",
 	.variants = fl_variants,
 	.nvariants = 2,
-	.param_names = { "region", "pages" },
-	.param_words = { fl_region_words, NULL },
+	.param_names = { "region", "fault", "pages" },
+	.param_words = { fl_region_words, fl_fault_words, NULL },
 	.cases = fl_cases,
 	.ncases = ARRAY_SIZE(fl_cases),
 	.metric = BENCH_OPS_PER_SEC,

@@ -1,17 +1,24 @@
 /*
  * Benchmark `pagemap`, after Keith Busch's 2018 gup_benchmark runs on
- * device-DAX memory: pin and unpin 512 pages of device memory (four
- * pagemap ranges of 128 pages) in one pin_pages_fast() call, naive (the
- * pagemap looked up, and a reference taken and dropped, for every page)
- * against cached (the last pagemap kept while the pages stay inside it).
- * One CPU; the metric is cycles per call (pin and unpin), with the tree
- * lookups per call that explain it.
+ * device-DAX memory: each of K CPUs pins the same 512 pages of device
+ * memory (four pagemap ranges of 128 pages), 512 pages per
+ * pin_pages_fast() call, PAGEMAP_BENCH_CALLS times; then, once every CPU
+ * has pinned (an untimed barrier), unpins them as many times. Pinning
+ * takes a reference on each page's pagemap, a count every pinner shares:
+ *   naive:  the pagemap looked up, and a reference taken and dropped, for
+ *           every page (pin_pagemap_naive)
+ *   cached: the last pagemap kept while the pages stay inside it
+ * The metric is the pin phase per round in microseconds (the slowest
+ * CPU's), the unpin phase a second phase; the BENCH line adds ns per
+ * pinned page, and the tree lookups per call explain the difference.
  */
 #include "bench/bench.h"
 #include "errno.h"
+#include "kernel/json.h"
 #include "mm/devmem.h"
 #include "mm/mm.h"
 #include "mm/pin.h"
+#include "mm/pmm.h"
 #include "mm/pt.h"
 
 #define PAGEMAP_BENCH_RANGES 4
@@ -20,11 +27,14 @@
 #define PAGEMAP_BENCH_CALLS 50
 #define PAGEMAP_BENCH_BASE 0x40000000ul
 
+/* One frame of page pointers per CPU: every call of a round pins the same pages. */
+BUILD_ASSERT(PAGEMAP_BENCH_PAGES * sizeof(struct page *) <= PAGE_SIZE);
+
 struct pagemap_bench {
 	struct mm *mm;
 	struct devmem dm;
 	bool dm_made;
-	struct page *pages[PAGEMAP_BENCH_PAGES];
+	struct page *array_block[MAX_CPUS];
 };
 
 static struct pagemap_bench pmb;
@@ -34,9 +44,18 @@ static const struct pin_policy pagemap_bench_policy[] = {
 	{ &pin_flag_fixed, &pin_pagemap_cached },
 };
 
+static struct page **pages_of(unsigned idx)
+{
+	return page_address(pmb.array_block[idx]);
+}
+
 static void pagemap_bench_teardown(struct bench_ctx *c)
 {
-	(void)c;
+	for (unsigned idx = 0; idx < c->ncpus; idx++) {
+		if (pmb.array_block[idx])
+			page_free(pmb.array_block[idx], 0);
+		pmb.array_block[idx] = NULL;
+	}
 	if (pmb.mm)
 		mm_destroy(pmb.mm);
 	pmb.mm = NULL;
@@ -65,29 +84,48 @@ static int pagemap_bench_setup(struct bench_ctx *c)
 		err = mm_create(&pmb.mm);
 	if (!err)
 		err = pagemap_bench_map();
+	for (unsigned idx = 0; idx < c->ncpus && !err; idx++) {
+		pmb.array_block[idx] = page_alloc(0, 0);
+		if (!pmb.array_block[idx])
+			err = -ENOMEM;
+	}
 	if (err)
 		pagemap_bench_teardown(c);
-	c->ops = PAGEMAP_BENCH_CALLS;
+	/* One operation is one pin_pages_fast() call of 512 pages, over every CPU. */
+	c->ops = (u64)c->ncpus * PAGEMAP_BENCH_CALLS;
 	return err;
 }
 
-static void pagemap_bench_run(struct bench_ctx *c, unsigned idx)
+/* Pin phase: every call pins the whole range again, stacking pins on the same pages. */
+static void pagemap_bench_pin(struct bench_ctx *c, unsigned idx)
 {
 	const struct pin_policy *pol = &pagemap_bench_policy[c->variant];
 
-	(void)idx;
 	for (int i = 0; i < PAGEMAP_BENCH_CALLS; i++) {
 		int n = pin_pages_fast(pmb.mm, PAGEMAP_BENCH_BASE, PAGEMAP_BENCH_PAGES,
-				       PIN_FAST_ONLY, pmb.pages, pol);
+				       PIN_FAST_ONLY, pages_of(idx), pol);
 
-		if (n != PAGEMAP_BENCH_PAGES || unpin_pages(pmb.pages, PAGEMAP_BENCH_PAGES)) {
-			bench_fail(c, "call %d pinned %d of %d pages", i, n, PAGEMAP_BENCH_PAGES);
+		if (n != PAGEMAP_BENCH_PAGES) {
+			bench_fail(c, "CPU %u: call %d pinned %d of %d pages", c->cpu[idx], i, n,
+				   PAGEMAP_BENCH_PAGES);
 			return;
 		}
 	}
 }
 
-/* naive: one lookup and one reference per page; cached: one per range. */
+/* Unpin phase: drops the pins the pin phase took, call by call. */
+static void pagemap_bench_unpin(struct bench_ctx *c, unsigned idx)
+{
+	if (c->error)
+		return;
+	for (int i = 0; i < PAGEMAP_BENCH_CALLS; i++)
+		if (unpin_pages(pages_of(idx), PAGEMAP_BENCH_PAGES)) {
+			bench_fail(c, "CPU %u: unpin %d found a page not pinned", c->cpu[idx], i);
+			return;
+		}
+}
+
+/* naive: one lookup and one reference per page; cached: one per range; none left after. */
 static int pagemap_bench_verify(struct bench_ctx *c)
 {
 	u64 calls = c->runs_done * c->ops;
@@ -106,7 +144,21 @@ static int pagemap_bench_verify(struct bench_ctx *c)
 			bench_fail(c, "pagemap %u left with %u references", r, pmb.dm.pgmap[r].ref);
 			return -EINVAL;
 		}
+	for (u64 i = 0; i < PAGEMAP_BENCH_PAGES; i++)
+		if (page_maybe_pinned(devmem_page(&pmb.dm, i))) {
+			bench_fail(c, "device page %lu still pinned after the runs", (unsigned long)i);
+			return -EINVAL;
+		}
 	return 0;
+}
+
+/* The pin phase per pinned page (@median: ns per round of CALLS calls on each CPU). */
+static void pagemap_bench_report(const struct bench_ctx *c, struct json *j, u64 median)
+{
+	(void)c;
+	json_fixed(j, "pin_ns_per_page",
+		   (s64)(median * 1000 / (PAGEMAP_BENCH_CALLS * PAGEMAP_BENCH_PAGES)), 3);
+	json_u64(j, "calls_per_round", PAGEMAP_BENCH_CALLS);
 }
 
 static const char *const pagemap_variants[] = { "naive", "cached" };
@@ -116,22 +168,24 @@ static const struct bench_case pagemap_cases[] = {
 
 const struct bench bench_pagemap = {
 	.name = "pagemap",
-	.metric_name = "cycles_per_call",
+	.metric_name = "pin_us_per_round",
+	.unit = "us",
 	.variants = pagemap_variants,
 	.nvariants = 2,
 	.param_names = { "pages", "ranges" },
 	.cases = pagemap_cases,
 	.ncases = ARRAY_SIZE(pagemap_cases),
-	.metric = BENCH_CYCLES_PER_OP,
+	.metric = BENCH_US_PER_RUN,
 	.min_cpus = 1,
-	.max_cpus = 1,
-	.idle_targets = true,
 	.iters = 10,
 	.warmup = 2,
 	.counters = { PCPU_PAGEMAP_LOOKUPS, PCPU_PAGEMAP_REFS },
 	.ncounters = 2,
 	.setup = pagemap_bench_setup,
-	.run = pagemap_bench_run,
+	.run = pagemap_bench_pin,
+	.run_phase2 = pagemap_bench_unpin,
+	.phase2_name = "unpin_us_per_round",
 	.verify = pagemap_bench_verify,
+	.report = pagemap_bench_report,
 	.teardown = pagemap_bench_teardown,
 };

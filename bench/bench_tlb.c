@@ -2,17 +2,23 @@
  * Benchmark `tlb`, after Mel Gorman's 2015 change ("send one IPI per CPU
  * to TLB flush all entries after unmapping pages"): unmap P pages of an
  * address space that is live on K CPUs. CPU index 0 unmaps; the other K-1
- * have the address space loaded, its pages in their TLBs, and sit idle
- * (halted, interrupts on) answering shootdowns. Before each run (untimed)
- * the pages are mapped again and touched on every CPU.
+ * have the address space loaded and the pages in their TLBs. Before each
+ * run (untimed) the pages are mapped again and touched on every CPU.
  *   naive:   one IPI round per page (mm/tlb.c tlb_ops_naive)
  *   batched: one IPI round per batch, page-by-page invalidation up to the
  *            ceiling and a full flush above it (tlb_ops_batched)
- * Metric: cycles per page; counters per page explain it (IPIs sent and
- * received, invalidations, full flushes, shootdown rounds), and the BENCH
- * line adds the interrupt rate each remote CPU saw while the runs lasted.
+ * Parameter remote: "busy" remotes run readers of the mapping during the
+ * timed region (bench/tlb_readers.c), as in Gorman's lru-file-mmap-read;
+ * their lost read throughput, against a baseline window just before, is
+ * the cost the ceiling trades against (refills after a full flush).
+ * "idle" remotes sit halted and only answer IPIs (an idle Linux CPU would
+ * be lazy and not be interrupted at all: this is the worst case for it).
+ * Metric: the initiator's cycles per page; counters per page explain it
+ * (IPIs, invalidations, full flushes, rounds), and the BENCH line adds the
+ * remotes' interrupt rate and, when busy, their lost reads and cycles.
  */
 #include "bench/bench.h"
+#include "bench/tlb_readers.h"
 #include "errno.h"
 #include "kernel/json.h"
 #include "kernel/smp.h"
@@ -23,12 +29,30 @@
 #include <arch/arch.h>
 
 #define TLB_BENCH_BASE 0x40000000ul
+/*
+ * The readers' working set: the pages of the mapping right after the P
+ * being unmapped (shared with the initiator, never unmapped), plus as many
+ * private pages per reader. 64 translations in all: a full flush costs a
+ * reader 64 refills, page-by-page invalidation none.
+ */
+#define TLB_BENCH_SHARED_PAGES 32
+#define TLB_BENCH_PRIVATE_PAGES 32
+#define TLB_BENCH_PRIVATE_BASE 0x48000000ul
+#define TLB_BENCH_PRIVATE_STRIDE 0x00100000ul /* 1 MiB per reader */
+/* Baseline window: as long as the last unmap took, within these bounds. */
+#define TLB_BENCH_WINDOW_MIN_US 200
+#define TLB_BENCH_WINDOW_MAX_US 50000
+#define TLB_BENCH_WINDOW_FIRST_US 1000
+
+enum tlb_remote { TLB_REMOTE_BUSY, TLB_REMOTE_IDLE };
 
 struct tlb_bench {
 	struct mm *mm;
 	cpumask_t remotes;
 	unsigned pages;
-	int prep_err;
+	bool busy;	      /* readers started on the remotes */
+	bool counted;	      /* this run is timed (not a warm-up) */
+	u64 last_run_cycles;  /* the initiator's last unmap, sizing the baseline window */
 };
 
 static struct tlb_bench tb;
@@ -49,7 +73,10 @@ static void touch_pages(void *arg)
 
 static void tlb_bench_teardown(struct bench_ctx *c)
 {
-	(void)c;
+	/* Readers first: they must be gone before their pages are. */
+	if (tb.busy && tlb_readers_stop())
+		bench_fail(c, "a busy reader did not stop");
+	tb.busy = false;
 	smp_call(&tb.remotes, switch_to_bench_mm, NULL, true);
 	mm_switch(NULL);
 	if (tb.mm)
@@ -57,20 +84,62 @@ static void tlb_bench_teardown(struct bench_ctx *c)
 	tb.mm = NULL;
 }
 
+static vaddr_t shared_set(void)
+{
+	return TLB_BENCH_BASE + (vaddr_t)tb.pages * PAGE_SIZE;
+}
+
+/* The mapping (P pages, then the shared working set) and each reader's private set. */
+static int tlb_bench_map(struct bench_ctx *c)
+{
+	u64 shared_len = TLB_BENCH_SHARED_PAGES * PAGE_SIZE;
+	u64 priv_len = TLB_BENCH_PRIVATE_PAGES * PAGE_SIZE;
+	int err = mm_map_region(tb.mm, TLB_BENCH_BASE, (u64)tb.pages * PAGE_SIZE + shared_len,
+				MM_READ | MM_WRITE);
+
+	if (!err)
+		err = mm_populate(tb.mm, shared_set(), shared_len);
+	for (unsigned idx = 1; idx < c->ncpus && !err; idx++) {
+		vaddr_t priv = TLB_BENCH_PRIVATE_BASE + idx * TLB_BENCH_PRIVATE_STRIDE;
+
+		err = mm_map_region(tb.mm, priv, priv_len, MM_READ | MM_WRITE);
+		if (!err)
+			err = mm_populate(tb.mm, priv, priv_len);
+	}
+	return err;
+}
+
+static int tlb_bench_start_readers(const struct bench_ctx *c)
+{
+	const struct tlb_readers_layout lay = {
+		.shared = shared_set(),
+		.nshared = TLB_BENCH_SHARED_PAGES,
+		.priv_base = TLB_BENCH_PRIVATE_BASE,
+		.priv_stride = TLB_BENCH_PRIVATE_STRIDE,
+		.npriv = TLB_BENCH_PRIVATE_PAGES,
+	};
+	int err = tlb_readers_start(c, &lay);
+
+	tb.busy = !err;
+	return err;
+}
+
 static int tlb_bench_setup(struct bench_ctx *c)
 {
 	int err;
 
 	tb.pages = (unsigned)bench_param(c, "pages");
+	tb.last_run_cycles = arch_tsc_hz() / 1000000 * TLB_BENCH_WINDOW_FIRST_US;
 	cpumask_clear(&tb.remotes);
 	for (unsigned idx = 1; idx < c->ncpus; idx++)
 		cpumask_set_cpu(c->cpu[idx], &tb.remotes);
 	err = mm_create(&tb.mm);
 	if (!err)
-		err = mm_map_region(tb.mm, TLB_BENCH_BASE, (u64)tb.pages * PAGE_SIZE,
-				    MM_READ | MM_WRITE);
+		err = tlb_bench_map(c);
 	if (!err)
 		err = smp_call(&tb.remotes, switch_to_bench_mm, tb.mm, true);
+	if (!err && c->ncpus > 1 && bench_param(c, "remote") == TLB_REMOTE_BUSY)
+		err = tlb_bench_start_readers(c);
 	if (err) {
 		tlb_bench_teardown(c);
 		return err;
@@ -80,41 +149,110 @@ static int tlb_bench_setup(struct bench_ctx *c)
 	return 0;
 }
 
-/* Untimed: map the pages again and load their translations on every CPU. */
+/* The readers' baseline window: about as long as the unmap it is compared with. */
+static u64 baseline_cycles(void)
+{
+	u64 per_us = MAX(arch_tsc_hz() / 1000000, 1ull);
+
+	return MIN(MAX(tb.last_run_cycles, per_us * TLB_BENCH_WINDOW_MIN_US),
+		   per_us * TLB_BENCH_WINDOW_MAX_US);
+}
+
+/* Untimed: map the pages again, load their translations on every CPU, then the baseline. */
 static int tlb_bench_prepare(struct bench_ctx *c)
 {
-	int err = mm_populate(tb.mm, TLB_BENCH_BASE, (u64)tb.pages * PAGE_SIZE);
+	int err = tb.busy ? tlb_readers_sync() : 0; /* the last timed window is closed */
 
-	(void)c;
+	tb.counted = c->runs_done >= c->b->warmup;
+	if (!err)
+		err = mm_populate(tb.mm, TLB_BENCH_BASE, (u64)tb.pages * PAGE_SIZE);
 	if (!err)
 		err = smp_call(&tb.remotes, touch_pages, NULL, true);
 	touch_pages(NULL);
+	if (!err && tb.busy)
+		err = tlb_readers_baseline(baseline_cycles(), tb.counted);
 	return err;
 }
 
 static void tlb_bench_run(struct bench_ctx *c, unsigned idx)
 {
-	int err = tlb_unmap_pages(tb.mm, TLB_BENCH_BASE, tb.pages, tlb_bench_ops[c->variant]);
+	u64 t0 = arch_tsc_read();
+	int err;
 
 	(void)idx;
+	if (tb.busy)
+		tlb_readers_timed_begin(tb.counted);
+	err = tlb_unmap_pages(tb.mm, TLB_BENCH_BASE, tb.pages, tlb_bench_ops[c->variant]);
+	if (tb.busy)
+		tlb_readers_timed_end();
+	tb.last_run_cycles = arch_tsc_read() - t0;
 	if (err)
 		bench_fail(c, "unmap failed (%s)", errno_name(err));
 }
 
-/* Exact promises: naive one round per page, batched one per batch of PT_GATHER_PAGES. */
+/* Local flushes one round of @n pages costs each CPU that has the mm: per page or one full. */
+static void round_flushes(u64 n, u64 *one, u64 *all)
+{
+	if (n > tlb_ceiling())
+		*all += 1;
+	else
+		*one += n;
+}
+
+/*
+ * Exact promises: naive one round of one page per page, batched one round
+ * per batch of PT_GATHER_PAGES; every CPU with the mm loaded (the initiator
+ * and each remote) flushes each round page by page up to the ceiling and
+ * fully above it.
+ */
 static int tlb_bench_verify(struct bench_ctx *c)
 {
-	u64 runs = c->runs_done, remotes = c->ncpus - 1;
-	u64 rounds = c->variant == 0 ? tb.pages : (tb.pages + PT_GATHER_PAGES - 1) / PT_GATHER_PAGES;
-	u64 sent = c->counter_total[PCPU_IPI_SENT], shootdowns = c->counter_total[PCPU_TLB_SHOOTDOWNS];
+	u64 runs = c->runs_done, remotes = c->ncpus - 1, one = 0, all = 0, rounds = 0;
+	u64 batch = c->variant == 0 ? 1 : PT_GATHER_PAGES;
+	const u64 *t = c->counter_total;
 
-	if (shootdowns != runs * rounds || sent != runs * rounds * remotes) {
-		bench_fail(c, "%lu shootdown rounds and %lu IPIs in %lu runs; expected %lu and %lu",
-			   (unsigned long)shootdowns, (unsigned long)sent, (unsigned long)runs,
-			   (unsigned long)(runs * rounds), (unsigned long)(runs * rounds * remotes));
+	for (u64 left = tb.pages; left; left -= MIN(left, batch), rounds++)
+		round_flushes(MIN(left, batch), &one, &all);
+	if (t[PCPU_TLB_SHOOTDOWNS] != runs * rounds || t[PCPU_IPI_SENT] != runs * rounds * remotes ||
+	    t[PCPU_TLB_FLUSH_ONE] != runs * one * c->ncpus ||
+	    t[PCPU_TLB_FLUSH_ALL] != runs * all * c->ncpus) {
+		bench_fail(c,
+			   "%lu rounds, %lu IPIs, %lu invlpg, %lu full flushes in %lu runs; "
+			   "expected %lu, %lu, %lu, %lu",
+			   (unsigned long)t[PCPU_TLB_SHOOTDOWNS], (unsigned long)t[PCPU_IPI_SENT],
+			   (unsigned long)t[PCPU_TLB_FLUSH_ONE], (unsigned long)t[PCPU_TLB_FLUSH_ALL],
+			   (unsigned long)runs, (unsigned long)(runs * rounds),
+			   (unsigned long)(runs * rounds * remotes),
+			   (unsigned long)(runs * one * c->ncpus), (unsigned long)(runs * all * c->ncpus));
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * The busy readers' loss over whole windows (a descheduled vCPU is part of
+ * what TCG measures), with the stolen share of each window and the loss
+ * over running time only beside it; and the cycles lost per page.
+ */
+static void report_readers(const struct bench_ctx *c, struct json *j, u64 median)
+{
+	struct read_window base, timed, wbase, wtimed;
+	u64 timed_runs = c->runs_done > c->b->warmup ? c->runs_done - c->b->warmup : 1;
+	s64 lost_per_page;
+
+	tlb_readers_totals(&base, &timed);
+	wbase = read_window_whole(&base);
+	wtimed = read_window_whole(&timed);
+	lost_per_page = read_lost_cycles(&wbase, &wtimed) * 1000 /
+			(s64)MAX(timed_runs * tb.pages, 1ull);
+	json_u64(j, "remote_reads_per_ms_baseline", read_rate_per_ms(&wbase, arch_tsc_hz()));
+	json_u64(j, "remote_reads_per_ms_timed", read_rate_per_ms(&wtimed, arch_tsc_hz()));
+	json_fixed(j, "remote_read_loss_pct", read_loss_pct_milli(&wbase, &wtimed), 3);
+	json_fixed(j, "remote_stolen_pct_baseline", (s64)read_stolen_pct_milli(&base), 3);
+	json_fixed(j, "remote_stolen_pct_timed", (s64)read_stolen_pct_milli(&timed), 3);
+	json_fixed(j, "remote_read_loss_pct_running", read_loss_pct_milli(&base, &timed), 3);
+	json_fixed(j, "remote_lost_cycles_per_page", lost_per_page, 3);
+	json_fixed(j, "total_cycles_per_page", (s64)median + lost_per_page, 3);
 }
 
 /* The interrupt rate one remote CPU sees while the unmaps run. */
@@ -128,11 +266,26 @@ static void tlb_bench_report(const struct bench_ctx *c, struct json *j, u64 medi
 		 remotes ? mul_div_u64(per_run / remotes, arch_tsc_hz(), run_cycles) : 0);
 	json_u64(j, "flush_ceiling", tlb_ceiling());
 	json_u64(j, "batch_pages", PT_GATHER_PAGES);
+	if (remotes && bench_param(c, "remote") == TLB_REMOTE_BUSY)
+		report_readers(c, j, median);
+}
+
+/* remote=busy|idle on the command line keeps only that half of the cases. */
+static bool tlb_bench_case_selected(const struct bench_case *bc, const struct options *opt)
+{
+	return opt->remote == OPT_REMOTE_ALL ||
+	       (opt->remote == OPT_REMOTE_BUSY) == (bc->param[0] == TLB_REMOTE_BUSY);
 }
 
 static const char *const tlb_variants[] = { "naive", "batched" };
+static const char *const tlb_remote_words[] = { "busy", "idle" };
+/* Both sides of the default ceiling (33): 32 and 33 page by page, 34 a full flush. */
+#define TLB_PAGES_SWEEP(remote)                                                                    \
+	{ { remote, 1 } }, { { remote, 8 } }, { { remote, 32 } }, { { remote, 33 } },              \
+		{ { remote, 34 } }, { { remote, 64 } }, { { remote, 512 } }
 static const struct bench_case tlb_cases[] = {
-	{ { 1 } }, { { 8 } }, { { 32 } }, { { 64 } }, { { 512 } },
+	TLB_PAGES_SWEEP(TLB_REMOTE_BUSY),
+	TLB_PAGES_SWEEP(TLB_REMOTE_IDLE),
 };
 
 const struct bench bench_tlb = {
@@ -140,11 +293,14 @@ const struct bench bench_tlb = {
 	.metric_name = "cycles_per_page",
 	.variants = tlb_variants,
 	.nvariants = 2,
-	.param_names = { "pages" },
+	.param_names = { "remote", "pages" },
+	.param_words = { tlb_remote_words, NULL },
 	.cases = tlb_cases,
 	.ncases = ARRAY_SIZE(tlb_cases),
+	.case_selected = tlb_bench_case_selected,
 	.metric = BENCH_CYCLES_PER_OP,
 	.min_cpus = 1,
+	/* The harness times CPU 0 only; busy remotes run their own readers. */
 	.idle_targets = true,
 	.iters = 10,
 	.warmup = 2,

@@ -67,6 +67,12 @@ static const char *const opt_tsc_calibrate_words[] = {
 	[OPT_TSC_HPET] = "hpet",
 	[OPT_TSC_COUNT] = NULL,
 };
+static const char *const opt_remote_words[] = {
+	[OPT_REMOTE_ALL] = "all",
+	[OPT_REMOTE_BUSY] = "busy",
+	[OPT_REMOTE_IDLE] = "idle",
+	[OPT_REMOTE_COUNT] = NULL,
+};
 static const char *const opt_crash_words[] = {
 	[OPT_CRASH_NONE] = "none",
 	[OPT_CRASH_UD] = "ud",
@@ -100,6 +106,7 @@ static const struct opt_key opt_keys[] = {
 	OPT_KEY_ENUM("crash", crash, opt_crash_words, OPT_CRASH_NONE),
 	OPT_KEY_ENUM("tsc_calibrate", tsc_calibrate, opt_tsc_calibrate_words, OPT_TSC_AUTO),
 	OPT_KEY_UINT("ap_nostart", ap_nostart, 0, MAX_CPUS - 1, 0),
+	OPT_KEY_ENUM("remote", remote, opt_remote_words, OPT_REMOTE_ALL),
 };
 
 /*
@@ -122,6 +129,7 @@ BUILD_ASSERT(sizeof(enum opt_mode) == sizeof(int) && sizeof(enum opt_format) == 
 BUILD_ASSERT(sizeof(enum opt_console) == sizeof(int) && sizeof(enum opt_apic) == sizeof(int));
 BUILD_ASSERT(sizeof(enum opt_crash) == sizeof(int));
 BUILD_ASSERT(sizeof(enum opt_tsc_calibrate) == sizeof(int));
+BUILD_ASSERT(sizeof(enum opt_remote) == sizeof(int));
 BUILD_ASSERT(sizeof(((struct options *)0)->ktest) == OPT_KTEST_MAX + 1);
 BUILD_ASSERT(MAX_CPUS >= 1);
 
@@ -359,7 +367,7 @@ static int cmdline_word(struct cmdline_ctx *c, struct options *opt)
  * mode=bench, every benchmark, cpus=all, iters=0 (each benchmark's own
  * default), format=json, console=ttyS0 (the firmware's SPCR console may
  * replace it while console= is not given), apic=auto, every ktest suite,
- * crash=none, tsc_calibrate=auto, ap_nostart=0 and the defaults in
+ * crash=none, tsc_calibrate=auto, ap_nostart=0, remote=all and the defaults in
  * opt_keys[] for the rest; nothing marked as given.
  */
 static u32 cmdline_uint_of(const struct options *opt, const struct opt_key *k)

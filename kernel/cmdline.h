@@ -25,6 +25,8 @@ enum opt_console { OPT_CONSOLE_TTYS0, OPT_CONSOLE_TTYS1, OPT_CONSOLE_COUNT };
 enum opt_apic { OPT_APIC_AUTO, OPT_APIC_XAPIC, OPT_APIC_X2APIC, OPT_APIC_COUNT };
 /* tsc_calibrate=: auto tries CPUID, the hypervisor leaf, the PIT, then the HPET. */
 enum opt_tsc_calibrate { OPT_TSC_AUTO, OPT_TSC_PIT, OPT_TSC_HPET, OPT_TSC_COUNT };
+/* remote=: what the tlb bench's remote CPUs do while pages are unmapped (bench/bench_tlb.c). */
+enum opt_remote { OPT_REMOTE_ALL, OPT_REMOTE_BUSY, OPT_REMOTE_IDLE, OPT_REMOTE_COUNT };
 /* crash=: a deliberate failure after the header, to test failure paths (kernel/crash.c). */
 enum opt_crash {
 	OPT_CRASH_NONE,
@@ -66,6 +68,7 @@ struct options {
 	enum opt_crash crash;	       /* crash=none|ud|de|pf|gp|panic|hang */
 	enum opt_tsc_calibrate tsc_calibrate; /* tsc_calibrate=auto|pit|hpet */
 	u32 ap_nostart;		       /* ap_nostart=N: the last N APs get no INIT/SIPI (test hook) */
+	enum opt_remote remote;	       /* remote=all|busy|idle: tlb bench cases to run */
 	u64 given;		       /* bit i: table key i was on the line */
 };
 

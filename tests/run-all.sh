@@ -153,6 +153,9 @@ check bad_kernel_word_header_first "$(grep -a -m1 -E '^(MMLAB|mmlab)' "$last_log
 expect_run bad-kernel-value 2 --selftest --accel tcg --boot kernel -- iters=0
 check bad_kernel_value_named "$(has "$last_out" "iters")"
 
+expect_run bad-remote-value 2 --bench tlb --accel tcg --boot kernel -- remote=lazy
+check bad_remote_value_named "$(has "$last_out" "bad value 'lazy' for 'remote'")"
+
 # QEMU 7.2's TCG has no x2APIC: forcing it must fail with a clear message, not hang.
 if ! grep -qa '"x2apic_cpu":true' "$runs/tcg-kernel-smp1/serial.log"; then
 	expect_run x2apic-missing 1 --selftest --accel tcg --boot kernel -- apic=x2apic
@@ -214,6 +217,14 @@ check bench_all_lines_well_formed "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n
 for b in tlb pin pagemap faultlock swapfree; do
 	check "bench_${b}_reported" "$(has "$bench_runs/all/serial.log" "^BENCH \\{\"bench\":\"$b\"")"
 done
+# Workload fidelity (issue 16): both remote modes, the readers' loss, the pages sweep's plot,
+# pagemap on every CPU, and the faultlock pass vm-scalability names.
+all_log=$bench_runs/all/serial.log
+check bench_tlb_remote_busy "$(has "$all_log" '"bench":"tlb".*"remote":"busy".*"remote_lost_cycles_per_page"')"
+check bench_tlb_remote_idle "$(has "$all_log" '"bench":"tlb".*"remote":"idle"')"
+check bench_tlb_pages_sweep_plot "$(ls "$bench_runs"/all/plots/tlb-remote-busy-cpus-2-by-pages*.png >/dev/null 2>&1 && echo 1 || echo 0)"
+check bench_pagemap_two_cpus "$(has "$all_log" '"bench":"pagemap","variant":"cached","cpus":2')"
+check bench_faultlock_anon_cow_seq "$(has "$all_log" '"fault":"cow-copy".*"vm_scalability_case":"anon-cow-seq"')"
 "$here/run.sh" --compare "$bench_runs/A" "$bench_runs/B" > "$bench_runs/compare.txt" 2>&1
 check bench_compare_runs "$([ $? = 0 ] && echo 1 || echo 0)"
 check bench_compare_change_column "$(has "$bench_runs/compare.txt" '%change')"

@@ -58,6 +58,7 @@ static void expect_defaults(struct ktest *t, const struct options *o)
 	KEXPECT_EQ(t, o->crash, OPT_CRASH_NONE);
 	KEXPECT_EQ(t, o->tsc_calibrate, OPT_TSC_AUTO);
 	KEXPECT_EQ(t, o->ap_nostart, 0);
+	KEXPECT_EQ(t, o->remote, OPT_REMOTE_ALL);
 	KEXPECT_EQ(t, o->given, 0);
 }
 
@@ -146,6 +147,12 @@ static void test_cmdline_enums(struct ktest *t)
 	BAD(t, "format=jso", "'jso'");
 	BAD(t, "mode==bench", "'=bench'");
 	BAD(t, "crash=segv", "bad value 'segv' for 'crash' (expected none|ud|de|pf|gp|panic|hang)");
+	KEXPECT(t, GOOD(t, "remote=busy", &o) && o.remote == OPT_REMOTE_BUSY);
+	KEXPECT(t, GOOD(t, "remote=idle", &o) && o.remote == OPT_REMOTE_IDLE);
+	KEXPECT(t, GOOD(t, "remote=all", &o) && o.remote == OPT_REMOTE_ALL);
+	KEXPECT(t, options_given(&o, "remote"));
+	BAD(t, "remote=lazy", "bad value 'lazy' for 'remote' (expected all|busy|idle)");
+	BAD(t, "remote=Busy", "'Busy'");
 	KEXPECT_STREQ(t, options_word("format", OPT_FORMAT_LAVA), "lava");
 	KEXPECT_STREQ(t, options_word("mode", OPT_MODE_SELFTEST), "selftest");
 	KEXPECT_STREQ(t, options_word("apic", OPT_APIC_X2APIC), "x2apic");

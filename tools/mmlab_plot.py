@@ -2,7 +2,8 @@
 
 Each plot shows a metric's median against the CPU count for every variant
 of one benchmark and parameter set, with the median's 95% confidence
-interval as error bars (min..max for a log without samples). gnuplot
+interval as error bars (min..max for a log without samples); a sweep
+(mmlab_sweep) puts a parameter such as tlb's pages on the x-axis instead. gnuplot
 is fed a script on standard input, the data inline as datablocks, so no
 temporary files are left behind. PNG uses pngcairo when gnuplot has it and
 the plain png terminal otherwise.
@@ -103,9 +104,11 @@ def _axes(group, subtitle):
         title += "\n" + subtitle
     lines = [
         f"set title {quote(title)}",
-        f'set xlabel "CPUs  (points: median, bars: {_bar_label(group)})"',
+        f'set xlabel "{getattr(group, "x_label", "CPUs")}  (points: median, bars: {_bar_label(group)})"',
         f"set ylabel {quote(f'{group.metric} [{group.unit}]')}",
-        "set key top left box opaque", "set grid", "set yrange [0:*]",
+        "set key top left box opaque", "set grid",
+        *(["set logscale y 10", "set yrange [*:*]"] if getattr(group, "y_log", False)
+          else ["set yrange [0:*]"]),
         "set xtics (" + ", ".join(str(c) for c in cpus) + ")",
     ]
     if cpus and cpus[-1] >= LOG_X_SPAN * cpus[0]:

@@ -22,6 +22,7 @@ from mmlab_compare import render_compare
 from mmlab_groups import group_results
 from mmlab_log import parse_log
 from mmlab_plot import GnuplotMissing, plot_groups
+from mmlab_sweep import sweep_results
 from mmlab_records import trailer_failed
 from mmlab_resultsfile import RESULTS_NAME, load_run, write_results_json
 from mmlab_stats import NOISE_FACTOR
@@ -51,7 +52,7 @@ def cmd_report(args):
 
 def _write_plots(log, plot_dir, gnuplot):
     """Draw the plots; a missing gnuplot is reported, not fatal."""
-    groups = group_results(log.benches)
+    groups = group_results(log.benches) + sweep_results(log.benches)
     if not groups:
         return
     subtitle = (log.header or {}).get("cpu_model") or ""

@@ -1,0 +1,213 @@
+/*
+ * Busy readers of the tlb bench (see bench/tlb_readers.h). The phase word
+ * is (sequence << 3) | counted << 2 | kind; every change bumps the
+ * sequence, so a reader tells two windows of the same kind apart. A reader
+ * looks at it after every chunk of reads and, on a change, books the reads
+ * and cycles since the last change to the window that just ended; gaps
+ * between chunks too long to be reads or IPIs are booked as stolen.
+ */
+#include "bench/tlb_readers.h"
+#include "bench/bench.h"
+#include "errno.h"
+#include "kernel/smp.h"
+#include "lib/atomic.h"
+#include "lib/math.h"
+#include "lib/string.h"
+#include <arch/arch.h>
+#include <arch/layout.h>
+
+#define TR_QUIET 0
+#define TR_BASELINE 1
+#define TR_TIMED 2
+#define TR_STOP 3
+#define TR_KIND(p) ((p) & 3u)
+#define TR_COUNTED 4u
+#define TR_CHUNK 16		/* reads between looks at the phase word */
+#define TR_TIMEOUT_MS 30000	/* a reader's vCPU may be descheduled for long under TCG */
+
+/*
+ * A gap this long between two chunks of reads is not the reads, nor an IPI
+ * (microseconds under TCG): the reader's vCPU was descheduled by the host.
+ * Such time is booked as stolen, apart from the window's running cycles.
+ */
+#define TR_STOLEN_GAP_US 100
+
+struct tlb_reader {
+	const u64 *page[2];	/* shared working set, private one */
+	unsigned npages[2];
+	u32 seen;		/* the last phase this reader booked */
+	u32 running;
+	struct read_window win[2]; /* counted baseline and timed windows */
+} __cacheline_aligned;
+
+/* Where a reader is in its working set, and what it has done since the last phase change. */
+struct reader_state {
+	unsigned set, i;
+	u64 reads, stolen;
+	u64 t0, tlast;
+};
+
+static struct {
+	u32 phase __cacheline_aligned;
+	unsigned nreaders;
+	struct tlb_reader r[MAX_CPUS];
+} trs;
+
+/* One pass of TR_CHUNK reads, continuing where the last one stopped. */
+static void reader_chunk(struct tlb_reader *r, struct reader_state *st, u64 gap)
+{
+	u64 t;
+
+	for (unsigned n = 0; n < TR_CHUNK; n++) {
+		(void)READ_ONCE(r->page[st->set][(u64)st->i * (PAGE_SIZE / sizeof(u64))]);
+		if (++st->i == r->npages[st->set]) {
+			st->i = 0;
+			st->set = r->npages[!st->set] ? !st->set : st->set;
+		}
+	}
+	st->reads += TR_CHUNK;
+	t = arch_tsc_read();
+	if (t - st->tlast > gap)
+		st->stolen += t - st->tlast;
+	st->tlast = t;
+}
+
+/* Books what was done since the last change to the window that just ended (if counted). */
+static void reader_book(struct tlb_reader *r, u32 phase, struct reader_state *st)
+{
+	struct read_window *w = NULL;
+	u64 cycles = st->tlast - st->t0;
+
+	if ((phase & TR_COUNTED) && TR_KIND(phase) == TR_BASELINE)
+		w = &r->win[0];
+	else if ((phase & TR_COUNTED) && TR_KIND(phase) == TR_TIMED)
+		w = &r->win[1];
+	if (w) {
+		read_window_add(w, st->reads, cycles - MIN(st->stolen, cycles));
+		w->stolen += MIN(st->stolen, cycles);
+	}
+	st->reads = st->stolen = 0;
+	st->t0 = st->tlast;
+}
+
+static void reader_main(void *arg)
+{
+	struct tlb_reader *r = arg;
+	u64 gap = arch_tsc_hz() / 1000000 * TR_STOLEN_GAP_US;
+	u32 seen = atomic_load_acquire(&trs.phase);
+	struct reader_state st = { .set = r->npages[0] ? 0 : 1 };
+
+	st.t0 = st.tlast = arch_tsc_read();
+	atomic_store_release(&r->seen, seen);
+	while (TR_KIND(seen) != TR_STOP) {
+		u32 now;
+
+		reader_chunk(r, &st, gap);
+		now = atomic_load_acquire(&trs.phase);
+		if (now == seen)
+			continue;
+		reader_book(r, seen, &st);
+		seen = now;
+		atomic_store_release(&r->seen, seen);
+	}
+	atomic_store_release(&r->running, 0);
+}
+
+static void set_phase(u32 kind, bool counted)
+{
+	u32 seq = (atomic_load_relaxed(&trs.phase) >> 3) + 1;
+
+	atomic_store_release(&trs.phase, seq << 3 | (counted ? TR_COUNTED : 0) | kind);
+}
+
+/* Waits until every reader satisfies seen == phase (or, for @stopping, has left). */
+static int wait_readers(bool stopping)
+{
+	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * TR_TIMEOUT_MS;
+	u32 phase = atomic_load_acquire(&trs.phase);
+
+	for (unsigned k = 1; k <= trs.nreaders; k++) {
+		struct tlb_reader *r = &trs.r[k];
+
+		while (stopping ? atomic_load_acquire(&r->running)
+				: atomic_load_acquire(&r->seen) != phase) {
+			if (arch_tsc_read() > deadline)
+				return -ETIMEDOUT;
+			arch_cpu_relax();
+		}
+	}
+	return 0;
+}
+
+int tlb_readers_start(const struct bench_ctx *c, const struct tlb_readers_layout *lay)
+{
+	memset(&trs, 0, sizeof(trs));
+	for (unsigned idx = 1; idx < c->ncpus; idx++) {
+		struct tlb_reader *r = &trs.r[idx];
+		int err;
+
+		r->page[0] = (const u64 *)lay->shared;
+		r->npages[0] = lay->nshared;
+		r->page[1] = (const u64 *)(lay->priv_base + idx * lay->priv_stride);
+		r->npages[1] = lay->npriv;
+		r->seen = ~0u; /* not a phase: start waits for the reader's first look */
+		r->running = 1;
+		err = smp_run_async(c->cpu[idx], reader_main, r);
+		if (err) {
+			r->running = 0;
+			tlb_readers_stop();
+			return err;
+		}
+		trs.nreaders = idx;
+	}
+	return wait_readers(false);
+}
+
+int tlb_readers_stop(void)
+{
+	set_phase(TR_STOP, false);
+	return wait_readers(true);
+}
+
+int tlb_readers_sync(void)
+{
+	return wait_readers(false);
+}
+
+int tlb_readers_baseline(u64 cycles, bool counted)
+{
+	u64 end;
+	int err;
+
+	set_phase(TR_BASELINE, counted);
+	err = wait_readers(false);
+	if (err)
+		return err;
+	end = arch_tsc_read() + cycles;
+	while (arch_tsc_read() < end)
+		arch_cpu_relax();
+	set_phase(TR_QUIET, false);
+	return wait_readers(false);
+}
+
+void tlb_readers_timed_begin(bool counted)
+{
+	set_phase(TR_TIMED, counted);
+}
+
+void tlb_readers_timed_end(void)
+{
+	set_phase(TR_QUIET, false);
+}
+
+void tlb_readers_totals(struct read_window *base, struct read_window *timed)
+{
+	*base = (struct read_window){ 0 };
+	*timed = (struct read_window){ 0 };
+	for (unsigned k = 1; k <= trs.nreaders; k++) {
+		read_window_add(base, trs.r[k].win[0].reads, trs.r[k].win[0].cycles);
+		base->stolen += trs.r[k].win[0].stolen;
+		read_window_add(timed, trs.r[k].win[1].reads, trs.r[k].win[1].cycles);
+		timed->stolen += trs.r[k].win[1].stolen;
+	}
+}

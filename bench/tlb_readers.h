@@ -1,0 +1,56 @@
+/*
+ * Busy readers for the tlb bench (remote=busy): one per remote CPU, started
+ * through smp_run_async() so it runs in task context with interrupts on
+ * and answers shootdown IPIs between its reads, as a CPU running a reader
+ * thread of the mapping would (Gorman's lru-file-mmap-read). Each reads
+ * one word of every page of its working set, round and round: the part of
+ * the shared mapping that stays mapped, then a private region. The boot
+ * CPU opens and closes windows (baseline, timed) through one phase word;
+ * each reader counts its reads and cycles per window on its own TSC.
+ *
+ * The readers never touch the pages being unmapped, so they never fault.
+ * Boot CPU only for every call below, interrupts on.
+ */
+#ifndef BENCH_TLB_READERS_H
+#define BENCH_TLB_READERS_H
+
+#include "bench/read_loss.h"
+#include "types.h"
+
+struct bench_ctx;
+
+/* Where reader @idx (1..ncpus-1) reads: @nshared pages at @shared, @npriv at its private base. */
+struct tlb_readers_layout {
+	vaddr_t shared;
+	unsigned nshared;
+	vaddr_t priv_base; /* reader idx's private pages start at priv_base + idx * priv_stride */
+	u64 priv_stride;
+	unsigned npriv;
+};
+
+/*
+ * Starts a reader on c->cpu[1..c->ncpus-1] (which must have the mapping
+ * loaded and be idle). Returns 0, or an error with none left running.
+ */
+int tlb_readers_start(const struct bench_ctx *c, const struct tlb_readers_layout *lay);
+
+/* Stops the readers and waits until each has left. Returns 0 or -ETIMEDOUT. */
+int tlb_readers_stop(void);
+
+/* Waits until every reader has seen the current phase (its window is closed). 0 or -ETIMEDOUT. */
+int tlb_readers_sync(void);
+
+/*
+ * Untimed: a baseline window of about @cycles, counted into the totals
+ * when @counted (a timed run, not a warm-up). Returns 0 or -ETIMEDOUT.
+ */
+int tlb_readers_baseline(u64 cycles, bool counted);
+
+/* The timed window: opened at the start of the unmaps, closed at their end; no waiting. */
+void tlb_readers_timed_begin(bool counted);
+void tlb_readers_timed_end(void);
+
+/* Counted windows summed over the readers (after tlb_readers_stop(), final). */
+void tlb_readers_totals(struct read_window *base, struct read_window *timed);
+
+#endif

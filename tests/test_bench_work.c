@@ -1,0 +1,201 @@
+/*
+ * Self-tests of what the benchmarks time (issue 16, workload fidelity):
+ * the harness keeps a benchmark's two timed phases apart on every CPU; the
+ * tlb pages sweep holds both sides of the flush ceiling for both remote
+ * modes and remote= selects its half; a busy tlb run keeps its readers
+ * reading through the baseline and timed windows and passes its exact
+ * counts; faultlock, pin and pagemap pass theirs at every CPU online.
+ * Kernel only (needs the CPUs and the benchmarks).
+ */
+#include "bench/bench.h"
+#include "bench/tlb_readers.h"
+#include "kernel/cmdline.h"
+#include "lib/atomic.h"
+#include "mm/tlb.h"
+#include "tests/ktest.h"
+#include <arch/arch.h>
+
+extern const struct bench bench_tlb, bench_pin, bench_pagemap, bench_faultlock;
+
+/* ---- the harness: phase 2 starts on no CPU before phase 1 ended on all ---- */
+
+static struct {
+	u32 phase1_done;   /* CPUs that finished phase 1 in this run */
+	u32 early;	   /* phase-2 starts that saw a CPU still in phase 1 */
+	u32 phase2_done;
+} ph;
+
+static int phases_setup(struct bench_ctx *c)
+{
+	c->ops = 1;
+	return 0;
+}
+
+static int phases_prepare(struct bench_ctx *c)
+{
+	(void)c;
+	atomic_store_release(&ph.phase1_done, 0);
+	return 0;
+}
+
+/* CPU 0 is slow in phase 1 (1 ms), so any CPU let through early gets there first. */
+static void phases_run(struct bench_ctx *c, unsigned idx)
+{
+	(void)c;
+	if (idx == 0) {
+		u64 end = arch_tsc_read() + arch_tsc_hz() / 1000;
+
+		while (arch_tsc_read() < end)
+			arch_cpu_relax();
+	}
+	atomic_add_return(&ph.phase1_done, 1);
+}
+
+static void phases_run2(struct bench_ctx *c, unsigned idx)
+{
+	(void)idx;
+	if (atomic_load_acquire(&ph.phase1_done) != c->ncpus)
+		atomic_add_return(&ph.early, 1);
+	atomic_add_return(&ph.phase2_done, 1);
+}
+
+static const char *const phases_variants[] = { "only" };
+static const struct bench_case phases_cases[] = { { { 0 } } };
+
+static const struct bench phases_bench = {
+	.name = "phases",
+	.variants = phases_variants,
+	.nvariants = 1,
+	.cases = phases_cases,
+	.ncases = 1,
+	.metric = BENCH_US_PER_RUN,
+	.min_cpus = 1,
+	.iters = 3,
+	.warmup = 1,
+	.setup = phases_setup,
+	.prepare = phases_prepare,
+	.run = phases_run,
+	.run_phase2 = phases_run2,
+	.phase2_name = "phase2_us",
+};
+
+/* Runs @b at @ncpus CPUs, @iters timed runs, results as diagnostics. */
+static void run_bench(const struct bench *b, unsigned ncpus, unsigned iters,
+		      enum opt_remote remote, struct bench_outcome *out)
+{
+	static struct options opt;
+
+	options_set_defaults(&opt);
+	opt.cpus.n = 1;
+	opt.cpus.count[0] = ncpus;
+	opt.iters = iters;
+	opt.remote = remote;
+	bench_set_diagnostic_results(true);
+	bench_run(b, &opt, out);
+	bench_set_diagnostic_results(false);
+}
+
+static void test_bench_phases_apart(struct ktest *t)
+{
+	struct bench_outcome out;
+
+	if (ncpus_online < 2) {
+		ktest_skip(t, "needs 2 CPUs");
+		return;
+	}
+	ph.early = ph.phase2_done = 0;
+	run_bench(&phases_bench, ncpus_online, 3, OPT_REMOTE_ALL, &out);
+	KEXPECT_EQ(t, out.passed, 1);
+	KEXPECT_EQ(t, ph.phase2_done, 4 * ncpus_online);
+	KEXPECT_EQ(t, ph.early, 0);
+}
+
+/* ---- tlb: the sweep and remote= ---- */
+
+static bool tlb_has_case(unsigned remote, u64 pages)
+{
+	for (unsigned i = 0; i < bench_tlb.ncases; i++)
+		if (bench_tlb.cases[i].param[0] == remote && bench_tlb.cases[i].param[1] == pages)
+			return true;
+	return false;
+}
+
+/* Both remote modes sweep 1, 8, 32, 33, 34, 64, 512: both sides of the default ceiling. */
+static void test_bench_tlb_sweep_ceiling(struct ktest *t)
+{
+	static const u64 want[] = { 1, 8, TLB_FLUSH_CEILING - 1, TLB_FLUSH_CEILING,
+				    TLB_FLUSH_CEILING + 1, 64, 512 };
+
+	KEXPECT_EQ(t, bench_tlb.ncases, 2 * ARRAY_SIZE(want));
+	for (unsigned remote = 0; remote < 2; remote++)
+		for (unsigned i = 0; i < ARRAY_SIZE(want); i++)
+			KEXPECT(t, tlb_has_case(remote, want[i]));
+	KEXPECT_STREQ(t, bench_tlb.param_names[0], "remote");
+	KEXPECT_STREQ(t, bench_tlb.param_words[0][0], "busy");
+	KEXPECT_STREQ(t, bench_tlb.param_words[0][1], "idle");
+}
+
+static unsigned tlb_selected(enum opt_remote remote, unsigned want_param)
+{
+	struct options opt;
+	unsigned n = 0;
+
+	options_set_defaults(&opt);
+	opt.remote = remote;
+	for (unsigned i = 0; i < bench_tlb.ncases; i++)
+		if (bench_tlb.case_selected(&bench_tlb.cases[i], &opt))
+			n += bench_tlb.cases[i].param[0] == want_param ? 1 : 1000;
+	return n;
+}
+
+static void test_bench_tlb_remote_option(struct ktest *t)
+{
+	KASSERT(t, bench_tlb.case_selected != NULL);
+	KEXPECT_EQ(t, tlb_selected(OPT_REMOTE_BUSY, 0), bench_tlb.ncases / 2);
+	KEXPECT_EQ(t, tlb_selected(OPT_REMOTE_IDLE, 1), bench_tlb.ncases / 2);
+	KEXPECT_EQ(t, tlb_selected(OPT_REMOTE_ALL, 0), bench_tlb.ncases / 2 * 1001);
+}
+
+/* remote=busy at 2 CPUs: every case passes its counts; the readers read in both windows. */
+static void test_bench_tlb_busy_readers(struct ktest *t)
+{
+	struct read_window base, timed;
+	struct bench_outcome out;
+
+	if (ncpus_online < 2) {
+		ktest_skip(t, "needs 2 CPUs");
+		return;
+	}
+	run_bench(&bench_tlb, 2, 1, OPT_REMOTE_BUSY, &out);
+	KEXPECT_EQ(t, out.passed, bench_tlb.ncases / 2 * bench_tlb.nvariants);
+	KEXPECT_EQ(t, out.failed, 0);
+	tlb_readers_totals(&base, &timed); /* of the last case: batched, 512 pages */
+	KEXPECT_GT(t, base.reads, 0);
+	KEXPECT_GT(t, base.cycles, 0);
+	KEXPECT_GT(t, timed.reads, 0);
+	KEXPECT_GT(t, timed.cycles, 0);
+}
+
+/* ---- faultlock, pin, pagemap: every case's exact counts at every CPU online ---- */
+
+static void test_bench_counts_hold(struct ktest *t)
+{
+	const struct bench *const benches[] = { &bench_faultlock, &bench_pin, &bench_pagemap };
+
+	for (unsigned i = 0; i < ARRAY_SIZE(benches); i++) {
+		struct bench_outcome out;
+
+		run_bench(benches[i], ncpus_online, 1, OPT_REMOTE_ALL, &out);
+		KEXPECT_EQ(t, out.passed, benches[i]->ncases * benches[i]->nvariants);
+		KEXPECT_EQ(t, out.failed, 0);
+	}
+}
+
+static const struct ktest_case bench_work_cases[] = {
+	KTEST_CASE(test_bench_phases_apart),
+	KTEST_CASE(test_bench_tlb_sweep_ceiling),
+	KTEST_CASE(test_bench_tlb_remote_option),
+	KTEST_CASE(test_bench_tlb_busy_readers),
+	KTEST_CASE(test_bench_counts_hold),
+};
+KTEST_SUITE(bench_work, bench_work_cases);
