@@ -277,6 +277,15 @@ static bool tlb_bench_case_selected(const struct bench_case *bc, const struct op
 	       (opt->remote == OPT_REMOTE_BUSY) == (bc->param[0] == TLB_REMOTE_BUSY);
 }
 
+/*
+ * One page is one shootdown round in either design (naive's one round per
+ * page, batched's one gather of one page): a control, whose ratio must be 1.
+ */
+static const char *tlb_control(const struct bench_ctx *c)
+{
+	return bench_param(c, "pages") == 1 ? "pages=1: both designs send one round" : NULL;
+}
+
 static const char *const tlb_variants[] = { "naive", "batched" };
 static const char *const tlb_remote_words[] = { "busy", "idle" };
 /* Both sides of the default ceiling (33): 32 and 33 page by page, 34 a full flush. */
@@ -298,6 +307,7 @@ const struct bench bench_tlb = {
 	.cases = tlb_cases,
 	.ncases = ARRAY_SIZE(tlb_cases),
 	.case_selected = tlb_bench_case_selected,
+	.control = tlb_control,
 	.metric = BENCH_CYCLES_PER_OP,
 	.min_cpus = 1,
 	/* The harness times CPU 0 only; busy remotes run their own readers. */
