@@ -160,6 +160,7 @@ void pt_gather_init(struct pt_gather *g, pt_flush_fn *flush, void *arg)
 	g->global = false;
 	g->nr_tables = g->nr_pages = 0;
 	g->unmapped = g->swap_cleared = g->flushes = 0;
+	g->err = 0;
 	g->flush = flush;
 	g->arg = arg;
 	g->release = NULL;

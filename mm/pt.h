@@ -72,7 +72,8 @@ struct pt_gather;
 /*
  * Flushes translations of [g->start, g->last] (global ones too when
  * g->global) and the paging-structure caches from every CPU that may hold
- * them, and returns once that is done.
+ * them, and returns once that is done. A flush that could not complete
+ * (a CPU did not acknowledge) sets g->err if it is still 0.
  */
 typedef void pt_flush_fn(struct pt_gather *g);
 
@@ -100,6 +101,7 @@ struct pt_gather {
 	u64 unmapped;	    /* bytes of mappings removed, over the gather's life */
 	u64 swap_cleared;   /* swap entries removed, over the gather's life */
 	u64 flushes;	    /* flush rounds done */
+	int err;	    /* the first error @flush reported (set by @flush itself) */
 	pt_flush_fn *flush; /* NULL: flush the calling CPU only */
 	void *arg;	    /* for @flush: the address space, say */
 	/*

@@ -83,28 +83,11 @@ int tlb_flush_range(struct mm *mm, vaddr_t start, vaddr_t last)
 
 /* ---- shared helpers ---- */
 
-static void tlb_gather_flush(struct pt_gather *g)
-{
-	struct tlb_batch *b = g->arg;
-	int err = tlb_flush_range(b->mm, g->start, g->last);
-
-	if (err && !b->err)
-		b->err = err;
-}
-
-/* Frees a frame once the flush covering it completed (pt_gather_finish calls it after). */
-static void tlb_gather_release(struct pt_gather *g, struct page *page)
-{
-	(void)g;
-	mm_page_drop(page);
-}
-
+/* The one gather set-up: mm_gather_init()'s flush, frame release and swap-slot release. */
 static void tlb_begin(struct tlb_batch *b, struct mm *mm)
 {
 	b->mm = mm;
-	b->err = 0;
-	pt_gather_init(&b->g, tlb_gather_flush, b);
-	b->g.release = tlb_gather_release;
+	mm_gather_init(&b->g, mm);
 }
 
 static int tlb_unmap_one(struct tlb_batch *b, vaddr_t va)
@@ -140,10 +123,10 @@ static int tlb_add_batched(struct tlb_batch *b, vaddr_t va)
 
 static void tlb_gather_flush_local_only(struct pt_gather *g)
 {
-	struct tlb_batch *b = g->arg;
+	struct mm *mm = g->arg;
 
-	atomic_fetch_add(&b->mm->tlb_gen, 1);
-	if (mm_current() == b->mm)
+	atomic_fetch_add(&mm->tlb_gen, 1);
+	if (mm_current() == mm)
 		tlb_flush_local(g->start, g->last);
 }
 
@@ -169,5 +152,5 @@ int tlb_unmap_pages(struct mm *mm, vaddr_t start, unsigned nr, const struct tlb_
 		err = ops->add(&b, start + (vaddr_t)i * PAGE_SIZE);
 	ops->finish(&b);
 	write_unlock(&mm->lock);
-	return err ? err : b.err;
+	return err ? err : b.g.err;
 }

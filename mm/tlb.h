@@ -48,8 +48,7 @@ struct tlb_ops {
 struct tlb_batch {
 	struct mm *mm;
 	const struct tlb_ops *ops;
-	struct pt_gather g;
-	int err; /* the first flush error (a CPU that did not acknowledge) */
+	struct pt_gather g; /* mm_gather_init()'s: g.err is the first flush error */
 };
 
 extern const struct tlb_ops tlb_ops_naive, tlb_ops_batched;
