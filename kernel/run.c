@@ -9,6 +9,7 @@
 #include "kernel/crash.h"
 #include "kernel/printk.h"
 #include "kernel/report.h"
+#include "mm/tlb.h"
 #include "tests/ktest.h"
 #include <arch/arch.h>
 
@@ -58,6 +59,7 @@ static __noreturn void run_benchmarks(const struct options *opt)
 void run_main(const struct options *opt)
 {
 	crash_on_purpose(opt->crash);
+	tlb_set_ceiling(opt->tlb_ceiling);
 	if (opt->mode == OPT_MODE_SELFTEST)
 		run_selftests(opt);
 	run_benchmarks(opt);

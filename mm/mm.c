@@ -195,7 +195,7 @@ int mm_flush_range(struct mm *mm, vaddr_t start, vaddr_t last)
 
 static void mm_flush_gather(struct pt_gather *g)
 {
-	int err = mm_flush_range(g->arg, g->start, g->last);
+	int err = tlb_flush_gather(g->arg, g);
 
 	if (err && !g->err)
 		g->err = err;

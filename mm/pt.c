@@ -14,6 +14,7 @@
 #include "kernel/panic.h"
 #include "mm/pmm.h"
 #include "mm/pt_internal.h"
+#include "mm/tlb.h"
 #include <arch/arch.h>
 
 enum pt_kind { PT_OP_MAP, PT_OP_UNMAP, PT_OP_PROTECT };
@@ -169,26 +170,9 @@ void pt_gather_init(struct pt_gather *g, pt_flush_fn *flush, void *arg)
 	g->swap_next = 0;
 }
 
-void pt_flush_local_range(vaddr_t start, vaddr_t last, bool global)
-{
-	u64 pages = start > last ? ~0ull : ((last - start) >> PAGE_SHIFT) + 1;
-	u64 n;
-
-	if (pages > PT_FLUSH_ONE_MAX) {
-		if (global)
-			arch_tlb_flush_everything();
-		else
-			arch_tlb_flush_all();
-		return;
-	}
-	/* INVLPG also drops every paging-structure cache entry (SDM Vol. 3A 4.10.4.1). */
-	for (n = 0; n < pages; n++)
-		arch_tlb_flush_one(start + (n << PAGE_SHIFT));
-}
-
 static void pt_flush_local(struct pt_gather *g)
 {
-	pt_flush_local_range(g->start, g->last, g->global);
+	tlb_flush_local(g->start, g->last, g->global);
 }
 
 /* Hands the pending run of swap entries to g->swap_free. */

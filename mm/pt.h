@@ -60,13 +60,6 @@ enum pt_prot {
 /* Largest swap entry value: it is stored shifted left by one, the present bit clear. */
 #define PT_SWAP_MAX ((1ull << 62) - 1)
 
-/*
- * Up to this many 4 KiB pages are flushed one by one by the default (local)
- * flush; a larger range costs one full flush, as Linux's
- * tlb_single_page_flush_ceiling (33) decides.
- */
-#define PT_FLUSH_ONE_MAX 33
-
 struct pt_gather;
 
 /*
@@ -117,7 +110,7 @@ struct pt_gather {
 /* True unless the CPU lacks NX: then mappings are executable whatever the protection. */
 extern bool pt_nx_enabled;
 
-/* Prepares @g, empty; @flush may be NULL (local flush only). */
+/* Prepares @g, empty; @flush may be NULL: the calling CPU only, by tlb_flush_local(). */
 void pt_gather_init(struct pt_gather *g, pt_flush_fn *flush, void *arg);
 
 /*
@@ -126,14 +119,6 @@ void pt_gather_init(struct pt_gather *g, pt_flush_fn *flush, void *arg);
  * caller must hold nothing the flush needs (IPIs are sent with interrupts on).
  */
 void pt_gather_finish(struct pt_gather *g);
-
-/*
- * The default flush policy, on the calling CPU only: [start, last] page by
- * page up to PT_FLUSH_ONE_MAX pages, else every non-global translation
- * (every translation when @global); start > last flushes in full too (a
- * freed table alone still needs its paging-structure caches flushed).
- */
-void pt_flush_local_range(vaddr_t start, vaddr_t last, bool global);
 
 /*
  * Allocates an empty root. With @kernel_root non-zero its kernel half (PML4

@@ -21,6 +21,7 @@
 struct tlb_flush_req {
 	struct mm *mm;
 	vaddr_t start, last;
+	bool global;
 };
 
 static unsigned flush_ceiling = TLB_FLUSH_CEILING;
@@ -35,16 +36,24 @@ unsigned tlb_ceiling(void)
 	return flush_ceiling;
 }
 
-/* This CPU's part: page by page up to the ceiling, else one full flush. */
-static void tlb_flush_local(vaddr_t start, vaddr_t last)
+/*
+ * The one flush policy, for shootdown targets, initiators and the default
+ * local flush of a gather alike: page by page up to the ceiling, else one
+ * full flush (global entries too when @global).
+ */
+void tlb_flush_local(vaddr_t start, vaddr_t last, bool global)
 {
 	u64 pages = start > last ? ~0ull : ((last - start) >> PAGE_SHIFT) + 1;
 
 	if (pages > flush_ceiling) {
-		arch_tlb_flush_all();
+		if (global)
+			arch_tlb_flush_everything();
+		else
+			arch_tlb_flush_all();
 		this_cpu_inc(PCPU_TLB_FLUSH_ALL);
 		return;
 	}
+	/* INVLPG also drops every paging-structure cache entry (SDM Vol. 3A 4.10.4.1). */
 	for (u64 n = 0; n < pages; n++)
 		arch_tlb_flush_one(start + (n << PAGE_SHIFT));
 	this_cpu_add(PCPU_TLB_FLUSH_ONE, pages);
@@ -56,12 +65,12 @@ static void tlb_flush_ipi(void *arg)
 	const struct tlb_flush_req *req = arg;
 
 	if (mm_current() == req->mm)
-		tlb_flush_local(req->start, req->last);
+		tlb_flush_local(req->start, req->last, req->global);
 }
 
-int tlb_flush_range(struct mm *mm, vaddr_t start, vaddr_t last)
+static int tlb_shootdown(struct mm *mm, vaddr_t start, vaddr_t last, bool global)
 {
-	struct tlb_flush_req req = { mm, start, last };
+	struct tlb_flush_req req = { mm, start, last, global };
 	int err;
 
 	/*
@@ -74,11 +83,21 @@ int tlb_flush_range(struct mm *mm, vaddr_t start, vaddr_t last)
 	/* IPIs out first, then our own flush while they travel, then the wait. */
 	err = smp_call(mm_cpumask(mm), tlb_flush_ipi, &req, false);
 	if (mm_current() == mm)
-		tlb_flush_local(start, last);
+		tlb_flush_local(start, last, global);
 	if (!err)
 		err = smp_call_wait();
 	WARN_ONCE(err, "tlb: shootdown for mm %p failed (%s)", (void *)mm, errno_name(err));
 	return err;
+}
+
+int tlb_flush_range(struct mm *mm, vaddr_t start, vaddr_t last)
+{
+	return tlb_shootdown(mm, start, last, false);
+}
+
+int tlb_flush_gather(struct mm *mm, const struct pt_gather *g)
+{
+	return tlb_shootdown(mm, g->start, g->last, g->global);
 }
 
 /* ---- shared helpers ---- */
@@ -127,7 +146,7 @@ static void tlb_gather_flush_local_only(struct pt_gather *g)
 
 	atomic_fetch_add(&mm->tlb_gen, 1);
 	if (mm_current() == mm)
-		tlb_flush_local(g->start, g->last);
+		tlb_flush_local(g->start, g->last, g->global);
 }
 
 static void tlb_begin_no_remote(struct tlb_batch *b, struct mm *mm)

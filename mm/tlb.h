@@ -29,7 +29,9 @@ struct mm;
 /*
  * Pages a flush invalidates one by one before a full flush is cheaper: 33,
  * Linux's tlb_single_page_flush_ceiling, measured on Haswell-era CPUs where
- * refilling a flushed TLB cost about as much as 33 INVLPGs.
+ * refilling a flushed TLB cost about as much as 33 INVLPGs. The default of
+ * the tlb_ceiling= option, which sets the one policy every flush follows
+ * (tlb_flush_local()).
  */
 #define TLB_FLUSH_CEILING 33
 
@@ -66,7 +68,25 @@ extern const struct tlb_ops tlb_ops_no_remote;
  */
 int tlb_flush_range(struct mm *mm, vaddr_t start, vaddr_t last);
 
-/* Sets the page-by-page ceiling (tlb_ceiling=). Boot CPU, before benchmarks. */
+/*
+ * The gather's flush for @mm: tlb_flush_range() of [g->start, g->last],
+ * global translations too when g->global. Returns 0 or -ETIMEDOUT.
+ */
+int tlb_flush_gather(struct mm *mm, const struct pt_gather *g);
+
+/*
+ * The flush policy, on the calling CPU only: [start, last] page by page up
+ * to tlb_ceiling() pages, else every non-global translation (every one when
+ * @global); start > last flushes in full (a freed table alone still needs
+ * the paging-structure caches flushed). Counts PCPU_TLB_FLUSH_ONE per page
+ * or PCPU_TLB_FLUSH_ALL. Any context.
+ */
+void tlb_flush_local(vaddr_t start, vaddr_t last, bool global);
+
+/*
+ * Sets the page-by-page ceiling (tlb_ceiling=, 0: the default) for every
+ * flush. Boot CPU, while no flush runs (the run applies the option first).
+ */
 void tlb_set_ceiling(unsigned pages);
 unsigned tlb_ceiling(void);
 

@@ -204,6 +204,25 @@ check bench_all_lines_well_formed "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n
 for b in tlb pin pagemap faultlock swapfree; do
 	check "bench_${b}_reported" "$(has "$bench_runs/all/serial.log" "^BENCH \\{\"bench\":\"$b\"")"
 done
+# tlb_ceiling= sets the one flush policy: with 1, each 8-page batch is a full flush on both CPUs
+# (2 per 8 pages); with 512, 64 pages stay page by page (2 invalidations per page, no full flush).
+tlb_per_op() { # LOG PAGES COUNTER: that counter per page on the batched tlb line for PAGES
+	grep -a '^BENCH {"bench":"tlb","variant":"batched"' "$1" | grep -a "\"pages\":$2[,}]" |
+		head -n 1 | grep -ao "\"$3\":[0-9.]*" | cut -d: -f2
+}
+for c in 1 512; do
+	expect_run "bench-tlb-ceiling-$c" 0 --bench tlb --accel tcg --boot kernel --smp 2 -- \
+		iters=1 cpus=2 tlb_ceiling=$c
+	cp "$last_log" "$bench_runs/tlb-ceiling-$c.log" 2>/dev/null
+done
+v1=$(tlb_per_op "$bench_runs/tlb-ceiling-1.log" 8 tlb_flush_all_per_op)
+o1=$(tlb_per_op "$bench_runs/tlb-ceiling-1.log" 8 tlb_flush_one_per_op)
+check tlb_ceiling_1_full_flushes "$([ "$v1" = 0.250 ] && [ "$o1" = 0.000 ] && echo 1 || echo 0)" \
+	"pages=8: tlb_flush_all_per_op '$v1' (want 0.250), tlb_flush_one_per_op '$o1' (want 0.000)"
+v2=$(tlb_per_op "$bench_runs/tlb-ceiling-512.log" 64 tlb_flush_one_per_op)
+o2=$(tlb_per_op "$bench_runs/tlb-ceiling-512.log" 64 tlb_flush_all_per_op)
+check tlb_ceiling_512_page_by_page "$([ "$v2" = 2.000 ] && [ "$o2" = 0.000 ] && echo 1 || echo 0)" \
+	"pages=64: tlb_flush_one_per_op '$v2' (want 2.000), tlb_flush_all_per_op '$o2' (want 0.000)"
 "$here/run.sh" --compare "$bench_runs/A" "$bench_runs/B" > "$bench_runs/compare.txt" 2>&1
 check bench_compare_runs "$([ $? = 0 ] && echo 1 || echo 0)"
 check bench_compare_change_column "$(has "$bench_runs/compare.txt" '%change')"

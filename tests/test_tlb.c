@@ -116,6 +116,19 @@ static void test_tlb_counts_above_ceiling(struct ktest *t)
 	check_counts(t, TLB_MAX_PAGES);
 }
 
+/* tlb_ceiling= moves the knee: 1 makes a batch of 8 a full flush, 512 keeps 64 page by page. */
+static void test_tlb_counts_ceiling_option(struct ktest *t)
+{
+	unsigned saved = tlb_ceiling();
+
+	tlb_set_ceiling(1);
+	KEXPECT_EQ(t, tlb_ceiling(), 1);
+	check_counts(t, 8);
+	tlb_set_ceiling(512);
+	check_counts(t, TLB_MAX_PAGES);
+	tlb_set_ceiling(saved);
+}
+
 /* Only CPUs with the mm loaded are interrupted. */
 static void test_tlb_only_mask_interrupted(struct ktest *t)
 {
@@ -255,6 +268,7 @@ static void test_tlb_timeout_reported(struct ktest *t)
 static const struct ktest_case tlb_cases[] = {
 	KTEST_CASE(test_tlb_counts_small),
 	KTEST_CASE(test_tlb_counts_above_ceiling),
+	KTEST_CASE(test_tlb_counts_ceiling_option),
 	KTEST_CASE(test_tlb_only_mask_interrupted),
 	KTEST_CASE(test_tlb_free_after_flush),
 	KTEST_CASE(test_tlb_lazy_cpu),
