@@ -14,6 +14,7 @@
 #include "kernel/panic.h"
 #include "mm/pmm.h"
 #include "mm/pt_internal.h"
+#include "mm/quarantine.h"
 #include "mm/tlb.h"
 #include <arch/arch.h>
 
@@ -183,18 +184,46 @@ static void pt_gather_swaps_flush(struct pt_gather *g)
 	g->nr_swaps = 0;
 }
 
+/*
+ * Flushes what @g gathered, if anything; true when the flush did not
+ * complete (g->err keeps the first error over the gather's life).
+ */
+static bool pt_gather_flush(struct pt_gather *g)
+{
+	int before = g->err;
+	bool failed;
+
+	if (g->start > g->last && !g->nr_tables)
+		return false;
+	g->err = 0;
+	(g->flush ? g->flush : pt_flush_local)(g);
+	g->flushes++;
+	failed = g->err != 0;
+	if (before)
+		g->err = before;
+	if (failed)
+		quarantine_count_flush();
+	return failed;
+}
+
 void pt_gather_finish(struct pt_gather *g)
 {
+	bool failed = pt_gather_flush(g);
 	unsigned i;
 
-	if (g->start <= g->last || g->nr_tables) {
-		(g->flush ? g->flush : pt_flush_local)(g);
-		g->flushes++;
+	/* A CPU that missed the flush may still translate to these: never reuse them. */
+	for (i = 0; i < g->nr_tables; i++) {
+		if (failed)
+			quarantine_table(g->tables[i]);
+		else
+			pt_table_free(g->tables[i]);
 	}
-	for (i = 0; i < g->nr_tables; i++)
-		pt_table_free(g->tables[i]);
-	for (i = 0; i < g->nr_pages; i++)
-		g->release(g, g->pages[i]);
+	for (i = 0; i < g->nr_pages; i++) {
+		if (failed)
+			quarantine_frame(g->pages[i]);
+		else
+			g->release(g, g->pages[i]);
+	}
 	g->nr_tables = g->nr_pages = 0;
 	g->start = ~0ull;
 	g->last = 0;

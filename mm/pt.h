@@ -115,7 +115,9 @@ void pt_gather_init(struct pt_gather *g, pt_flush_fn *flush, void *arg);
 
 /*
  * Flushes what @g gathered (if anything), then frees its table pages and
- * hands its frames to @g->release, and leaves @g empty for reuse. The
+ * hands its frames to @g->release, and leaves @g empty for reuse. If the
+ * flush did not complete (it set g->err), the tables and frames go to the
+ * quarantine instead (mm/quarantine.h): never freed, never reused. The
  * caller must hold nothing the flush needs (IPIs are sent with interrupts on).
  */
 void pt_gather_finish(struct pt_gather *g);

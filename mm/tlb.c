@@ -24,6 +24,8 @@ struct tlb_flush_req {
 	bool global;
 };
 
+BUILD_ASSERT(sizeof(struct tlb_flush_req) <= SMP_CALL_DATA_MAX);
+
 static unsigned flush_ceiling = TLB_FLUSH_CEILING;
 
 void tlb_set_ceiling(unsigned pages)
@@ -71,7 +73,7 @@ static void tlb_flush_ipi(void *arg)
 static int tlb_shootdown(struct mm *mm, vaddr_t start, vaddr_t last, bool global)
 {
 	struct tlb_flush_req req = { mm, start, last, global };
-	int err;
+	int err, werr;
 
 	/*
 	 * Fully ordered, and before smp_call() reads the mask (once): a CPU that
@@ -80,14 +82,17 @@ static int tlb_shootdown(struct mm *mm, vaddr_t start, vaddr_t last, bool global
 	 */
 	atomic_fetch_add(&mm->tlb_gen, 1);
 	this_cpu_inc(PCPU_TLB_SHOOTDOWNS);
-	/* IPIs out first, then our own flush while they travel, then the wait. */
-	err = smp_call(mm_cpumask(mm), tlb_flush_ipi, &req, false);
+	/*
+	 * IPIs out first, then our own flush while they travel, then the wait.
+	 * A copy of the request: a target late past the deadline must not
+	 * read this frame after we returned.
+	 */
+	err = smp_call_copy(mm_cpumask(mm), tlb_flush_ipi, &req, sizeof(req), false);
 	if (mm_current() == mm)
 		tlb_flush_local(start, last, global);
-	if (!err)
-		err = smp_call_wait();
-	WARN_ONCE(err, "tlb: shootdown for mm %p failed (%s)", (void *)mm, errno_name(err));
-	return err;
+	/* Even after an error the live targets were sent the request: wait for them. */
+	werr = err == -EINVAL ? 0 : smp_call_wait();
+	return err ? err : werr;
 }
 
 int tlb_flush_range(struct mm *mm, vaddr_t start, vaddr_t last)

@@ -13,6 +13,12 @@
  *            initiator's own flush overlaps the wait for the acknowledgements.
  * Either way a frame is freed only after the flush that covers it completed:
  * a stale entry on another CPU could otherwise reach the frame's next owner.
+ * A flush that did not complete (a CPU missed the deadline: it is out of
+ * the run from then on, kernel/smp.h) frees nothing: its frames and tables
+ * are quarantined for the rest of the run (mm/quarantine.h), the unmap
+ * returns -ETIMEDOUT, and so does every later flush of an mm that CPU has
+ * loaded. The request travels as a copy in the call descriptor, so a late
+ * target never reads the initiator's stack.
  * CPUs that switched away (lazy) are not interrupted: the mm's tlb_gen makes
  * them flush its ASID when they switch back (mm/mm.c, mm_switch).
  *
@@ -63,8 +69,10 @@ extern const struct tlb_ops tlb_ops_no_remote;
 /*
  * Flushes [start, last] (start > last: everything) of @mm from every CPU
  * that has it loaded, the caller included, and returns when all have
- * acknowledged. Returns 0 or -ETIMEDOUT (the late CPU is named on the
- * console; the flush is not known to be complete).
+ * acknowledged. Returns 0 or -ETIMEDOUT (a CPU in the mask missed the
+ * deadline now or before: it is named on the console once and is out of
+ * the run; the flush is not known to be complete, so the caller must never
+ * reuse what it covered).
  */
 int tlb_flush_range(struct mm *mm, vaddr_t start, vaddr_t last);
 
