@@ -80,6 +80,8 @@ struct percpu {
 	u32 apic_id;
 	bool online;
 	unsigned irq_depth;
+	unsigned spin_held;	   /* spinlocks this CPU holds (kernel/spinlock.c) */
+	const char *spin_last;	   /* the name of the last one it took */
 	void *mm; /* the address space loaded on this CPU (struct mm) */
 	u64 counters[PCPU_NR_COUNTERS];
 	struct pcpu_swap swap; /* written only by this CPU */

@@ -25,6 +25,7 @@
 #include "errno.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "kernel/spinlock.h"
 #include "lib/atomic.h"
 #include "lib/string.h"
 #include <arch/arch.h>
@@ -232,6 +233,7 @@ static int smp_post(const cpumask_t *mask, smp_call_fn fn, void *arg, const void
 	int err;
 
 	*posted = false;
+	spin_assert_none_held("smp_call");
 	/* One snapshot: @mask may be live (mm_cpumask), and count and set must agree. */
 	cpumask_copy(&targets, mask);
 	if ((err = check_targets(&targets, me->cpu_id, &count)))

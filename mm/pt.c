@@ -165,6 +165,7 @@ void pt_gather_init(struct pt_gather *g, pt_flush_fn *flush, void *arg)
 	g->err = 0;
 	g->flush = flush;
 	g->arg = arg;
+	g->lock = NULL;
 	g->release = NULL;
 	g->swap_free = NULL;
 	g->nr_swaps = 0;
@@ -237,10 +238,24 @@ void pt_gather_range(struct pt_gather *g, vaddr_t start, vaddr_t last, bool glob
 	g->global |= global;
 }
 
+/*
+ * A full gather flushes in the middle of an unmap. The flush waits for
+ * other CPUs, so the caller's g->lock is dropped around it: a CPU spinning
+ * on that lock with interrupts off would never answer (mm/pt.h).
+ */
+static void pt_gather_finish_midwalk(struct pt_gather *g)
+{
+	if (g->lock)
+		spin_unlock(g->lock);
+	pt_gather_finish(g);
+	if (g->lock)
+		spin_lock(g->lock);
+}
+
 static void pt_gather_table(struct pt_gather *g, struct page *p)
 {
 	if (g->nr_tables == PT_GATHER_MAX)
-		pt_gather_finish(g);
+		pt_gather_finish_midwalk(g);
 	g->tables[g->nr_tables++] = p;
 }
 
@@ -257,7 +272,7 @@ static void pt_gather_page(struct pt_gather *g, pte_t old)
 	 * unmap of n * PT_GATHER_PAGES pages costs exactly n flush rounds.
 	 */
 	if (g->nr_pages == PT_GATHER_PAGES)
-		pt_gather_finish(g);
+		pt_gather_finish_midwalk(g);
 	g->pages[g->nr_pages++] = pfn_to_page(pfn);
 }
 

@@ -28,6 +28,7 @@
 #ifndef MM_PT_H
 #define MM_PT_H
 
+#include "kernel/spinlock.h"
 #include "types.h"
 
 struct page;
@@ -105,6 +106,15 @@ struct pt_gather {
 	 */
 	pt_page_fn *release;
 	pt_swap_fn *swap_free;
+	/*
+	 * Optional: a spinlock the caller holds around pt_unmap() (mm->pt_lock).
+	 * A flush the gather must do mid-walk (it is full) waits for other
+	 * CPUs, which may spin on that lock with interrupts off, so the lock is
+	 * dropped around that flush and taken again. The caller must make sure
+	 * nothing can free the tables the walk is in meanwhile (the exclusive
+	 * side of the lock that keeps other unmappers out).
+	 */
+	spinlock_t *lock;
 };
 
 /* True unless the CPU lacks NX: then mappings are executable whatever the protection. */
