@@ -223,6 +223,12 @@ v2=$(tlb_per_op "$bench_runs/tlb-ceiling-512.log" 64 tlb_flush_one_per_op)
 o2=$(tlb_per_op "$bench_runs/tlb-ceiling-512.log" 64 tlb_flush_all_per_op)
 check tlb_ceiling_512_page_by_page "$([ "$v2" = 2.000 ] && [ "$o2" = 0.000 ] && echo 1 || echo 0)" \
 	"pages=64: tlb_flush_one_per_op '$v2' (want 2.000), tlb_flush_all_per_op '$o2' (want 0.000)"
+# A CPU that misses a shootdown deadline (timeout_ms=1 under TCG): named, out of the run, the
+# cases that need it fail, and the run ends with status fail (exit 1), not a pass that freed frames.
+expect_run bench-tlb-timeout 1 --bench tlb --accel tcg --boot kernel --smp 4 -- timeout_ms=1 iters=1
+check bench_tlb_timeout_names_cpu "$(has "$last_log" 'did not answer within 1 ms: out of the run')"
+check bench_tlb_timeout_case_fails "$(has "$last_log" '^# bench FAIL tlb ')"
+check bench_tlb_timeout_run_fails "$(has "$last_log" '^MMLAB-DONE .*"status":"fail"')"
 "$here/run.sh" --compare "$bench_runs/A" "$bench_runs/B" > "$bench_runs/compare.txt" 2>&1
 check bench_compare_runs "$([ $? = 0 ] && echo 1 || echo 0)"
 check bench_compare_change_column "$(has "$bench_runs/compare.txt" '%change')"
