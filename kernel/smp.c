@@ -110,7 +110,6 @@ static void smp_write_off(struct smp_call_desc *d, unsigned self)
 	cpumask_t late;
 	unsigned cpu;
 
-	smp_dead_cpus(&late); /* scratch copy first, then the waiting set */
 	for (unsigned w = 0; w < CPUMASK_WORDS; w++)
 		late.bits[w] = cpumask_load_word(&d->waiting, w);
 	for_each_cpu(cpu, &late) {
@@ -120,23 +119,30 @@ static void smp_write_off(struct smp_call_desc *d, unsigned self)
 		if (first)
 			printk("mmlab: smp_call from CPU %u: CPU %u (APIC ID %u) did not answer within %u ms: out of the run, never called again\n",
 			       self, cpu, percpu_of(cpu)->apic_id, timeout_ms);
-		if (!gone)
+		if (!gone && cpumask_test_cpu_acquire(cpu, &d->waiting))
 			printk("mmlab: CPU %u took the call from CPU %u and has not finished it: CPU %u's calls fail until it does\n",
 			       cpu, self, self);
 	}
 	d->err = -ETIMEDOUT;
 }
 
-/* True when every CPU the descriptor still waits for is out of the run. */
+/*
+ * True when the descriptor still waits for some CPU and every one is out
+ * of the run. (An empty set with a count left is an acknowledgement half
+ * done: the target clears its bit, then drops the count.)
+ */
 static bool smp_held_by_dead(const struct smp_call_desc *d)
 {
+	bool any = false;
+
 	for (unsigned w = 0; w < CPUMASK_WORDS; w++) {
 		u64 wait = cpumask_load_word(&d->waiting, w);
 
 		if (wait & ~cpumask_load_word(&cpu_dead_mask, w))
 			return false;
+		any |= wait != 0;
 	}
-	return true;
+	return any;
 }
 
 /*
