@@ -344,6 +344,58 @@ static void test_smp_timeout_names_cpu(struct ktest *t)
 	KEXPECT_EQ(t, smp_call_one(target, mark_reached, NULL, true), 0);
 }
 
+static u32 late_release, late_in;
+static u64 late_seen;
+
+/* A call function that claims its call, then is held past the caller's deadline. */
+static void late_reader(void *arg)
+{
+	const u64 *v = arg;
+
+	atomic_store_release(&late_in, 1);
+	while (!atomic_load_acquire(&late_release))
+		arch_cpu_relax();
+	late_seen = READ_ONCE(*v); /* read after the caller gave up and went on */
+	atomic_store_release(&late_in, 2);
+}
+
+/*
+ * A CPU that claimed a call and answers late reads the argument's copy in
+ * the descriptor, not the caller's frame, and the descriptor stays held
+ * (the CPU is still waited for) until it answers.
+ */
+static void test_smp_late_call_keeps_its_copy(struct ktest *t)
+{
+	unsigned target, saved = smp_timeout_ms();
+	u64 v = 0x1234;
+	cpumask_t mask;
+	int err;
+
+	if (!need_cpus(t, 2))
+		return;
+	target = ncpus_online - 1;
+	cpumask_clear(&mask);
+	cpumask_set_cpu(target, &mask);
+	atomic_store_release(&late_release, 0);
+	atomic_store_release(&late_in, 0);
+	smp_set_timeout_ms(TIMEOUT_TEST_MS);
+	err = smp_call_copy(&mask, late_reader, &v, sizeof(v), true);
+	smp_set_timeout_ms(saved);
+	KEXPECT_EQ(t, err, -ETIMEDOUT);
+	KEXPECT_EQ(t, atomic_load_acquire(&late_in), 1);
+	KEXPECT(t, smp_cpu_dead(target));
+	KEXPECT(t, cpumask_test_cpu(target, &this_cpu()->call.waiting));
+	KEXPECT_EQ(t, smp_call_wait(), -ETIMEDOUT); /* held: fails at once */
+	v = 0xdead; /* what the late CPU would see through a pointer to our frame */
+	atomic_store_release(&late_release, 1);
+	KEXPECT(t, wait_for(&late_in, 2));
+	KEXPECT_EQ(t, late_seen, 0x1234);
+	KEXPECT_EQ(t, smp_call_wait(), -ETIMEDOUT); /* answered, but the call had failed */
+	KEXPECT(t, cpumask_empty(&this_cpu()->call.waiting));
+	KEXPECT_EQ(t, smp_cpu_revive(target), 0);
+	KEXPECT_EQ(t, smp_call_one(target, mark_reached, NULL, true), 0);
+}
+
 /* An argument copied into the descriptor: @fn sees the copy, and what it writes comes back. */
 static void bump_copy(void *arg)
 {
@@ -382,6 +434,7 @@ static const struct ktest_case smp_cases[] = {
 	KTEST_CASE(test_smp_rwlock_torture),
 	KTEST_CASE(test_smp_percpu_private),
 	KTEST_CASE(test_smp_timeout_names_cpu),
+	KTEST_CASE(test_smp_late_call_keeps_its_copy),
 	KTEST_CASE(test_smp_call_copy),
 	KTEST_CASE(test_smp_tsc_known),
 };
