@@ -309,6 +309,36 @@ static void wait_holding(u32 want)
 		arch_cpu_relax();
 }
 
+/* CPU 1 sits with interrupts off once this returns 0; *@ipis: its IPI count then. */
+static int hold_cpu1(u64 *ipis)
+{
+	int err;
+
+	atomic_store_release(&hold_release, 0);
+	err = smp_run_async(1, hold_irqs_off_task, NULL);
+	if (err)
+		return err;
+	wait_holding(1);
+	*ipis = percpu_counter_read(1, PCPU_IPI_RECEIVED);
+	return 0;
+}
+
+/* Lets CPU 1 go, waits for it to take the IPI it missed, and puts it back in the run. */
+static void release_cpu1(struct ktest *t, u64 ipis)
+{
+	cpumask_t one;
+
+	atomic_store_release(&hold_release, 1);
+	wait_holding(0);
+	while (percpu_counter_read(1, PCPU_IPI_RECEIVED) == ipis)
+		arch_cpu_relax();
+	KEXPECT_EQ(t, smp_cpu_revive(1), 0);
+	/* It never flushed: switching away drops what it cached (tlb_gen moved on). */
+	cpumask_clear(&one);
+	cpumask_set_cpu(1, &one);
+	KEXPECT_EQ(t, smp_call(&one, switch_to, NULL, true), 0);
+}
+
 /*
  * A CPU that holds the mm and does not answer: the unmap returns
  * -ETIMEDOUT, the CPU is out of the run, and the frames (and any emptied
@@ -324,7 +354,7 @@ static void test_tlb_timeout_quarantines(struct ktest *t)
 	struct pmm_stats p0, p1;
 	struct page *frames[N];
 	cpumask_t one;
-	u64 ipis;
+	u64 ipis = 0;
 	int err;
 
 	if (ncpus_online < 2) {
@@ -336,10 +366,7 @@ static void test_tlb_timeout_quarantines(struct ktest *t)
 	if (!load_on(t, &one, N))
 		return;
 	frames_of(frames, N);
-	atomic_store_release(&hold_release, 0);
-	KASSERT_EQ(t, smp_run_async(1, hold_irqs_off_task, NULL), 0);
-	wait_holding(1);
-	ipis = percpu_counter_read(1, PCPU_IPI_RECEIVED);
+	KASSERT_EQ(t, hold_cpu1(&ipis), 0);
 	quarantine_stats_get(&q0);
 	pmm_stats_get(&p0);
 	smp_set_timeout_ms(50);
@@ -355,13 +382,7 @@ static void test_tlb_timeout_quarantines(struct ktest *t)
 	for (unsigned i = 0; i < N; i++)
 		KEXPECT(t, frames[i] && !page_test_flags(frames[i], PG_FREED) &&
 			       page_ref_count(frames[i]) >= 1);
-	atomic_store_release(&hold_release, 1);
-	wait_holding(0);
-	while (percpu_counter_read(1, PCPU_IPI_RECEIVED) == ipis)
-		arch_cpu_relax();
-	KEXPECT_EQ(t, smp_cpu_revive(1), 0);
-	/* It never flushed: switching away drops what it cached (tlb_gen moved on). */
-	KEXPECT_EQ(t, smp_call(&one, switch_to, NULL, true), 0);
+	release_cpu1(t, ipis);
 }
 
 static const struct ktest_case tlb_cases[] = {
