@@ -41,12 +41,17 @@ struct smp_mailbox {
 	cpumask_t callers; /* CPUs whose call descriptor has work for us */
 } __cacheline_aligned;
 
+/* Bytes of argument a call descriptor holds a copy of (smp_call_copy()). */
+#define SMP_CALL_DATA_MAX 32
+
 /* A call this CPU is making to others (kernel/smp.c). */
 struct smp_call_desc {
 	void (*fn)(void *arg);
-	void *arg;
-	u32 remaining;      /* targets that have not acknowledged yet */
-	cpumask_t waiting;  /* the same, as a set, to name late CPUs */
+	void *arg;			 /* what @fn gets: the caller's pointer, or @data */
+	u64 data[SMP_CALL_DATA_MAX / 8]; /* the copied argument (smp_call_copy) */
+	u32 remaining;			 /* targets that may still run the call */
+	int err;			 /* -ETIMEDOUT: a target was or went out of the run */
+	cpumask_t waiting;		 /* the same, as a set, to name late CPUs */
 } __cacheline_aligned;
 
 /* Task-context work handed to an idle CPU (kernel/smp.c, smp_run_async). */
@@ -75,6 +80,8 @@ struct percpu {
 	u32 apic_id;
 	bool online;
 	unsigned irq_depth;
+	unsigned spin_held;	   /* spinlocks this CPU holds (kernel/spinlock.c) */
+	const char *spin_last;	   /* the name of the last one it took */
 	void *mm; /* the address space loaded on this CPU (struct mm) */
 	u64 counters[PCPU_NR_COUNTERS];
 	struct pcpu_swap swap; /* written only by this CPU */

@@ -10,6 +10,8 @@
 #include "kernel/printk.h"
 #include "kernel/report.h"
 #include "kernel/smp.h"
+#include "mm/quarantine.h"
+#include "mm/tlb.h"
 #include "tests/ktest.h"
 #include <arch/arch.h>
 
@@ -29,6 +31,27 @@ static __noreturn void finish(const char *status, enum arch_exit_status code, co
 	arch_exit(code);
 }
 
+/*
+ * After the run: CPUs that missed a deadline and are still out of the run,
+ * and what the quarantine holds (mm/quarantine.h). Returns false when a CPU
+ * is out of the run: then the run fails whatever its cases said.
+ */
+static bool run_healthy(void)
+{
+	struct quarantine_stats q;
+	cpumask_t dead;
+	unsigned cpu;
+
+	quarantine_stats_get(&q);
+	smp_dead_cpus(&dead);
+	if (q.flushes)
+		printk("mmlab: %lu flushes did not complete: %lu frames and %lu page tables quarantined (never reused)\n",
+		       (unsigned long)q.flushes, (unsigned long)q.frames, (unsigned long)q.tables);
+	for_each_cpu(cpu, &dead)
+		printk("mmlab: error: CPU %u missed a deadline and is out of the run\n", cpu);
+	return cpumask_empty(&dead);
+}
+
 static __noreturn void run_selftests(const struct options *opt)
 {
 	struct ktest_totals tot = { 0 };
@@ -40,6 +63,8 @@ static __noreturn void run_selftests(const struct options *opt)
 		printk("mmlab: error: no self-test suite matches ktest=%s\n", opt->ktest);
 		finish("usage", EXIT_USAGE, "no self-test suite matches ktest=");
 	}
+	if (!run_healthy())
+		finish("fail", EXIT_FAIL, "a CPU missed a deadline and is out of the run");
 	if (tot.failed)
 		finish("fail", EXIT_FAIL, NULL);
 	finish("pass", EXIT_PASS, NULL);
@@ -74,6 +99,8 @@ static __noreturn void run_benchmarks(const struct options *opt)
 	check_cpus_online(opt);
 	skipped_asked = bench_run_all(opt);
 	tot = report_totals();
+	if (!run_healthy())
+		finish("fail", EXIT_FAIL, "a CPU missed a deadline and is out of the run");
 	if (tot.failed)
 		finish("fail", EXIT_FAIL, NULL);
 	if (!tot.passed)
@@ -86,6 +113,7 @@ static __noreturn void run_benchmarks(const struct options *opt)
 void run_main(const struct options *opt)
 {
 	crash_on_purpose(opt->crash);
+	tlb_set_ceiling(opt->tlb_ceiling);
 	if (opt->mode == OPT_MODE_SELFTEST)
 		run_selftests(opt);
 	run_benchmarks(opt);

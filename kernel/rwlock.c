@@ -54,7 +54,8 @@ void read_unlock(rwlock_t *l)
 
 void write_lock(rwlock_t *l)
 {
-	spin_lock(&l->writers);
+	/* Uncounted: rwlocks are waited for with interrupts on (kernel/rwlock.h). */
+	spin_lock_uncounted(&l->writers);
 	/* From here on new readers back out; wait for those already inside. */
 	atomic_fetch_or(&l->state, RWLOCK_WRITER);
 	while (atomic_load_acquire(&l->state) & RWLOCK_READERS)
@@ -65,7 +66,7 @@ void write_unlock(rwlock_t *l)
 {
 	spin_assert_held(&l->writers);
 	atomic_fetch_and(&l->state, ~RWLOCK_WRITER);
-	spin_unlock(&l->writers);
+	spin_unlock_uncounted(&l->writers);
 }
 
 unsigned long read_lock_irqsave(rwlock_t *l)

@@ -15,7 +15,11 @@
  * taken with the _irqsave forms everywhere. A CPU that holds the write side
  * must not take the read side (debug builds panic), and read sides do not
  * nest while a writer may be waiting (the inner read_lock would wait for the
- * writer, which waits for the outer read side).
+ * writer, which waits for the outer read side). The address-space and
+ * mapping locks stand in for sleeping locks and may be held across
+ * cross-CPU waits (TLB shootdowns), so their write side is not counted by
+ * spin_assert_none_held(): never take such a lock with the _irqsave forms,
+ * or a CPU waiting for it with interrupts off would never answer.
  */
 #ifndef KERNEL_RWLOCK_H
 #define KERNEL_RWLOCK_H

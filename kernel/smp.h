@@ -8,6 +8,21 @@
  * the wait loop also serves this CPU's own mailbox; smp_call's waits do.
  * Called functions run in interrupt context on the target with interrupts
  * off: they must be short and must not call smp_call themselves.
+ *
+ * A CPU that misses a deadline is out of the run for good (the design a
+ * kernel that cannot trust a late CPU needs): it is named on the console
+ * once, the caller takes the call back from its mailbox (if it had not
+ * claimed it yet it never runs it; if it had, the caller's descriptor and
+ * the argument copy in it stay valid until it answers), no call is ever
+ * sent to it again, and every later call whose mask names it returns
+ * -ETIMEDOUT, though its live targets still run it. A flush that gets
+ * -ETIMEDOUT is not known to be complete, so what it covered is never
+ * reused (mm/quarantine.h), and the run reports the CPU and fails.
+ *
+ * Arguments: @fn may run on a late target after the caller gave up and
+ * returned, so an argument on the caller's stack must go through
+ * smp_call_copy(), which hands @fn a copy that lives in the descriptor.
+ * smp_call()'s @arg must outlive any target (static data, or a value).
  */
 #ifndef KERNEL_SMP_H
 #define KERNEL_SMP_H
@@ -24,12 +39,26 @@ void arch_send_call_ipi(unsigned cpu);
  * Runs @fn(@arg) on every online CPU in @mask except the caller. With @wait,
  * returns once all have run it; without, returns once the IPIs are sent (the
  * next smp_call from this CPU waits for the previous one first). Each wait
- * is bounded by the timeout_ms option: a CPU that does not answer is named
- * on the console and the call returns -ETIMEDOUT. Returns 0, -ETIMEDOUT, or
+ * is bounded by the timeout_ms option: a CPU that does not answer goes out
+ * of the run (above) and the call returns -ETIMEDOUT. Returns 0,
+ * -ETIMEDOUT (a target is or went out of the run, or one that is still
+ * holds this CPU's descriptor: then nothing was sent; without @wait, the
+ * live targets were sent the call and smp_call_wait() waits for them), or
  * -EINVAL for an offline or out-of-range CPU in @mask. @mask may change
- * meanwhile (it is read once). Any context but a call function.
+ * meanwhile (it is read once). @arg must outlive every target (see above).
+ * Any context but a call function.
  */
 int smp_call(const cpumask_t *mask, smp_call_fn fn, void *arg, bool wait);
+
+/*
+ * smp_call() with the argument copied: the @len bytes (1..SMP_CALL_DATA_MAX)
+ * at @data go into this CPU's call descriptor and @fn gets a pointer to
+ * that copy, which stays valid until every target has answered or can
+ * never run the call. With @wait and a 0 return, the copy (which @fn may
+ * have written) is copied back to @data. Returns as smp_call(), or -EINVAL
+ * for a bad @len.
+ */
+int smp_call_copy(const cpumask_t *mask, smp_call_fn fn, void *data, size_t len, bool wait);
 
 /* smp_call() to one CPU. */
 int smp_call_one(unsigned cpu, smp_call_fn fn, void *arg, bool wait);
@@ -37,8 +66,26 @@ int smp_call_one(unsigned cpu, smp_call_fn fn, void *arg, bool wait);
 /* smp_call() to every online CPU but the caller. */
 int smp_call_others(smp_call_fn fn, void *arg, bool wait);
 
-/* Waits until this CPU's previous call has been acknowledged (bounded). Returns 0 or -ETIMEDOUT. */
+/*
+ * Waits until this CPU's previous call has been acknowledged (bounded).
+ * Returns 0, or -ETIMEDOUT when a target missed the deadline (it is out of
+ * the run now) or was out of the run already.
+ */
 int smp_call_wait(void);
+
+/* True when @cpu missed a deadline and is out of the run. Any context. */
+bool smp_cpu_dead(unsigned cpu);
+
+/* The CPUs out of the run. Any context. */
+void smp_dead_cpus(cpumask_t *out);
+
+/*
+ * Self-tests only: puts @cpu, which a test held on purpose past a deadline
+ * and has released, back in the run. The test must make it flush what it
+ * may have cached meanwhile. Returns 0, -EINVAL, or -EBUSY while some
+ * CPU's call still waits for @cpu.
+ */
+int smp_cpu_revive(unsigned cpu);
 
 /*
  * Runs the calls posted to this CPU. The IPI handler calls it; wait loops

@@ -6,6 +6,7 @@
  */
 #include "kernel/spinlock.h"
 #include "kernel/panic.h"
+#include "kernel/percpu.h"
 #include "lib/atomic.h"
 #include <arch/arch.h>
 
@@ -23,6 +24,33 @@ static void spin_check_recursion(const spinlock_t *l)
 		panic("spinlock %s: recursive acquire on cpu %u", spin_name(l), cpu);
 #else
 	(void)l;
+#endif
+}
+
+/* Lockdep-lite: how many spinlocks this CPU holds, for spin_assert_none_held(). */
+static void spin_count_take(const spinlock_t *l)
+{
+	struct percpu *me = this_cpu();
+
+	me->spin_held++;
+	me->spin_last = spin_name(l);
+}
+
+static void spin_count_drop(void)
+{
+	this_cpu()->spin_held--;
+}
+
+void spin_assert_none_held(const char *what)
+{
+#ifdef MMLAB_DEBUG_LOCKS
+	struct percpu *me = this_cpu();
+
+	if (me->spin_held)
+		panic("%s on cpu %u with %u spinlock(s) held (last taken: %s): a CPU spinning on it with interrupts off would never answer",
+		      what, me->cpu_id, me->spin_held, me->spin_last);
+#else
+	(void)what;
 #endif
 }
 
@@ -84,6 +112,7 @@ void spin_lock(spinlock_t *l)
 			arch_cpu_relax();
 	}
 	atomic_store_relaxed(&l->owner_cpu, arch_cpu_id());
+	spin_count_take(l);
 }
 
 bool spin_trylock(spinlock_t *l)
@@ -92,14 +121,28 @@ bool spin_trylock(spinlock_t *l)
 	if (!spin_take_free(l))
 		return false;
 	atomic_store_relaxed(&l->owner_cpu, arch_cpu_id());
+	spin_count_take(l);
 	return true;
 }
 
 void spin_unlock(spinlock_t *l)
 {
 	spin_check_owner(l, "unlock");
+	spin_count_drop();
 	atomic_store_relaxed(&l->owner_cpu, SPIN_NO_OWNER);
 	atomic_store_release(&l->owner, atomic_load_relaxed(&l->owner) + 1);
+}
+
+void spin_lock_uncounted(spinlock_t *l)
+{
+	spin_lock(l);
+	spin_count_drop();
+}
+
+void spin_unlock_uncounted(spinlock_t *l)
+{
+	spin_count_take(l);
+	spin_unlock(l);
 }
 
 unsigned long spin_lock_irqsave(spinlock_t *l)

@@ -59,6 +59,21 @@ unsigned long spin_lock_irqsave(spinlock_t *l);
 /* Releases @l, then restores the interrupt state @flags from spin_lock_irqsave(). */
 void spin_unlock_irqrestore(spinlock_t *l, unsigned long flags);
 
+/*
+ * Debug builds: panics, naming @what and the last lock taken, if the
+ * calling CPU holds any spinlock. Waits for other CPUs (smp_call) call it:
+ * a CPU spinning on that lock with interrupts off would never answer.
+ */
+void spin_assert_none_held(const char *what);
+
+/*
+ * spin_lock()/spin_unlock() for a lock spin_assert_none_held() does not
+ * count: the write side of an rwlock, which stands in for a sleeping lock
+ * and is waited for with interrupts on (kernel/rwlock.h).
+ */
+void spin_lock_uncounted(spinlock_t *l);
+void spin_unlock_uncounted(spinlock_t *l);
+
 /* True while some CPU holds @l; a racy snapshot, for assertions and tests. */
 bool spin_is_locked(const spinlock_t *l);
 

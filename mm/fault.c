@@ -21,6 +21,7 @@
 #include "mm/page.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
+#include "mm/quarantine.h"
 #include <arch/arch.h>
 
 struct fault_cpu {
@@ -129,8 +130,11 @@ static int fault_cow_copy(struct mm *mm, vaddr_t va, struct page *old, unsigned 
 		mm_page_drop(new); /* another CPU resolved it first */
 		return fault_spurious(va);
 	}
-	mm_flush_range(mm, va, va + PAGE_SIZE - 1);
-	mm_page_drop(old);
+	/* A CPU out of the run may still write through its old entry: keep @old then. */
+	if (mm_flush_range(mm, va, va + PAGE_SIZE - 1))
+		quarantine_frame(old);
+	else
+		mm_page_drop(old);
 	fault_count(FAULT_EV_COW_COPY);
 	return 0;
 }

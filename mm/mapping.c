@@ -100,7 +100,13 @@ static int mapping_zap_locked(struct mm_mapping *m, const struct mm_mapping_atta
 	if (!r || r->mapping != m || r->start != a->start)
 		return 0; /* detached meanwhile, or not attached yet */
 	mm_gather_init(&g, a->mm);
-	/* pt_lock: faults elsewhere in this mm may be adding tables next to ours. */
+	/*
+	 * pt_lock: faults elsewhere in this mm may be adding tables next to
+	 * ours. A mid-walk flush (over PT_GATHER_PAGES pages) drops it, since
+	 * it waits for CPUs that may spin on it; our tables stay ours
+	 * meanwhile (the mapping's write side or mm->lock's keeps unmappers out).
+	 */
+	g.lock = &a->mm->pt_lock;
 	spin_lock(&a->mm->pt_lock);
 	err = pt_unmap(a->mm->root, r->start, r->end - r->start, &g);
 	spin_unlock(&a->mm->pt_lock);

@@ -15,7 +15,10 @@
  * out by the mapping lock, so faults elsewhere in the address space go on;
  * the write side for a private one), then the mapping's write side, then
  * mm->pt_lock around the table removal; the flush and the release of the
- * pages follow under the mapping lock, after pt_lock is dropped. The
+ * pages follow under the mapping lock, after pt_lock is dropped (a region
+ * of more than PT_GATHER_PAGES pages flushes mid-walk too, and drops
+ * pt_lock around each such flush: no flush waits for other CPUs with a
+ * spinlock held, which debug builds check). The
  * attachment table changes under the write side; attach and detach take
  * mm->lock and the mapping lock one after the other, never nested.
  * Nothing here is taken from interrupt handlers.

@@ -188,14 +188,17 @@ int mm_map_region(struct mm *mm, vaddr_t start, u64 len, unsigned flags)
 
 /* Call function, and the caller's own part: flush if @req's mm is loaded here. */
 /* The shootdown itself (IPIs to mm_cpumask, the ceiling, the counts) lives in mm/tlb.c. */
-void mm_flush_range(struct mm *mm, vaddr_t start, vaddr_t last)
+int mm_flush_range(struct mm *mm, vaddr_t start, vaddr_t last)
 {
-	tlb_flush_range(mm, start, last);
+	return tlb_flush_range(mm, start, last);
 }
 
 static void mm_flush_gather(struct pt_gather *g)
 {
-	mm_flush_range(g->arg, g->start, g->last);
+	int err = tlb_flush_gather(g->arg, g);
+
+	if (err && !g->err)
+		g->err = err;
 }
 
 /* unmapping */

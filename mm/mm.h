@@ -265,16 +265,18 @@ struct mm *mm_current(void);
 /*
  * Flushes translations of [start, last] of @mm (start > last: all of them)
  * from every CPU that has it loaded, the caller included, and makes CPUs
- * that switch back later flush their ASID slot. Returns once done. Task or
- * fault context, not with a lock the other CPUs may be waiting for with
- * interrupts off.
+ * that switch back later flush their ASID slot. Returns once done: 0, or
+ * -ETIMEDOUT when a CPU did not acknowledge (the flush is not known to be
+ * complete: what it covered must never be reused, see mm/quarantine.h).
+ * Task or fault context, not with a lock the other CPUs may be waiting for
+ * with interrupts off.
  */
-void mm_flush_range(struct mm *mm, vaddr_t start, vaddr_t last);
+int mm_flush_range(struct mm *mm, vaddr_t start, vaddr_t last);
 
 /* mm_flush_range() of all of @mm's translations. */
-static inline void mm_flush_all(struct mm *mm)
+static inline int mm_flush_all(struct mm *mm)
 {
-	mm_flush_range(mm, ~0ul, 0);
+	return mm_flush_range(mm, ~0ul, 0);
 }
 
 #endif

@@ -14,6 +14,8 @@
 #include "kernel/panic.h"
 #include "mm/pmm.h"
 #include "mm/pt_internal.h"
+#include "mm/quarantine.h"
+#include "mm/tlb.h"
 #include <arch/arch.h>
 
 enum pt_kind { PT_OP_MAP, PT_OP_UNMAP, PT_OP_PROTECT };
@@ -160,34 +162,19 @@ void pt_gather_init(struct pt_gather *g, pt_flush_fn *flush, void *arg)
 	g->global = false;
 	g->nr_tables = g->nr_pages = 0;
 	g->unmapped = g->swap_cleared = g->flushes = 0;
+	g->err = 0;
 	g->flush = flush;
 	g->arg = arg;
+	g->lock = NULL;
 	g->release = NULL;
 	g->swap_free = NULL;
 	g->nr_swaps = 0;
 	g->swap_next = 0;
 }
 
-void pt_flush_local_range(vaddr_t start, vaddr_t last, bool global)
-{
-	u64 pages = start > last ? ~0ull : ((last - start) >> PAGE_SHIFT) + 1;
-	u64 n;
-
-	if (pages > PT_FLUSH_ONE_MAX) {
-		if (global)
-			arch_tlb_flush_everything();
-		else
-			arch_tlb_flush_all();
-		return;
-	}
-	/* INVLPG also drops every paging-structure cache entry (SDM Vol. 3A 4.10.4.1). */
-	for (n = 0; n < pages; n++)
-		arch_tlb_flush_one(start + (n << PAGE_SHIFT));
-}
-
 static void pt_flush_local(struct pt_gather *g)
 {
-	pt_flush_local_range(g->start, g->last, g->global);
+	tlb_flush_local(g->start, g->last, g->global);
 }
 
 /* Hands the pending run of swap entries to g->swap_free. */
@@ -198,18 +185,46 @@ static void pt_gather_swaps_flush(struct pt_gather *g)
 	g->nr_swaps = 0;
 }
 
+/*
+ * Flushes what @g gathered, if anything; true when the flush did not
+ * complete (g->err keeps the first error over the gather's life).
+ */
+static bool pt_gather_flush(struct pt_gather *g)
+{
+	int before = g->err;
+	bool failed;
+
+	if (g->start > g->last && !g->nr_tables)
+		return false;
+	g->err = 0;
+	(g->flush ? g->flush : pt_flush_local)(g);
+	g->flushes++;
+	failed = g->err != 0;
+	if (before)
+		g->err = before;
+	if (failed)
+		quarantine_count_flush();
+	return failed;
+}
+
 void pt_gather_finish(struct pt_gather *g)
 {
+	bool failed = pt_gather_flush(g);
 	unsigned i;
 
-	if (g->start <= g->last || g->nr_tables) {
-		(g->flush ? g->flush : pt_flush_local)(g);
-		g->flushes++;
+	/* A CPU that missed the flush may still translate to these: never reuse them. */
+	for (i = 0; i < g->nr_tables; i++) {
+		if (failed)
+			quarantine_table(g->tables[i]);
+		else
+			pt_table_free(g->tables[i]);
 	}
-	for (i = 0; i < g->nr_tables; i++)
-		pt_table_free(g->tables[i]);
-	for (i = 0; i < g->nr_pages; i++)
-		g->release(g, g->pages[i]);
+	for (i = 0; i < g->nr_pages; i++) {
+		if (failed)
+			quarantine_frame(g->pages[i]);
+		else
+			g->release(g, g->pages[i]);
+	}
 	g->nr_tables = g->nr_pages = 0;
 	g->start = ~0ull;
 	g->last = 0;
@@ -223,10 +238,24 @@ void pt_gather_range(struct pt_gather *g, vaddr_t start, vaddr_t last, bool glob
 	g->global |= global;
 }
 
+/*
+ * A full gather flushes in the middle of an unmap. The flush waits for
+ * other CPUs, so the caller's g->lock is dropped around it: a CPU spinning
+ * on that lock with interrupts off would never answer (mm/pt.h).
+ */
+static void pt_gather_finish_midwalk(struct pt_gather *g)
+{
+	if (g->lock)
+		spin_unlock(g->lock);
+	pt_gather_finish(g);
+	if (g->lock)
+		spin_lock(g->lock);
+}
+
 static void pt_gather_table(struct pt_gather *g, struct page *p)
 {
 	if (g->nr_tables == PT_GATHER_MAX)
-		pt_gather_finish(g);
+		pt_gather_finish_midwalk(g);
 	g->tables[g->nr_tables++] = p;
 }
 
@@ -243,7 +272,7 @@ static void pt_gather_page(struct pt_gather *g, pte_t old)
 	 * unmap of n * PT_GATHER_PAGES pages costs exactly n flush rounds.
 	 */
 	if (g->nr_pages == PT_GATHER_PAGES)
-		pt_gather_finish(g);
+		pt_gather_finish_midwalk(g);
 	g->pages[g->nr_pages++] = pfn_to_page(pfn);
 }
 

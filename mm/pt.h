@@ -28,6 +28,7 @@
 #ifndef MM_PT_H
 #define MM_PT_H
 
+#include "kernel/spinlock.h"
 #include "types.h"
 
 struct page;
@@ -60,19 +61,13 @@ enum pt_prot {
 /* Largest swap entry value: it is stored shifted left by one, the present bit clear. */
 #define PT_SWAP_MAX ((1ull << 62) - 1)
 
-/*
- * Up to this many 4 KiB pages are flushed one by one by the default (local)
- * flush; a larger range costs one full flush, as Linux's
- * tlb_single_page_flush_ceiling (33) decides.
- */
-#define PT_FLUSH_ONE_MAX 33
-
 struct pt_gather;
 
 /*
  * Flushes translations of [g->start, g->last] (global ones too when
  * g->global) and the paging-structure caches from every CPU that may hold
- * them, and returns once that is done.
+ * them, and returns once that is done. A flush that could not complete
+ * (a CPU did not acknowledge) sets g->err if it is still 0.
  */
 typedef void pt_flush_fn(struct pt_gather *g);
 
@@ -100,6 +95,7 @@ struct pt_gather {
 	u64 unmapped;	    /* bytes of mappings removed, over the gather's life */
 	u64 swap_cleared;   /* swap entries removed, over the gather's life */
 	u64 flushes;	    /* flush rounds done */
+	int err;	    /* the first error @flush reported (set by @flush itself) */
 	pt_flush_fn *flush; /* NULL: flush the calling CPU only */
 	void *arg;	    /* for @flush: the address space, say */
 	/*
@@ -110,28 +106,31 @@ struct pt_gather {
 	 */
 	pt_page_fn *release;
 	pt_swap_fn *swap_free;
+	/*
+	 * Optional: a spinlock the caller holds around pt_unmap() (mm->pt_lock).
+	 * A flush the gather must do mid-walk (it is full) waits for other
+	 * CPUs, which may spin on that lock with interrupts off, so the lock is
+	 * dropped around that flush and taken again. The caller must make sure
+	 * nothing can free the tables the walk is in meanwhile (the exclusive
+	 * side of the lock that keeps other unmappers out).
+	 */
+	spinlock_t *lock;
 };
 
 /* True unless the CPU lacks NX: then mappings are executable whatever the protection. */
 extern bool pt_nx_enabled;
 
-/* Prepares @g, empty; @flush may be NULL (local flush only). */
+/* Prepares @g, empty; @flush may be NULL: the calling CPU only, by tlb_flush_local(). */
 void pt_gather_init(struct pt_gather *g, pt_flush_fn *flush, void *arg);
 
 /*
  * Flushes what @g gathered (if anything), then frees its table pages and
- * hands its frames to @g->release, and leaves @g empty for reuse. The
+ * hands its frames to @g->release, and leaves @g empty for reuse. If the
+ * flush did not complete (it set g->err), the tables and frames go to the
+ * quarantine instead (mm/quarantine.h): never freed, never reused. The
  * caller must hold nothing the flush needs (IPIs are sent with interrupts on).
  */
 void pt_gather_finish(struct pt_gather *g);
-
-/*
- * The default flush policy, on the calling CPU only: [start, last] page by
- * page up to PT_FLUSH_ONE_MAX pages, else every non-global translation
- * (every translation when @global); start > last flushes in full too (a
- * freed table alone still needs its paging-structure caches flushed).
- */
-void pt_flush_local_range(vaddr_t start, vaddr_t last, bool global);
 
 /*
  * Allocates an empty root. With @kernel_root non-zero its kernel half (PML4

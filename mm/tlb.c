@@ -21,7 +21,10 @@
 struct tlb_flush_req {
 	struct mm *mm;
 	vaddr_t start, last;
+	bool global;
 };
+
+BUILD_ASSERT(sizeof(struct tlb_flush_req) <= SMP_CALL_DATA_MAX);
 
 static unsigned flush_ceiling = TLB_FLUSH_CEILING;
 
@@ -35,16 +38,24 @@ unsigned tlb_ceiling(void)
 	return flush_ceiling;
 }
 
-/* This CPU's part: page by page up to the ceiling, else one full flush. */
-static void tlb_flush_local(vaddr_t start, vaddr_t last)
+/*
+ * The one flush policy, for shootdown targets, initiators and the default
+ * local flush of a gather alike: page by page up to the ceiling, else one
+ * full flush (global entries too when @global).
+ */
+void tlb_flush_local(vaddr_t start, vaddr_t last, bool global)
 {
 	u64 pages = start > last ? ~0ull : ((last - start) >> PAGE_SHIFT) + 1;
 
 	if (pages > flush_ceiling) {
-		arch_tlb_flush_all();
+		if (global)
+			arch_tlb_flush_everything();
+		else
+			arch_tlb_flush_all();
 		this_cpu_inc(PCPU_TLB_FLUSH_ALL);
 		return;
 	}
+	/* INVLPG also drops every paging-structure cache entry (SDM Vol. 3A 4.10.4.1). */
 	for (u64 n = 0; n < pages; n++)
 		arch_tlb_flush_one(start + (n << PAGE_SHIFT));
 	this_cpu_add(PCPU_TLB_FLUSH_ONE, pages);
@@ -56,13 +67,13 @@ static void tlb_flush_ipi(void *arg)
 	const struct tlb_flush_req *req = arg;
 
 	if (mm_current() == req->mm)
-		tlb_flush_local(req->start, req->last);
+		tlb_flush_local(req->start, req->last, req->global);
 }
 
-int tlb_flush_range(struct mm *mm, vaddr_t start, vaddr_t last)
+static int tlb_shootdown(struct mm *mm, vaddr_t start, vaddr_t last, bool global)
 {
-	struct tlb_flush_req req = { mm, start, last };
-	int err;
+	struct tlb_flush_req req = { mm, start, last, global };
+	int err, werr;
 
 	/*
 	 * Fully ordered, and before smp_call() reads the mask (once): a CPU that
@@ -71,40 +82,36 @@ int tlb_flush_range(struct mm *mm, vaddr_t start, vaddr_t last)
 	 */
 	atomic_fetch_add(&mm->tlb_gen, 1);
 	this_cpu_inc(PCPU_TLB_SHOOTDOWNS);
-	/* IPIs out first, then our own flush while they travel, then the wait. */
-	err = smp_call(mm_cpumask(mm), tlb_flush_ipi, &req, false);
+	/*
+	 * IPIs out first, then our own flush while they travel, then the wait.
+	 * A copy of the request: a target late past the deadline must not
+	 * read this frame after we returned.
+	 */
+	err = smp_call_copy(mm_cpumask(mm), tlb_flush_ipi, &req, sizeof(req), false);
 	if (mm_current() == mm)
-		tlb_flush_local(start, last);
-	if (!err)
-		err = smp_call_wait();
-	WARN_ONCE(err, "tlb: shootdown for mm %p failed (%s)", (void *)mm, errno_name(err));
-	return err;
+		tlb_flush_local(start, last, global);
+	/* Even after an error the live targets were sent the request: wait for them. */
+	werr = err == -EINVAL ? 0 : smp_call_wait();
+	return err ? err : werr;
+}
+
+int tlb_flush_range(struct mm *mm, vaddr_t start, vaddr_t last)
+{
+	return tlb_shootdown(mm, start, last, false);
+}
+
+int tlb_flush_gather(struct mm *mm, const struct pt_gather *g)
+{
+	return tlb_shootdown(mm, g->start, g->last, g->global);
 }
 
 /* ---- shared helpers ---- */
 
-static void tlb_gather_flush(struct pt_gather *g)
-{
-	struct tlb_batch *b = g->arg;
-	int err = tlb_flush_range(b->mm, g->start, g->last);
-
-	if (err && !b->err)
-		b->err = err;
-}
-
-/* Frees a frame once the flush covering it completed (pt_gather_finish calls it after). */
-static void tlb_gather_release(struct pt_gather *g, struct page *page)
-{
-	(void)g;
-	mm_page_drop(page);
-}
-
+/* The one gather set-up: mm_gather_init()'s flush, frame release and swap-slot release. */
 static void tlb_begin(struct tlb_batch *b, struct mm *mm)
 {
 	b->mm = mm;
-	b->err = 0;
-	pt_gather_init(&b->g, tlb_gather_flush, b);
-	b->g.release = tlb_gather_release;
+	mm_gather_init(&b->g, mm);
 }
 
 static int tlb_unmap_one(struct tlb_batch *b, vaddr_t va)
@@ -140,11 +147,11 @@ static int tlb_add_batched(struct tlb_batch *b, vaddr_t va)
 
 static void tlb_gather_flush_local_only(struct pt_gather *g)
 {
-	struct tlb_batch *b = g->arg;
+	struct mm *mm = g->arg;
 
-	atomic_fetch_add(&b->mm->tlb_gen, 1);
-	if (mm_current() == b->mm)
-		tlb_flush_local(g->start, g->last);
+	atomic_fetch_add(&mm->tlb_gen, 1);
+	if (mm_current() == mm)
+		tlb_flush_local(g->start, g->last, g->global);
 }
 
 static void tlb_begin_no_remote(struct tlb_batch *b, struct mm *mm)
@@ -169,5 +176,5 @@ int tlb_unmap_pages(struct mm *mm, vaddr_t start, unsigned nr, const struct tlb_
 		err = ops->add(&b, start + (vaddr_t)i * PAGE_SIZE);
 	ops->finish(&b);
 	write_unlock(&mm->lock);
-	return err ? err : b.err;
+	return err ? err : b.g.err;
 }

@@ -13,6 +13,12 @@
  *            initiator's own flush overlaps the wait for the acknowledgements.
  * Either way a frame is freed only after the flush that covers it completed:
  * a stale entry on another CPU could otherwise reach the frame's next owner.
+ * A flush that did not complete (a CPU missed the deadline: it is out of
+ * the run from then on, kernel/smp.h) frees nothing: its frames and tables
+ * are quarantined for the rest of the run (mm/quarantine.h), the unmap
+ * returns -ETIMEDOUT, and so does every later flush of an mm that CPU has
+ * loaded. The request travels as a copy in the call descriptor, so a late
+ * target never reads the initiator's stack.
  * CPUs that switched away (lazy) are not interrupted: the mm's tlb_gen makes
  * them flush its ASID when they switch back (mm/mm.c, mm_switch).
  *
@@ -29,7 +35,9 @@ struct mm;
 /*
  * Pages a flush invalidates one by one before a full flush is cheaper: 33,
  * Linux's tlb_single_page_flush_ceiling, measured on Haswell-era CPUs where
- * refilling a flushed TLB cost about as much as 33 INVLPGs.
+ * refilling a flushed TLB cost about as much as 33 INVLPGs. The default of
+ * the tlb_ceiling= option, which sets the one policy every flush follows
+ * (tlb_flush_local()).
  */
 #define TLB_FLUSH_CEILING 33
 
@@ -48,8 +56,7 @@ struct tlb_ops {
 struct tlb_batch {
 	struct mm *mm;
 	const struct tlb_ops *ops;
-	struct pt_gather g;
-	int err; /* the first flush error (a CPU that did not acknowledge) */
+	struct pt_gather g; /* mm_gather_init()'s: g.err is the first flush error */
 };
 
 extern const struct tlb_ops tlb_ops_naive, tlb_ops_batched;
@@ -62,12 +69,32 @@ extern const struct tlb_ops tlb_ops_no_remote;
 /*
  * Flushes [start, last] (start > last: everything) of @mm from every CPU
  * that has it loaded, the caller included, and returns when all have
- * acknowledged. Returns 0 or -ETIMEDOUT (the late CPU is named on the
- * console; the flush is not known to be complete).
+ * acknowledged. Returns 0 or -ETIMEDOUT (a CPU in the mask missed the
+ * deadline now or before: it is named on the console once and is out of
+ * the run; the flush is not known to be complete, so the caller must never
+ * reuse what it covered).
  */
 int tlb_flush_range(struct mm *mm, vaddr_t start, vaddr_t last);
 
-/* Sets the page-by-page ceiling (tlb_ceiling=). Boot CPU, before benchmarks. */
+/*
+ * The gather's flush for @mm: tlb_flush_range() of [g->start, g->last],
+ * global translations too when g->global. Returns 0 or -ETIMEDOUT.
+ */
+int tlb_flush_gather(struct mm *mm, const struct pt_gather *g);
+
+/*
+ * The flush policy, on the calling CPU only: [start, last] page by page up
+ * to tlb_ceiling() pages, else every non-global translation (every one when
+ * @global); start > last flushes in full (a freed table alone still needs
+ * the paging-structure caches flushed). Counts PCPU_TLB_FLUSH_ONE per page
+ * or PCPU_TLB_FLUSH_ALL. Any context.
+ */
+void tlb_flush_local(vaddr_t start, vaddr_t last, bool global);
+
+/*
+ * Sets the page-by-page ceiling (tlb_ceiling=, 0: the default) for every
+ * flush. Boot CPU, while no flush runs (the run applies the option first).
+ */
 void tlb_set_ceiling(unsigned pages);
 unsigned tlb_ceiling(void);
 

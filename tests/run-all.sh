@@ -225,6 +225,31 @@ check bench_tlb_remote_idle "$(has "$all_log" '"bench":"tlb".*"remote":"idle"')"
 check bench_tlb_pages_sweep_plot "$(ls "$bench_runs"/all/plots/tlb-remote-busy-cpus-2-by-pages*.png >/dev/null 2>&1 && echo 1 || echo 0)"
 check bench_pagemap_two_cpus "$(has "$all_log" '"bench":"pagemap","variant":"cached","cpus":2')"
 check bench_faultlock_anon_cow_seq "$(has "$all_log" '"fault":"cow-copy".*"vm_scalability_case":"anon-cow-seq"')"
+# tlb_ceiling= sets the one flush policy: with 1, each 8-page batch is a full flush on both CPUs
+# (2 per 8 pages); with 512, 64 pages stay page by page (2 invalidations per page, no full flush).
+tlb_per_op() { # LOG PAGES COUNTER: that counter per page on the batched tlb line for PAGES
+	grep -a '^BENCH {"bench":"tlb","variant":"batched"' "$1" | grep -a "\"pages\":$2[,}]" |
+		head -n 1 | grep -ao "\"$3\":[0-9.]*" | cut -d: -f2
+}
+for c in 1 512; do
+	expect_run "bench-tlb-ceiling-$c" 0 --bench tlb --accel tcg --boot kernel --smp 2 -- \
+		iters=1 cpus=2 tlb_ceiling=$c
+	cp "$last_log" "$bench_runs/tlb-ceiling-$c.log" 2>/dev/null
+done
+v1=$(tlb_per_op "$bench_runs/tlb-ceiling-1.log" 8 tlb_flush_all_per_op)
+o1=$(tlb_per_op "$bench_runs/tlb-ceiling-1.log" 8 tlb_flush_one_per_op)
+check tlb_ceiling_1_full_flushes "$([ "$v1" = 0.250 ] && [ "$o1" = 0.000 ] && echo 1 || echo 0)" \
+	"pages=8: tlb_flush_all_per_op '$v1' (want 0.250), tlb_flush_one_per_op '$o1' (want 0.000)"
+v2=$(tlb_per_op "$bench_runs/tlb-ceiling-512.log" 64 tlb_flush_one_per_op)
+o2=$(tlb_per_op "$bench_runs/tlb-ceiling-512.log" 64 tlb_flush_all_per_op)
+check tlb_ceiling_512_page_by_page "$([ "$v2" = 2.000 ] && [ "$o2" = 0.000 ] && echo 1 || echo 0)" \
+	"pages=64: tlb_flush_one_per_op '$v2' (want 2.000), tlb_flush_all_per_op '$o2' (want 0.000)"
+# A CPU that misses a shootdown deadline (timeout_ms=1 under TCG): named, out of the run, the
+# cases that need it fail, and the run ends with status fail (exit 1), not a pass that freed frames.
+expect_run bench-tlb-timeout 1 --bench tlb --accel tcg --boot kernel --smp 4 -- timeout_ms=1 iters=1
+check bench_tlb_timeout_names_cpu "$(has "$last_log" 'did not answer within 1 ms: out of the run')"
+check bench_tlb_timeout_case_fails "$(has "$last_log" '^# bench FAIL tlb ')"
+check bench_tlb_timeout_run_fails "$(has "$last_log" '^MMLAB-DONE .*"status":"fail"')"
 "$here/run.sh" --compare "$bench_runs/A" "$bench_runs/B" > "$bench_runs/compare.txt" 2>&1
 check bench_compare_runs "$([ $? = 0 ] && echo 1 || echo 0)"
 check bench_compare_change_column "$(has "$bench_runs/compare.txt" '%change')"

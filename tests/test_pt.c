@@ -11,6 +11,7 @@
 #include "mm/page.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
+#include "mm/tlb.h"
 #include "tests/ktest.h"
 #include "tests/mm_test.h"
 #include <arch/pte.h>
@@ -390,8 +391,8 @@ static void test_pt_flush_policy(struct ktest *t)
 	KEXPECT_EQ(t, mm_test_unmap_now(root, 0x10000000, 4 * KB4), 0);
 	KEXPECT_EQ(t, fake_flush_one_calls, 4);
 	KEXPECT_EQ(t, fake_flush_last_va, 0x10003000);
-	KEXPECT_EQ(t, mm_test_unmap_now(root, 0x10004000, PT_FLUSH_ONE_MAX * KB4), 0);
-	KEXPECT_EQ(t, fake_flush_one_calls, 4 + PT_FLUSH_ONE_MAX);
+	KEXPECT_EQ(t, mm_test_unmap_now(root, 0x10004000, TLB_FLUSH_CEILING * KB4), 0);
+	KEXPECT_EQ(t, fake_flush_one_calls, 4 + TLB_FLUSH_CEILING);
 	KEXPECT_EQ(t, mm_test_unmap_now(root, 0x10000000, 128 * KB4), 0);
 	KEXPECT_EQ(t, fake_flush_all_calls, 1);
 	KEXPECT_EQ(t, mm_test_unmap_now(root, 0x20000000, 64 * KB4), 0);

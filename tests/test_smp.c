@@ -3,7 +3,9 @@
  * MADT lists comes online (or is reported), each answers a call, calls reach
  * exactly their mask with exact IPI counts, locks keep shared counters exact
  * under contention from every CPU, per-CPU data is private, and a call to a
- * CPU that has interrupts off times out naming it. Kernel only.
+ * CPU that has interrupts off times out naming it, takes that CPU out of
+ * the run and is never run by it late; arguments can travel as a copy.
+ * Kernel only.
  */
 #include "arch/x86_64/acpi.h"
 #include "arch/x86_64/init.h"
@@ -246,36 +248,176 @@ static void test_smp_percpu_private(struct ktest *t)
 		KEXPECT_EQ(t, percpu_counter_read(cpu, PCPU_PAGE_FAULTS) - before[cpu], cpu + 1);
 }
 
-static u32 hold_release;
+static u32 hold_release, holding;
 
-static void hold_irqs_off(void *arg)
+/*
+ * Task-context work (smp_run_async(), not a call function): sits with
+ * interrupts off until released, as a CPU stuck in a long critical section
+ * or descheduled by the host would, so it answers no IPI meanwhile.
+ */
+static void hold_irqs_off_task(void *arg)
 {
+	unsigned long flags = arch_irq_save();
+
 	(void)arg;
-	/* A call function runs with interrupts off: this CPU answers nothing meanwhile. */
+	atomic_store_release(&holding, 1);
 	while (!atomic_load_acquire(&hold_release))
 		arch_cpu_relax();
+	atomic_store_release(&holding, 0);
+	arch_irq_restore(flags); /* the IPIs it missed arrive now */
 }
 
+/* Spins until *@flag == @want, at most TORTURE_WAIT_MS. */
+static bool wait_for(const u32 *flag, u32 want)
+{
+	u64 end = arch_tsc_read() + arch_tsc_hz() / 1000 * TORTURE_WAIT_MS;
+
+	while (atomic_load_acquire(flag) != want)
+		if (arch_tsc_read() > end)
+			return false;
+	return true;
+}
+
+/* @cpu sits with interrupts off once this returns true. */
+static bool hold_cpu(struct ktest *t, unsigned cpu)
+{
+	atomic_store_release(&hold_release, 0);
+	atomic_store_release(&holding, 0);
+	if (!KEXPECT_EQ(t, smp_run_async(cpu, hold_irqs_off_task, NULL), 0))
+		return false;
+	return KEXPECT(t, wait_for(&holding, 1));
+}
+
+/* Lets @cpu go, waits until it took the IPI it missed (@ipis: its count before), revives it. */
+static void release_cpu(struct ktest *t, unsigned cpu, u64 ipis)
+{
+	u64 end = arch_tsc_read() + arch_tsc_hz() / 1000 * TORTURE_WAIT_MS;
+
+	atomic_store_release(&hold_release, 1);
+	KEXPECT(t, wait_for(&holding, 0));
+	while (percpu_counter_read(cpu, PCPU_IPI_RECEIVED) == ipis && arch_tsc_read() < end)
+		arch_cpu_relax();
+	KEXPECT_GT(t, percpu_counter_read(cpu, PCPU_IPI_RECEIVED), ipis);
+	KEXPECT_EQ(t, smp_cpu_revive(cpu), 0);
+}
+
+static u32 late_runs;
+
+static void count_late_run(void *arg)
+{
+	(void)arg;
+	atomic_fetch_add(&late_runs, 1);
+}
+
+/*
+ * A CPU that misses the deadline is named, goes out of the run (a later
+ * call fails at once and sends nothing), and when it comes back it does
+ * not run the call it missed: the caller took it back from its mailbox.
+ */
 static void test_smp_timeout_names_cpu(struct ktest *t)
 {
-	unsigned target, saved = smp_timeout_ms();
+	unsigned target, self = this_cpu()->cpu_id, saved = smp_timeout_ms();
+	u64 runs, ipis, sent;
 	int err;
 
 	if (!need_cpus(t, 2))
 		return;
 	target = ncpus_online - 1;
-	atomic_store_release(&hold_release, 0);
+	if (!hold_cpu(t, target))
+		return;
+	late_runs = 0;
+	runs = percpu_counter_read(target, PCPU_CALLS_RUN);
+	ipis = percpu_counter_read(target, PCPU_IPI_RECEIVED);
 	smp_set_timeout_ms(TIMEOUT_TEST_MS);
-	KEXPECT_EQ(t, smp_call_one(target, hold_irqs_off, NULL, false), 0);
-	err = smp_call_wait();
-	KEXPECT_EQ(t, err, -ETIMEDOUT);
-	/* The late CPU (and only it) is the one the error report names. */
-	KEXPECT(t, cpumask_test_cpu(target, &this_cpu()->call.waiting));
-	KEXPECT_EQ(t, cpumask_weight(&this_cpu()->call.waiting), 1);
-	atomic_store_release(&hold_release, 1);
+	err = smp_call_one(target, count_late_run, NULL, true);
 	smp_set_timeout_ms(saved);
-	KEXPECT_EQ(t, smp_call_wait(), 0);
+	KEXPECT_EQ(t, err, -ETIMEDOUT);
+	KEXPECT(t, smp_cpu_dead(target));
+	KEXPECT(t, cpumask_empty(&this_cpu()->call.waiting)); /* taken back before it claimed it */
+	sent = percpu_counter_read(self, PCPU_IPI_SENT);
+	KEXPECT_EQ(t, smp_call_one(target, count_late_run, NULL, true), -ETIMEDOUT);
+	KEXPECT_EQ(t, percpu_counter_read(self, PCPU_IPI_SENT), sent);
+	release_cpu(t, target, ipis);
+	KEXPECT_EQ(t, atomic_load_acquire(&late_runs), 0);
+	KEXPECT_EQ(t, percpu_counter_read(target, PCPU_CALLS_RUN), runs);
+	KEXPECT(t, !smp_cpu_dead(target));
 	KEXPECT_EQ(t, smp_call_one(target, mark_reached, NULL, true), 0);
+}
+
+static u32 late_release, late_in;
+static u64 late_seen;
+
+/* A call function that claims its call, then is held past the caller's deadline. */
+static void late_reader(void *arg)
+{
+	const u64 *v = arg;
+
+	atomic_store_release(&late_in, 1);
+	while (!atomic_load_acquire(&late_release))
+		arch_cpu_relax();
+	late_seen = READ_ONCE(*v); /* read after the caller gave up and went on */
+	atomic_store_release(&late_in, 2);
+}
+
+/*
+ * A CPU that claimed a call and answers late reads the argument's copy in
+ * the descriptor, not the caller's frame, and the descriptor stays held
+ * (the CPU is still waited for) until it answers.
+ */
+static void test_smp_late_call_keeps_its_copy(struct ktest *t)
+{
+	unsigned target, saved = smp_timeout_ms();
+	u64 v = 0x1234;
+	cpumask_t mask;
+	int err;
+
+	if (!need_cpus(t, 2))
+		return;
+	target = ncpus_online - 1;
+	cpumask_clear(&mask);
+	cpumask_set_cpu(target, &mask);
+	atomic_store_release(&late_release, 0);
+	atomic_store_release(&late_in, 0);
+	KASSERT_EQ(t, smp_call_copy(&mask, late_reader, &v, sizeof(v), false), 0);
+	/* Only once it is inside the call does the deadline pass (however slow the machine). */
+	KEXPECT(t, wait_for(&late_in, 1));
+	smp_set_timeout_ms(TIMEOUT_TEST_MS);
+	err = smp_call_wait();
+	smp_set_timeout_ms(saved);
+	KEXPECT_EQ(t, err, -ETIMEDOUT);
+	KEXPECT(t, smp_cpu_dead(target));
+	KEXPECT(t, cpumask_test_cpu(target, &this_cpu()->call.waiting));
+	KEXPECT_EQ(t, smp_call_wait(), -ETIMEDOUT); /* held: fails at once */
+	v = 0xdead; /* what the late CPU would see through a pointer to our frame */
+	atomic_store_release(&late_release, 1);
+	KEXPECT(t, wait_for(&late_in, 2));
+	KEXPECT_EQ(t, late_seen, 0x1234);
+	KEXPECT_EQ(t, smp_call_wait(), -ETIMEDOUT); /* answered, but the call had failed */
+	KEXPECT(t, cpumask_empty(&this_cpu()->call.waiting));
+	KEXPECT_EQ(t, smp_cpu_revive(target), 0);
+	KEXPECT_EQ(t, smp_call_one(target, mark_reached, NULL, true), 0);
+}
+
+/* An argument copied into the descriptor: @fn sees the copy, and what it writes comes back. */
+static void bump_copy(void *arg)
+{
+	u64 *v = arg;
+
+	atomic_fetch_add(v, 1);
+}
+
+static void test_smp_call_copy(struct ktest *t)
+{
+	u64 v = 40;
+	cpumask_t mask;
+
+	if (!need_cpus(t, 2))
+		return;
+	cpumask_clear(&mask);
+	cpumask_set_cpu(ncpus_online - 1, &mask);
+	KEXPECT_EQ(t, smp_call_copy(&mask, bump_copy, &v, sizeof(v), true), 0);
+	KEXPECT_EQ(t, v, 41);
+	KEXPECT_EQ(t, smp_call_copy(&mask, bump_copy, &v, SMP_CALL_DATA_MAX + 1, true), -EINVAL);
 }
 
 static void test_smp_tsc_known(struct ktest *t)
@@ -294,6 +436,8 @@ static const struct ktest_case smp_cases[] = {
 	KTEST_CASE(test_smp_rwlock_torture),
 	KTEST_CASE(test_smp_percpu_private),
 	KTEST_CASE(test_smp_timeout_names_cpu),
+	KTEST_CASE(test_smp_late_call_keeps_its_copy),
+	KTEST_CASE(test_smp_call_copy),
 	KTEST_CASE(test_smp_tsc_known),
 };
 KTEST_SUITE(smp, smp_cases);

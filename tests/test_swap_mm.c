@@ -14,6 +14,7 @@
 #include "mm/mm.h"
 #include "mm/pmm.h"
 #include "mm/swap.h"
+#include "mm/tlb.h"
 #include "tests/ktest.h"
 #include "tests/mm_emul.h"
 #include "tests/test_swap.h"
@@ -213,6 +214,31 @@ static void test_swap_mm_unmap_singles(struct ktest *t)
 	KEXPECT_EQ(t, swapmm_inuse(type), 0);
 	swapt_expect_consistent(t, type);
 	KEXPECT_EQ(t, mm_destroy(mm), 0);
+}
+
+/*
+ * tlb_unmap_pages() of swapped-out pages frees their slots, through either
+ * shootdown design: its gather is mm_gather_init()'s, swap hook included.
+ */
+static void test_swap_mm_tlb_unmap_frees_slots(struct ktest *t)
+{
+	static const struct tlb_ops *const designs[] = { &tlb_ops_naive, &tlb_ops_batched };
+	unsigned d, type;
+
+	KASSERT(t, swapt_dev_new(t, 4 * NPAGES, &type));
+	for (d = 0; d < ARRAY_SIZE(designs); d++) {
+		struct mm *mm = swapmm_mm_new(t, NPAGES, 2700 + d);
+		u64 freed = swapt_counter(PCPU_SWAP_SLOTS_FREED);
+
+		KASSERT(t, mm != NULL);
+		KEXPECT_EQ(t, swapmm_out_all(mm, NFOLIOS, type), 0);
+		KEXPECT_EQ(t, swapmm_inuse(type), NPAGES);
+		KEXPECT_EQ(t, tlb_unmap_pages(mm, REG, NPAGES, designs[d]), 0);
+		KEXPECT_EQ(t, swapt_counter(PCPU_SWAP_SLOTS_FREED) - freed, NPAGES);
+		KEXPECT_EQ(t, swapmm_inuse(type), 0);
+		swapt_expect_consistent(t, type);
+		KEXPECT_EQ(t, mm_destroy(mm), 0);
+	}
 }
 
 /* No run of slots left: the swap-out fails and the folio stays mapped as it was. */
@@ -494,6 +520,7 @@ static const struct ktest_case swap_mm_cases[] = {
 	KTEST_CASE(test_swap_mm_roundtrip),
 	KTEST_CASE(test_swap_mm_unmap_locks),
 	KTEST_CASE(test_swap_mm_unmap_singles),
+	KTEST_CASE(test_swap_mm_tlb_unmap_frees_slots),
 	KTEST_CASE(test_swap_mm_out_of_swap),
 	KTEST_CASE(test_swap_mm_device_full),
 	KTEST_CASE(test_swap_mm_refused),

@@ -3,8 +3,8 @@
  * tlb_naive and tlb_batched): exact IPI and invalidation counts for given
  * pages and CPUs, no IPI to CPUs outside mm_cpumask, frames freed only
  * after the flush that covers them, a CPU that switched away (lazy) never
- * sees a stale translation, and a CPU that does not acknowledge is reported
- * by the timeout. The stale-translation detector is tests/test_tlb_stale.c.
+ * sees a stale translation, and a CPU that does not acknowledge goes out
+ * of the run with the frames it may still reach quarantined. The stale-translation detector is tests/test_tlb_stale.c.
  * Kernel only.
  */
 #include "errno.h"
@@ -16,6 +16,7 @@
 #include "mm/page.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
+#include "mm/quarantine.h"
 #include "mm/tlb.h"
 #include "tests/ktest.h"
 #include <arch/arch.h>
@@ -77,6 +78,18 @@ static void others(cpumask_t *m)
 	cpumask_clear_cpu(this_cpu()->cpu_id, m);
 }
 
+/* The frames mapped at the first @n pages of the test region (none: NULL). */
+static void frames_of(struct page **frames, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		paddr_t pa = 0;
+
+		frames[i] = NULL;
+		if (!pt_lookup(tmm->root, TLB_BASE + (vaddr_t)i * PAGE_SIZE, &pa, NULL, NULL))
+			frames[i] = phys_to_page(pa);
+	}
+}
+
 /* Exact promises: rounds, IPIs and what each remote CPU invalidates. */
 static void check_counts(struct ktest *t, unsigned n)
 {
@@ -116,6 +129,19 @@ static void test_tlb_counts_above_ceiling(struct ktest *t)
 	check_counts(t, TLB_MAX_PAGES);
 }
 
+/* tlb_ceiling= moves the knee: 1 makes a batch of 8 a full flush, 512 keeps 64 page by page. */
+static void test_tlb_counts_ceiling_option(struct ktest *t)
+{
+	unsigned saved = tlb_ceiling();
+
+	tlb_set_ceiling(1);
+	KEXPECT_EQ(t, tlb_ceiling(), 1);
+	check_counts(t, 8);
+	tlb_set_ceiling(512);
+	check_counts(t, TLB_MAX_PAGES);
+	tlb_set_ceiling(saved);
+}
+
 /* Only CPUs with the mm loaded are interrupted. */
 static void test_tlb_only_mask_interrupted(struct ktest *t)
 {
@@ -139,32 +165,86 @@ static void test_tlb_only_mask_interrupted(struct ktest *t)
 	KEXPECT_EQ(t, percpu_counter_read(outsider, PCPU_IPI_RECEIVED), before);
 }
 
-/* Frames go back to the allocator only after the flush that covers them. */
+/* What the order check saw: frames flushed and released so far, and violations. */
+static struct {
+	pt_flush_fn *flush;	/* the gather's own flush and release, wrapped */
+	pt_page_fn *release;
+	unsigned flushed;	/* frames whose flush has completed */
+	unsigned released;
+	unsigned early;		/* frames released before their flush completed */
+	unsigned freed_in_flush; /* frames already freed when their flush began */
+	unsigned remote_missed;	/* flush rounds that returned before CPU 1 flushed */
+} ord;
+
+static u64 remote_flushes(void)
+{
+	return percpu_counter_read(1, PCPU_TLB_FLUSH_ONE) + percpu_counter_read(1, PCPU_TLB_FLUSH_ALL);
+}
+
+static void ord_flush(struct pt_gather *g)
+{
+	u64 before = remote_flushes();
+
+	for (unsigned i = 0; i < g->nr_pages; i++)
+		if (page_test_flags(g->pages[i], PG_FREED) || page_ref_count(g->pages[i]) == 0)
+			ord.freed_in_flush++;
+	ord.flush(g);
+	if (remote_flushes() == before)
+		ord.remote_missed++;
+	ord.flushed += g->nr_pages;
+}
+
+static void ord_release(struct pt_gather *g, struct page *page)
+{
+	if (ord.released >= ord.flushed)
+		ord.early++;
+	ord.released++;
+	ord.release(g, page);
+}
+
+/*
+ * Frames go back to the allocator only after the flush that covers them
+ * has completed on every CPU: the gather's flush and release are wrapped
+ * to check, at each release, that a completed flush (CPU 1's counters
+ * moved) already covered that frame, and that no frame was freed when its
+ * flush began; at the end every frame is free.
+ */
 static void test_tlb_free_after_flush(struct ktest *t)
 {
-	struct page *frames[4];
+	enum { N = 4 };
+	struct page *frames[N];
 	struct tlb_batch b;
-	paddr_t pa;
+	cpumask_t m;
 
-	KASSERT_EQ(t, mm_populate(tmm, TLB_BASE, 4 * PAGE_SIZE), 0);
-	for (int i = 0; i < 4; i++) {
-		KASSERT_EQ(t, pt_lookup(tmm->root, TLB_BASE + i * PAGE_SIZE, &pa, NULL, NULL), 0);
-		frames[i] = phys_to_page(pa);
+	if (ncpus_online < 2) {
+		ktest_skip(t, "needs 2 CPUs");
+		return;
 	}
+	others(&m);
+	if (!load_on(t, &m, N))
+		return;
+	frames_of(frames, N);
+	ord = (typeof(ord)){ 0 };
 	write_lock(&tmm->lock);
 	ops_of(t)->begin(&b, tmm);
-	for (int i = 0; i < 4; i++) {
+	ord.flush = b.g.flush;
+	ord.release = b.g.release;
+	b.g.flush = ord_flush;
+	b.g.release = ord_release;
+	for (unsigned i = 0; i < N; i++)
 		KEXPECT_EQ(t, ops_of(t)->add(&b, TLB_BASE + i * PAGE_SIZE), 0);
-		/* batched: nothing flushed yet, so nothing freed yet */
-		if (ops_of(t) == &tlb_ops_batched)
-			KEXPECT(t, !page_test_flags(frames[i], PG_FREED));
-	}
-	KEXPECT_EQ(t, b.g.flushes, ops_of(t) == &tlb_ops_naive ? 4 : 0);
+	KEXPECT_EQ(t, b.g.flushes, ops_of(t) == &tlb_ops_naive ? N : 0);
 	ops_of(t)->finish(&b);
 	write_unlock(&tmm->lock);
-	for (int i = 0; i < 4; i++)
-		KEXPECT(t, page_test_flags(frames[i], PG_FREED) || page_ref_count(frames[i]) == 0 ||
-			       page_test_flags(frames[i], PG_PCP));
+	KEXPECT_EQ(t, b.g.err, 0);
+	KEXPECT_EQ(t, ord.released, N);
+	KEXPECT_EQ(t, ord.flushed, N);
+	KEXPECT_EQ(t, ord.early, 0);
+	KEXPECT_EQ(t, ord.freed_in_flush, 0);
+	KEXPECT_EQ(t, ord.remote_missed, 0);
+	for (unsigned i = 0; i < N; i++)
+		KEXPECT(t, frames[i] && (page_test_flags(frames[i], PG_FREED) ||
+					 page_test_flags(frames[i], PG_PCP)));
 }
 
 static u64 lazy_seen;
@@ -208,57 +288,111 @@ static void test_tlb_lazy_cpu(struct ktest *t)
 
 static u32 hold_release, holding;
 
-static void hold_irqs_off(void *arg)
+/* Task-context work on CPU 1 (not a call function): interrupts off until released. */
+static void hold_irqs_off_task(void *arg)
 {
+	unsigned long flags = arch_irq_save();
+
 	(void)arg;
 	atomic_store_release(&holding, 1);
 	while (!atomic_load_acquire(&hold_release))
 		arch_cpu_relax();
+	atomic_store_release(&holding, 0);
+	arch_irq_restore(flags);
 }
 
-/* Runs on CPU 2: makes CPU 1 sit in a call with interrupts off. */
-static void hold_cpu1(void *arg)
+static void wait_holding(u32 want)
 {
-	(void)arg;
-	smp_call_one(1, hold_irqs_off, NULL, false);
+	u64 end = arch_tsc_read() + arch_tsc_hz() * 60;
+
+	while (atomic_load_acquire(&holding) != want && arch_tsc_read() < end)
+		arch_cpu_relax();
 }
 
-static void test_tlb_timeout_reported(struct ktest *t)
+/* CPU 1 sits with interrupts off once this returns 0; *@ipis: its IPI count then. */
+static int hold_cpu1(u64 *ipis)
 {
-	unsigned saved = smp_timeout_ms();
-	cpumask_t one;
 	int err;
 
-	if (ncpus_online < 3) {
-		ktest_skip(t, "needs 3 CPUs");
+	atomic_store_release(&hold_release, 0);
+	err = smp_run_async(1, hold_irqs_off_task, NULL);
+	if (err)
+		return err;
+	wait_holding(1);
+	*ipis = percpu_counter_read(1, PCPU_IPI_RECEIVED);
+	return 0;
+}
+
+/* Lets CPU 1 go, waits for it to take the IPI it missed, and puts it back in the run. */
+static void release_cpu1(struct ktest *t, u64 ipis)
+{
+	cpumask_t one;
+
+	atomic_store_release(&hold_release, 1);
+	wait_holding(0);
+	while (percpu_counter_read(1, PCPU_IPI_RECEIVED) == ipis)
+		arch_cpu_relax();
+	KEXPECT_EQ(t, smp_cpu_revive(1), 0);
+	/* It never flushed: switching away drops what it cached (tlb_gen moved on). */
+	cpumask_clear(&one);
+	cpumask_set_cpu(1, &one);
+	KEXPECT_EQ(t, smp_call(&one, switch_to, NULL, true), 0);
+}
+
+/*
+ * A CPU that holds the mm and does not answer: the unmap returns
+ * -ETIMEDOUT, the CPU is out of the run, and the frames (and any emptied
+ * table) are quarantined, not freed: the allocator's free count does not
+ * move and each frame keeps its reference. CPU 1 is held from its idle
+ * loop (task context), so no call function calls smp_call().
+ */
+static void test_tlb_timeout_quarantines(struct ktest *t)
+{
+	enum { N = 4 };
+	unsigned saved = smp_timeout_ms();
+	struct quarantine_stats q0, q1;
+	struct pmm_stats p0, p1;
+	struct page *frames[N];
+	cpumask_t one;
+	u64 ipis = 0;
+	int err;
+
+	if (ncpus_online < 2) {
+		ktest_skip(t, "needs 2 CPUs");
 		return;
 	}
 	cpumask_clear(&one);
 	cpumask_set_cpu(1, &one);
-	if (!load_on(t, &one, 1))
+	if (!load_on(t, &one, N))
 		return;
-	atomic_store_release(&hold_release, 0);
-	atomic_store_release(&holding, 0);
-	KASSERT_EQ(t, smp_call_one(2, hold_cpu1, NULL, true), 0);
-	/* Only once CPU 1 sits in the call with interrupts off can our flush go unanswered. */
-	while (!atomic_load_acquire(&holding))
-		arch_cpu_relax();
+	frames_of(frames, N);
+	KASSERT_EQ(t, hold_cpu1(&ipis), 0);
+	quarantine_stats_get(&q0);
+	pmm_stats_get(&p0);
 	smp_set_timeout_ms(50);
-	err = tlb_flush_range(tmm, TLB_BASE, TLB_BASE);
+	err = tlb_unmap_pages(tmm, TLB_BASE, N, ops_of(t));
 	smp_set_timeout_ms(saved);
+	pmm_stats_get(&p1);
+	quarantine_stats_get(&q1);
 	KEXPECT_EQ(t, err, -ETIMEDOUT);
-	KEXPECT(t, cpumask_test_cpu(1, &this_cpu()->call.waiting));
-	atomic_store_release(&hold_release, 1);
-	KEXPECT_EQ(t, smp_call_wait(), 0);
+	KEXPECT(t, smp_cpu_dead(1));
+	KEXPECT_EQ(t, q1.frames - q0.frames, N);
+	KEXPECT_EQ(t, q1.flushes - q0.flushes, ops_of(t) == &tlb_ops_naive ? N : 1);
+	KEXPECT_EQ(t, p1.free, p0.free);
+	for (unsigned i = 0; i < N; i++)
+		KEXPECT(t, frames[i] && !page_test_flags(frames[i], PG_FREED) &&
+			       page_ref_count(frames[i]) >= 1);
+	release_cpu1(t, ipis);
 }
 
 static const struct ktest_case tlb_cases[] = {
 	KTEST_CASE(test_tlb_counts_small),
 	KTEST_CASE(test_tlb_counts_above_ceiling),
+	KTEST_CASE(test_tlb_counts_ceiling_option),
 	KTEST_CASE(test_tlb_only_mask_interrupted),
 	KTEST_CASE(test_tlb_free_after_flush),
 	KTEST_CASE(test_tlb_lazy_cpu),
-	KTEST_CASE(test_tlb_timeout_reported),
+	KTEST_CASE(test_tlb_timeout_quarantines),
 };
 KTEST_SUITE_EXT(tlb_naive, tlb_cases, tlb_suite_init, tlb_suite_exit, &tlb_ops_naive);
 KTEST_SUITE_EXT(tlb_batched, tlb_cases, tlb_suite_init, tlb_suite_exit, &tlb_ops_batched);

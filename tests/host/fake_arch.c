@@ -10,8 +10,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
+#include "errno.h"
 #include "kernel/panic.h"
 #include "lib/atomic.h"
 #include "mm/page.h"
@@ -171,6 +173,20 @@ int smp_call(const cpumask_t *mask, smp_call_fn fn, void *arg, bool wait)
 	}
 	fake_cpu = self;
 	return 0;
+}
+
+/* smp_call() on a copy of @data, as the kernel's (which keeps it in the descriptor). */
+int smp_call_copy(const cpumask_t *mask, smp_call_fn fn, void *data, size_t len, bool wait)
+{
+	u64 copy[SMP_CALL_DATA_MAX / 8];
+	int err;
+
+	if (!len || len > sizeof(copy))
+		return -EINVAL;
+	memcpy(copy, data, len);
+	err = smp_call(mask, fn, copy, wait);
+	memcpy(data, copy, len);
+	return err;
 }
 
 /* Calls run synchronously above, so nothing is ever left to wait for. */
