@@ -100,8 +100,10 @@ boot tcg-uefi-holes --accel tcg --firmware uefi --boot iso --smp 2 --mem 6G \
 # above, would take many minutes there.
 kvm_suites=ktest=boot,traps,smp,acpi,cmdline,json,kpt
 # The first KVM boot also runs the stale-translation detector (issue 6: both
-# shootdown designs must pass it under KVM too).
-boot_kvm kvm-kernel-smp2 --boot kernel --smp 2 --timeout 300 -- "$kvm_suites,tlb_stale"
+# shootdown designs must pass it under KVM too). Where KVM's shadow paging
+# hides missing flushes its control sees none and the cases skip, saying so;
+# the control alone took 110 s on the emulated KVM, hence the timeout.
+boot_kvm kvm-kernel-smp2 --boot kernel --smp 2 --timeout 480 -- "$kvm_suites,tlb_stale"
 boot_kvm kvm-x2apic-smp2 --boot kernel --smp 2 --timeout 180 -- apic=x2apic "$kvm_suites"
 
 # ---- run.sh contract: exit statuses, crash reports, timeouts ---------------------
