@@ -23,13 +23,14 @@
 #endif
 
 static void emul_stale_expect(struct ktest *t, u64 before);
+static void emul_early_expect(struct ktest *t, u64 before);
 
 struct emul_snap emul_snap_take(void)
 {
 	struct pmm_stats s;
 
 	pmm_stats_get(&s);
-	return (struct emul_snap){ s.free, pt_table_pages(), emul_stale_uses() };
+	return (struct emul_snap){ s.free, pt_table_pages(), emul_stale_uses(), emul_early_frees() };
 }
 
 void emul_snap_expect(struct ktest *t, struct emul_snap before)
@@ -39,6 +40,7 @@ void emul_snap_expect(struct ktest *t, struct emul_snap before)
 	KEXPECT_EQ(t, now.free, before.free);
 	KEXPECT_EQ(t, now.tables, before.tables);
 	emul_stale_expect(t, before.stale);
+	emul_early_expect(t, before.early_frees);
 }
 
 int emul_suite_init(struct ktest *t)
@@ -109,6 +111,20 @@ static void emul_stale_expect(struct ktest *t, u64 before)
 			  (unsigned long)emul_last_stale.tlb_pa, (unsigned long)emul_last_stale.pt_pa);
 }
 
+u64 emul_early_frees(void)
+{
+	return fake_tlb_early_frees(NULL);
+}
+
+static void emul_early_expect(struct ktest *t, u64 before)
+{
+	paddr_t pa;
+
+	if (!KEXPECT_EQ(t, fake_tlb_early_frees(&pa) - before, 0))
+		ktest_log(t, "frame 0x%lx was freed while a CPU running its space still cached it",
+			  (unsigned long)pa);
+}
+
 /* Through this fake CPU's TLB; a miss walks the tables and fills it. */
 static int emul_translate(struct mm *mm, vaddr_t va, paddr_t *pa, unsigned *prot)
 {
@@ -142,6 +158,17 @@ u64 emul_stale_uses(void)
 }
 
 static void emul_stale_expect(struct ktest *t, u64 before)
+{
+	(void)t;
+	(void)before;
+}
+
+u64 emul_early_frees(void)
+{
+	return 0;
+}
+
+static void emul_early_expect(struct ktest *t, u64 before)
 {
 	(void)t;
 	(void)before;

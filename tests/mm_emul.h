@@ -15,16 +15,17 @@
 /* Fake CPUs the host tests switch between (fake_arch_set_cpu()). */
 #define EMUL_FAKE_CPUS 4
 
-/* Free frames, page-table pages and stale TLB uses (emul_stale_uses()). */
+/* Free frames, page-table pages, stale TLB uses and early frees (below). */
 struct emul_snap {
-	u64 free, tables, stale;
+	u64 free, tables, stale, early_frees;
 };
 
 struct emul_snap emul_snap_take(void);
 
 /*
- * Expects the allocator to be as @before found it, and no access since to
- * have used a stale TLB entry (fails case @t otherwise).
+ * Expects the allocator to be as @before found it, no access since to have
+ * used a stale TLB entry and no frame to have been freed before its flush
+ * (fails case @t otherwise).
  */
 void emul_snap_expect(struct ktest *t, struct emul_snap before);
 
@@ -51,6 +52,14 @@ int emul_touch(struct mm *mm, vaddr_t va, bool write, u64 *val);
  * after loading @mm on it; always 0 in the kernel, whose accesses walk.
  */
 u64 emul_stale_uses(void);
+
+/*
+ * Frames freed while a CPU running their address space still cached a
+ * translation to them (seen when that entry was flushed, later): a flush
+ * after the free instead of before. Host only (fake_tlb_early_frees());
+ * always 0 in the kernel.
+ */
+u64 emul_early_frees(void);
 
 /* emul_touch() that must succeed without a stale use: returns the value read. */
 u64 emul_read(struct ktest *t, struct mm *mm, vaddr_t va);

@@ -7,7 +7,9 @@
  * exactly one stale entry per page and reader, and naive and batched none,
  * for 1, 34 (above the ceiling) and 129 pages (two gather batches); a CPU
  * that switched away (lazy) or whose ASID went to another address space
- * must not see the old translations either. Host only (Makefile
+ * must not see the old translations either; and no design may free a
+ * frame before the flush (the model flags a flush that drops an entry of a
+ * frame already freed, shown here with that order by hand). Host only (Makefile
  * TEST_HOST_SRCS): the kernel's own detector is tests/test_tlb_stale.c.
  */
 #include "errno.h"
@@ -167,6 +169,45 @@ static void test_tlb_model_invlpg(struct ktest *t)
 	KEXPECT_EQ(t, mm_destroy(mm), 0);
 }
 
+static void model_flush(struct pt_gather *g)
+{
+	mm_flush_range(g->arg, g->start, g->last);
+}
+
+/* The designs free a frame only after the flush; freeing first is what the model flags. */
+static void test_tlb_model_free_order(struct ktest *t)
+{
+	const struct tlb_ops *const designs[] = { &tlb_ops_naive, &tlb_ops_batched };
+	u64 early = fake_tlb_early_frees(NULL);
+	struct pt_gather g;
+	struct page *p;
+	struct mm *mm;
+
+	for (unsigned d = 0; d < ARRAY_SIZE(designs); d++) {
+		mm = model_mm_new(t, PT_GATHER_PAGES + 1);
+		KASSERT(t, mm != NULL);
+		KEXPECT_EQ(t, tlb_unmap_pages(mm, REG, PT_GATHER_PAGES + 1, designs[d]), 0);
+		KEXPECT_EQ(t, fake_tlb_early_frees(NULL) - early, 0);
+		model_all_cpus_away();
+		KEXPECT_EQ(t, mm_destroy(mm), 0);
+	}
+	/* The wrong order by hand: the only reference dropped, then the flush. */
+	early = fake_tlb_early_frees(NULL);
+	mm = model_mm_new(t, 1);
+	KASSERT(t, mm != NULL);
+	p = emul_page_at(mm, REG, NULL);
+	pt_gather_init(&g, model_flush, mm);
+	write_lock(&mm->lock);
+	KEXPECT_EQ(t, pt_unmap(mm->root, REG, PAGE_SIZE, &g), 0);
+	mm_page_drop(p);
+	pt_gather_finish(&g);
+	write_unlock(&mm->lock);
+	/* CPU 0 wrote it, the readers read it: every CPU flushed a freed frame. */
+	KEXPECT_EQ(t, fake_tlb_early_frees(NULL) - early, EMUL_FAKE_CPUS);
+	model_all_cpus_away();
+	KEXPECT_EQ(t, mm_destroy(mm), 0);
+}
+
 /*
  * Lazy: reader 1 switched to another address space before the unmap, so no
  * IPI reaches it; switching back must flush its ASID (the tlb_gen check of
@@ -251,6 +292,7 @@ static const struct ktest_case tlb_model_cases[] = {
 	KTEST_CASE(test_tlb_model_naive),
 	KTEST_CASE(test_tlb_model_batched),
 	KTEST_CASE(test_tlb_model_invlpg),
+	KTEST_CASE(test_tlb_model_free_order),
 	KTEST_CASE(test_tlb_model_lazy),
 	KTEST_CASE(test_tlb_model_asid_reuse),
 };

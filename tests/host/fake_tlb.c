@@ -10,6 +10,7 @@
 #include <sched.h>
 
 #include "compiler.h"
+#include "mm/page.h"
 #include "mm/pt.h"
 #include "tests/host/fake_tlb.h"
 #include <arch/layout.h>
@@ -33,7 +34,8 @@ static struct fake_tlb fake_tlbs[FAKE_TLB_CPUS];
 /* Odd, so ASIDs 0..6 spread a page over different entries. */
 #define FAKE_TLB_ASID_STRIDE 97
 static const u64 fake_tlb_sizes[] = { PT_PAGE_4K, PT_PAGE_2M, PT_PAGE_1G };
-static u64 fake_tlb_hit_count;
+static u64 fake_tlb_hit_count, fake_tlb_early_count;
+static paddr_t fake_tlb_early_pa;
 
 /* @cpu's TLB, locked; NULL for a CPU without one. */
 static struct fake_tlb *tlb_lock(unsigned cpu)
@@ -60,6 +62,24 @@ static struct fake_tlb_entry *tlb_slot(struct fake_tlb *t, vaddr_t va, u64 size)
 	return &t->e[(va / size + t->asid * FAKE_TLB_ASID_STRIDE) % FAKE_TLB_ENTRIES];
 }
 
+/*
+ * A flush drops @e while its CPU runs the ASID: had its frame been freed
+ * already, the CPU could have reached the frame's next owner through it.
+ * Load-time flushes are not checked: a CPU away from an address space
+ * (lazy) may keep entries of frames freed meanwhile, as it cannot use them.
+ */
+static void tlb_drop_checked(struct fake_tlb_entry *e)
+{
+	u64 pfn = e->pa >> PAGE_SHIFT;
+
+	e->valid = false;
+	if (e->size != PT_PAGE_4K || !pfn_valid(pfn) ||
+	    !page_test_flags(pfn_to_page(pfn), PG_FREED))
+		return;
+	__atomic_store_n(&fake_tlb_early_pa, e->pa, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&fake_tlb_early_count, 1, __ATOMIC_RELAXED);
+}
+
 /* The entry that translates @va under the loaded ASID, or NULL. */
 static struct fake_tlb_entry *tlb_find(struct fake_tlb *t, vaddr_t va)
 {
@@ -84,6 +104,7 @@ void fake_tlb_reset(void)
 		tlb_unlock(t);
 	}
 	__atomic_store_n(&fake_tlb_hit_count, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&fake_tlb_early_count, 0, __ATOMIC_RELAXED);
 }
 
 bool fake_tlb_lookup(unsigned cpu, vaddr_t va, struct fake_tlb_hit *hit)
@@ -126,7 +147,7 @@ void fake_tlb_flush_va(unsigned cpu, vaddr_t va)
 	if (!t)
 		return;
 	while ((e = tlb_find(t, va)))
-		e->valid = false;
+		tlb_drop_checked(e);
 	tlb_unlock(t);
 }
 
@@ -135,11 +156,17 @@ void fake_tlb_fault(unsigned cpu, vaddr_t va)
 	fake_tlb_flush_va(cpu, va);
 }
 
-static void tlb_drop_asid_locked(struct fake_tlb *t, u16 asid)
+static void tlb_drop_asid_locked(struct fake_tlb *t, u16 asid, bool check)
 {
 	for (unsigned i = 0; i < FAKE_TLB_ENTRIES; i++) {
-		if (t->e[i].asid == asid && !(t->e[i].prot & PROT_GLOBAL))
-			t->e[i].valid = false;
+		struct fake_tlb_entry *e = &t->e[i];
+
+		if (!e->valid || e->asid != asid || (e->prot & PROT_GLOBAL))
+			continue;
+		if (check)
+			tlb_drop_checked(e);
+		else
+			e->valid = false;
 	}
 }
 
@@ -149,7 +176,7 @@ void fake_tlb_flush_asid(unsigned cpu)
 
 	if (!t)
 		return;
-	tlb_drop_asid_locked(t, t->asid);
+	tlb_drop_asid_locked(t, t->asid, true);
 	tlb_unlock(t);
 }
 
@@ -159,8 +186,11 @@ void fake_tlb_flush_everything(unsigned cpu)
 
 	if (!t)
 		return;
-	for (unsigned i = 0; i < FAKE_TLB_ENTRIES; i++)
+	for (unsigned i = 0; i < FAKE_TLB_ENTRIES; i++) {
+		if (t->e[i].valid && t->e[i].asid == t->asid)
+			tlb_drop_checked(&t->e[i]);
 		t->e[i].valid = false;
+	}
 	tlb_unlock(t);
 }
 
@@ -177,11 +207,18 @@ void fake_tlb_load(unsigned cpu, u16 asid, bool flush)
 		return;
 	t->asid = asid;
 	if (flush)
-		tlb_drop_asid_locked(t, asid);
+		tlb_drop_asid_locked(t, asid, false);
 	tlb_unlock(t);
 }
 
 u64 fake_tlb_hits(void)
 {
 	return __atomic_load_n(&fake_tlb_hit_count, __ATOMIC_RELAXED);
+}
+
+u64 fake_tlb_early_frees(paddr_t *last_pa)
+{
+	if (last_pa)
+		*last_pa = __atomic_load_n(&fake_tlb_early_pa, __ATOMIC_RELAXED);
+	return __atomic_load_n(&fake_tlb_early_count, __ATOMIC_RELAXED);
 }

@@ -7,7 +7,8 @@
  * (arch_tlb_flush_all, the current ASID), arch_tlb_flush_everything, a
  * root load with flush or without ASIDs (arch_load_root), a page fault at
  * the address, or eviction. Rewriting a page table entry changes nothing
- * here: that is the point. The emulated MMU (tests/mm_emul.c) loads and
+ * here: that is the point. A flush also notices an entry whose frame was
+ * freed before it (fake_tlb_early_frees()). The emulated MMU (tests/mm_emul.c) loads and
  * stores through it. Each CPU's entries are under a lock, because a fake
  * IPI runs on the sender's thread. Include only under HOST_BUILD.
  */
@@ -55,5 +56,12 @@ void fake_tlb_load(unsigned cpu, u16 asid, bool flush);
 
 /* Lookups that hit, since fake_tlb_reset(). */
 u64 fake_tlb_hits(void);
+
+/*
+ * Entries a flush (INVLPG, flush_all, flush_everything; not a root load)
+ * dropped from the running ASID whose frame page_free() had freed already:
+ * each is a frame freed before its flush. The last such frame in *@last_pa.
+ */
+u64 fake_tlb_early_frees(paddr_t *last_pa);
 
 #endif
