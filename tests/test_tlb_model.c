@@ -217,6 +217,7 @@ static void test_tlb_model_lazy(struct ktest *t)
 {
 	struct mm *mm = model_mm_new(t, 1), *other;
 	u64 stale_uses = emul_stale_uses();
+	struct fake_tlb_hit hit;
 	u16 asid;
 
 	KASSERT(t, mm != NULL);
@@ -241,11 +242,7 @@ static void test_tlb_model_lazy(struct ktest *t)
 	KEXPECT_EQ(t, tlb_unmap_pages(mm, REG, 1, &tlb_ops_batched), 0);
 	fake_arch_set_cpu(1);
 	arch_load_root(mm->root, asid, false);
-	{
-		struct fake_tlb_hit hit;
-
-		KEXPECT(t, fake_tlb_lookup(1, model_va(0), &hit));
-	}
+	KEXPECT(t, fake_tlb_lookup(1, model_va(0), &hit));
 	mm_switch(NULL); /* mm_switch() still believes @other is loaded: it is what it leaves */
 	KEXPECT_EQ(t, emul_stale_uses(), stale_uses);
 	model_all_cpus_away();
