@@ -56,7 +56,7 @@ TEST_KERNEL_SRCS := tests/ktest.c tests/test_bench.c tests/test_bench_work.c tes
 	tests/test_smpboot.c tests/test_traps.c tests/test_tsc.c
 TEST_KERNEL_SRCS += tests/test_mapping_flush.c
 # Host-only: the runner and the fake arch interface.
-TEST_HOST_SRCS := tests/ktest.c tests/host/host_main.c tests/host/fake_arch.c
+TEST_HOST_SRCS := tests/ktest.c tests/host/host_main.c tests/host/fake_arch.c tests/host/fake_tlb.c tests/test_tlb_model.c
 HOST_LIB_SRCS := arch/x86_64/acpi.c bench/read_loss.c arch/x86_64/console.c lib/errno.c lib/format.c lib/parse.c lib/stats.c kernel/cmdline.c \
 	kernel/json.c kernel/percpu.c kernel/rwlock.c kernel/spinlock.c mm/fault.c mm/fork.c mm/mapping.c mm/mm.c mm/page.c mm/pagemap.c mm/pmm.c mm/pt.c \
 	mm/pt_leaf.c mm/swap.c mm/swap_check.c mm/swap_cluster.c mm/swap_free.c mm/swap_mm.c mm/swapdev.c mm/tlb.c

@@ -100,8 +100,10 @@ boot tcg-uefi-holes --accel tcg --firmware uefi --boot iso --smp 2 --mem 6G \
 # above, would take many minutes there.
 kvm_suites=ktest=boot,traps,smp,acpi,cmdline,json,kpt
 # The first KVM boot also runs the stale-translation detector (issue 6: both
-# shootdown designs must pass it under KVM too).
-boot_kvm kvm-kernel-smp2 --boot kernel --smp 2 --timeout 300 -- "$kvm_suites,tlb_stale"
+# shootdown designs must pass it under KVM too). Where KVM's shadow paging
+# hides missing flushes its control sees none and the cases skip, saying so;
+# the control alone took 110 s on the emulated KVM, hence the timeout.
+boot_kvm kvm-kernel-smp2 --boot kernel --smp 2 --timeout 480 -- "$kvm_suites,tlb_stale"
 boot_kvm kvm-x2apic-smp2 --boot kernel --smp 2 --timeout 180 -- apic=x2apic "$kvm_suites"
 
 # ---- run.sh contract: exit statuses, crash reports, timeouts ---------------------
@@ -118,6 +120,11 @@ check() {
 		results+=("not ok $ncase $name")
 		[ -z "$diag" ] || results+=("# $diag")
 	fi
+}
+# skip_check NAME REASON: a case this machine cannot run, counted as skipped with its reason.
+skip_check() {
+	ncase=$((ncase + 1))
+	results+=("ok $ncase $1 # SKIP $2")
 }
 
 expect_run() { # NAME EXPECTED-RC RUN.SH-ARGS...: sets last_rc, last_out, last_log
@@ -187,6 +194,8 @@ check crash_panic_message "$(has "$last_log" '^mmlab: PANIC on CPU 0: ')"
 if command -v clang >/dev/null; then
 	make -s -C "$here" CC=clang O="$O/clang" "$O/clang/mmlab.elf" > "$logs/clang-build.log" 2>&1
 	check clang_build "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n 3 "$logs/clang-build.log" | tr '\n' ' ')"
+else
+	skip_check clang_build "clang is not installed (apt-get install clang), so the clang build was not tried"
 fi
 
 # ---- benchmarks: a short run through the whole pipeline, twice, then compared -----
@@ -304,8 +313,15 @@ check no_hpet_reported "$(has "$runs/tcg-no-hpet/serial.log" '^# acpi: .*; no hp
 check no_hpet_tsc_from_pit "$(in_header tcg-no-hpet '"tsc_method":"pit"')"
 check tsc_from_hpet "$(in_header tcg-tsc-hpet '"tsc_method":"hpet"')"
 # A TSC that is not invariant is in the header and warned about, never silent.
-inv=$(grep -al '"tsc_invariant":false' "$runs"/*/serial.log | head -n 1)
-check tsc_not_invariant_warned "$([ -z "$inv" ] && echo 1 || has "$inv" '^# WARN tsc: not invariant')"
+# TCG's default CPU model (qemu64) has no invtsc, so the TCG boots above have
+# one; every boot whose header says so must warn.
+inv=$(grep -al '"tsc_invariant":false' "$runs"/*/serial.log 2>/dev/null)
+if [ -z "$inv" ]; then
+	skip_check tsc_not_invariant_warned "no boot had a non-invariant TSC (every CPU model had invtsc)"
+else
+	unwarned=$(grep -aL '^# WARN tsc: not invariant' $inv | tr '\n' ' ')
+	check tsc_not_invariant_warned "$([ -z "$unwarned" ] && echo 1 || echo 0)" "no warning in: $unwarned"
+fi
 expect_run hpet-forced-missing 1 --selftest --accel tcg --boot kernel --qemu-arg -machine \
 	--qemu-arg hpet=off -- tsc_calibrate=hpet ktest=json
 check hpet_forced_missing_named "$(has "$last_log" '^# WARN tsc: no HPET to calibrate against')"

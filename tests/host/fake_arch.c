@@ -3,7 +3,9 @@
  * and the fake physical memory arena, so mm/ and kernel/ code runs as a
  * normal process under ASan/UBSan. Counters are updated atomically; the CPU
  * number, interrupt flag and panic trap are per thread, so tests may run
- * several threads as several fake CPUs.
+ * several threads as several fake CPUs. The TLB hooks also invalidate the
+ * fake CPU's modelled TLB (tests/host/fake_tlb.c); smp_call() runs each
+ * target's function as that CPU, so a remote flush reaches its TLB.
  */
 #include <sched.h>
 #include <setjmp.h>
@@ -18,6 +20,7 @@
 #include "lib/atomic.h"
 #include "mm/page.h"
 #include "tests/host/fake_arch.h"
+#include "tests/host/fake_tlb.h"
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
 #include <arch/arch.h>
@@ -116,16 +119,19 @@ void arch_tlb_flush_one(vaddr_t va)
 {
 	atomic_inc(&fake_flush_one_calls);
 	atomic_store_relaxed(&fake_flush_last_va, va);
+	fake_tlb_flush_va(fake_cpu, va);
 }
 
 void arch_tlb_flush_all(void)
 {
 	atomic_inc(&fake_flush_all_calls);
+	fake_tlb_flush_asid(fake_cpu);
 }
 
 void arch_tlb_flush_everything(void)
 {
 	atomic_inc(&fake_flush_everything_calls);
+	fake_tlb_flush_everything(fake_cpu);
 }
 
 void arch_console_write(const char *s, size_t n)
@@ -153,6 +159,7 @@ void arch_load_root(paddr_t root, u16 asid, bool flush)
 	atomic_store_relaxed(&fake_loaded_root, root);
 	atomic_store_relaxed(&fake_loaded_asid, asid);
 	atomic_store_relaxed(&fake_load_flushed, flush);
+	fake_tlb_load(fake_cpu, asid, flush);
 }
 
 /*

@@ -1,0 +1,67 @@
+/*
+ * The host tests' model of each fake CPU's TLB (tests/host/fake_tlb.c).
+ * An entry caches a translation (page base, frame, size, protection)
+ * under the ASID that was loaded when the walk filled it, and stays until
+ * something invalidates it as the SDM says it would: INVLPG
+ * (arch_tlb_flush_one, that address in the current ASID), a CR3 reload
+ * (arch_tlb_flush_all, the current ASID), arch_tlb_flush_everything, a
+ * root load with flush or without ASIDs (arch_load_root), a page fault at
+ * the address, or eviction. Rewriting a page table entry changes nothing
+ * here: that is the point. A flush also notices an entry whose frame was
+ * freed before it (fake_tlb_early_frees()). The emulated MMU (tests/mm_emul.c) loads and
+ * stores through it. Each CPU's entries are under a lock, because a fake
+ * IPI runs on the sender's thread. Include only under HOST_BUILD.
+ */
+#ifndef TESTS_HOST_FAKE_TLB_H
+#define TESTS_HOST_FAKE_TLB_H
+
+#include "types.h"
+
+/*
+ * Entries per fake CPU, direct-mapped by page number: as many as a
+ * second-level TLB of a recent x86 core holds, so a case's whole working
+ * set stays cached and only a flush (or a conflicting page) drops it.
+ */
+#define FAKE_TLB_ENTRIES 1024
+/* Fake CPUs with a TLB; any above cache nothing. */
+#define FAKE_TLB_CPUS 16
+
+/* A translation the TLB returned. */
+struct fake_tlb_hit {
+	paddr_t pa;	/* the frame address for the looked-up va (offset included) */
+	unsigned prot;	/* PROT_* the entry allows */
+};
+
+/* Drops every entry of every fake CPU and zeroes the counters (suite init). */
+void fake_tlb_reset(void);
+
+/*
+ * Looks @va up in fake CPU @cpu's TLB under its current ASID. Returns
+ * true and fills *@hit when an entry covers it; a hit may be stale.
+ */
+bool fake_tlb_lookup(unsigned cpu, vaddr_t va, struct fake_tlb_hit *hit);
+
+/* Caches a walk's result: @va maps @pa (of the page of @size bytes) with @prot. */
+void fake_tlb_fill(unsigned cpu, vaddr_t va, paddr_t pa, u64 size, unsigned prot);
+
+/* A page fault at @va: the CPU drops its entries for it (SDM Vol. 3A 4.10.4.1). */
+void fake_tlb_fault(unsigned cpu, vaddr_t va);
+
+/* The invalidations the arch hooks do on fake CPU @cpu (fake_arch.c calls these). */
+void fake_tlb_flush_va(unsigned cpu, vaddr_t va);
+void fake_tlb_flush_asid(unsigned cpu);
+void fake_tlb_flush_everything(unsigned cpu);
+/* CR3 load: @asid is current from now on; with @flush its entries go (all when @asid is 0). */
+void fake_tlb_load(unsigned cpu, u16 asid, bool flush);
+
+/* Lookups that hit, since fake_tlb_reset(). */
+u64 fake_tlb_hits(void);
+
+/*
+ * Entries a flush (INVLPG, flush_all, flush_everything; not a root load)
+ * dropped from the running ASID whose frame page_free() had freed already:
+ * each is a frame freed before its flush. The last such frame in *@last_pa.
+ */
+u64 fake_tlb_early_frees(paddr_t *last_pa);
+
+#endif
