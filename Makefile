@@ -49,6 +49,7 @@ TEST_COMMON_SRCS := tests/acpi_fw.c tests/test_acpi.c tests/test_cmdline.c tests
 	tests/test_format.c tests/test_json.c tests/mm_emul.c tests/test_mm.c tests/test_mm_cow.c tests/test_pagemap.c tests/test_parse.c tests/test_pmm.c tests/test_pt.c tests/test_pt_leaf.c \
 	tests/test_pt_random.c tests/test_spinlock.c tests/test_stats.c tests/test_swap.c tests/test_swap_dev.c \
 	tests/test_swap_fixture.c tests/test_swap_free.c tests/test_swap_mm.c
+TEST_COMMON_SRCS += tests/test_mapping.c
 TEST_KERNEL_SRCS := tests/ktest.c tests/test_bench.c tests/test_boot.c tests/test_pin.c tests/test_tlb.c tests/test_tlb_stale.c tests/test_fault.c tests/test_faultlock.c tests/test_kpt.c tests/test_smp.c \
 	tests/test_smpboot.c tests/test_traps.c tests/test_tsc.c
 # Host-only: the runner and the fake arch interface.

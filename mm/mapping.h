@@ -16,8 +16,10 @@
  * the write side for a private one), then the mapping's write side, then
  * mm->pt_lock around the table removal; the flush and the release of the
  * pages follow under the mapping lock, after pt_lock is dropped. The
- * attachment table changes under the write side; attach and detach take
- * mm->lock and the mapping lock one after the other, never nested.
+ * attachment table changes under the write side, and an entry never moves
+ * while attached, so a writer walking it by index while regions come and
+ * go still reaches every region attached throughout; attach and detach
+ * take mm->lock and the mapping lock one after the other, never nested.
  * Nothing here is taken from interrupt handlers.
  */
 #ifndef MM_MAPPING_H
@@ -49,7 +51,8 @@ struct mm_mapping_attach {
 struct mm_mapping {
 	/* Alone on its line: the line the naive design makes every fault write. */
 	rwlock_t lock __cacheline_aligned;
-	unsigned nattach __cacheline_aligned; /* slots in use at the front of attach[] */
+	/* attach[0..nattach) holds every attached region; an empty slot has mm NULL. */
+	unsigned nattach __cacheline_aligned;
 	struct mm_mapping_attach attach[MAPPING_MAX_ATTACH];
 };
 

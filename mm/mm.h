@@ -247,8 +247,11 @@ int mm_cow_protect(struct mm *mm, vaddr_t start, u64 len);
  * copied for the child at once instead), pages of shared regions are
  * shared writable. @src is flushed before this returns. Task context,
  * interrupts on. Swap entries are copied, each taking one more reference
- * on its slot. Returns 0 with *@out set, -ENOMEM (nothing left behind) or
- * an error of the swap subsystem (-EOVERFLOW: a slot's count is full).
+ * on its slot. A region attached to a mapping (mm/mapping.h) is attached
+ * to it in the child too: detach it there before destroying the child.
+ * Returns 0 with *@out set, -ENOMEM (nothing left behind), -ENOSPC (a
+ * mapping's attachment table is full) or an error of the swap subsystem
+ * (-EOVERFLOW: a slot's count is full).
  */
 int mm_fork(struct mm *src, struct mm **out);
 

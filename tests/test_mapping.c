@@ -1,0 +1,186 @@
+/*
+ * Tests of mapping objects (mm/mapping.c) that need no loaded address
+ * space: a child made by mm_fork() is attached to its parent's mappings
+ * (the writer zaps it, detaching it works), an attached entry keeps its
+ * slot while others come and go, and, on the host, a writer never skips
+ * a region that stays attached while one walked before it is detached. The fault path's
+ * lock designs are tests/test_faultlock.c's. Host and kernel (the race
+ * midway case is host only: it needs a second thread).
+ */
+#include "errno.h"
+#include "mm/mapping.h"
+#include "mm/mm.h"
+#include "mm/page.h"
+#include "mm/pt.h"
+#include "tests/ktest.h"
+#include "tests/mm_emul.h"
+
+#ifdef HOST_BUILD
+#include <pthread.h>
+
+#include "lib/atomic.h"
+#include "tests/host/fake_arch.h"
+#endif
+
+#define KB4 PT_PAGE_4K
+#define RW (MM_READ | MM_WRITE)
+#define REG 0x40000000ul
+#define REG_LEN MAPPING_SHARE_ALIGN
+
+static struct mm_mapping tm_mapping;
+
+static int mapping_suite_init(struct ktest *t)
+{
+	mapping_init(&tm_mapping, "tm_mapping");
+	return emul_suite_init(t);
+}
+
+/* An mm with one region at REG, @flags, attached to tm_mapping. */
+static int tm_mm_create(struct mm **out, unsigned flags)
+{
+	int err = mm_create(out);
+
+	if (!err)
+		err = mm_map_region(*out, REG, REG_LEN, flags);
+	if (!err)
+		err = mapping_attach(&tm_mapping, *out, REG);
+	return err;
+}
+
+static struct mm_mapping *region_mapping(struct mm *mm)
+{
+	struct mm_mapping *m;
+
+	read_lock(&mm->lock);
+	m = mm_region_find_locked(mm, REG)->mapping;
+	read_unlock(&mm->lock);
+	return m;
+}
+
+/* The child's copy of an attached region is attached too: zapped, and detachable. */
+static void test_mapping_fork_attaches_child(struct ktest *t)
+{
+	struct emul_snap before = emul_snap_take();
+	struct mm *parent, *child;
+
+	KASSERT_EQ(t, tm_mm_create(&parent, RW), 0);
+	emul_write(t, parent, REG, 7);
+	emul_write(t, parent, REG + KB4, 8);
+	KASSERT_EQ(t, mm_fork(parent, &child), 0);
+	KEXPECT(t, region_mapping(child) == &tm_mapping);
+	KEXPECT_EQ(t, tm_mapping.nattach, 2);
+	emul_write(t, child, REG, 70); /* the child's own copy now */
+	KEXPECT_EQ(t, emul_read(t, child, REG + KB4), 8);
+	KEXPECT_EQ(t, mapping_zap(&tm_mapping, NULL), 0);
+	KEXPECT(t, emul_page_at(parent, REG, NULL) == NULL);
+	KEXPECT(t, emul_page_at(child, REG, NULL) == NULL);
+	KEXPECT(t, emul_page_at(child, REG + KB4, NULL) == NULL);
+	KEXPECT_EQ(t, mapping_detach(&tm_mapping, child, REG), 0);
+	KEXPECT(t, region_mapping(child) == NULL);
+	KEXPECT_EQ(t, mapping_detach(&tm_mapping, parent, REG), 0);
+	KEXPECT_EQ(t, tm_mapping.nattach, 0);
+	KEXPECT_EQ(t, mm_destroy(child), 0);
+	KEXPECT_EQ(t, mm_destroy(parent), 0);
+	emul_snap_expect(t, before);
+}
+
+/* Detaching one region moves no other entry; attaching fills the hole first. */
+static void test_mapping_detach_keeps_slots(struct ktest *t)
+{
+	struct emul_snap before = emul_snap_take();
+	struct mm *mm[3];
+
+	for (unsigned i = 0; i < 3; i++)
+		KASSERT_EQ(t, tm_mm_create(&mm[i], RW), 0);
+	KEXPECT_EQ(t, mapping_detach(&tm_mapping, mm[0], REG), 0);
+	KEXPECT_EQ(t, tm_mapping.nattach, 3);
+	KEXPECT(t, tm_mapping.attach[0].mm == NULL);
+	KEXPECT(t, tm_mapping.attach[2].mm == mm[2]);
+	/* A zap over the hole still reaches the entries behind it. */
+	emul_write(t, mm[2], REG, 1);
+	KEXPECT_EQ(t, mapping_zap(&tm_mapping, NULL), 0);
+	KEXPECT(t, emul_page_at(mm[2], REG, NULL) == NULL);
+	KEXPECT_EQ(t, mapping_attach(&tm_mapping, mm[0], REG), 0);
+	KEXPECT(t, tm_mapping.attach[0].mm == mm[0]);
+	/* Emptied slots at the end go from the count. */
+	KEXPECT_EQ(t, mapping_detach(&tm_mapping, mm[2], REG), 0);
+	KEXPECT_EQ(t, mapping_detach(&tm_mapping, mm[1], REG), 0);
+	KEXPECT_EQ(t, tm_mapping.nattach, 1);
+	KEXPECT_EQ(t, mapping_detach(&tm_mapping, mm[0], REG), 0);
+	KEXPECT_EQ(t, tm_mapping.nattach, 0);
+	for (unsigned i = 0; i < 3; i++)
+		KEXPECT_EQ(t, mm_destroy(mm[i]), 0);
+	emul_snap_expect(t, before);
+}
+
+#ifdef HOST_BUILD
+
+struct midway {
+	struct mm *victim, *holdup; /* detached midway; its zap is held up meanwhile */
+	u32 ready;
+};
+
+/*
+ * Holds @holdup's lock (as a fault or unmap in that address space would)
+ * so the writer stops at that entry, waits until the writer has zapped
+ * the entry before it, and detaches @victim from there.
+ */
+static void *midway_thread(void *p)
+{
+	struct midway *w = p;
+
+	fake_arch_set_cpu(1);
+	write_lock(&w->holdup->lock);
+	atomic_store_release(&w->ready, 1);
+	while (pt_lookup(w->victim->root, REG, NULL, NULL, NULL) == 0)
+		;
+	mapping_detach(&tm_mapping, w->victim, REG);
+	write_unlock(&w->holdup->lock);
+	return NULL;
+}
+
+/* A region attached throughout is zapped even when one walked before it goes meanwhile. */
+static void test_mapping_zap_detach_midway(struct ktest *t)
+{
+	struct emul_snap before = emul_snap_take();
+	struct mm *c0, *c1, *s;
+	struct midway w;
+	pthread_t th;
+
+	KASSERT_EQ(t, tm_mm_create(&c0, RW | MM_PT_SHAREABLE), 0);
+	KASSERT_EQ(t, tm_mm_create(&c1, RW | MM_PT_SHAREABLE), 0);
+	KASSERT_EQ(t, tm_mm_create(&s, RW | MM_PT_SHAREABLE), 0);
+	for (unsigned i = 0; i < 3; i++)
+		KEXPECT_EQ(t, mm_populate((struct mm *[]){ c0, c1, s }[i], REG, KB4), 0);
+	w = (struct midway){ c0, c1, 0 };
+	KASSERT_EQ(t, pthread_create(&th, NULL, midway_thread, &w), 0);
+	while (!atomic_load_acquire(&w.ready))
+		;
+	KEXPECT_EQ(t, mapping_zap(&tm_mapping, NULL), 0);
+	pthread_join(th, NULL);
+	KEXPECT(t, emul_page_at(c1, REG, NULL) == NULL);
+	KEXPECT(t, emul_page_at(s, REG, NULL) == NULL);
+	KEXPECT_EQ(t, mapping_detach(&tm_mapping, c1, REG), 0);
+	KEXPECT_EQ(t, mapping_detach(&tm_mapping, s, REG), 0);
+	KEXPECT_EQ(t, tm_mapping.nattach, 0);
+	KEXPECT_EQ(t, mm_destroy(c0), 0);
+	KEXPECT_EQ(t, mm_destroy(c1), 0);
+	KEXPECT_EQ(t, mm_destroy(s), 0);
+	emul_snap_expect(t, before);
+}
+
+#else /* kernel: the writer races of a loaded mm are test_faultlock.c's */
+
+static void test_mapping_zap_detach_midway(struct ktest *t)
+{
+	ktest_skip(t, "host only: needs a second thread to hold the writer up");
+}
+
+#endif
+
+static const struct ktest_case mapping_cases[] = {
+	KTEST_CASE(test_mapping_fork_attaches_child),
+	KTEST_CASE(test_mapping_detach_keeps_slots),
+	KTEST_CASE(test_mapping_zap_detach_midway),
+};
+KTEST_SUITE_EXT(mapping, mapping_cases, mapping_suite_init, NULL, NULL);
