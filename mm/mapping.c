@@ -216,6 +216,15 @@ bool mapping_fault_lock(const struct mm_region *r)
 	return true;
 }
 
+bool mapping_install_lock(const struct mm_region *r)
+{
+	/* Whatever the fault design: the writer trusts this lock alone for such regions. */
+	if (!r->mapping || !(r->flags & MM_PT_SHAREABLE))
+		return false;
+	read_lock(&r->mapping->lock);
+	return true;
+}
+
 void mapping_fault_unlock(const struct mm_region *r, bool held)
 {
 	if (held)

@@ -102,7 +102,17 @@ const struct fault_lock_ops *fault_get_lock_ops(void);
  */
 bool mapping_fault_lock(const struct mm_region *r);
 
-/* Drops what mapping_fault_lock() took (nothing when @held is false). */
+/*
+ * For code outside the fault path that installs pages in region @r
+ * (mm_populate(), mm_map_page()), mm->lock's read side held: takes @r's
+ * mapping lock for reading when @r is shareable, whichever fault design is
+ * in use, since the writer zaps such a region under mm->lock's read side
+ * and keeps installers out with this lock alone. Not counted. Returns
+ * whether it did; pass that to mapping_fault_unlock().
+ */
+bool mapping_install_lock(const struct mm_region *r);
+
+/* Drops what mapping_fault_lock() or mapping_install_lock() took (nothing when @held is false). */
 void mapping_fault_unlock(const struct mm_region *r, bool held);
 
 #endif

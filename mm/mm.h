@@ -174,7 +174,9 @@ unsigned mm_region_prot(const struct mm_region *r);
 /*
  * Maps @page (an order-0 frame, not necessarily from the allocator's free
  * lists; device memory too) at @va inside a region, taking a reference and
- * a map count for the mapping. Returns 0, -EFAULT (no region), -EEXIST
+ * a map count for the mapping. Takes mm->lock's read side and, in a
+ * shareable region, its mapping's lock (mapping_install_lock()), as a
+ * fault would. Returns 0, -EFAULT (no region), -EEXIST
  * (something is mapped there) or -ENOMEM.
  */
 int mm_map_page(struct mm *mm, vaddr_t va, struct page *page);
@@ -210,7 +212,7 @@ static inline bool mm_region_cow(const struct mm_region *r)
 /*
  * Maps a zeroed frame at every page of [start, start + len) that has
  * nothing mapped, as write faults would, without faulting (no fault is
- * counted). Returns 0, -EFAULT (part of the range is in no region or not
+ * counted), under the locks mm_map_page() takes. Returns 0, -EFAULT (part of the range is in no region or not
  * writable), -EINVAL or -ENOMEM (what was mapped stays).
  */
 int mm_populate(struct mm *mm, vaddr_t start, u64 len);

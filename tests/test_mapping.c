@@ -3,7 +3,8 @@
  * space: a child made by mm_fork() is attached to its parent's mappings
  * (the writer zaps it, detaching it works), an attached entry keeps its
  * slot while others come and go, and, on the host, a writer never skips
- * a region that stays attached while one walked before it is detached. The fault path's
+ * a region that stays attached while one walked before it is detached,
+ * and mm_populate() / mm_map_page() wait for a writer holding the lock. The fault path's
  * lock designs are tests/test_faultlock.c's. Host and kernel (the race
  * midway case is host only: it needs a second thread).
  */
@@ -11,12 +12,14 @@
 #include "mm/mapping.h"
 #include "mm/mm.h"
 #include "mm/page.h"
+#include "mm/pmm.h"
 #include "mm/pt.h"
 #include "tests/ktest.h"
 #include "tests/mm_emul.h"
 
 #ifdef HOST_BUILD
 #include <pthread.h>
+#include <unistd.h>
 
 #include "lib/atomic.h"
 #include "tests/host/fake_arch.h"
@@ -169,11 +172,74 @@ static void test_mapping_zap_detach_midway(struct ktest *t)
 	emul_snap_expect(t, before);
 }
 
+struct installer {
+	struct mm *mm;
+	struct page *page; /* NULL: mm_populate(), else mm_map_page() of it */
+	int err;
+	u32 done;
+};
+
+static void *installer_thread(void *p)
+{
+	struct installer *in = p;
+
+	fake_arch_set_cpu(1);
+	in->err = in->page ? mm_map_page(in->mm, REG + KB4, in->page) : mm_populate(in->mm, REG, KB4);
+	atomic_store_release(&in->done, 1);
+	return NULL;
+}
+
+/* True when @in finished within about 200 ms. */
+static bool installer_finished(struct installer *in)
+{
+	for (int i = 0; i < 200 && !atomic_load_acquire(&in->done); i++)
+		usleep(1000);
+	return atomic_load_acquire(&in->done);
+}
+
+/*
+ * mm_populate() and mm_map_page() on a shareable region wait for a writer
+ * that holds the mapping lock (the writer zaps such a region under the
+ * read side of mm->lock only, trusting that lock to keep them out).
+ */
+static void test_mapping_install_waits_for_writer(struct ktest *t)
+{
+	struct emul_snap before = emul_snap_take();
+	struct page *q = page_alloc(0, PMM_ZERO);
+	struct mm *mm;
+
+	KASSERT(t, q != NULL);
+	KASSERT_EQ(t, tm_mm_create(&mm, RW | MM_PT_SHAREABLE), 0);
+	for (unsigned k = 0; k < 2; k++) {
+		struct installer in = { mm, k ? q : NULL, -1, 0 };
+		pthread_t th;
+
+		write_lock(&tm_mapping.lock);
+		KASSERT_EQ(t, pthread_create(&th, NULL, installer_thread, &in), 0);
+		KEXPECT(t, !installer_finished(&in));
+		KEXPECT(t, emul_page_at(mm, REG + k * KB4, NULL) == NULL);
+		write_unlock(&tm_mapping.lock);
+		pthread_join(th, NULL);
+		KEXPECT_EQ(t, in.err, 0);
+		KEXPECT(t, emul_page_at(mm, REG + k * KB4, NULL) != NULL);
+	}
+	KEXPECT_EQ(t, mapping_detach(&tm_mapping, mm, REG), 0);
+	KEXPECT_EQ(t, mm_destroy(mm), 0);
+	KEXPECT_EQ(t, page_ref_count(q), 1);
+	KEXPECT_EQ(t, page_free(q, 0), 0);
+	emul_snap_expect(t, before);
+}
+
 #else /* kernel: the writer races of a loaded mm are test_faultlock.c's */
 
 static void test_mapping_zap_detach_midway(struct ktest *t)
 {
 	ktest_skip(t, "host only: needs a second thread to hold the writer up");
+}
+
+static void test_mapping_install_waits_for_writer(struct ktest *t)
+{
+	ktest_skip(t, "host only: needs a second thread; the kernel race is test_faultlock.c's");
 }
 
 #endif
@@ -182,5 +248,6 @@ static const struct ktest_case mapping_cases[] = {
 	KTEST_CASE(test_mapping_fork_attaches_child),
 	KTEST_CASE(test_mapping_detach_keeps_slots),
 	KTEST_CASE(test_mapping_zap_detach_midway),
+	KTEST_CASE(test_mapping_install_waits_for_writer),
 };
 KTEST_SUITE_EXT(mapping, mapping_cases, mapping_suite_init, NULL, NULL);
