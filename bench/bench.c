@@ -444,6 +444,34 @@ static void run_case_runs(struct bench_ctx *c, unsigned iters, unsigned warmup)
 	join_workers(c);
 }
 
+/* ---- teardown failures: kept apart from the run loop ---- */
+
+/* The first teardown error of the benchmark running (0: none); reset by bench_run(). */
+static int teardown_err;
+
+/* Runs @c's teardown; a failure fails the case and is remembered for the cases after it. */
+static void bench_teardown(struct bench_ctx *c)
+{
+	int err = c->b->teardown ? c->b->teardown(c) : 0;
+
+	if (!err)
+		return;
+	bench_fail(c, "teardown failed (%s): later cases of %s are not run", errno_name(err),
+		   c->b->name);
+	if (!teardown_err)
+		teardown_err = err;
+}
+
+/* Before a case's setup: fails it (returning nonzero) when an earlier teardown failed. */
+static int bench_teardown_failed_before(struct bench_ctx *c)
+{
+	if (!teardown_err)
+		return 0;
+	bench_fail(c, "not run: an earlier teardown of %s failed (%s)", c->b->name,
+		   errno_name(teardown_err));
+	return teardown_err;
+}
+
 /* Runs one (bench, variant, parameter set, CPU count). Returns true when it passed. */
 static bool run_case(struct bench_ctx *c, const struct options *opt)
 {
@@ -459,7 +487,9 @@ static bool run_case(struct bench_ctx *c, const struct options *opt)
 	       b->variants[c->variant], c->ncpus, label, iters, b->warmup);
 	c->error = 0;
 	c->priv = NULL;
-	err = b->setup ? b->setup(c) : 0;
+	err = bench_teardown_failed_before(c);
+	if (!err && b->setup)
+		err = b->setup(c);
 	if (err) {
 		bench_fail(c, "setup failed (%s)", errno_name(err));
 	} else {
@@ -467,8 +497,7 @@ static bool run_case(struct bench_ctx *c, const struct options *opt)
 		/* Verification runs after the timed region, never inside it. */
 		if (!c->error && b->verify && (err = b->verify(c)))
 			bench_fail(c, "verification failed (%s)", errno_name(err));
-		if (b->teardown)
-			b->teardown(c);
+		bench_teardown(c);
 	}
 	if (!c->error && stats_compute(values, iters, &st))
 		bench_fail(c, "no timed run");
@@ -533,6 +562,7 @@ void bench_run(const struct bench *b, const struct options *opt, struct bench_ou
 	unsigned ncounts = sweep_counts(opt, counts);
 
 	*out = (struct bench_outcome){ 0 };
+	teardown_err = 0;
 	if (!empty_loop_cycles)
 		measure_empty_loop();
 	if (b->min_cpus > ncpus_online) {

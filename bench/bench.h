@@ -92,8 +92,14 @@ struct bench {
 	 * line (@median: the metric's median, in thousandths). Optional.
 	 */
 	void (*report)(const struct bench_ctx *c, struct json *j, u64 median);
-	/* Boot CPU: free what setup allocated. Optional. */
-	void (*teardown)(struct bench_ctx *c);
+	/*
+	 * Boot CPU: free what setup allocated. Optional. Returns 0, or a
+	 * negative error when something could not be given back (mm_destroy()'s
+	 * -EBUSY: an address space still loaded somewhere); the case then
+	 * fails, and the benchmark's later cases fail without running, since
+	 * what was left behind would skew them.
+	 */
+	int (*teardown)(struct bench_ctx *c);
 };
 
 struct bench_ctx {

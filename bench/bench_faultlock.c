@@ -47,18 +47,25 @@ static void fl_bench_switch_away(void *arg)
 	mm_switch(NULL);
 }
 
-static void fl_bench_teardown(struct bench_ctx *c)
+/* Returns 0 or the first error (-EBUSY: an mm still loaded, so still in use: kept). */
+static int fl_bench_teardown(struct bench_ctx *c)
 {
-	smp_call(&fb.others, fl_bench_switch_away, NULL, true);
+	int err = smp_call(&fb.others, fl_bench_switch_away, NULL, true);
+
 	mm_switch(NULL);
 	for (unsigned idx = 0; idx < c->ncpus; idx++) {
+		int e;
+
 		if (!fb.mm[idx])
 			continue;
 		mapping_detach(&fb.mapping, fb.mm[idx], FL_BENCH_BASE);
-		mm_destroy(fb.mm[idx]);
+		e = mm_destroy(fb.mm[idx]);
+		if (!err)
+			err = e;
 		fb.mm[idx] = NULL;
 	}
 	fault_set_lock_ops(&fault_lock_fixed);
+	return err;
 }
 
 /* CPU @idx's address space: one region, attached to the shared mapping. */
@@ -89,7 +96,7 @@ static int fl_bench_setup(struct bench_ctx *c)
 	for (unsigned idx = 0; idx < c->ncpus && !err; idx++)
 		err = fl_bench_mm_create(idx, flags);
 	if (err) {
-		fl_bench_teardown(c);
+		fl_bench_teardown(c); /* the setup error is the one reported */
 		return err;
 	}
 	fault_set_lock_ops(fl_bench_ops[c->variant]);

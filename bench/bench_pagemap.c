@@ -34,15 +34,24 @@ static const struct pin_policy pagemap_bench_policy[] = {
 	{ &pin_flag_fixed, &pin_pagemap_cached },
 };
 
-static void pagemap_bench_teardown(struct bench_ctx *c)
+/* Returns 0 or the first error (-EBUSY: the mm still loaded, or device pages still in use). */
+static int pagemap_bench_teardown(struct bench_ctx *c)
 {
+	int err = 0;
+
 	(void)c;
 	if (pmb.mm)
-		mm_destroy(pmb.mm);
+		err = mm_destroy(pmb.mm);
 	pmb.mm = NULL;
-	if (pmb.dm_made)
-		devmem_destroy(&pmb.dm);
+	/* Device pages the mm still maps are in use: devmem_destroy() refuses them too. */
+	if (pmb.dm_made) {
+		int e = devmem_destroy(&pmb.dm);
+
+		if (!err)
+			err = e;
+	}
 	pmb.dm_made = false;
+	return err;
 }
 
 static int pagemap_bench_map(void)
@@ -66,7 +75,7 @@ static int pagemap_bench_setup(struct bench_ctx *c)
 	if (!err)
 		err = pagemap_bench_map();
 	if (err)
-		pagemap_bench_teardown(c);
+		pagemap_bench_teardown(c); /* the setup error is the one reported */
 	c->ops = PAGEMAP_BENCH_CALLS;
 	return err;
 }

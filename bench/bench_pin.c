@@ -48,16 +48,24 @@ static struct page **pages_of(unsigned idx)
 	return page_address(pb.array_block[idx]);
 }
 
-static void pin_bench_teardown(struct bench_ctx *c)
+/* Returns 0 or the first error (-EBUSY: the mm still loaded, or a page still pinned). */
+static int pin_bench_teardown(struct bench_ctx *c)
 {
+	int err = 0;
+
 	for (unsigned idx = 0; idx < c->ncpus; idx++) {
-		if (pb.array_block[idx])
-			page_free(pb.array_block[idx], PIN_PAGES_ORDER);
+		if (pb.array_block[idx] && page_free(pb.array_block[idx], PIN_PAGES_ORDER) && !err)
+			err = -EBUSY;
 		pb.array_block[idx] = NULL;
 	}
-	if (pb.mm)
-		mm_destroy(pb.mm);
+	if (pb.mm) {
+		int e = mm_destroy(pb.mm);
+
+		if (!err)
+			err = e;
+	}
 	pb.mm = NULL;
+	return err;
 }
 
 static int pin_bench_map(struct bench_ctx *c)
@@ -89,7 +97,7 @@ static int pin_bench_setup(struct bench_ctx *c)
 			err = -ENOMEM;
 	}
 	if (err)
-		pin_bench_teardown(c);
+		pin_bench_teardown(c); /* the setup error is the one reported */
 	/* One operation is one pin_pages_fast() call, over every CPU. */
 	c->ops = (u64)c->ncpus * (PIN_BENCH_PAGES / pb.per_call);
 	return err;

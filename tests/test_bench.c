@@ -2,14 +2,19 @@
  * Self-tests of the benchmark harness with a probe benchmark: every
  * participating CPU runs each run exactly once per run, setup/prepare/
  * verify/teardown are called the promised number of times, a failing
- * variant is counted as failed while the sweep goes on, and idle_targets
- * keeps the other CPUs out of the loop. Kernel only (needs the CPUs).
+ * variant is counted as failed while the sweep goes on, idle_targets
+ * keeps the other CPUs out of the loop, and a failed teardown fails its
+ * case and stops the benchmark's later cases. Kernel only (needs the CPUs).
  */
 #include "bench/bench.h"
 #include "errno.h"
 #include "kernel/cmdline.h"
+#include "kernel/percpu.h"
+#include "kernel/smp.h"
 #include "lib/atomic.h"
+#include "mm/mm.h"
 #include "tests/ktest.h"
+#include <arch/arch.h>
 
 #define PROBE_ITERS 3
 #define PROBE_WARMUP 1
@@ -22,11 +27,28 @@ struct probe_counts {
 
 static struct probe_counts probe;
 
+/*
+ * Leak mode: setup loads an address space on another CPU and leaves it
+ * there, so the teardown's mm_destroy() fails with -EBUSY, as it does in
+ * a benchmark whose switch-away did not reach a CPU.
+ */
+static struct mm *probe_mm;
+static unsigned probe_leak_cpu; /* 0: leak mode off */
+
+static void probe_switch(void *arg)
+{
+	mm_switch(arg);
+}
+
 static int probe_setup(struct bench_ctx *c)
 {
 	probe.setup++;
 	c->ops = 10;
-	return 0;
+	if (!probe_leak_cpu)
+		return 0;
+	if (mm_create(&probe_mm))
+		return -ENOMEM;
+	return smp_call_one(probe_leak_cpu, probe_switch, probe_mm, true);
 }
 
 static int probe_prepare(struct bench_ctx *c)
@@ -53,10 +75,11 @@ static int probe_verify(struct bench_ctx *c)
 	return c->variant == 1 ? -EINVAL : 0;
 }
 
-static void probe_teardown(struct bench_ctx *c)
+static int probe_teardown(struct bench_ctx *c)
 {
 	(void)c;
 	probe.teardown++;
+	return probe_leak_cpu ? mm_destroy(probe_mm) : 0;
 }
 
 static const char *const probe_variants[] = { "naive", "broken" };
@@ -127,8 +150,33 @@ static void test_bench_idle_targets(struct ktest *t)
 		KEXPECT_EQ(t, probe.runs[cpu], 0);
 }
 
+/* A teardown that fails fails its case, and no later case runs on what it left. */
+static void test_bench_teardown_failure(struct ktest *t)
+{
+	struct bench_outcome out;
+	unsigned cpu;
+
+	if (ncpus_online < 2) {
+		ktest_skip(t, "needs a second CPU to leave an address space on");
+		return;
+	}
+	for_each_cpu(cpu, &cpu_online_mask)
+		if (cpu != arch_cpu_id())
+			break;
+	probe_leak_cpu = cpu;
+	run_probe(t, false, &out);
+	probe_leak_cpu = 0;
+	KEXPECT_EQ(t, out.passed, 0);
+	KEXPECT_EQ(t, out.failed, 2); /* the case whose teardown failed, and the one after it */
+	KEXPECT_EQ(t, probe.setup, 1);
+	KEXPECT_EQ(t, probe.teardown, 1);
+	KEXPECT_EQ(t, smp_call_one(cpu, probe_switch, NULL, true), 0);
+	KEXPECT_EQ(t, mm_destroy(probe_mm), 0);
+}
+
 static const struct ktest_case bench_cases[] = {
 	KTEST_CASE(test_bench_counts_calls),
 	KTEST_CASE(test_bench_idle_targets),
+	KTEST_CASE(test_bench_teardown_failure),
 };
 KTEST_SUITE(bench, bench_cases);
