@@ -12,6 +12,7 @@
  */
 #include "bench/bench.h"
 #include "errno.h"
+#include "kernel/smp.h"
 #include "mm/mm.h"
 #include "mm/pin.h"
 #include "mm/pmm.h"
@@ -48,10 +49,31 @@ static struct page **pages_of(unsigned idx)
 	return page_address(pb.array_block[idx]);
 }
 
+static void pin_bench_switch(void *mm)
+{
+	mm_switch(mm);
+}
+
+/*
+ * Loads @mm (NULL: none) on every participating CPU, as the tasks of a
+ * pinning program would have it: pin_pages_fast() walks locklessly only
+ * on a CPU that has the mm loaded. Returns 0 or the smp_call() error.
+ */
+static int pin_bench_load(struct bench_ctx *c, struct mm *mm)
+{
+	cpumask_t others;
+
+	cpumask_clear(&others);
+	for (unsigned idx = 1; idx < c->ncpus; idx++)
+		cpumask_set_cpu(c->cpu[idx], &others);
+	mm_switch(mm);
+	return smp_call(&others, pin_bench_switch, mm, true);
+}
+
 /* Returns 0 or the first error (-EBUSY: the mm still loaded, or a page still pinned). */
 static int pin_bench_teardown(struct bench_ctx *c)
 {
-	int err = 0;
+	int err = pin_bench_load(c, NULL);
 
 	for (unsigned idx = 0; idx < c->ncpus; idx++) {
 		if (pb.array_block[idx] && page_free(pb.array_block[idx], PIN_PAGES_ORDER) && !err)
@@ -96,6 +118,8 @@ static int pin_bench_setup(struct bench_ctx *c)
 		if (!pb.array_block[idx])
 			err = -ENOMEM;
 	}
+	if (!err)
+		err = pin_bench_load(c, pb.mm);
 	if (err)
 		pin_bench_teardown(c); /* the setup error is the one reported */
 	/* One operation is one pin_pages_fast() call, over every CPU. */

@@ -145,7 +145,10 @@ int mm_fork(struct mm *src, struct mm **out)
 	if (err)
 		return err;
 	write_lock(&src->lock);
+	/* Lockless pinners that overlap the copy undo their walk (mm/pin.c). */
+	mm_wp_seq_write_begin(src);
 	err = fork_copy_locked(src, dst);
+	mm_wp_seq_write_end(src);
 	if (!err)
 		err = fork_attach_locked(src, dst);
 	mm_flush_all(src);

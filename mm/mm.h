@@ -23,6 +23,7 @@
 #include "kernel/cpumask.h"
 #include "kernel/rwlock.h"
 #include "kernel/spinlock.h"
+#include "lib/atomic.h"
 #include "types.h"
 #include <arch/layout.h>
 
@@ -66,6 +67,7 @@ struct mm {
 	paddr_t root;
 	u64 ctx_id; /* never reused: names this mm in the CPUs' ASID slots */
 	unsigned nregions;
+	u32 write_protect_seq; /* odd while mm_fork() write-protects (mm_wp_seq_*) */
 	struct mm_region regions[MM_MAX_REGIONS]; /* sorted by start, not overlapping */
 	/*
 	 * Bumped after translations are removed or downgraded, before the
@@ -89,6 +91,38 @@ struct mm {
 static inline cpumask_t *mm_cpumask(struct mm *mm)
 {
 	return &mm->cpumask;
+}
+
+/*
+ * Fork's write-protect sequence count (Linux's write_protect_seq). The
+ * writer, mm_fork() under @mm's write side, makes it odd before it
+ * write-protects and checks pins, and even again after. A lockless pinner
+ * (mm/pin.c) reads it before its walk and, if it was odd or has changed
+ * after, undoes the walk: a pin taken while fork decided which pages to
+ * share could otherwise be on a page fork has just shared.
+ */
+static inline u32 mm_wp_seq_read_begin(const struct mm *mm)
+{
+	return atomic_load_acquire(&mm->write_protect_seq);
+}
+
+/* After the walk: true when a fork ran (or was running) since mm_wp_seq_read_begin(). */
+static inline bool mm_wp_seq_read_retry(const struct mm *mm, u32 seq)
+{
+	smp_mb(); /* the walk's loads and its pins' increments before the second read */
+	return (seq & 1) || atomic_load_relaxed(&mm->write_protect_seq) != seq;
+}
+
+/* The writer's side: @mm's write side held. */
+static inline void mm_wp_seq_write_begin(struct mm *mm)
+{
+	atomic_store_relaxed(&mm->write_protect_seq, mm->write_protect_seq + 1);
+	smp_mb(); /* odd before any entry is write-protected or any pin checked */
+}
+
+static inline void mm_wp_seq_write_end(struct mm *mm)
+{
+	atomic_store_release(&mm->write_protect_seq, mm->write_protect_seq + 1);
 }
 
 /* What the swap subsystem (mm/swap_mm.c) plugs in; see mm_swap. */
