@@ -11,6 +11,7 @@
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
 #include "lib/atomic.h"
+#include "lib/string.h"
 #include "mm/devmem.h"
 #include "mm/mm.h"
 #include "mm/page.h"
@@ -424,6 +425,81 @@ static void test_pin_undone_by_fork(struct ktest *t)
 	race_teardown(t);
 }
 
+/* devmem_destroy() against pagemap lookups on every other CPU */
+
+#define DEVRACE_RANGES 2
+#define DEVRACE_CONTENDED 2000 /* destroy attempts against the getters */
+#define DEVRACE_TRIES 1000000
+
+static struct devrace {
+	struct devmem dm;
+	u64 pfn[DEVRACE_RANGES];
+	u32 started, done, stop;
+	u32 quiet; /* getters stop taking references: destroy can finish */
+} devrace;
+
+/* What a pinner does first: look the pagemap up, take a reference, drop it. */
+static void devrace_getter(void *arg)
+{
+	(void)arg;
+	atomic_fetch_add(&devrace.started, 1);
+	while (!atomic_load_acquire(&devrace.stop)) {
+		for (unsigned r = 0; r < DEVRACE_RANGES; r++) {
+			struct dev_pagemap *p = atomic_load_acquire(&devrace.quiet) ?
+							NULL :
+							pagemap_get(devrace.pfn[r], NULL);
+
+			for (int k = 0; k < 50; k++) /* held a while, as across a pin */
+				arch_cpu_relax();
+			if (p)
+				pagemap_put(p);
+		}
+	}
+	atomic_fetch_add(&devrace.done, 1);
+}
+
+/*
+ * Destroying device memory while other CPUs look its pagemaps up: it is
+ * refused while a reference is held, and once it succeeds no pagemap is
+ * left registered (nor can one be referenced again). After
+ * DEVRACE_CONTENDED refusals the getters stop taking references, so the
+ * destroy can finish.
+ */
+static void test_pin_devmem_destroy_races_get(struct ktest *t)
+{
+	unsigned n, tries = 0;
+	int err;
+
+	if (ncpus_online < 2) {
+		ktest_skip(t, "needs a second CPU");
+		return;
+	}
+	memset(&devrace, 0, sizeof(devrace));
+	KASSERT_EQ(t, devmem_create(&devrace.dm, DEVRACE_RANGES, 4), 0);
+	for (unsigned r = 0; r < DEVRACE_RANGES; r++)
+		devrace.pfn[r] = devrace.dm.pgmap[r].start_pfn;
+	n = pin_run_others(devrace_getter, NULL);
+	KASSERT(t, n > 0 && pin_wait(&devrace.started, n, 60000));
+	do {
+		if (tries == DEVRACE_CONTENDED)
+			atomic_store_release(&devrace.quiet, 1);
+		err = devmem_destroy(&devrace.dm);
+	} while (err == -EBUSY && ++tries < DEVRACE_TRIES);
+	atomic_store_release(&devrace.stop, 1);
+	KASSERT(t, pin_wait(&devrace.done, n, 60000));
+	ktest_log(t, "%u getters, destroy refused %u times (%s)", n, tries,
+		  tries < DEVRACE_CONTENDED ? "done under contention" : "done once they stopped");
+	KEXPECT_EQ(t, err, 0);
+	for (unsigned r = 0; r < DEVRACE_RANGES; r++) {
+		struct dev_pagemap *left = pagemap_lookup(devrace.pfn[r]);
+
+		KEXPECT(t, left == NULL);
+		KEXPECT_EQ(t, devrace.dm.pgmap[r].ref, PAGEMAP_REF_DEAD);
+		if (left) /* what the old code left behind: take it out of the tree */
+			pagemap_unregister(left);
+	}
+}
+
 static const struct ktest_case pin_cases[] = {
 	KTEST_CASE(test_pin_slow_path_and_counts),
 	KTEST_CASE(test_pin_bad_calls),
@@ -435,5 +511,6 @@ static const struct ktest_case pin_cases[] = {
 	KTEST_CASE(test_pin_walk_needs_loaded_mm),
 	KTEST_CASE(test_pin_rechecks_entry),
 	KTEST_CASE(test_pin_undone_by_fork),
+	KTEST_CASE(test_pin_devmem_destroy_races_get),
 };
 KTEST_SUITE_EXT(pin, pin_cases, pin_suite_init, pin_suite_exit, NULL);
