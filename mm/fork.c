@@ -9,6 +9,7 @@
  * shared.
  */
 #include "errno.h"
+#include "kernel/panic.h"
 #include "lib/string.h"
 #include "mm/mapping.h"
 #include "mm/mm.h"
@@ -154,8 +155,11 @@ int mm_fork(struct mm *src, struct mm **out)
 	mm_flush_all(src);
 	write_unlock(&src->lock);
 	if (err) {
+		int busy;
+
 		fork_detach(dst);
-		mm_destroy(dst);
+		busy = mm_destroy(dst);
+		ASSERT(!busy); /* the child was never loaded anywhere */
 		return err;
 	}
 	*out = dst;
