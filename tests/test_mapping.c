@@ -4,7 +4,8 @@
  * (the writer zaps it, detaching it works), an attached entry keeps its
  * slot while others come and go, and, on the host, a writer never skips
  * a region that stays attached while one walked before it is detached,
- * and mm_populate() / mm_map_page() wait for a writer holding the lock. The fault path's
+ * and mm_populate() / mm_map_page() wait for a writer holding the lock
+ * (and, racing it on threads, leave the entry counts right). The fault path's
  * lock designs are tests/test_faultlock.c's. Host and kernel (the race
  * midway case is host only: it needs a second thread).
  */
@@ -23,6 +24,7 @@
 
 #include "lib/atomic.h"
 #include "tests/host/fake_arch.h"
+#include <arch/pte.h>
 #endif
 
 #define KB4 PT_PAGE_4K
@@ -230,6 +232,87 @@ static void test_mapping_install_waits_for_writer(struct ktest *t)
 	emul_snap_expect(t, before);
 }
 
+#define POP_THREADS 2
+#define POP_ZAPS 3000
+#define POP_PAGES 4 /* per thread: the writer often empties and frees the table */
+
+struct pop_arg {
+	struct mm *mm;
+	unsigned cpu;
+	u32 *stop;
+	u32 errors;
+};
+
+static void *pop_thread(void *p)
+{
+	struct pop_arg *a = p;
+	vaddr_t base = REG + (vaddr_t)(a->cpu - 1) * POP_PAGES * KB4;
+
+	fake_arch_set_cpu(a->cpu);
+	while (!atomic_load_acquire(a->stop))
+		if (mm_populate(a->mm, base, POP_PAGES * KB4))
+			a->errors++;
+	return NULL;
+}
+
+/* Entries present in the level-1 table under REG, or -1 if its count disagrees. */
+static int pop_table_check(struct mm *mm)
+{
+	paddr_t tab = mm->root;
+	const pte_t *tp;
+	unsigned n = 0;
+
+	for (int l = PTE_LEVELS; l > 1; l--) {
+		pte_t e = ((const pte_t *)phys_to_virt(tab))[PTE_INDEX(REG, l)];
+
+		if (!pte_present(e))
+			return 0;
+		tab = pte_addr(e, l);
+	}
+	tp = phys_to_virt(tab);
+	for (unsigned i = 0; i < PTE_PER_TABLE; i++)
+		n += tp[i] != 0;
+	return phys_to_page(tab)->priv == n ? (int)n : -1;
+}
+
+/*
+ * Threads populate a shareable region while the writer zaps it: no entry
+ * count goes wrong, and no page is installed in a table the writer frees
+ * (it would never be given back: the allocator check at the end).
+ */
+static void test_mapping_populate_races_zap(struct ktest *t)
+{
+	struct emul_snap before = emul_snap_take();
+	struct pop_arg args[POP_THREADS];
+	pthread_t th[POP_THREADS];
+	unsigned bad = 0; /* checks that found an entry count wrong */
+	u32 stop = 0;
+	struct mm *mm;
+
+	KASSERT_EQ(t, tm_mm_create(&mm, RW | MM_PT_SHAREABLE), 0);
+	for (unsigned i = 0; i < POP_THREADS; i++) {
+		args[i] = (struct pop_arg){ mm, i + 1, &stop, 0 };
+		KASSERT_EQ(t, pthread_create(&th[i], NULL, pop_thread, &args[i]), 0);
+	}
+	for (unsigned z = 0; z < POP_ZAPS; z++) {
+		KEXPECT_EQ(t, mapping_zap(&tm_mapping, NULL), 0);
+		/* As the writer sees the table: installers are kept out meanwhile. */
+		write_lock(&tm_mapping.lock);
+		bad += pop_table_check(mm) < 0;
+		write_unlock(&tm_mapping.lock);
+	}
+	atomic_store_release(&stop, 1);
+	for (unsigned i = 0; i < POP_THREADS; i++) {
+		pthread_join(th[i], NULL);
+		KEXPECT_EQ(t, args[i].errors, 0);
+	}
+	KEXPECT_EQ(t, bad, 0);
+	KEXPECT_GE(t, pop_table_check(mm), 0);
+	KEXPECT_EQ(t, mapping_detach(&tm_mapping, mm, REG), 0);
+	KEXPECT_EQ(t, mm_destroy(mm), 0);
+	emul_snap_expect(t, before);
+}
+
 #else /* kernel: the writer races of a loaded mm are test_faultlock.c's */
 
 static void test_mapping_zap_detach_midway(struct ktest *t)
@@ -242,6 +325,11 @@ static void test_mapping_install_waits_for_writer(struct ktest *t)
 	ktest_skip(t, "host only: needs a second thread; the kernel race is test_faultlock.c's");
 }
 
+static void test_mapping_populate_races_zap(struct ktest *t)
+{
+	ktest_skip(t, "host only: threads on fake CPUs; the kernel race is test_faultlock.c's");
+}
+
 #endif
 
 static const struct ktest_case mapping_cases[] = {
@@ -249,5 +337,6 @@ static const struct ktest_case mapping_cases[] = {
 	KTEST_CASE(test_mapping_detach_keeps_slots),
 	KTEST_CASE(test_mapping_zap_detach_midway),
 	KTEST_CASE(test_mapping_install_waits_for_writer),
+	KTEST_CASE(test_mapping_populate_races_zap),
 };
 KTEST_SUITE_EXT(mapping, mapping_cases, mapping_suite_init, NULL, NULL);
