@@ -52,6 +52,7 @@ TEST_COMMON_SRCS := tests/acpi_fw.c tests/test_read_loss.c tests/test_acpi.c tes
 	tests/test_pt_random.c tests/test_spinlock.c tests/test_stats.c tests/test_swap.c tests/test_swap_dev.c \
 	tests/test_swap_fixture.c tests/test_swap_free.c tests/test_swap_mm.c
 TEST_COMMON_SRCS += tests/test_tlb_policy.c
+TEST_COMMON_SRCS += tests/test_mapping.c
 TEST_KERNEL_SRCS := tests/ktest.c tests/test_bench.c tests/test_bench_work.c tests/test_boot.c tests/test_pin.c tests/test_tlb.c tests/test_tlb_stale.c tests/test_fault.c tests/test_faultlock.c tests/test_kpt.c tests/test_smp.c \
 	tests/test_smpboot.c tests/test_traps.c tests/test_tsc.c
 TEST_KERNEL_SRCS += tests/test_mapping_flush.c
@@ -62,6 +63,7 @@ HOST_LIB_SRCS := arch/x86_64/acpi.c bench/read_loss.c arch/x86_64/console.c lib/
 	mm/pt_leaf.c mm/swap.c mm/swap_check.c mm/swap_cluster.c mm/swap_free.c mm/swap_mm.c mm/swapdev.c mm/tlb.c
 HOST_LIB_SRCS += mm/quarantine.c
 
+HOST_LIB_SRCS += mm/devmem.c
 KERNEL_ALL_SRCS := $(BOOT_SRCS) $(ARCH_SRCS) $(KERNEL_SRCS) $(LIB_SRCS) $(MM_SRCS) \
 	$(BENCH_SRCS) $(TEST_COMMON_SRCS) $(TEST_KERNEL_SRCS)
 KOBJS := $(patsubst %,$(O)/kernel/%.o,$(KERNEL_ALL_SRCS))

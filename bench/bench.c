@@ -30,6 +30,7 @@
 #include "lib/math.h"
 #include "lib/stats.h"
 #include "lib/string.h"
+#include "mm/mm.h"
 #include <arch/arch.h>
 
 /* A barrier wait longer than this means a CPU is stuck: fail the case. */
@@ -95,6 +96,22 @@ u64 bench_param(const struct bench_ctx *c, const char *name)
 		if (strcmp(c->b->param_names[i], name) == 0)
 			return c->bcase->param[i];
 	return 0;
+}
+
+static void bench_switch_mm(void *mm)
+{
+	mm_switch(mm);
+}
+
+int bench_load_mm(const struct bench_ctx *c, struct mm *mm)
+{
+	cpumask_t others;
+
+	cpumask_clear(&others);
+	for (unsigned idx = 1; idx < c->ncpus; idx++)
+		cpumask_set_cpu(c->cpu[idx], &others);
+	mm_switch(mm);
+	return smp_call(&others, bench_switch_mm, mm, true);
 }
 
 /* Sense-free barrier: the last arrival bumps the generation. False on timeout or abort. */
@@ -313,6 +330,34 @@ static void run_case_runs(struct bench_ctx *c, unsigned iters, unsigned warmup)
 	join_workers(c);
 }
 
+/* ---- teardown failures: kept apart from the run loop ---- */
+
+/* The first teardown error of the benchmark running (0: none); reset by bench_run(). */
+static int teardown_err;
+
+/* Runs @c's teardown; a failure fails the case and is remembered for the cases after it. */
+static void bench_teardown(struct bench_ctx *c)
+{
+	int err = c->b->teardown ? c->b->teardown(c) : 0;
+
+	if (!err)
+		return;
+	bench_fail(c, "teardown failed (%s): later cases of %s are not run", errno_name(err),
+		   c->b->name);
+	if (!teardown_err)
+		teardown_err = err;
+}
+
+/* Before a case's setup: fails it (returning nonzero) when an earlier teardown failed. */
+static int bench_teardown_failed_before(struct bench_ctx *c)
+{
+	if (!teardown_err)
+		return 0;
+	bench_fail(c, "not run: an earlier teardown of %s failed (%s)", c->b->name,
+		   errno_name(teardown_err));
+	return teardown_err;
+}
+
 /*
  * One episode of variant @v: setup, the warm-up runs and one timed run,
  * verify, teardown. A failure marks the variant failed, and it runs no
@@ -327,7 +372,9 @@ static void run_episode(struct bench_ctx *c, unsigned v)
 	c->variant = v;
 	c->error = 0;
 	c->priv = NULL;
-	err = b->setup ? b->setup(c) : 0;
+	err = bench_teardown_failed_before(c);
+	if (!err && b->setup)
+		err = b->setup(c);
 	if (err) {
 		bench_fail(c, "setup failed (%s)", errno_name(err));
 	} else {
@@ -337,8 +384,7 @@ static void run_episode(struct bench_ctx *c, unsigned v)
 			bench_fail(c, "verification failed (%s)", errno_name(err));
 		memcpy(vr->last_total, c->counter_total, sizeof(vr->last_total));
 		vr->last_runs_done = c->runs_done;
-		if (b->teardown)
-			b->teardown(c);
+		bench_teardown(c);
 	}
 	if (c->error) {
 		vr->failed = true;
@@ -534,6 +580,7 @@ void bench_run(const struct bench *b, const struct options *opt, struct bench_ou
 	unsigned ncounts = sweep_counts(opt, counts, &beyond);
 
 	*out = (struct bench_outcome){ 0 };
+	teardown_err = 0;
 	if (!empty_loop_cycles)
 		measure_empty_loop();
 	/* Each benchmark's order depends on seed= alone, not on which others ran. */

@@ -109,8 +109,14 @@ struct bench {
 	 * line (@median: the metric's median, in thousandths). Optional.
 	 */
 	void (*report)(const struct bench_ctx *c, struct json *j, u64 median);
-	/* Boot CPU: free what setup allocated. Optional. */
-	void (*teardown)(struct bench_ctx *c);
+	/*
+	 * Boot CPU: free what setup allocated. Optional. Returns 0, or a
+	 * negative error when something could not be given back (mm_destroy()'s
+	 * -EBUSY: an address space still loaded somewhere); the case then
+	 * fails, and the benchmark's later cases fail without running, since
+	 * what was left behind would skew them.
+	 */
+	int (*teardown)(struct bench_ctx *c);
 	/*
 	 * Optional: non-NULL (why, in a few words) when the variants do the
 	 * same work in this case, so their ratio is a control that must be 1
@@ -141,6 +147,22 @@ void bench_fail(struct bench_ctx *c, const char *fmt, ...) __attribute__((format
 
 /* The value of parameter @name of the running case (0 if the bench has no such parameter). */
 u64 bench_param(const struct bench_ctx *c, const char *name);
+
+struct mm;
+/*
+ * Loads @mm (NULL: none) on every CPU of @c, as the threads of a program
+ * using it would have it (pin_pages_fast() walks locklessly only on a CPU
+ * that has the mm loaded). Boot CPU, from setup or teardown. Returns 0 or
+ * the smp_call() error.
+ */
+int bench_load_mm(const struct bench_ctx *c, struct mm *mm);
+
+/*
+ * pin and pagemap verify: 0 when every pin call of @c's runs took the
+ * lockless walk they time (none walked under the lock for want of the mm
+ * loaded, none retried); else fails @c and returns -EINVAL. bench_pin.c.
+ */
+int pin_bench_check_lockless(struct bench_ctx *c);
 
 /* Every benchmark built in, NULL-terminated names for the command line. */
 const char *const *bench_names(void);

@@ -71,17 +71,26 @@ static int fl_bench_mm_free(unsigned idx)
 	return err;
 }
 
-static void fl_bench_teardown(struct bench_ctx *c)
+/* Returns 0 or the first error (-EBUSY: an mm still loaded, so still in use: kept). */
+static int fl_bench_teardown(struct bench_ctx *c)
 {
-	smp_call(&fb.others, fl_bench_switch_away, NULL, true);
+	int err = smp_call(&fb.others, fl_bench_switch_away, NULL, true);
+
 	mm_switch(NULL);
 	for (unsigned idx = 0; idx < c->ncpus; idx++) {
-		fl_bench_mm_free(idx);
-		if (fb.parent[idx])
-			mm_destroy(fb.parent[idx]);
+		int e = fl_bench_mm_free(idx);
+
+		if (!err)
+			err = e;
+		if (fb.parent[idx]) {
+			e = mm_destroy(fb.parent[idx]);
+			if (!err)
+				err = e;
+		}
 		fb.parent[idx] = NULL;
 	}
 	fault_set_lock_ops(&fault_lock_fixed);
+	return err;
 }
 
 /* A fresh address space with the bench's region. */
@@ -124,7 +133,7 @@ static int fl_bench_setup(struct bench_ctx *c)
 	for (unsigned idx = 0; idx < c->ncpus && !err; idx++)
 		err = fl_bench_mm_create(idx);
 	if (err) {
-		fl_bench_teardown(c);
+		fl_bench_teardown(c); /* the setup error is the one reported */
 		return err;
 	}
 	for (unsigned ev = 0; ev < FAULT_NR_EVENTS; ev++)

@@ -49,19 +49,32 @@ static struct page **pages_of(unsigned idx)
 	return page_address(pmb.array_block[idx]);
 }
 
-static void pagemap_bench_teardown(struct bench_ctx *c)
+/* Returns 0 or the first error (-EBUSY: the mm still loaded, or device pages still in use). */
+static int pagemap_bench_teardown(struct bench_ctx *c)
 {
+	int err = bench_load_mm(c, NULL);
+
 	for (unsigned idx = 0; idx < c->ncpus; idx++) {
 		if (pmb.array_block[idx])
 			page_free(pmb.array_block[idx], 0);
 		pmb.array_block[idx] = NULL;
 	}
-	if (pmb.mm)
-		mm_destroy(pmb.mm);
+	if (pmb.mm) {
+		int e = mm_destroy(pmb.mm);
+
+		if (!err)
+			err = e;
+	}
 	pmb.mm = NULL;
-	if (pmb.dm_made)
-		devmem_destroy(&pmb.dm);
+	/* Device pages the mm still maps are in use: devmem_destroy() refuses them too. */
+	if (pmb.dm_made) {
+		int e = devmem_destroy(&pmb.dm);
+
+		if (!err)
+			err = e;
+	}
 	pmb.dm_made = false;
+	return err;
 }
 
 static int pagemap_bench_map(void)
@@ -84,13 +97,15 @@ static int pagemap_bench_setup(struct bench_ctx *c)
 		err = mm_create(&pmb.mm);
 	if (!err)
 		err = pagemap_bench_map();
+	if (!err)
+		err = bench_load_mm(c, pmb.mm);
 	for (unsigned idx = 0; idx < c->ncpus && !err; idx++) {
 		pmb.array_block[idx] = page_alloc(0, 0);
 		if (!pmb.array_block[idx])
 			err = -ENOMEM;
 	}
 	if (err)
-		pagemap_bench_teardown(c);
+		pagemap_bench_teardown(c); /* the setup error is the one reported */
 	/* One operation is one pin_pages_fast() call of 512 pages, over every CPU. */
 	c->ops = (u64)c->ncpus * PAGEMAP_BENCH_CALLS;
 	return err;
@@ -139,6 +154,8 @@ static int pagemap_bench_verify(struct bench_ctx *c)
 			   (unsigned long)per_call);
 		return -EINVAL;
 	}
+	if (pin_bench_check_lockless(c))
+		return -EINVAL;
 	for (unsigned r = 0; r < PAGEMAP_BENCH_RANGES; r++)
 		if (pmb.dm.pgmap[r].ref) {
 			bench_fail(c, "pagemap %u left with %u references", r, pmb.dm.pgmap[r].ref);

@@ -14,6 +14,7 @@
 #include "bench/bench.h"
 #include "errno.h"
 #include "kernel/json.h"
+#include "kernel/smp.h"
 #include "mm/mm.h"
 #include "mm/pin.h"
 #include "mm/pmm.h"
@@ -50,16 +51,24 @@ static struct page **pages_of(unsigned idx)
 	return page_address(pb.array_block[idx]);
 }
 
-static void pin_bench_teardown(struct bench_ctx *c)
+/* Returns 0 or the first error (-EBUSY: the mm still loaded, or a page still pinned). */
+static int pin_bench_teardown(struct bench_ctx *c)
 {
+	int err = bench_load_mm(c, NULL);
+
 	for (unsigned idx = 0; idx < c->ncpus; idx++) {
-		if (pb.array_block[idx])
-			page_free(pb.array_block[idx], PIN_PAGES_ORDER);
+		if (pb.array_block[idx] && page_free(pb.array_block[idx], PIN_PAGES_ORDER) && !err)
+			err = -EBUSY;
 		pb.array_block[idx] = NULL;
 	}
-	if (pb.mm)
-		mm_destroy(pb.mm);
+	if (pb.mm) {
+		int e = mm_destroy(pb.mm);
+
+		if (!err)
+			err = e;
+	}
 	pb.mm = NULL;
+	return err;
 }
 
 static int pin_bench_map(struct bench_ctx *c)
@@ -90,8 +99,10 @@ static int pin_bench_setup(struct bench_ctx *c)
 		if (!pb.array_block[idx])
 			err = -ENOMEM;
 	}
+	if (!err)
+		err = bench_load_mm(c, pb.mm);
 	if (err)
-		pin_bench_teardown(c);
+		pin_bench_teardown(c); /* the setup error is the one reported */
 	/* One operation is one pin_pages_fast() call, over every CPU. */
 	c->ops = (u64)c->ncpus * (PIN_BENCH_PAGES / pb.per_call);
 	return err;
@@ -125,6 +136,18 @@ static void pin_bench_put(struct bench_ctx *c, unsigned idx)
 }
 
 /* After every run all pins are gone; the flag writes match the design's promise. */
+int pin_bench_check_lockless(struct bench_ctx *c)
+{
+	u64 unloaded = c->counter_total[PCPU_PIN_UNLOADED];
+	u64 retries = c->counter_total[PCPU_PIN_RETRIES];
+
+	if (!unloaded && !retries)
+		return 0;
+	bench_fail(c, "%lu pin calls walked under the lock (mm not loaded), %lu retried: not the "
+		      "lockless walk this times", (unsigned long)unloaded, (unsigned long)retries);
+	return -EINVAL;
+}
+
 static int pin_bench_verify(struct bench_ctx *c)
 {
 	u64 writes = c->counter_total[PCPU_PIN_FLAG_WRITES];
@@ -144,6 +167,8 @@ static int pin_bench_verify(struct bench_ctx *c)
 			   c->ncpus);
 		return -EINVAL;
 	}
+	if (pin_bench_check_lockless(c))
+		return -EINVAL;
 	for (unsigned i = 0; i < PIN_BENCH_PAGES; i++)
 		if (page_maybe_pinned(pages_of(0)[i])) {
 			bench_fail(c, "page %u still pinned after the runs", i);

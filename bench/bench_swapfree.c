@@ -43,17 +43,26 @@ struct sf_bench {
 static struct sf_bench sf;
 static const struct swap_free_ops *const sf_ops[] = { &swap_free_naive, &swap_free_batched };
 
-static void sf_teardown(struct bench_ctx *c)
+/* Returns 0 or the first error (-EBUSY: an mm still loaded, or swap slots still in use). */
+static int sf_teardown(struct bench_ctx *c)
 {
+	int err = 0;
+
 	for (unsigned idx = 0; idx < c->ncpus; idx++) {
-		if (sf.mm[idx])
-			mm_destroy(sf.mm[idx]);
+		int e = sf.mm[idx] ? mm_destroy(sf.mm[idx]) : 0;
+
+		if (!err)
+			err = e;
 		sf.mm[idx] = NULL;
 	}
-	if (sf.swap_on && swap_off(sf.type))
+	if (sf.swap_on && swap_off(sf.type)) {
 		bench_fail(c, "swap_off failed: slots still in use");
+		if (!err)
+			err = -EBUSY;
+	}
 	sf.swap_on = false;
 	swap_set_unmap_ops(&swap_free_batched);
+	return err;
 }
 
 static int sf_setup(struct bench_ctx *c)
@@ -72,7 +81,7 @@ static int sf_setup(struct bench_ctx *c)
 	for (unsigned idx = 0; idx < c->ncpus && !err; idx++)
 		err = mm_create(&sf.mm[idx]);
 	if (err) {
-		sf_teardown(c);
+		sf_teardown(c); /* the setup error is the one reported */
 		return err;
 	}
 	swap_set_unmap_ops(sf_ops[c->variant]);

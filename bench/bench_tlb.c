@@ -71,17 +71,25 @@ static void touch_pages(void *arg)
 		(void)*(volatile u64 *)(TLB_BENCH_BASE + (vaddr_t)i * PAGE_SIZE);
 }
 
-static void tlb_bench_teardown(struct bench_ctx *c)
+/* Returns 0 or the first error (a remote CPU that did not switch away keeps the mm: -EBUSY). */
+static int tlb_bench_teardown(struct bench_ctx *c)
 {
+	int err;
+
 	/* Readers first: they must be gone before their pages are. */
 	if (tb.busy && tlb_readers_stop())
 		bench_fail(c, "a busy reader did not stop");
 	tb.busy = false;
-	smp_call(&tb.remotes, switch_to_bench_mm, NULL, true);
+	err = smp_call(&tb.remotes, switch_to_bench_mm, NULL, true);
 	mm_switch(NULL);
-	if (tb.mm)
-		mm_destroy(tb.mm);
+	if (tb.mm) {
+		int e = mm_destroy(tb.mm);
+
+		if (!err)
+			err = e;
+	}
 	tb.mm = NULL;
+	return err;
 }
 
 static vaddr_t shared_set(void)
@@ -141,7 +149,7 @@ static int tlb_bench_setup(struct bench_ctx *c)
 	if (!err && c->ncpus > 1 && bench_param(c, "remote") == TLB_REMOTE_BUSY)
 		err = tlb_bench_start_readers(c);
 	if (err) {
-		tlb_bench_teardown(c);
+		tlb_bench_teardown(c); /* the setup error is the one reported */
 		return err;
 	}
 	mm_switch(tb.mm);

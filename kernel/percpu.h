@@ -27,6 +27,8 @@ enum pcpu_counter {
 	PCPU_PIN_FLAG_WRITES,	/* writes to an mm's shared has_pinned flag */
 	PCPU_PAGEMAP_LOOKUPS,	/* device pagemap tree lookups */
 	PCPU_PAGEMAP_REFS,	/* device pagemap references taken */
+	PCPU_PIN_UNLOADED,	/* pin calls on a CPU without the mm loaded: walked under its lock */
+	PCPU_PIN_RETRIES,	/* pins undone: their entry changed, or fork ran under a lockless walk */
 	PCPU_MAPPING_LOCKS,	/* mapping rwlock acquisitions on the fault path */
 	PCPU_SWAP_CLUSTER_LOCKS,   /* swap cluster lock acquisitions (mm/swap_internal.h) */
 	PCPU_SWAP_DEVICE_LOCKS,	   /* swap device lock acquisitions */

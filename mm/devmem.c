@@ -5,18 +5,44 @@
  */
 #include "mm/devmem.h"
 #include "errno.h"
+#include "kernel/panic.h"
 #include "lib/string.h"
 #include "mm/pmm.h"
 
-static void devmem_release_range(struct devmem *d, unsigned r)
+/* Gives back the frames of range @r, whose pagemap is no longer registered. */
+static void devmem_free_range(struct devmem *d, unsigned r)
 {
 	struct page *p = d->first[r];
 
-	pagemap_unregister(&d->pgmap[r]);
 	for (u64 i = 0; i < (1ull << d->order); i++) {
 		page_clear_flags(&p[i], PG_DEVICE);
 		page_free(&p[i], 0);
 	}
+}
+
+/* Registers the pagemaps of ranges [0, @n) again after a refused destroy. */
+static void devmem_reregister(struct devmem *d, unsigned n)
+{
+	while (n--) {
+		/* The tree nodes for these pfns are still there: this cannot fail. */
+		int err = pagemap_register(&d->pgmap[n]);
+
+		ASSERT(!err);
+	}
+}
+
+/* Unregisters every range's pagemap, or none: -EBUSY if one holds references. */
+static int devmem_unregister_all(struct devmem *d)
+{
+	for (unsigned r = 0; r < d->nranges; r++) {
+		int err = pagemap_unregister(&d->pgmap[r]);
+
+		if (err) {
+			devmem_reregister(d, r);
+			return err;
+		}
+	}
+	return 0;
 }
 
 static int devmem_add_range(struct devmem *d, unsigned r)
@@ -56,18 +82,21 @@ int devmem_create(struct devmem *d, unsigned nranges, unsigned order)
 		if (!err)
 			d->nranges++;
 	}
-	if (err) {
+	if (err && d->nranges) {
+		/* Nothing handed out yet: no pin can hold a pagemap reference. */
+		int busy = devmem_unregister_all(d);
+
+		ASSERT(!busy);
 		while (d->nranges)
-			devmem_release_range(d, --d->nranges);
+			devmem_free_range(d, --d->nranges);
 	}
 	return err;
 }
 
-static bool devmem_in_use(const struct devmem *d)
+/* Whether a page of @d is still mapped or holds references besides its own. */
+static bool devmem_pages_in_use(const struct devmem *d)
 {
 	for (unsigned r = 0; r < d->nranges; r++) {
-		if (d->pgmap[r].ref)
-			return true;
 		for (u64 i = 0; i < (1ull << d->order); i++)
 			if (page_ref_count(&d->first[r][i]) != 1 || page_mapcount(&d->first[r][i]))
 				return true;
@@ -77,10 +106,21 @@ static bool devmem_in_use(const struct devmem *d)
 
 int devmem_destroy(struct devmem *d)
 {
-	if (devmem_in_use(d))
+	/*
+	 * Pagemaps first: once unregistered, no pin of a device page can
+	 * start (it needs a pagemap reference), so the page check after it
+	 * sees every pin there will be.
+	 */
+	int err = devmem_unregister_all(d);
+
+	if (err)
+		return err;
+	if (devmem_pages_in_use(d)) {
+		devmem_reregister(d, d->nranges);
 		return -EBUSY;
+	}
 	while (d->nranges)
-		devmem_release_range(d, --d->nranges);
+		devmem_free_range(d, --d->nranges);
 	return 0;
 }
 

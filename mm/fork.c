@@ -9,7 +9,9 @@
  * shared.
  */
 #include "errno.h"
+#include "kernel/panic.h"
 #include "lib/string.h"
+#include "mm/mapping.h"
 #include "mm/mm.h"
 #include "mm/page.h"
 #include "mm/pmm.h"
@@ -94,6 +96,7 @@ static int fork_copy_locked(struct mm *src, struct mm *dst)
 		int err = 0;
 
 		dst->regions[i] = *r;
+		dst->regions[i].mapping = NULL; /* fork_attach_locked() attaches it properly */
 		dst->nregions = i + 1;
 		if (mm_region_cow(r))
 			err = pt_protect(src->root, r->start, len, mm_region_prot(r) & ~PROT_WRITE);
@@ -105,6 +108,36 @@ static int fork_copy_locked(struct mm *src, struct mm *dst)
 	return 0;
 }
 
+/*
+ * Attaches each of @dst's regions to the mapping its parent region is
+ * attached to, so the mapping's writer zaps the child's copy too. @src's
+ * write side held: a writer zaps the parent's region either before the
+ * copy (the child copies nothing) or after, by which time the child's
+ * entry is in the table behind the parent's.
+ */
+static int fork_attach_locked(struct mm *src, struct mm *dst)
+{
+	for (unsigned i = 0; i < src->nregions; i++) {
+		struct mm_mapping *m = src->regions[i].mapping;
+		int err = m ? mapping_attach(m, dst, src->regions[i].start) : 0;
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Undoes fork_attach_locked() for a child that is not handed out. */
+static void fork_detach(struct mm *dst)
+{
+	for (unsigned i = 0; i < dst->nregions; i++) {
+		struct mm_mapping *m = dst->regions[i].mapping;
+
+		if (m)
+			mapping_detach(m, dst, dst->regions[i].start);
+	}
+}
+
 int mm_fork(struct mm *src, struct mm **out)
 {
 	struct mm *dst;
@@ -113,11 +146,20 @@ int mm_fork(struct mm *src, struct mm **out)
 	if (err)
 		return err;
 	write_lock(&src->lock);
+	/* Lockless pinners that overlap the copy undo their walk (mm/pin.c). */
+	mm_wp_seq_write_begin(src);
 	err = fork_copy_locked(src, dst);
+	mm_wp_seq_write_end(src);
+	if (!err)
+		err = fork_attach_locked(src, dst);
 	mm_flush_all(src);
 	write_unlock(&src->lock);
 	if (err) {
-		mm_destroy(dst);
+		int busy;
+
+		fork_detach(dst);
+		busy = mm_destroy(dst);
+		ASSERT(!busy); /* the child was never loaded anywhere */
 		return err;
 	}
 	*out = dst;

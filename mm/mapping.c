@@ -44,7 +44,13 @@ static int mapping_region_info(struct mm *mm, vaddr_t start, struct mm_mapping_a
 	return err;
 }
 
-/* Removes the table entry for (@mm, @start). Returns 0 or -ENOENT. */
+/*
+ * Removes the table entry for (@mm, @start). The slot is emptied in place,
+ * never filled from elsewhere, so an entry keeps its index for as long as
+ * it stays attached and a writer walking the table by index cannot step
+ * over one; nattach shrinks past the empty slots at its end. Returns 0 or
+ * -ENOENT.
+ */
 static int mapping_table_remove(struct mm_mapping *m, struct mm *mm, vaddr_t start)
 {
 	int err = -ENOENT;
@@ -53,13 +59,29 @@ static int mapping_table_remove(struct mm_mapping *m, struct mm *mm, vaddr_t sta
 	for (unsigned i = 0; i < m->nattach; i++) {
 		if (m->attach[i].mm != mm || m->attach[i].start != start)
 			continue;
-		m->attach[i] = m->attach[--m->nattach];
-		m->attach[m->nattach].mm = NULL;
+		m->attach[i].mm = NULL;
 		err = 0;
 		break;
 	}
+	while (m->nattach && !m->attach[m->nattach - 1].mm)
+		m->nattach--;
 	write_unlock(&m->lock);
 	return err;
+}
+
+/* Puts @a in the first empty slot. Write side held. Returns 0 or -ENOSPC. */
+static int mapping_table_add_locked(struct mm_mapping *m, const struct mm_mapping_attach *a)
+{
+	unsigned i = 0;
+
+	while (i < m->nattach && m->attach[i].mm)
+		i++;
+	if (i == MAPPING_MAX_ATTACH)
+		return -ENOSPC;
+	m->attach[i] = *a;
+	if (i == m->nattach)
+		m->nattach++;
+	return 0;
 }
 
 int mapping_attach(struct mm_mapping *m, struct mm *mm, vaddr_t start)
@@ -70,10 +92,7 @@ int mapping_attach(struct mm_mapping *m, struct mm *mm, vaddr_t start)
 	if (err)
 		return err;
 	write_lock(&m->lock);
-	if (m->nattach == MAPPING_MAX_ATTACH)
-		err = -ENOSPC;
-	else
-		m->attach[m->nattach++] = a;
+	err = mapping_table_add_locked(m, &a);
 	write_unlock(&m->lock);
 	/* Table first, region second: a writer in between skips the region (not yet ours). */
 	if (!err && (err = mm_region_set_mapping(mm, start, m)))
@@ -139,7 +158,7 @@ static int mapping_zap_one(struct mm_mapping *m, const struct mm_mapping_attach 
 	return err;
 }
 
-/* Copies attachment @i to @a; false past the end of the table. */
+/* Copies attachment @i to @a (a.mm NULL: an empty slot); false past the end of the table. */
 static bool mapping_attach_get(struct mm_mapping *m, unsigned i, struct mm_mapping_attach *a)
 {
 	bool ok;
@@ -158,7 +177,7 @@ int mapping_zap(struct mm_mapping *m, struct mm *mm)
 	int err = 0;
 
 	for (unsigned i = 0; mapping_attach_get(m, i, &a); i++) {
-		int e = (!mm || a.mm == mm) ? mapping_zap_one(m, &a) : 0;
+		int e = (a.mm && (!mm || a.mm == mm)) ? mapping_zap_one(m, &a) : 0;
 
 		if (!err)
 			err = e;
@@ -200,6 +219,15 @@ bool mapping_fault_lock(const struct mm_region *r)
 		return false;
 	read_lock(&r->mapping->lock);
 	this_cpu_inc(PCPU_MAPPING_LOCKS);
+	return true;
+}
+
+bool mapping_install_lock(const struct mm_region *r)
+{
+	/* Whatever the fault design: the writer trusts this lock alone for such regions. */
+	if (!r->mapping || !(r->flags & MM_PT_SHAREABLE))
+		return false;
+	read_lock(&r->mapping->lock);
 	return true;
 }
 

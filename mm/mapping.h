@@ -18,9 +18,11 @@
  * pages follow under the mapping lock, after pt_lock is dropped (a region
  * of more than PT_GATHER_PAGES pages flushes mid-walk too, and drops
  * pt_lock around each such flush: no flush waits for other CPUs with a
- * spinlock held, which debug builds check). The
- * attachment table changes under the write side; attach and detach take
- * mm->lock and the mapping lock one after the other, never nested.
+ * spinlock held, which debug builds check). The attachment table changes
+ * under the write side, and an entry never moves while attached, so a
+ * writer walking it by index while regions come and go still reaches
+ * every region attached throughout; attach and detach take mm->lock and
+ * the mapping lock one after the other, never nested.
  * Nothing here is taken from interrupt handlers.
  */
 #ifndef MM_MAPPING_H
@@ -52,7 +54,8 @@ struct mm_mapping_attach {
 struct mm_mapping {
 	/* Alone on its line: the line the naive design makes every fault write. */
 	rwlock_t lock __cacheline_aligned;
-	unsigned nattach __cacheline_aligned; /* slots in use at the front of attach[] */
+	/* attach[0..nattach) holds every attached region; an empty slot has mm NULL. */
+	unsigned nattach __cacheline_aligned;
 	struct mm_mapping_attach attach[MAPPING_MAX_ATTACH];
 };
 
@@ -102,7 +105,17 @@ const struct fault_lock_ops *fault_get_lock_ops(void);
  */
 bool mapping_fault_lock(const struct mm_region *r);
 
-/* Drops what mapping_fault_lock() took (nothing when @held is false). */
+/*
+ * For code outside the fault path that installs pages in region @r
+ * (mm_populate(), mm_map_page()), mm->lock's read side held: takes @r's
+ * mapping lock for reading when @r is shareable, whichever fault design is
+ * in use, since the writer zaps such a region under mm->lock's read side
+ * and keeps installers out with this lock alone. Not counted. Returns
+ * whether it did; pass that to mapping_fault_unlock().
+ */
+bool mapping_install_lock(const struct mm_region *r);
+
+/* Drops what mapping_fault_lock() or mapping_install_lock() took (nothing when @held is false). */
 void mapping_fault_unlock(const struct mm_region *r, bool held);
 
 #endif

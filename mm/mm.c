@@ -14,6 +14,7 @@
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
 #include "lib/atomic.h"
+#include "mm/mapping.h"
 #include "mm/page.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
@@ -398,11 +399,14 @@ int mm_map_page(struct mm *mm, vaddr_t va, struct page *page)
 	read_lock(&mm->lock);
 	r = mm_region_find_locked(mm, va);
 	if (r) {
+		bool held = mapping_install_lock(r);
+
 		page_ref_inc(page);
 		page_map_inc(page);
 		err = mm_install_page_locked(mm, va, page, mm_region_prot(r));
 		if (err)
 			mm_page_drop(page);
+		mapping_fault_unlock(r, held);
 	}
 	read_unlock(&mm->lock);
 	return err;
@@ -412,13 +416,16 @@ int mm_map_page(struct mm *mm, vaddr_t va, struct page *page)
 static int mm_populate_page(struct mm *mm, vaddr_t va)
 {
 	const struct mm_region *r = mm_region_find_locked(mm, va);
+	bool held;
 	int err;
 
 	if (!r || !(r->flags & MM_WRITE))
 		return -EFAULT;
 	if (!pt_lookup(mm->root, va, NULL, NULL, NULL))
 		return 0;
+	held = mapping_install_lock(r);
 	err = mm_zero_page_locked(mm, r, va);
+	mapping_fault_unlock(r, held);
 	return err == -EEXIST ? 0 : err;
 }
 
@@ -428,6 +435,7 @@ static int mm_populate_folio(struct mm *mm, vaddr_t va, unsigned order)
 	const struct mm_region *r = mm_region_find_locked(mm, va);
 	unsigned i, n = 1u << order, used = 0;
 	struct page *head;
+	bool held;
 	u64 swp;
 	int err = 0;
 
@@ -447,6 +455,7 @@ static int mm_populate_folio(struct mm *mm, vaddr_t va, unsigned order)
 		page_free(head, order);
 		return -EINVAL;
 	}
+	held = mapping_install_lock(r);
 	for (i = 0; i < n && !err; i++) {
 		page_map_inc(head + i); /* the frame's reference becomes the mapping's */
 		err = mm_install_page_locked(mm, va + ((vaddr_t)i << PAGE_SHIFT), head + i,
@@ -454,6 +463,7 @@ static int mm_populate_folio(struct mm *mm, vaddr_t va, unsigned order)
 		if (err)
 			mm_page_drop(head + i); /* -EEXIST: a fault mapped it meanwhile */
 	}
+	mapping_fault_unlock(r, held);
 	for (; i < n; i++)
 		page_free(head + i, 0);
 	return err;

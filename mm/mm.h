@@ -23,6 +23,7 @@
 #include "kernel/cpumask.h"
 #include "kernel/rwlock.h"
 #include "kernel/spinlock.h"
+#include "lib/atomic.h"
 #include "types.h"
 #include <arch/layout.h>
 
@@ -66,6 +67,7 @@ struct mm {
 	paddr_t root;
 	u64 ctx_id; /* never reused: names this mm in the CPUs' ASID slots */
 	unsigned nregions;
+	u32 write_protect_seq; /* odd while mm_fork() write-protects (mm_wp_seq_*) */
 	struct mm_region regions[MM_MAX_REGIONS]; /* sorted by start, not overlapping */
 	/*
 	 * Bumped after translations are removed or downgraded, before the
@@ -89,6 +91,38 @@ struct mm {
 static inline cpumask_t *mm_cpumask(struct mm *mm)
 {
 	return &mm->cpumask;
+}
+
+/*
+ * Fork's write-protect sequence count (Linux's write_protect_seq). The
+ * writer, mm_fork() under @mm's write side, makes it odd before it
+ * write-protects and checks pins, and even again after. A lockless pinner
+ * (mm/pin.c) reads it before its walk and, if it was odd or has changed
+ * after, undoes the walk: a pin taken while fork decided which pages to
+ * share could otherwise be on a page fork has just shared.
+ */
+static inline u32 mm_wp_seq_read_begin(const struct mm *mm)
+{
+	return atomic_load_acquire(&mm->write_protect_seq);
+}
+
+/* After the walk: true when a fork ran (or was running) since mm_wp_seq_read_begin(). */
+static inline bool mm_wp_seq_read_retry(const struct mm *mm, u32 seq)
+{
+	smp_mb(); /* the walk's loads and its pins' increments before the second read */
+	return (seq & 1) || atomic_load_relaxed(&mm->write_protect_seq) != seq;
+}
+
+/* The writer's side: @mm's write side held. */
+static inline void mm_wp_seq_write_begin(struct mm *mm)
+{
+	atomic_store_relaxed(&mm->write_protect_seq, mm->write_protect_seq + 1);
+	smp_mb(); /* odd before any entry is write-protected or any pin checked */
+}
+
+static inline void mm_wp_seq_write_end(struct mm *mm)
+{
+	atomic_store_release(&mm->write_protect_seq, mm->write_protect_seq + 1);
 }
 
 /* What the swap subsystem (mm/swap_mm.c) plugs in; see mm_swap. */
@@ -174,7 +208,9 @@ unsigned mm_region_prot(const struct mm_region *r);
 /*
  * Maps @page (an order-0 frame, not necessarily from the allocator's free
  * lists; device memory too) at @va inside a region, taking a reference and
- * a map count for the mapping. Returns 0, -EFAULT (no region), -EEXIST
+ * a map count for the mapping. Takes mm->lock's read side and, in a
+ * shareable region, its mapping's lock (mapping_install_lock()), as a
+ * fault would. Returns 0, -EFAULT (no region), -EEXIST
  * (something is mapped there) or -ENOMEM.
  */
 int mm_map_page(struct mm *mm, vaddr_t va, struct page *page);
@@ -210,7 +246,7 @@ static inline bool mm_region_cow(const struct mm_region *r)
 /*
  * Maps a zeroed frame at every page of [start, start + len) that has
  * nothing mapped, as write faults would, without faulting (no fault is
- * counted). Returns 0, -EFAULT (part of the range is in no region or not
+ * counted), under the locks mm_map_page() takes. Returns 0, -EFAULT (part of the range is in no region or not
  * writable), -EINVAL or -ENOMEM (what was mapped stays).
  */
 int mm_populate(struct mm *mm, vaddr_t start, u64 len);
@@ -247,8 +283,11 @@ int mm_cow_protect(struct mm *mm, vaddr_t start, u64 len);
  * copied for the child at once instead), pages of shared regions are
  * shared writable. @src is flushed before this returns. Task context,
  * interrupts on. Swap entries are copied, each taking one more reference
- * on its slot. Returns 0 with *@out set, -ENOMEM (nothing left behind) or
- * an error of the swap subsystem (-EOVERFLOW: a slot's count is full).
+ * on its slot. A region attached to a mapping (mm/mapping.h) is attached
+ * to it in the child too: detach it there before destroying the child.
+ * Returns 0 with *@out set, -ENOMEM (nothing left behind), -ENOSPC (a
+ * mapping's attachment table is full) or an error of the swap subsystem
+ * (-EOVERFLOW: a slot's count is full).
  */
 int mm_fork(struct mm *src, struct mm **out);
 

@@ -5,6 +5,7 @@
  */
 #include "mm/page.h"
 #include "errno.h"
+#include "mm/pmm.h"
 
 struct page *mm_memmap;
 u64 mm_memmap_start_pfn, mm_memmap_end_pfn;
@@ -54,8 +55,11 @@ int page_pin(struct page *p)
 	return page_pin_nr(p, 1);
 }
 
-/* Decrements *@v by @n unless that would take it below @floor. */
-static bool page_sub_above(s32 *v, s32 n, s32 floor)
+/*
+ * Decrements *@v by @n unless that would take it below @floor. Returns the
+ * value left, or -1 when it refused.
+ */
+static s32 page_sub_above(s32 *v, s32 n, s32 floor)
 {
 	s32 old = atomic_load_relaxed(v);
 
@@ -63,23 +67,32 @@ static bool page_sub_above(s32 *v, s32 n, s32 floor)
 		s32 seen;
 
 		if (old - n < floor)
-			return false;
+			return -1;
 		seen = atomic_cmpxchg(v, old, old - n);
 		if (seen == old)
-			return true;
+			return old - n;
 		old = seen;
 	}
 }
 
 int page_unpin_nr(struct page *p, u32 nr)
 {
+	s32 left;
+
 	if (nr == 0 || nr > PAGE_REF_MAX / PIN_BIAS)
 		return -EINVAL;
-	if (!page_is_large_head(p))
-		return page_sub_above(&p->refcount, (s32)nr * PIN_BIAS, 0) ? 0 : -EINVAL;
-	if (!page_sub_above(&p->pincount, (s32)nr, 0))
+	if (!page_is_large_head(p)) {
+		left = page_sub_above(&p->refcount, (s32)nr * PIN_BIAS, 0);
+	} else {
+		if (page_sub_above(&p->pincount, (s32)nr, 0) < 0)
+			return -EINVAL;
+		left = atomic_sub_return(&p->refcount, (s32)nr);
+	}
+	if (left < 0)
 		return -EINVAL;
-	atomic_fetch_sub(&p->refcount, (s32)nr);
+	/* The pin held the last reference (the page was unmapped meanwhile): free it. */
+	if (left == 0)
+		page_free(p, p->order);
 	return 0;
 }
 

@@ -219,7 +219,11 @@ void page_memmap_init(void *storage, u64 start_pfn, u64 end_pfn);
  */
 int page_pin(struct page *p);
 
-/* Drops one pin taken by page_pin(). Returns 0, or -EINVAL if @p had none. */
+/*
+ * Drops one pin taken by page_pin(). When the pin held the block's last
+ * reference (its mappings went while it was pinned), the block is freed.
+ * Returns 0, or -EINVAL if @p had none.
+ */
 int page_unpin(struct page *p);
 
 /*

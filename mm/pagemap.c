@@ -95,6 +95,8 @@ int pagemap_register(struct dev_pagemap *pgmap)
 		err = -EINVAL;
 		goto out;
 	}
+	/* Alive again (a pagemap_unregister() before left it dead), before it is found. */
+	atomic_store_release(&pgmap->ref, 0);
 	for (pfn = pgmap->start_pfn; pfn < pgmap->end_pfn; pfn++) {
 		void **slot = leaf_slot_locked(pfn, true);
 
@@ -115,7 +117,11 @@ int pagemap_unregister(struct dev_pagemap *pgmap)
 {
 	unsigned long flags;
 
-	if (atomic_load_acquire(&pgmap->ref))
+	/*
+	 * One step from "no reference" to "dead": a lookup that found @pgmap
+	 * before its slots are cleared below can no longer take a reference.
+	 */
+	if (atomic_cmpxchg(&pgmap->ref, 0, PAGEMAP_REF_DEAD) != 0)
 		return -EBUSY;
 	flags = spin_lock_irqsave(&pagemap_tree_lock);
 	clear_range_locked(pgmap, pgmap->end_pfn);
@@ -138,6 +144,23 @@ struct dev_pagemap *pagemap_lookup(u64 pfn)
 	return atomic_load_acquire(&node->slot[slot_index(pfn, PAGEMAP_LEVELS - 1)]);
 }
 
+bool pagemap_tryget(struct dev_pagemap *pgmap)
+{
+	u32 old = atomic_load_relaxed(&pgmap->ref);
+
+	/* Never up from PAGEMAP_REF_DEAD: that word said "no reference" to unregister. */
+	for (;;) {
+		u32 seen;
+
+		if (old & PAGEMAP_REF_DEAD)
+			return false;
+		seen = atomic_cmpxchg(&pgmap->ref, old, old + 1);
+		if (seen == old)
+			return true;
+		old = seen;
+	}
+}
+
 struct dev_pagemap *pagemap_get(u64 pfn, struct dev_pagemap *cached)
 {
 	struct dev_pagemap *pgmap;
@@ -148,10 +171,10 @@ struct dev_pagemap *pagemap_get(u64 pfn, struct dev_pagemap *cached)
 		pagemap_put(cached);
 	}
 	pgmap = pagemap_lookup(pfn);
-	if (pgmap) {
-		atomic_fetch_add(&pgmap->ref, 1);
+	if (pgmap && !pagemap_tryget(pgmap))
+		return NULL;
+	if (pgmap)
 		this_cpu_inc(PCPU_PAGEMAP_REFS);
-	}
 	return pgmap;
 }
 

@@ -8,7 +8,11 @@
  *
  * Locking: registration and removal take pagemap_tree_lock; lookups are
  * lockless (tree nodes are never freed while the tree is in use, and a
- * slot is cleared only when its pagemap has no references).
+ * slot is cleared only when its pagemap has no references). Removal
+ * turns the count from 0 to PAGEMAP_REF_DEAD in one atomic step and a
+ * reference is taken only on a count that is not dead, so a lookup racing
+ * the removal either holds its reference first (and removal fails with
+ * -EBUSY) or gets none.
  */
 #ifndef MM_PAGEMAP_H
 #define MM_PAGEMAP_H
@@ -21,6 +25,9 @@ struct dev_pagemap {
 	unsigned id;
 	u32 ref __cacheline_aligned; /* references held by pinners: its own cache line */
 };
+
+/* In dev_pagemap.ref: unregistered, no reference can be taken (until registered again). */
+#define PAGEMAP_REF_DEAD (1u << 31)
 
 /* Whether @pfn lies in @pgmap. */
 static inline bool pagemap_contains(const struct dev_pagemap *pgmap, u64 pfn)
@@ -35,7 +42,10 @@ static inline bool pagemap_contains(const struct dev_pagemap *pgmap, u64 pfn)
  */
 int pagemap_register(struct dev_pagemap *pgmap);
 
-/* Removes @pgmap from the tree. Returns 0, or -EBUSY while it has references. */
+/*
+ * Removes @pgmap from the tree; from then on no reference can be taken on
+ * it. Returns 0, or -EBUSY while it has references (nothing changed).
+ */
 int pagemap_unregister(struct dev_pagemap *pgmap);
 
 /* The pagemap owning @pfn, or NULL; one tree walk (counted). No reference taken. */
@@ -50,7 +60,13 @@ struct dev_pagemap *pagemap_lookup(u64 pfn);
  */
 struct dev_pagemap *pagemap_get(u64 pfn, struct dev_pagemap *cached);
 
-/* Drops a reference taken by pagemap_get(). */
+/*
+ * Takes a reference on @pgmap, a pointer pagemap_lookup() returned, unless
+ * pagemap_unregister() has removed it meanwhile. Returns whether it did.
+ */
+bool pagemap_tryget(struct dev_pagemap *pgmap);
+
+/* Drops a reference taken by pagemap_get() or pagemap_tryget(). */
 void pagemap_put(struct dev_pagemap *pgmap);
 
 /* Tree nodes allocated (for tests: all go back with pagemap_tree_destroy()). */

@@ -1,9 +1,11 @@
 /*
  * Page pinning (see mm/pin.h). The fast walk runs with interrupts off and
- * no lock: page tables and frames are freed only after every CPU that had
- * the mm loaded acknowledged the flush IPI, which this CPU cannot do until
- * the walk ends. The slow path faults one page in through mm/fault.c (which
- * takes the mm's read side) and walks again.
+ * no lock, on a CPU that has the mm loaded only: page tables and frames
+ * are freed only after every CPU in mm_cpumask acknowledged the flush IPI,
+ * which this CPU cannot do until the walk ends. Each pin rechecks the
+ * entry it came from, and a walk that overlapped fork's write-protect is
+ * undone. Otherwise pages are pinned by a walk under the mm's read side;
+ * the slow path faults one page in through mm/fault.c and walks again.
  */
 #include "mm/pin.h"
 #include "errno.h"
@@ -11,6 +13,7 @@
 #include "kernel/percpu.h"
 #include "lib/atomic.h"
 #include "mm/fault.h"
+#include "mm/mapping.h"
 #include "mm/mm.h"
 #include "mm/page.h"
 #include "mm/pagemap.h"
@@ -131,32 +134,97 @@ static unsigned pin_one_mapping(struct pin_walk *w, vaddr_t va, paddr_t pa, u64 
 	return k;
 }
 
-/* Pins from w->done on while pages are present (and writable if asked). Interrupts off. */
-static void pin_walk_irq(struct pin_walk *w)
+/* Whether two pt_lookup() results are the same translation (A and D bits aside). */
+static bool pin_same_entry(paddr_t pa, unsigned prot, u64 size, paddr_t pa2, unsigned prot2,
+			   u64 size2)
 {
-	while (w->done < w->nr) {
-		vaddr_t va = w->start + (vaddr_t)w->done * PT_PAGE_4K;
-		paddr_t pa;
-		unsigned prot, k;
-		u64 size;
+	return pa == pa2 && prot == prot2 && size == size2;
+}
 
-		if (pt_lookup(w->mm->root, va, &pa, &prot, &size))
-			return;
-		if ((w->flags & PIN_WRITE) && !(prot & PROT_WRITE))
-			return;
-		k = pin_one_mapping(w, va, pa, size);
-		if (!k)
-			return;
-		w->done += k;
+/*
+ * Pins the mapping at the next page and checks, as gup-fast does, that the
+ * entry still says what it said when read: if it changed meanwhile (an
+ * unmap, a copy-on-write break, fork's write-protect), the page pinned is
+ * no longer what @mm maps there, so the pin is dropped. Returns whether
+ * the walk goes on.
+ */
+static bool pin_walk_step(struct pin_walk *w)
+{
+	vaddr_t va = w->start + (vaddr_t)w->done * PT_PAGE_4K;
+	paddr_t pa, pa2;
+	unsigned prot, prot2, k;
+	u64 size, size2;
+
+	if (pt_lookup(w->mm->root, va, &pa, &prot, &size))
+		return false;
+	if ((w->flags & PIN_WRITE) && !(prot & PROT_WRITE))
+		return false;
+	k = pin_one_mapping(w, va, pa, size);
+	if (!k)
+		return false;
+	if (pt_lookup(w->mm->root, va, &pa2, &prot2, &size2) ||
+	    !pin_same_entry(pa, prot, size, pa2, prot2, size2)) {
+		unpin_pages(&w->pages[w->done], k);
+		this_cpu_inc(PCPU_PIN_RETRIES);
+		return false;
+	}
+	w->done += k;
+	return true;
+}
+
+/*
+ * The lockless walk, safe only on a CPU that has @mm loaded: a table or
+ * frame is freed only after every CPU in mm_cpumask acknowledged the flush
+ * IPI, which this CPU cannot do with interrupts off. Elsewhere nothing
+ * holds a shootdown back, so the walk is left to pin_walk_locked()
+ * (counted). Pins taken while fork ran are undone (fork's sequence count).
+ */
+static void pin_walk_fast(struct pin_walk *w)
+{
+	u32 seq = mm_wp_seq_read_begin(w->mm);
+	unsigned from = w->done;
+	unsigned long irq;
+
+	if (seq & 1)
+		return; /* fork is write-protecting: pin_walk_locked() waits for it */
+	irq = arch_irq_save();
+	if (cpumask_test_cpu(arch_cpu_id(), mm_cpumask(w->mm))) {
+		while (w->done < w->nr && pin_walk_step(w))
+			;
+	} else {
+		this_cpu_inc(PCPU_PIN_UNLOADED);
+	}
+	arch_irq_restore(irq);
+	if (w->done > from && mm_wp_seq_read_retry(w->mm, seq)) {
+		unpin_pages(&w->pages[from], w->done - from);
+		w->done = from;
+		w->err = 0; /* the locked walk meets any error again */
+		this_cpu_inc(PCPU_PIN_RETRIES);
 	}
 }
 
-static void pin_walk_fast(struct pin_walk *w)
+/*
+ * The walk under @mm's read side, which keeps out fork and every unmap
+ * but the shareable zap, and, in a shareable region, its mapping lock,
+ * which keeps out that one. Any CPU, task context.
+ */
+static void pin_walk_locked(struct pin_walk *w)
 {
-	unsigned long irq = arch_irq_save();
+	struct mm *mm = w->mm;
 
-	pin_walk_irq(w);
-	arch_irq_restore(irq);
+	read_lock(&mm->lock);
+	while (w->done < w->nr) {
+		vaddr_t va = w->start + (vaddr_t)w->done * PT_PAGE_4K;
+		const struct mm_region *r = mm_region_find_locked(mm, va);
+		bool held = r && mapping_install_lock(r);
+		bool more = pin_walk_step(w);
+
+		if (r)
+			mapping_fault_unlock(r, held);
+		if (!more)
+			break;
+	}
+	read_unlock(&mm->lock);
 }
 
 int pin_pages_fast(struct mm *mm, vaddr_t start, unsigned nr, unsigned flags,
@@ -168,13 +236,15 @@ int pin_pages_fast(struct mm *mm, vaddr_t start, unsigned nr, unsigned flags,
 		return -EINVAL;
 	pol->flag->note_pinned(mm);
 	pin_walk_fast(&w);
+	if (w.done < nr && !w.err)
+		pin_walk_locked(&w);
 	while (w.done < nr && !w.err && !(flags & PIN_FAST_ONLY)) {
 		vaddr_t va = start + (vaddr_t)w.done * PT_PAGE_4K;
 
 		/* Slow path: fault the page in as an access would, then walk on. */
 		w.err = fault_handle_mm(mm, va, (flags & PIN_WRITE) ? FAULT_WRITE : 0);
 		if (!w.err)
-			pin_walk_fast(&w);
+			pin_walk_locked(&w);
 	}
 	pol->pagemap->done(w.pgmap);
 	return w.done ? (int)w.done : (w.err ? w.err : -EFAULT);

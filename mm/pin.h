@@ -1,9 +1,15 @@
 /*
  * Page pinning (FOLL_PIN style): pin_pages_fast() walks an address space's
- * page tables without its lock, with interrupts off on this CPU (so a
- * concurrent shootdown, which needs this CPU's acknowledgement before it
- * frees anything, waits for the walk), and pins each present page; pages
- * that are not there are faulted in by a slow path. Pins are counted on
+ * page tables without its lock, with interrupts off on this CPU, and pins
+ * each present page. That is safe only while this CPU has the address
+ * space loaded (is in mm_cpumask): a concurrent shootdown needs its
+ * acknowledgement before it frees anything, so it waits for the walk. On
+ * any other CPU the pages are pinned by a walk under the mm's read side
+ * instead (counted as PCPU_PIN_UNLOADED). Each pin rechecks the entry it
+ * came from and is dropped if the entry changed; a lockless walk that
+ * overlapped mm_fork()'s write-protect (its sequence count) is undone and
+ * redone under the lock (both counted as PCPU_PIN_RETRIES). Pages that
+ * are not there are faulted in by a slow path. Pins are counted on
  * struct page (mm/page.h: PIN_BIAS on order-0 frames, an exact pincount on
  * a large block's head, which is pinned once per call for all the pages of
  * the call it covers). Device pages need a reference on their pagemap.
@@ -27,7 +33,7 @@ struct dev_pagemap;
 
 /* pin_pages_fast() flags */
 #define PIN_WRITE (1u << 0)	/* the caller will write: fault in write-protected pages */
-#define PIN_FAST_ONLY (1u << 1) /* no slow path: stop at the first page not present */
+#define PIN_FAST_ONLY (1u << 1) /* no faulting: stop at the first page not present */
 
 struct pin_flag_ops {
 	const char *name;
@@ -58,7 +64,8 @@ extern const struct pin_policy pin_policy_default;
 
 /*
  * Pins the @nr pages from @start in @mm, storing them in @pages. Task
- * context with interrupts on (the slow path may fault and flush). Returns
+ * context with interrupts on, @mm's lock not held (the slow path may take
+ * it, fault and flush); lockless only on a CPU with @mm loaded. Returns
  * how many were pinned from @start (fewer when a page is outside every
  * region, or PIN_FAST_ONLY stopped at one not present), or a negative
  * error when none was: -EFAULT, -ENOMEM, -EOVERFLOW (a pin count would

@@ -87,17 +87,21 @@ static void pt_pool_drain(struct pt_op *op)
 		pt_table_free(p);
 }
 
-/* Entry @i of table @tp (mapped at @t) goes from empty to @e. */
+/*
+ * Entry @i of table @tp (mapped at @t) goes from empty to @e. The entry
+ * count changes atomically, as the fault path's (mm/pt_leaf.c) does: a
+ * plain update could lose one of theirs.
+ */
 static void pt_install(struct page *tp, pte_t *t, unsigned i, pte_t e)
 {
 	pt_set(t, i, e);
-	tp->priv++;
+	atomic_fetch_add(&tp->priv, 1);
 }
 
 /* Entry @i goes from present to empty; returns what it held, A/D bits included. */
 static pte_t pt_clear(struct page *tp, pte_t *t, unsigned i)
 {
-	tp->priv--;
+	atomic_fetch_sub(&tp->priv, 1);
 	return atomic_xchg(&t[i], 0);
 }
 

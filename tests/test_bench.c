@@ -5,15 +5,20 @@
  * warm-up), a failing variant is counted as failed and runs no more while
  * the other goes on, idle_targets keeps the other CPUs out of the loop, the
  * variants' episodes alternate in a seeded order, adaptive runs stay in the
- * bench's range, and CPU counts outside it are counted as skipped. Kernel
+ * bench's range, CPU counts outside it are counted as skipped, and a failed
+ * teardown fails its case and stops the benchmark's later cases. Kernel
  * only (needs the CPUs).
  */
 #include "bench/bench.h"
 #include "errno.h"
 #include "kernel/cmdline.h"
+#include "kernel/percpu.h"
+#include "kernel/smp.h"
 #include "lib/atomic.h"
 #include "lib/string.h"
+#include "mm/mm.h"
 #include "tests/ktest.h"
+#include <arch/arch.h>
 
 #define PROBE_ITERS 3
 #define PROBE_WARMUP 1
@@ -29,13 +34,30 @@ struct probe_counts {
 
 static struct probe_counts probe;
 
+/*
+ * Leak mode: setup loads an address space on another CPU and leaves it
+ * there, so the teardown's mm_destroy() fails with -EBUSY, as it does in
+ * a benchmark whose switch-away did not reach a CPU.
+ */
+static struct mm *probe_mm;
+static unsigned probe_leak_cpu; /* 0: leak mode off */
+
+static void probe_switch(void *arg)
+{
+	mm_switch(arg);
+}
+
 static int probe_setup(struct bench_ctx *c)
 {
 	if (probe.setup < PROBE_ORDER_MAX)
 		probe.order[probe.setup] = (u8)c->variant;
 	probe.setup++;
 	c->ops = 10;
-	return 0;
+	if (!probe_leak_cpu)
+		return 0;
+	if (mm_create(&probe_mm))
+		return -ENOMEM;
+	return smp_call_one(probe_leak_cpu, probe_switch, probe_mm, true);
 }
 
 static int probe_prepare(struct bench_ctx *c)
@@ -64,10 +86,11 @@ static int probe_verify(struct bench_ctx *c)
 	return probe_breaks && c->variant == 1 ? -EINVAL : 0;
 }
 
-static void probe_teardown(struct bench_ctx *c)
+static int probe_teardown(struct bench_ctx *c)
 {
 	(void)c;
 	probe.teardown++;
+	return probe_leak_cpu ? mm_destroy(probe_mm) : 0;
 }
 
 static const char *const probe_variants[] = { "naive", "broken" };
@@ -218,11 +241,36 @@ static void test_bench_counts_skips(struct ktest *t)
 	KEXPECT_EQ(t, probe.setup, 0);
 }
 
+/* A teardown that fails fails its case, and no later case runs on what it left. */
+static void test_bench_teardown_failure(struct ktest *t)
+{
+	struct bench_outcome out;
+	unsigned cpu;
+
+	if (ncpus_online < 2) {
+		ktest_skip(t, "needs a second CPU to leave an address space on");
+		return;
+	}
+	for_each_cpu(cpu, &cpu_online_mask)
+		if (cpu != arch_cpu_id())
+			break;
+	probe_leak_cpu = cpu;
+	run_probe(t, false, &out);
+	probe_leak_cpu = 0;
+	KEXPECT_EQ(t, out.passed, 0);
+	KEXPECT_EQ(t, out.failed, 2); /* the case whose teardown failed, and the one after it */
+	KEXPECT_EQ(t, probe.setup, 1);
+	KEXPECT_EQ(t, probe.teardown, 1);
+	KEXPECT_EQ(t, smp_call_one(cpu, probe_switch, NULL, true), 0);
+	KEXPECT_EQ(t, mm_destroy(probe_mm), 0);
+}
+
 static const struct ktest_case bench_cases[] = {
 	KTEST_CASE(test_bench_counts_calls),
 	KTEST_CASE(test_bench_idle_targets),
 	KTEST_CASE(test_bench_interleaves_variants),
 	KTEST_CASE(test_bench_adaptive_range),
 	KTEST_CASE(test_bench_counts_skips),
+	KTEST_CASE(test_bench_teardown_failure),
 };
 KTEST_SUITE(bench, bench_cases);

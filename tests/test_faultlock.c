@@ -6,7 +6,9 @@
  * region; fixed: none on private regions, one per fault on shareable
  * ones); and faults on every other CPU racing the writer on a shareable
  * region never see a torn mapping, by contents and by page-table
- * invariants. Faults are real #PFs on loaded address spaces; other CPUs
+ * invariants; and mm_populate() on every other CPU racing the writer
+ * leaves every table's entry count right and frees no table in use.
+ * Faults are real #PFs on loaded address spaces; other CPUs
  * work through smp_run_async() (task context, interrupts on, as faults
  * that wait behind a flushing writer need). Kernel only.
  */
@@ -21,6 +23,7 @@
 #include "mm/pt.h"
 #include "tests/ktest.h"
 #include <arch/arch.h>
+#include <arch/pte.h>
 
 #define KB4 PT_PAGE_4K
 #define RW (MM_READ | MM_WRITE)
@@ -31,6 +34,7 @@
 #define READER_PAGES 8 /* shareable pages each racing reader owns */
 #define MAX_READERS (MAPPING_SHARE_ALIGN / KB4 / READER_PAGES)
 #define RACE_ZAPS 100
+#define POP_ZAPS 1000 /* populate race: zaps are cheap with no CPU to flush */
 #define RACE_TIMEOUT_S 120
 #define LAST_WORD (KB4 / sizeof(u64) - 1)
 
@@ -300,11 +304,110 @@ static void test_faultlock_writer_race(struct ktest *t)
 	fl_mm_destroy(t, race.mm);
 }
 
+/* the race: mm_populate() on other CPUs, the writer zaps */
+
+struct fl_pop {
+	struct mm *mm;
+	u32 started, done, stop, nworkers;
+	u32 errors; /* mm_populate() calls that failed */
+	u64 calls;
+};
+
+static struct fl_pop pop;
+
+static void fl_populater(void *arg)
+{
+	vaddr_t base = SHARE_BASE + (vaddr_t)(uintptr_t)arg * READER_PAGES * KB4;
+	u64 calls = 0;
+
+	atomic_fetch_add(&pop.started, 1);
+	do {
+		if (mm_populate(pop.mm, base, READER_PAGES * KB4))
+			atomic_fetch_add(&pop.errors, 1);
+		calls++;
+	} while (calls < 3 || !atomic_load_acquire(&pop.stop));
+	atomic_fetch_add(&pop.calls, calls);
+	atomic_fetch_add(&pop.done, 1);
+}
+
+/* Waits until @count reaches pop.nworkers; false on timeout. */
+static bool fl_pop_wait(u32 *count)
+{
+	u64 deadline = arch_tsc_read() + arch_tsc_hz() * RACE_TIMEOUT_S;
+
+	while (atomic_load_acquire(count) < pop.nworkers) {
+		if (arch_tsc_read() > deadline)
+			return false;
+		arch_cpu_relax();
+	}
+	return true;
+}
+
+/*
+ * The level-1 table under @va: its entry count must equal the entries
+ * present. Returns the entries present, or -1 when the count is wrong.
+ */
+static int fl_table_check(struct mm *mm, vaddr_t va)
+{
+	paddr_t tab = mm->root;
+	const pte_t *t;
+	unsigned n = 0;
+
+	for (int l = PTE_LEVELS; l > 1; l--) {
+		pte_t e = ((const pte_t *)phys_to_virt(tab))[PTE_INDEX(va, l)];
+
+		if (!pte_present(e))
+			return 0;
+		tab = pte_addr(e, l);
+	}
+	t = phys_to_virt(tab);
+	for (unsigned i = 0; i < PTE_PER_TABLE; i++)
+		n += t[i] != 0;
+	return phys_to_page(tab)->priv == n ? (int)n : -1;
+}
+
+static void test_faultlock_populate_race(struct ktest *t)
+{
+	struct pmm_stats before, after;
+	unsigned cpu, self = arch_cpu_id();
+	int present;
+
+	if (ncpus_online < 2) {
+		ktest_skip(t, "needs a second CPU");
+		return;
+	}
+	pmm_stats_get(&before);
+	pop = (struct fl_pop){ 0 };
+	KASSERT_EQ(t, fl_mm_create(&pop.mm), 0);
+	for_each_cpu(cpu, &cpu_online_mask) {
+		if (cpu != self && pop.nworkers < MAX_READERS &&
+		    !smp_run_async(cpu, fl_populater, (void *)(uintptr_t)pop.nworkers))
+			pop.nworkers++;
+	}
+	KASSERT(t, pop.nworkers > 0 && fl_pop_wait(&pop.started));
+	for (unsigned zaps = 0; zaps < POP_ZAPS; zaps++)
+		KEXPECT_EQ(t, mapping_zap(&fl_mapping, NULL), 0);
+	atomic_store_release(&pop.stop, 1);
+	KASSERT(t, fl_pop_wait(&pop.done));
+	present = fl_table_check(pop.mm, SHARE_BASE);
+	ktest_log(t, "%u populaters, %lu calls, %d entries left", pop.nworkers,
+		  (unsigned long)pop.calls, present);
+	KEXPECT_EQ(t, pop.errors, 0);
+	KEXPECT_GE(t, present, 0);
+	KEXPECT_EQ(t, pt_walk(pop.mm->root, SHARE_BASE, MAPPING_SHARE_ALIGN, fl_leaf_check, NULL), 0);
+	fl_mm_destroy(t, pop.mm);
+	pmm_drain_all();
+	pmm_stats_get(&after);
+	KEXPECT_EQ(t, after.allocated, before.allocated);
+	KEXPECT_EQ(t, after.errors, before.errors);
+}
+
 static const struct ktest_case faultlock_cases[] = {
 	KTEST_CASE(test_faultlock_attach_checks),
 	KTEST_CASE(test_faultlock_counts),
 	KTEST_CASE(test_faultlock_zap),
 	KTEST_CASE(test_faultlock_writer_race),
+	KTEST_CASE(test_faultlock_populate_race),
 };
 KTEST_SUITE_EXT(faultlock_naive, faultlock_cases, faultlock_init, faultlock_exit,
 		&fault_lock_naive);

@@ -7,6 +7,8 @@
  */
 #include "errno.h"
 #include "kernel/percpu.h"
+#include "mm/devmem.h"
+#include "mm/page.h"
 #include "mm/pagemap.h"
 #include "mm/pmm.h"
 #include "tests/ktest.h"
@@ -119,11 +121,68 @@ static void test_pagemap_busy_while_referenced(struct ktest *t)
 	KEXPECT(t, pagemap_get(PGM_BASE - 1, NULL) == NULL);
 }
 
+/*
+ * A getter that looked the pagemap up just before it was unregistered
+ * must not get a reference on it afterwards: pagemap_get()'s two steps,
+ * with pagemap_unregister() in between.
+ */
+static void test_pagemap_no_ref_after_unregister(struct ktest *t)
+{
+	struct dev_pagemap *p = pagemap_lookup(pgm[2].start_pfn);
+
+	KASSERT(t, p == &pgm[2]);
+	KASSERT_EQ(t, pagemap_unregister(&pgm[2]), 0);
+	KEXPECT(t, !pagemap_tryget(p));
+	KEXPECT(t, pagemap_lookup(pgm[2].start_pfn) == NULL);
+	KEXPECT(t, pagemap_get(pgm[2].start_pfn, NULL) == NULL);
+	/* Registered again, it takes references as before. */
+	KASSERT_EQ(t, pagemap_register(&pgm[2]), 0);
+	p = pagemap_get(pgm[2].start_pfn, NULL);
+	KEXPECT(t, p == &pgm[2]);
+	KEXPECT_EQ(t, pgm[2].ref, 1);
+	if (p)
+		pagemap_put(p);
+	KEXPECT_EQ(t, pgm[2].ref, 0);
+}
+
+/* Device memory in use (a pagemap reference, a pin) is not given back, and stays registered. */
+static void test_pagemap_devmem_destroy_busy(struct ktest *t)
+{
+	static struct devmem dm;
+	struct pmm_stats s0, s1;
+	u64 nodes0 = pagemap_tree_nodes();
+	struct dev_pagemap *p;
+
+	pmm_stats_get(&s0);
+	KASSERT_EQ(t, devmem_create(&dm, 2, 2), 0);
+	p = pagemap_get(page_to_pfn(devmem_page(&dm, 4)), NULL);
+	KASSERT(t, p == &dm.pgmap[1]);
+	KEXPECT_EQ(t, devmem_destroy(&dm), -EBUSY);
+	KEXPECT(t, pagemap_lookup(page_to_pfn(devmem_page(&dm, 0))) == &dm.pgmap[0]);
+	KEXPECT(t, page_test_flags(devmem_page(&dm, 0), PG_DEVICE));
+	pagemap_put(p);
+	/* A pin taken through a pagemap reference that is gone again. */
+	KEXPECT_EQ(t, page_pin(devmem_page(&dm, 7)), 0);
+	KEXPECT_EQ(t, devmem_destroy(&dm), -EBUSY);
+	KEXPECT(t, pagemap_lookup(page_to_pfn(devmem_page(&dm, 0))) == &dm.pgmap[0]);
+	KEXPECT(t, pagemap_lookup(page_to_pfn(devmem_page(&dm, 7))) == &dm.pgmap[1]);
+	KEXPECT_EQ(t, dm.nranges, 2);
+	KEXPECT_EQ(t, page_unpin(devmem_page(&dm, 7)), 0);
+	KEXPECT_EQ(t, devmem_destroy(&dm), 0);
+	KEXPECT(t, pagemap_lookup(page_to_pfn(devmem_page(&dm, 0))) == NULL);
+	pmm_drain_all();
+	pmm_stats_get(&s1);
+	/* Every frame back but the tree nodes the new pfns needed (freed with the tree). */
+	KEXPECT_EQ(t, s1.allocated - (pagemap_tree_nodes() - nodes0), s0.allocated);
+}
+
 static const struct ktest_case pagemap_cases[] = {
 	KTEST_CASE(test_pagemap_lookup_edges),
 	KTEST_CASE(test_pagemap_overlap_refused),
 	KTEST_CASE(test_pagemap_get_per_page),
 	KTEST_CASE(test_pagemap_get_cached),
 	KTEST_CASE(test_pagemap_busy_while_referenced),
+	KTEST_CASE(test_pagemap_no_ref_after_unregister),
+	KTEST_CASE(test_pagemap_devmem_destroy_busy),
 };
 KTEST_SUITE_EXT(pagemap, pagemap_cases, pagemap_suite_init, pagemap_suite_exit, NULL);

@@ -11,6 +11,7 @@
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
 #include "lib/atomic.h"
+#include "lib/string.h"
 #include "mm/devmem.h"
 #include "mm/mm.h"
 #include "mm/page.h"
@@ -30,16 +31,19 @@ static const struct pin_policy fixed_flag = { &pin_flag_fixed, &pin_pagemap_cach
 static struct mm *pin_mm;
 static struct page *pages[PIN_PAGES];
 
+/* The boot CPU pins as a task of pin_mm would: with pin_mm loaded. */
 static int pin_suite_init(struct ktest *t)
 {
 	(void)t;
 	if (mm_create(&pin_mm))
 		return -ENOMEM;
+	mm_switch(pin_mm);
 	return mm_map_region(pin_mm, PIN_BASE, PIN_PAGES * PT_PAGE_4K, MM_READ | MM_WRITE);
 }
 
 static void pin_suite_exit(struct ktest *t)
 {
+	mm_switch(NULL);
 	KEXPECT_EQ(t, mm_destroy(pin_mm), 0);
 }
 
@@ -112,6 +116,7 @@ static void test_pin_flag_writes(struct ktest *t)
 
 	KASSERT_EQ(t, mm_create(&mm), 0);
 	KASSERT_EQ(t, mm_map_region(mm, PIN_BASE, PT_PAGE_4K, MM_READ | MM_WRITE), 0);
+	mm_switch(mm);
 	before = my_count(PCPU_PIN_FLAG_WRITES);
 	for (int i = 0; i < 10; i++) {
 		KEXPECT_EQ(t, pin_pages_fast(mm, PIN_BASE, 1, 0, pages, &naive_flag), 1);
@@ -124,20 +129,47 @@ static void test_pin_flag_writes(struct ktest *t)
 		unpin_pages(pages, 1);
 	}
 	KEXPECT_EQ(t, my_count(PCPU_PIN_FLAG_WRITES) - before, 1);
+	mm_switch(pin_mm);
 	KEXPECT_EQ(t, mm_destroy(mm), 0);
 }
 
 struct pin_torture {
-	u32 failures;
+	u32 failures, started, done;
 };
 
-/* Every CPU pins and unpins overlapping windows of the same pages. */
+/* Runs @fn(@arg) on every other online CPU (task context); returns how many took it. */
+static unsigned pin_run_others(smp_call_fn fn, void *arg)
+{
+	unsigned cpu, n = 0;
+
+	for_each_cpu(cpu, &cpu_online_mask)
+		if (cpu != arch_cpu_id() && !smp_run_async(cpu, fn, arg))
+			n++;
+	return n;
+}
+
+/* Waits until *@count reaches @n, at most @ms milliseconds; false on timeout. */
+static bool pin_wait(u32 *count, u32 n, u64 ms)
+{
+	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * ms;
+
+	while (atomic_load_acquire(count) < n) {
+		if (arch_tsc_read() > deadline)
+			return false;
+		arch_cpu_relax();
+	}
+	return true;
+}
+
+/* Every CPU pins and unpins overlapping windows of the same pages, with pin_mm loaded. */
 static void pin_torture_cpu(void *arg)
 {
 	struct pin_torture *pt = arg;
 	struct page *mine[16];
 	unsigned off = this_cpu()->cpu_id % (PIN_PAGES - 16);
+	struct mm *was = mm_current();
 
+	mm_switch(pin_mm);
 	for (int r = 0; r < PIN_ROUNDS; r++) {
 		int n = pin_pages_fast(pin_mm, PIN_BASE + (off + r % 8) * PT_PAGE_4K, 16, 0, mine,
 				       &pin_policy_default);
@@ -145,6 +177,8 @@ static void pin_torture_cpu(void *arg)
 		if (n != 16 || unpin_pages(mine, 16))
 			atomic_fetch_add(&pt->failures, 1);
 	}
+	mm_switch(was);
+	atomic_fetch_add(&pt->done, 1);
 }
 
 static void test_pin_concurrent_counts_restored(struct ktest *t)
@@ -159,9 +193,9 @@ static void test_pin_concurrent_counts_restored(struct ktest *t)
 	unpin_pages(pages, PIN_PAGES);
 	for (int i = 0; i < PIN_PAGES; i++)
 		refs[i] = page_ref_count(pages[i]);
-	KASSERT_EQ(t, smp_call_others(pin_torture_cpu, &pt, false), 0);
+	n = (int)pin_run_others(pin_torture_cpu, &pt);
 	pin_torture_cpu(&pt);
-	KASSERT_EQ(t, smp_call_wait(), 0);
+	KASSERT(t, pin_wait(&pt.done, (u32)n + 1, 120000));
 	KEXPECT_EQ(t, pt.failures, 0);
 	for (int i = 0; i < PIN_PAGES; i++) {
 		KEXPECT_EQ(t, page_ref_count(pages[i]), refs[i]);
@@ -211,12 +245,14 @@ static void test_pin_large_page_head(struct ktest *t)
 	KASSERT_EQ(t, mm_create(&mm), 0);
 	KASSERT_EQ(t, pt_map(mm->root, base, page_to_phys(block), PT_PAGE_2M,
 			     PROT_READ | PROT_WRITE | PROT_USER, PT_PAGE_2M), 0);
+	mm_switch(mm);
 	KEXPECT_EQ(t, pin_pages_fast(mm, base, 512, PIN_FAST_ONLY, big, &pin_policy_default), 512);
 	KEXPECT_EQ(t, page_pin_count(block), 512);
 	KEXPECT(t, big[511] == block + 511);
 	KEXPECT_EQ(t, unpin_pages(big, 512), 0);
 	KEXPECT_EQ(t, page_pin_count(block), 0);
 	KEXPECT_EQ(t, page_ref_count(block), 1);
+	mm_switch(pin_mm); /* the unmap below flushes nothing: leave mm first */
 	{
 		struct pt_gather g;
 
@@ -228,6 +264,242 @@ static void test_pin_large_page_head(struct ktest *t)
 	KEXPECT_EQ(t, page_free(block, 9), 0);
 }
 
+/* the fast path's rule: lockless only with the mm loaded */
+
+struct pin_remote {
+	bool load;	/* switch to pin_mm first */
+	int n;		/* what pin_pages_fast() returned */
+	u32 done;
+	u64 unloaded;	/* PCPU_PIN_UNLOADED counted by the call */
+	struct page *got[8];
+};
+
+static void pin_remote_cpu(void *arg)
+{
+	struct pin_remote *pr = arg;
+	u64 before = my_count(PCPU_PIN_UNLOADED);
+
+	if (pr->load)
+		mm_switch(pin_mm);
+	pr->n = pin_pages_fast(pin_mm, PIN_BASE, 8, PIN_FAST_ONLY, pr->got, &pin_policy_default);
+	pr->unloaded = my_count(PCPU_PIN_UNLOADED) - before;
+	if (pr->load)
+		mm_switch(NULL);
+	atomic_store_release(&pr->done, 1);
+}
+
+/*
+ * While this CPU holds pin_mm's write side (as an unmapper would, about to
+ * free tables), a CPU without pin_mm loaded must not walk its tables: its
+ * pin waits for the lock. A CPU with pin_mm loaded walks locklessly.
+ */
+static void test_pin_walk_needs_loaded_mm(struct ktest *t)
+{
+	unsigned cpu;
+
+	if (ncpus_online < 2) {
+		ktest_skip(t, "needs a second CPU");
+		return;
+	}
+	for_each_cpu(cpu, &cpu_online_mask)
+		if (cpu != arch_cpu_id())
+			break;
+	KASSERT_EQ(t, mm_populate(pin_mm, PIN_BASE, 8 * PT_PAGE_4K), 0);
+	for (int load = 0; load < 2; load++) {
+		static struct pin_remote pr;
+
+		pr = (struct pin_remote){ .load = load };
+		write_lock(&pin_mm->lock);
+		KASSERT_EQ(t, smp_run_async(cpu, pin_remote_cpu, &pr), 0);
+		/* Unloaded: still waiting after 100 ms. Loaded: done without the lock. */
+		KEXPECT_EQ(t, pin_wait(&pr.done, 1, load ? 60000 : 100), load);
+		write_unlock(&pin_mm->lock);
+		KASSERT(t, pin_wait(&pr.done, 1, 60000));
+		KEXPECT_EQ(t, pr.n, 8);
+		KEXPECT_EQ(t, pr.unloaded, load ? 0 : 1);
+		if (pr.n > 0)
+			KEXPECT_EQ(t, unpin_pages(pr.got, (unsigned)pr.n), 0);
+	}
+}
+
+/* the recheck and fork's sequence count, driven from inside the walk */
+
+static struct pin_race {
+	struct devmem dm;
+	vaddr_t va;
+	unsigned calls;	     /* pagemap gets seen */
+	bool swap_entry;     /* first get: remap va from device page 0 to page 1 */
+	bool fork_meanwhile; /* first get: a whole fork's write-protect runs */
+} race;
+
+/* Runs between the walk's read of the entry and the pin: what another CPU could do there. */
+static struct dev_pagemap *race_get(u64 pfn, struct dev_pagemap *last)
+{
+	struct page *a = devmem_page(&race.dm, 0), *b = devmem_page(&race.dm, 1);
+
+	if (race.calls++ == 0 && race.swap_entry &&
+	    !pt_leaf_replace(pin_mm->root, race.va, page_to_phys(a), page_to_phys(b),
+			     PROT_READ | PROT_WRITE | PROT_USER)) {
+		/* The mapping's reference and map count move from a to b. */
+		page_ref_inc(b);
+		page_map_inc(b);
+		page_map_dec(a);
+		page_ref_dec_and_test(a);
+	}
+	if (race.calls == 1 && race.fork_meanwhile) {
+		mm_wp_seq_write_begin(pin_mm);
+		mm_wp_seq_write_end(pin_mm);
+	}
+	return pagemap_get(pfn, last);
+}
+
+static struct dev_pagemap *race_after(struct dev_pagemap *pgmap)
+{
+	return pgmap;
+}
+
+static void race_done(struct dev_pagemap *pgmap)
+{
+	if (pgmap)
+		pagemap_put(pgmap);
+}
+
+static const struct pin_pagemap_ops race_pagemap = { "race", race_get, race_after, race_done };
+static const struct pin_policy race_policy = { &pin_flag_fixed, &race_pagemap };
+
+/* Device pages 0 and 2 mapped at race.va and the page after it. Returns 0 or -1 (failed). */
+static int race_setup(struct ktest *t)
+{
+	race = (struct pin_race){ .va = PIN_BASE + 0x200000 };
+	if (!KEXPECT_EQ(t, devmem_create(&race.dm, 1, 2), 0))
+		return -1;
+	if (!KEXPECT_EQ(t, mm_map_region(pin_mm, race.va, 2 * PT_PAGE_4K, MM_READ | MM_WRITE), 0) ||
+	    !KEXPECT_EQ(t, mm_map_page(pin_mm, race.va, devmem_page(&race.dm, 0)), 0) ||
+	    !KEXPECT_EQ(t, mm_map_page(pin_mm, race.va + PT_PAGE_4K, devmem_page(&race.dm, 2)), 0))
+		return -1;
+	return 0;
+}
+
+static void race_teardown(struct ktest *t)
+{
+	KEXPECT_EQ(t, race.dm.pgmap[0].ref, 0);
+	KEXPECT_EQ(t, mm_unmap_region(pin_mm, race.va, 2 * PT_PAGE_4K), 0);
+	KEXPECT_EQ(t, devmem_destroy(&race.dm), 0);
+}
+
+/* The entry changes between its read and the pin: the pin is dropped and the new page pinned. */
+static void test_pin_rechecks_entry(struct ktest *t)
+{
+	u64 retries = my_count(PCPU_PIN_RETRIES);
+	struct page *got[1];
+
+	if (race_setup(t))
+		return;
+	race.swap_entry = true;
+	KEXPECT_EQ(t, pin_pages_fast(pin_mm, race.va, 1, 0, got, &race_policy), 1);
+	KEXPECT(t, got[0] == devmem_page(&race.dm, 1));
+	KEXPECT_EQ(t, page_pin_count(devmem_page(&race.dm, 0)), 0);
+	KEXPECT_EQ(t, page_pin_count(devmem_page(&race.dm, 1)), 1);
+	KEXPECT_EQ(t, my_count(PCPU_PIN_RETRIES) - retries, 1);
+	KEXPECT_EQ(t, unpin_pages(got, 1), 0);
+	race_teardown(t);
+}
+
+/* A fork's write-protect overlaps the lockless walk: it is undone and redone under the lock. */
+static void test_pin_undone_by_fork(struct ktest *t)
+{
+	u64 retries = my_count(PCPU_PIN_RETRIES);
+	struct page *got[2];
+
+	if (race_setup(t))
+		return;
+	race.fork_meanwhile = true;
+	KEXPECT_EQ(t, pin_pages_fast(pin_mm, race.va, 2, 0, got, &race_policy), 2);
+	KEXPECT(t, got[0] == devmem_page(&race.dm, 0));
+	KEXPECT(t, got[1] == devmem_page(&race.dm, 2));
+	/* Pinned once each: the walk's pins were dropped before the locked walk's. */
+	KEXPECT_EQ(t, page_pin_count(got[0]), 1);
+	KEXPECT_EQ(t, page_pin_count(got[1]), 1);
+	KEXPECT_EQ(t, my_count(PCPU_PIN_RETRIES) - retries, 1);
+	KEXPECT_EQ(t, unpin_pages(got, 2), 0);
+	race_teardown(t);
+}
+
+/* devmem_destroy() against pagemap lookups on every other CPU */
+
+#define DEVRACE_RANGES 2
+#define DEVRACE_CONTENDED 2000 /* destroy attempts against the getters */
+#define DEVRACE_TRIES 1000000
+
+static struct devrace {
+	struct devmem dm;
+	u64 pfn[DEVRACE_RANGES];
+	u32 started, done, stop;
+	u32 quiet; /* getters stop taking references: destroy can finish */
+} devrace;
+
+/* What a pinner does first: look the pagemap up, take a reference, drop it. */
+static void devrace_getter(void *arg)
+{
+	(void)arg;
+	atomic_fetch_add(&devrace.started, 1);
+	while (!atomic_load_acquire(&devrace.stop)) {
+		for (unsigned r = 0; r < DEVRACE_RANGES; r++) {
+			struct dev_pagemap *p = atomic_load_acquire(&devrace.quiet) ?
+							NULL :
+							pagemap_get(devrace.pfn[r], NULL);
+
+			for (int k = 0; k < 50; k++) /* held a while, as across a pin */
+				arch_cpu_relax();
+			if (p)
+				pagemap_put(p);
+		}
+	}
+	atomic_fetch_add(&devrace.done, 1);
+}
+
+/*
+ * Destroying device memory while other CPUs look its pagemaps up: it is
+ * refused while a reference is held, and once it succeeds no pagemap is
+ * left registered (nor can one be referenced again). After
+ * DEVRACE_CONTENDED refusals the getters stop taking references, so the
+ * destroy can finish.
+ */
+static void test_pin_devmem_destroy_races_get(struct ktest *t)
+{
+	unsigned n, tries = 0;
+	int err;
+
+	if (ncpus_online < 2) {
+		ktest_skip(t, "needs a second CPU");
+		return;
+	}
+	memset(&devrace, 0, sizeof(devrace));
+	KASSERT_EQ(t, devmem_create(&devrace.dm, DEVRACE_RANGES, 4), 0);
+	for (unsigned r = 0; r < DEVRACE_RANGES; r++)
+		devrace.pfn[r] = devrace.dm.pgmap[r].start_pfn;
+	n = pin_run_others(devrace_getter, NULL);
+	KASSERT(t, n > 0 && pin_wait(&devrace.started, n, 60000));
+	do {
+		if (tries == DEVRACE_CONTENDED)
+			atomic_store_release(&devrace.quiet, 1);
+		err = devmem_destroy(&devrace.dm);
+	} while (err == -EBUSY && ++tries < DEVRACE_TRIES);
+	atomic_store_release(&devrace.stop, 1);
+	KASSERT(t, pin_wait(&devrace.done, n, 60000));
+	ktest_log(t, "%u getters, destroy refused %u times (%s)", n, tries,
+		  tries < DEVRACE_CONTENDED ? "done under contention" : "done once they stopped");
+	KEXPECT_EQ(t, err, 0);
+	for (unsigned r = 0; r < DEVRACE_RANGES; r++) {
+		struct dev_pagemap *left = pagemap_lookup(devrace.pfn[r]);
+
+		KEXPECT(t, left == NULL);
+		KEXPECT_EQ(t, devrace.dm.pgmap[r].ref, PAGEMAP_REF_DEAD);
+		if (left) /* what the old code left behind: take it out of the tree */
+			pagemap_unregister(left);
+	}
+}
+
 static const struct ktest_case pin_cases[] = {
 	KTEST_CASE(test_pin_slow_path_and_counts),
 	KTEST_CASE(test_pin_bad_calls),
@@ -236,5 +508,9 @@ static const struct ktest_case pin_cases[] = {
 	KTEST_CASE(test_pin_concurrent_counts_restored),
 	KTEST_CASE(test_pin_device_lookups),
 	KTEST_CASE(test_pin_large_page_head),
+	KTEST_CASE(test_pin_walk_needs_loaded_mm),
+	KTEST_CASE(test_pin_rechecks_entry),
+	KTEST_CASE(test_pin_undone_by_fork),
+	KTEST_CASE(test_pin_devmem_destroy_races_get),
 };
 KTEST_SUITE_EXT(pin, pin_cases, pin_suite_init, pin_suite_exit, NULL);

@@ -200,6 +200,27 @@ static void test_pmm_pin_accounting(struct ktest *t)
 	KEXPECT_EQ(t, page_pin(p), -EINVAL);
 }
 
+/* A pin that outlives every other reference frees the block when it is dropped. */
+static void test_pmm_unpin_frees_last_ref(struct ktest *t)
+{
+	u64 free0 = stats().free, errors0 = stats().errors;
+	struct page *p = page_alloc(0, 0), *q = page_alloc(3, 0);
+
+	KASSERT(t, p && q);
+	KEXPECT_EQ(t, page_pin(p), 0);
+	KEXPECT_EQ(t, page_pin(q), 0);
+	/* The owner lets go (an unmap): only the pins keep the frames. */
+	KEXPECT(t, !page_ref_dec_and_test(p));
+	KEXPECT(t, !page_ref_dec_and_test(q));
+	KEXPECT_EQ(t, stats().free, free0 - 1 - 8);
+	KEXPECT_EQ(t, page_unpin(p), 0);
+	KEXPECT_EQ(t, page_unpin(q), 0);
+	KEXPECT(t, page_test_flags(p, PG_FREED));
+	KEXPECT(t, page_test_flags(q, PG_FREED));
+	KEXPECT_EQ(t, stats().free, free0);
+	KEXPECT_EQ(t, stats().errors, errors0);
+}
+
 static void test_pmm_inject(struct ktest *t)
 {
 	struct page *a, *b, *c, *d;
@@ -616,6 +637,7 @@ static const struct ktest_case pmm_cases[] = {
 	KTEST_CASE(test_pmm_free_not_owned),
 	KTEST_CASE(test_pmm_free_busy),
 	KTEST_CASE(test_pmm_pin_accounting),
+	KTEST_CASE(test_pmm_unpin_frees_last_ref),
 	KTEST_CASE(test_pmm_oom),
 	KTEST_CASE(test_pmm_oom_drains_caches),
 	KTEST_CASE(test_pmm_inject),
