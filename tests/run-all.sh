@@ -149,6 +149,17 @@ if ! grep -qa '"x2apic_cpu":true' "$runs/tcg-kernel-smp1/serial.log"; then
 	check x2apic_missing_named "$(has "$last_out" "apic=x2apic but this CPU has no x2APIC")"
 fi
 
+# A CPU without a local APIC (issue 14): a clear failing end, not the #DF the
+# BIOS-programmed 8259 timer used to raise at the first sti, nor a hang.
+expect_run no-local-apic 1 --selftest --accel tcg --boot kernel --smp 2 --cpu qemu64,-apic --timeout 120 -- ktest=boot
+check no_local_apic_named "$(has "$last_log" '^mmlab: error: this CPU has no usable local APIC')"
+check no_local_apic_trailer "$(has "$last_log" '^MMLAB-DONE .*"status":"fail".*local APIC')"
+check no_local_apic_no_exception "$([ "$(has "$last_log" 'EXCEPTION')" = 0 ] && echo 1 || echo 0)"
+# Every boot remaps and masks the 8259s and masks the I/O APIC before the first sti.
+for r in tcg-kernel-smp2 tcg-iso-bios-smp2 tcg-iso-uefi-smp4; do
+	check "pic_masked_${r//-/_}" "$(has "$runs/$r/serial.log" '^# pic: 8259 remapped to 0x20-0x2f, all masked; ioapic 0 at 0xfec00000: 24 entries masked$')"
+done
+
 # Spinlocks hand over in arrival order except under TCG (kernel/spinlock.h); the header says which.
 check spinlock_unfair_under_tcg "$(has "$runs/tcg-kernel-smp1/serial.log" '"spinlock":"unfair"')"
 if [ -f "$runs/kvm-kernel-smp2/serial.log" ]; then
