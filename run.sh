@@ -191,7 +191,6 @@ write_grub_cfg() {
 serial --unit=0 --speed=115200
 terminal_input serial console
 terminal_output serial console
-insmod all_video
 set timeout=0
 menuentry "mmlab run" {
 	multiboot2 /boot/mmlab.elf $cmdline

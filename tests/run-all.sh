@@ -181,6 +181,13 @@ check crash_pf_cr2 "$(has "$contract_runs/crash-pf/serial.log" 'CR2 0x0000100000
 expect_run crash-panic 1 --selftest --accel tcg --boot kernel -- crash=panic
 check crash_panic_message "$(has "$last_log" '^mmlab: PANIC on CPU 0: ')"
 
+# No multiboot2 framebuffer request (tag type 5): under a BIOS it makes GRUB
+# switch video modes through the VGA BIOS, which breaks GRUB under Bochs.
+"$PYTHON" "$here/tools/mb2-tags.py" "$O/mmlab.elf" > "$contract_runs/mb2-tags.txt" 2>&1
+check mb2_header_valid "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n 1 "$contract_runs/mb2-tags.txt")"
+check mb2_no_framebuffer_tag "$(grep -q '^5 ' "$contract_runs/mb2-tags.txt" && echo 0 || echo 1)"
+check uefi_iso_loaded_by_grub_efi "$(has "$runs/tcg-iso-uefi-smp4/serial.log" '^MMLAB \{.*"firmware":"uefi","boot":"multiboot2","loader":"GRUB')"
+
 # The kernel must build with clang as well as gcc (-Werror in both).
 if command -v clang >/dev/null; then
 	make -s -C "$here" CC=clang O="$O/clang" "$O/clang/mmlab.elf" > "$logs/clang-build.log" 2>&1
