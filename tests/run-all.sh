@@ -155,6 +155,14 @@ expect_run no-local-apic 1 --selftest --accel tcg --boot kernel --smp 2 --cpu qe
 check no_local_apic_named "$(has "$last_log" '^mmlab: error: this CPU has no usable local APIC')"
 check no_local_apic_trailer "$(has "$last_log" '^MMLAB-DONE .*"status":"fail".*local APIC')"
 check no_local_apic_no_exception "$([ "$(has "$last_log" 'EXCEPTION')" = 0 ] && echo 1 || echo 0)"
+# Other hardware mmlab needs, each named: long mode and PAE from the 32-bit
+# entry, before they are used; the TSC and MSRs from C. (TCG does not enforce
+# CPUID: before, a kernel on a CPU "without" PAE or a TSC ran and passed.)
+for lack in lm:'no long mode' pae:'no PAE' tsc:'no time-stamp counter'; do
+	expect_run "cpu-no-${lack%%:*}" 1 --selftest --accel tcg --boot kernel --smp 1 --cpu "qemu64,-${lack%%:*}" --timeout 120 -- ktest=boot
+	check "cpu_no_${lack%%:*}_named" "$(has "$last_log" "^mmlab: error: .*${lack#*:} \\(CPUID")"
+	check "cpu_no_${lack%%:*}_trailer" "$(has "$last_log" '^MMLAB-DONE .*"status":"fail"')"
+done
 # Every boot remaps and masks the 8259s and masks the I/O APIC before the first sti.
 for r in tcg-kernel-smp2 tcg-iso-bios-smp2 tcg-iso-uefi-smp4; do
 	check "pic_masked_${r//-/_}" "$(has "$runs/$r/serial.log" '^# pic: 8259 remapped to 0x20-0x2f, all masked; ioapic 0 at 0xfec00000: 24 entries masked$')"
