@@ -10,7 +10,7 @@ O=${O:-$here/build}
 PYTHON=${PYTHON:-python3}
 
 accel=auto smp="" mem=1G firmware=bios boot=iso machine=pc mode=bench bench=""
-results="" timeout_s="" quiet=0 compare=() extra=() spcr="" qemu_extra=() cpu_model=""
+results="" timeout_s="" quiet=0 compare=() extra=() spcr="" qemu_extra=() cpu_model="" loader=""
 
 usage() {
 	cat <<'USAGE'
@@ -28,6 +28,10 @@ writes results/<date-time>/: serial.log, results.json, table.txt, plots/.
   --boot iso|kernel|pxe  GRUB ISO, QEMU -kernel (multiboot1; fastest), or
                          PXE: GRUB from a per-run TFTP tree (make netboot)
                          through QEMU's DHCP/TFTP server (default iso)
+  --loader multiboot|multiboot2
+                         GRUB command that loads the kernel with --boot iso
+                         or pxe (default multiboot2; --boot kernel is always
+                         multiboot1)
   --machine pc|q35       QEMU machine type (default pc)
   --cpu MODEL            QEMU -cpu model and features, e.g. qemu64,-apic
                          (default max under TCG, host,-arch-capabilities
@@ -66,6 +70,7 @@ parse_args() {
 		--firmware) need_arg "$@"; firmware=$2; shift ;;
 		--boot) need_arg "$@"; boot=$2; shift ;;
 		--machine) need_arg "$@"; machine=$2; shift ;;
+		--loader) need_arg "$@"; loader=$2; shift ;;
 		--cpu) need_arg "$@"; cpu_model=$2; shift ;;
 		--spcr) need_arg "$@"; spcr=$2; shift ;;
 		--qemu-arg) need_arg "$@"; qemu_extra+=("$2"); shift ;;
@@ -88,6 +93,10 @@ check_args() {
 	case $accel in kvm|tcg|auto) ;; *) die_usage "bad --accel '$accel' (kvm|tcg|auto)" ;; esac
 	case $firmware in bios|uefi) ;; *) die_usage "bad --firmware '$firmware' (bios|uefi)" ;; esac
 	case $boot in iso|kernel|pxe) ;; *) die_usage "bad --boot '$boot' (iso|kernel|pxe)" ;; esac
+	case $loader in ''|multiboot|multiboot2) ;; *) die_usage "bad --loader '$loader' (multiboot|multiboot2)" ;; esac
+	if [ "$boot" = kernel ] && [ "$loader" = multiboot2 ]; then
+		die_usage "--boot kernel uses QEMU's multiboot1 loader; --loader multiboot2 needs --boot iso or pxe"
+	fi
 	case $machine in pc|q35) ;; *) die_usage "bad --machine '$machine' (pc|q35)" ;; esac
 	[ -z "$spcr" ] || [[ $spcr =~ ^(ttyS[01]|io:0x[0-9a-fA-F]+|mmio(8|32):0x[0-9a-fA-F]+)$ ]] ||
 		die_usage "bad --spcr '$spcr' (ttyS0, ttyS1, io:0xPORT, mmio8:0xADDR or mmio32:0xADDR)"
@@ -193,7 +202,7 @@ terminal_input serial console
 terminal_output serial console
 set timeout=0
 menuentry "mmlab run" {
-	multiboot2 /boot/mmlab.elf $cmdline
+	${loader:-multiboot2} /boot/mmlab.elf $cmdline
 	boot
 }
 CFG
