@@ -88,6 +88,10 @@ boot tcg-pxe-uefi-smp2 --accel tcg --firmware uefi --boot pxe --smp 2 -- ktest=b
 boot tcg-q35-smp32 --accel tcg --boot kernel --machine q35 --smp 32 -- ktest=boot,smpboot,tsc
 boot tcg-no-hpet --accel tcg --boot kernel --smp 2 --qemu-arg -machine --qemu-arg hpet=off \
 	-- ktest=boot,tsc,acpi
+# Legal machines QEMU's defaults hide (issue 14): no ACPI at all (one CPU,
+# warned), and a CPU without NX (the page tables cannot say "not executable").
+boot tcg-no-acpi --accel tcg --boot kernel --smp 2 --qemu-arg -no-acpi -- ktest=boot,acpi,smp,tsc,pic
+boot tcg-no-nx --accel tcg --boot kernel --smp 2 --cpu max,-nx -- ktest=mm,pt,kpt,fault
 boot tcg-tsc-hpet --accel tcg --boot kernel --smp 2 -- tsc_calibrate=hpet ktest=boot,tsc,smp
 boot tcg-spcr-com2 --accel tcg --boot kernel --smp 2 --spcr ttyS1 -- ktest=boot,console,acpi
 boot tcg-mem-72g --accel tcg --boot kernel --smp 2 --mem 72G \
@@ -265,6 +269,11 @@ us=$(header tcg-q35-smp32 | sed -n 's/.*"ap_bringup_us":\([0-9]*\).*/\1/p')
 check smp32_bringup_under_10s "$([ -n "$us" ] && [ "$us" -lt 10000000 ] && echo 1 || echo 0)" "ap_bringup_us=$us"
 check no_hpet_reported "$(has "$runs/tcg-no-hpet/serial.log" '^# acpi: .*; no hpet;')"
 check no_hpet_tsc_from_pit "$(in_header tcg-no-hpet '"tsc_method":"pit"')"
+check no_acpi_one_cpu_warned "$(has "$runs/tcg-no-acpi/serial.log" '^# WARN acpi: no RSDP found: running on one CPU')"
+check no_acpi_rsdp_test_skipped "$(has "$runs/tcg-no-acpi/serial.log" 'ok [0-9]+ test_boot_rsdp # SKIP the firmware offers no ACPI RSDP')"
+check no_acpi_tables_test_skipped "$(has "$runs/tcg-no-acpi/serial.log" 'ok [0-9]+ test_acpi_qemu_tables # SKIP')"
+check no_acpi_pic_masked "$(has "$runs/tcg-no-acpi/serial.log" '^# pic: 8259 remapped to 0x20-0x2f, all masked; no ioapic in the MADT')"
+check no_nx_in_header "$(in_header tcg-no-nx '"nx":false')"
 check tsc_from_hpet "$(in_header tcg-tsc-hpet '"tsc_method":"hpet"')"
 # A TSC that is not invariant is in the header and warned about, never silent.
 inv=$(grep -al '"tsc_invariant":false' "$runs"/*/serial.log | head -n 1)
