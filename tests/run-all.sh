@@ -108,6 +108,9 @@ kvm_suites=ktest=boot,traps,smp,acpi,cmdline,json,kpt
 # The first KVM boot also runs the stale-translation detector (issue 6: both
 # shootdown designs must pass it under KVM too).
 boot_kvm kvm-kernel-smp2 --boot kernel --smp 2 --timeout 300 -- "$kvm_suites,tlb_stale"
+# A local APIC the firmware disabled (apic_fw_off=1 imitates it): KVM lets
+# the kernel enable it again, and the run goes on with a warning.
+boot_kvm kvm-apic-fw-off --boot kernel --smp 2 --timeout 300 -- apic_fw_off=1 ktest=boot,smp
 boot_kvm kvm-x2apic-smp2 --boot kernel --smp 2 --timeout 180 -- apic=x2apic "$kvm_suites"
 
 # ---- run.sh contract: exit statuses, crash reports, timeouts ---------------------
@@ -164,6 +167,13 @@ expect_run no-local-apic 1 --selftest --accel tcg --boot kernel --smp 2 --cpu qe
 check no_local_apic_named "$(has "$last_log" '^mmlab: error: this CPU has no usable local APIC')"
 check no_local_apic_trailer "$(has "$last_log" '^MMLAB-DONE .*"status":"fail".*local APIC')"
 check no_local_apic_no_exception "$([ "$(has "$last_log" 'EXCEPTION')" = 0 ] && echo 1 || echo 0)"
+# QEMU 7.2's TCG keeps a disabled APIC off until reset (as a P6 did): the
+# kernel's attempt to enable it again fails, and it says so.
+expect_run apic-fw-off-tcg 1 --selftest --accel tcg --boot kernel --smp 2 --timeout 120 -- apic_fw_off=1 ktest=boot
+check apic_fw_off_tcg_named "$(has "$last_log" '^mmlab: error: this CPU has no usable local APIC .*IA32_APIC_BASE\[11\]')"
+if [ -f "$runs/kvm-apic-fw-off/serial.log" ]; then
+	check apic_fw_off_kvm_reenabled "$(has "$runs/kvm-apic-fw-off/serial.log" '^# WARN apic: the firmware left the local APIC disabled .*enabled it again')"
+fi
 # Other hardware mmlab needs, each named: long mode and PAE from the 32-bit
 # entry, before they are used; the TSC and MSRs from C. (TCG does not enforce
 # CPUID: before, a kernel on a CPU "without" PAE or a TSC ran and passed.)
