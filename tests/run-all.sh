@@ -176,8 +176,8 @@ if [ -f "$runs/kvm-apic-fw-off/serial.log" ]; then
 fi
 # Other hardware mmlab needs, each named: long mode and PAE from the 32-bit
 # entry, before they are used; the TSC and MSRs from C. (TCG does not enforce
-# CPUID: before, a kernel on a CPU "without" PAE or a TSC ran and passed.)
-for lack in lm:'no long mode' pae:'no PAE' tsc:'no time-stamp counter'; do
+# CPUID: before, a kernel on a CPU "without" PAE, a TSC or PGE ran and passed.)
+for lack in lm:'no long mode' pae:'no PAE' tsc:'no time-stamp counter' pge:'no global pages'; do
 	expect_run "cpu-no-${lack%%:*}" 1 --selftest --accel tcg --boot kernel --smp 1 --cpu "qemu64,-${lack%%:*}" --timeout 120 -- ktest=boot
 	check "cpu_no_${lack%%:*}_named" "$(has "$last_log" "^mmlab: error: .*${lack#*:} \\(CPUID")"
 	check "cpu_no_${lack%%:*}_trailer" "$(has "$last_log" '^MMLAB-DONE .*"status":"fail"')"
