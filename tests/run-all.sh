@@ -65,6 +65,8 @@ boot_kvm() {
 # Firmware and boot paths.
 boot tcg-iso-bios-smp2 --accel tcg --firmware bios --boot iso --smp 2
 boot tcg-iso-uefi-smp4 --accel tcg --firmware uefi --boot iso --smp 4
+# GRUB's multiboot (v1) command, which passes only the arguments (issue 14).
+boot tcg-iso-bios-mb1 --accel tcg --firmware bios --boot iso --loader multiboot --smp 2 -- ktest=boot,mb1_cmdline,pic,smp
 # CPU counts through -kernel (multi-threaded TCG gives more vCPUs than host cores).
 for n in 1 2 4 8; do
 	boot "tcg-kernel-smp$n" --accel tcg --boot kernel --smp "$n"
@@ -86,6 +88,10 @@ boot tcg-pxe-uefi-smp2 --accel tcg --firmware uefi --boot pxe --smp 2 -- ktest=b
 boot tcg-q35-smp32 --accel tcg --boot kernel --machine q35 --smp 32 -- ktest=boot,smpboot,tsc
 boot tcg-no-hpet --accel tcg --boot kernel --smp 2 --qemu-arg -machine --qemu-arg hpet=off \
 	-- ktest=boot,tsc,acpi
+# Legal machines QEMU's defaults hide (issue 14): no ACPI at all (one CPU,
+# warned), and a CPU without NX (the page tables cannot say "not executable").
+boot tcg-no-acpi --accel tcg --boot kernel --smp 2 --qemu-arg -no-acpi -- ktest=boot,acpi,smp,tsc,pic
+boot tcg-no-nx --accel tcg --boot kernel --smp 2 --cpu max,-nx -- ktest=mm,pt,kpt,fault
 boot tcg-tsc-hpet --accel tcg --boot kernel --smp 2 -- tsc_calibrate=hpet ktest=boot,tsc,smp
 boot tcg-spcr-com2 --accel tcg --boot kernel --smp 2 --spcr ttyS1 -- ktest=boot,console,acpi
 boot tcg-mem-72g --accel tcg --boot kernel --smp 2 --mem 72G \
@@ -104,6 +110,9 @@ kvm_suites=ktest=boot,traps,smp,acpi,cmdline,json,kpt
 # hides missing flushes its control sees none and the cases skip, saying so;
 # the control alone took 110 s on the emulated KVM, hence the timeout.
 boot_kvm kvm-kernel-smp2 --boot kernel --smp 2 --timeout 480 -- "$kvm_suites,tlb_stale"
+# A local APIC the firmware disabled (apic_fw_off=1 imitates it): KVM lets
+# the kernel enable it again, and the run goes on with a warning.
+boot_kvm kvm-apic-fw-off --boot kernel --smp 2 --timeout 300 -- apic_fw_off=1 ktest=boot,smp
 boot_kvm kvm-x2apic-smp2 --boot kernel --smp 2 --timeout 180 -- apic=x2apic "$kvm_suites"
 
 # ---- run.sh contract: exit statuses, crash reports, timeouts ---------------------
@@ -153,6 +162,9 @@ rm -rf "$deps_dir"
 expect_run bad-flag 2 --no-such-flag
 check bad_flag_named "$(has "$last_out" "no-such-flag")"
 
+expect_run loader-mb2-with-kernel 2 --selftest --boot kernel --loader multiboot2
+check loader_mb2_with_kernel_named "$(has "$last_out" "loader multiboot2 needs --boot iso or pxe")"
+
 expect_run bad-kernel-word 2 --selftest --accel tcg --boot kernel -- bogus=1
 check bad_kernel_word_named "$(has "$last_out" "bogus")"
 check bad_kernel_word_header_first "$(grep -a -m1 -E '^(MMLAB|mmlab)' "$last_log" | grep -c '^MMLAB {')"
@@ -168,6 +180,32 @@ if ! grep -qa '"x2apic_cpu":true' "$runs/tcg-kernel-smp1/serial.log"; then
 	expect_run x2apic-missing 1 --selftest --accel tcg --boot kernel -- apic=x2apic
 	check x2apic_missing_named "$(has "$last_out" "apic=x2apic but this CPU has no x2APIC")"
 fi
+
+# A CPU without a local APIC (issue 14): a clear failing end, not the #DF the
+# BIOS-programmed 8259 timer used to raise at the first sti, nor a hang.
+expect_run no-local-apic 1 --selftest --accel tcg --boot kernel --smp 2 --cpu qemu64,-apic --timeout 120 -- ktest=boot
+check no_local_apic_named "$(has "$last_log" '^mmlab: error: this CPU has no usable local APIC')"
+check no_local_apic_trailer "$(has "$last_log" '^MMLAB-DONE .*"status":"fail".*local APIC')"
+check no_local_apic_no_exception "$([ "$(has "$last_log" 'EXCEPTION')" = 0 ] && echo 1 || echo 0)"
+# QEMU 7.2's TCG keeps a disabled APIC off until reset (as a P6 did): the
+# kernel's attempt to enable it again fails, and it says so.
+expect_run apic-fw-off-tcg 1 --selftest --accel tcg --boot kernel --smp 2 --timeout 120 -- apic_fw_off=1 ktest=boot
+check apic_fw_off_tcg_named "$(has "$last_log" '^mmlab: error: this CPU has no usable local APIC .*IA32_APIC_BASE\[11\]')"
+if [ -f "$runs/kvm-apic-fw-off/serial.log" ]; then
+	check apic_fw_off_kvm_reenabled "$(has "$runs/kvm-apic-fw-off/serial.log" '^# WARN apic: the firmware left the local APIC disabled .*enabled it again')"
+fi
+# Other hardware mmlab needs, each named: long mode and PAE from the 32-bit
+# entry, before they are used; the TSC and MSRs from C. (TCG does not enforce
+# CPUID: before, a kernel on a CPU "without" PAE, a TSC or PGE ran and passed.)
+for lack in lm:'no long mode' pae:'no PAE' tsc:'no time-stamp counter' pge:'no global pages'; do
+	expect_run "cpu-no-${lack%%:*}" 1 --selftest --accel tcg --boot kernel --smp 1 --cpu "qemu64,-${lack%%:*}" --timeout 120 -- ktest=boot
+	check "cpu_no_${lack%%:*}_named" "$(has "$last_log" "^mmlab: error: .*${lack#*:} \\(CPUID")"
+	check "cpu_no_${lack%%:*}_trailer" "$(has "$last_log" '^MMLAB-DONE .*"status":"fail"')"
+done
+# Every boot remaps and masks the 8259s and masks the I/O APIC before the first sti.
+for r in tcg-kernel-smp2 tcg-iso-bios-smp2 tcg-iso-uefi-smp4; do
+	check "pic_masked_${r//-/_}" "$(has "$runs/$r/serial.log" '^# pic: 8259 remapped to 0x20-0x2f, all masked; ioapic 0 at 0xfec00000: 24 entries masked')"
+done
 
 # Spinlocks hand over in arrival order except under TCG (kernel/spinlock.h); the header says which.
 check spinlock_unfair_under_tcg "$(has "$runs/tcg-kernel-smp1/serial.log" '"spinlock":"unfair"')"
@@ -189,6 +227,13 @@ check crash_pf_cr2 "$(has "$contract_runs/crash-pf/serial.log" 'CR2 0x0000100000
 
 expect_run crash-panic 1 --selftest --accel tcg --boot kernel -- crash=panic
 check crash_panic_message "$(has "$last_log" '^mmlab: PANIC on CPU 0: ')"
+
+# No multiboot2 framebuffer request (tag type 5): under a BIOS it makes GRUB
+# switch video modes through the VGA BIOS, which breaks GRUB under Bochs.
+"$PYTHON" "$here/tools/mb2-tags.py" "$O/mmlab.elf" > "$contract_runs/mb2-tags.txt" 2>&1
+check mb2_header_valid "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n 1 "$contract_runs/mb2-tags.txt")"
+check mb2_no_framebuffer_tag "$(grep -q '^5 ' "$contract_runs/mb2-tags.txt" && echo 0 || echo 1)"
+check uefi_iso_loaded_by_grub_efi "$(has "$runs/tcg-iso-uefi-smp4/serial.log" '^MMLAB \{.*"firmware":"uefi","boot":"multiboot2","loader":"GRUB')"
 
 # The kernel must build with clang as well as gcc (-Werror in both).
 if command -v clang >/dev/null; then
@@ -304,6 +349,10 @@ results=()
 header() { grep -a -m1 '^MMLAB {' "$runs/$1/serial.log" 2>/dev/null; }
 in_header() { header "$1" | grep -qF "$2" && echo 1 || echo 0; }
 
+check grub_mb1_loaded "$(in_header tcg-iso-bios-mb1 '"boot":"multiboot1","loader":"GRUB')"
+check grub_mb1_cmdline_whole "$(in_header tcg-iso-bios-mb1 '"cmdline":"mode=selftest ktest=boot,mb1_cmdline,pic,smp"')"
+check grub_mb1_selftests_ran "$(has "$runs/tcg-iso-bios-mb1/serial.log" '^ok [0-9]+ mb1_cmdline\b')"
+check qemu_kernel_image_path_left_out "$(has "$runs/tcg-kernel-smp2/serial.log" '^# boot: the loader put the image path ".*/mmlab\.elf" first')"
 check pxe_bios_loaded_by_grub "$(in_header tcg-pxe-bios-smp2 '"boot":"multiboot2","loader":"GRUB')"
 check pxe_uefi_firmware "$(in_header tcg-pxe-uefi-smp2 '"firmware":"uefi"')"
 check smp32_all_online "$(has "$runs/tcg-q35-smp32/serial.log" '^# smp: 32 CPUs online')"
@@ -311,6 +360,11 @@ us=$(header tcg-q35-smp32 | sed -n 's/.*"ap_bringup_us":\([0-9]*\).*/\1/p')
 check smp32_bringup_under_10s "$([ -n "$us" ] && [ "$us" -lt 10000000 ] && echo 1 || echo 0)" "ap_bringup_us=$us"
 check no_hpet_reported "$(has "$runs/tcg-no-hpet/serial.log" '^# acpi: .*; no hpet;')"
 check no_hpet_tsc_from_pit "$(in_header tcg-no-hpet '"tsc_method":"pit"')"
+check no_acpi_one_cpu_warned "$(has "$runs/tcg-no-acpi/serial.log" '^# WARN acpi: no RSDP found: running on one CPU')"
+check no_acpi_rsdp_test_skipped "$(has "$runs/tcg-no-acpi/serial.log" 'ok [0-9]+ test_boot_rsdp # SKIP the firmware offers no ACPI RSDP')"
+check no_acpi_tables_test_skipped "$(has "$runs/tcg-no-acpi/serial.log" 'ok [0-9]+ test_acpi_qemu_tables # SKIP')"
+check no_acpi_pic_masked "$(has "$runs/tcg-no-acpi/serial.log" '^# pic: 8259 remapped to 0x20-0x2f, all masked; no ioapic in the MADT')"
+check no_nx_in_header "$(in_header tcg-no-nx '"nx":false')"
 check tsc_from_hpet "$(in_header tcg-tsc-hpet '"tsc_method":"hpet"')"
 # A TSC that is not invariant is in the header and warned about, never silent.
 # TCG's default CPU model (qemu64) has no invtsc, so the TCG boots above have
