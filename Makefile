@@ -33,7 +33,7 @@ VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unkn
 
 BOOT_SRCS := boot/header.S boot/entry.S boot/bootinfo.c
 ARCH_SRCS := arch/x86_64/acpi.c arch/x86_64/acpi_report.c arch/x86_64/ap_start.S arch/x86_64/apic.c arch/x86_64/arch.c \
-	arch/x86_64/console.c arch/x86_64/cpu_asm.S arch/x86_64/cpuinfo.c arch/x86_64/gdt.c arch/x86_64/idt.c \
+	arch/x86_64/console.c arch/x86_64/cpu_asm.S arch/x86_64/cpuinfo.c arch/x86_64/fwdump.c arch/x86_64/gdt.c arch/x86_64/idt.c \
 	arch/x86_64/init.c arch/x86_64/ipi.c arch/x86_64/isr.S arch/x86_64/kpt.c arch/x86_64/mem.c \
 	arch/x86_64/serial.c arch/x86_64/smpboot.c arch/x86_64/traps.c arch/x86_64/tsc.c \
 	arch/x86_64/tsc_sync.c

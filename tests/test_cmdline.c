@@ -57,6 +57,7 @@ static void expect_defaults(struct ktest *t, const struct options *o)
 	KEXPECT_EQ(t, o->crash, OPT_CRASH_NONE);
 	KEXPECT_EQ(t, o->tsc_calibrate, OPT_TSC_AUTO);
 	KEXPECT_EQ(t, o->ap_nostart, 0);
+	KEXPECT_EQ(t, o->fwdump, 0);
 	KEXPECT_EQ(t, o->given, 0);
 }
 
@@ -165,6 +166,7 @@ static const struct {
 	{ "swap_mb", offsetof(struct options, swap_mb), 1, 16384, 512 },
 	{ "swapfree_mb", offsetof(struct options, swapfree_mb), 1, 16384, 256 },
 	{ "ap_nostart", offsetof(struct options, ap_nostart), 0, MAX_CPUS - 1, 0 },
+	{ "fwdump", offsetof(struct options, fwdump), 0, 1, 0 },
 };
 
 static u32 uint_field(const struct options *o, size_t i)
