@@ -61,9 +61,25 @@ struct mb1_module {
 	u32 start, end, cmdline, pad;
 };
 
+/*
+ * The kernel reads the loader's structures through the direct map; host
+ * builds (tests/fuzz) wherever bootinfo_host_mem says.
+ */
+#ifdef HOST_BUILD
+u8 *bootinfo_host_mem;
+#define BOOTINFO_PHYS_BASE ((uintptr_t)bootinfo_host_mem)
+#else
+#define BOOTINFO_PHYS_BASE DIRECT_MAP_BASE
+#endif
+
 static const void *phys(paddr_t pa)
 {
-	return (const void *)(DIRECT_MAP_BASE + pa);
+	return (const void *)(BOOTINFO_PHYS_BASE + pa);
+}
+
+static paddr_t pa_of(const void *p)
+{
+	return (paddr_t)((uintptr_t)p - BOOTINFO_PHYS_BASE);
 }
 
 static bool reachable(paddr_t pa, u64 len)
@@ -182,10 +198,10 @@ static void mb2_tag(struct boot_info *bi, const struct mb2_tag *tag)
 		break;
 	case MB2_TAG_ACPI_OLD:
 		if (!bi->rsdp || bi->rsdp_revision < 2)
-			set_rsdp(bi, (paddr_t)((u64)(uintptr_t)body - DIRECT_MAP_BASE), "multiboot2");
+			set_rsdp(bi, pa_of(body), "multiboot2");
 		break;
 	case MB2_TAG_ACPI_NEW:
-		set_rsdp(bi, (paddr_t)((u64)(uintptr_t)body - DIRECT_MAP_BASE), "multiboot2");
+		set_rsdp(bi, pa_of(body), "multiboot2");
 		break;
 	case MB2_TAG_EFI_MMAP:
 	case MB2_TAG_EFI_BS:
