@@ -241,15 +241,26 @@ static int parse_mb2(struct boot_info *bi, paddr_t info)
 	return 0;
 }
 
+/*
+ * Real memory maps have far fewer entries than BOOT_MEM_MAX; walking more
+ * than this many means a bogus mmap_length (up to 4 GiB of 4-byte steps).
+ */
+#define MB1_MMAP_WALK_MAX (4 * BOOT_MEM_MAX)
+
 static void mb1_mmap(struct boot_info *bi, const struct mb1_info *mi)
 {
 	paddr_t pa = mi->mmap_addr, end = (paddr_t)mi->mmap_addr + mi->mmap_length;
+	unsigned walked = 0;
 
 	if (!reachable(mi->mmap_addr, mi->mmap_length))
 		return;
 	while (pa + sizeof(struct mb1_mmap_entry) <= end) {
 		const struct mb1_mmap_entry *e = phys(pa);
 
+		if (walked++ == MB1_MMAP_WALK_MAX) {
+			bi->mem_truncated = true;
+			return;
+		}
 		add_region(bi, e->base, e->len, e->type);
 		pa += e->size + sizeof(e->size);
 	}
@@ -283,7 +294,8 @@ static int parse_mb1(struct boot_info *bi, paddr_t info)
 	if ((mi->flags & MB1_FLAG_MODS) && reachable(mi->mods_addr, 16ul * mi->mods_count)) {
 		const struct mb1_module *m = phys(mi->mods_addr);
 
-		for (u32 i = 0; i < mi->mods_count; i++)
+		/* Stop when full: a bogus mods_count would walk up to 2^28 entries. */
+		for (u32 i = 0; i < mi->mods_count && bi->nmods < BOOT_MOD_MAX; i++)
 			add_module(bi, m[i].start, m[i].end);
 	}
 	bi->firmware = BOOT_FW_BIOS;
