@@ -57,9 +57,10 @@ struct mb1_mmap_entry {
 	u32 type;
 } __packed;
 
+/* Packed: the loader may put the module list at any address. */
 struct mb1_module {
 	u32 start, end, cmdline, pad;
-};
+} __packed;
 
 /*
  * The kernel reads the loader's structures through the direct map; host
