@@ -88,6 +88,21 @@ static bool reachable(paddr_t pa, u64 len)
 	return pa < BOOT_MAP_BYTES && len <= BOOT_MAP_BYTES - pa;
 }
 
+/* A string at @pa that ends inside the boot map, so reading it cannot fault. */
+static bool string_reachable(paddr_t pa)
+{
+	return pa < BOOT_MAP_BYTES && strnlen(phys(pa), BOOT_MAP_BYTES - pa) < BOOT_MAP_BYTES - pa;
+}
+
+/* The string a tag holds, or NULL when it does not end inside the tag. */
+static const char *tag_string(const struct mb2_tag *tag)
+{
+	const char *s = (const char *)(tag + 1);
+	size_t room = tag->size - sizeof(*tag);
+
+	return strnlen(s, room) < room ? s : NULL;
+}
+
 static void copy_string(char *dst, size_t size, const char *src, bool *truncated)
 {
 	size_t n = strlcpy(dst, src, size);
@@ -179,11 +194,13 @@ static void mb2_tag(struct boot_info *bi, const struct mb2_tag *tag)
 
 	switch (tag->type) {
 	case MB2_TAG_CMDLINE:
-		copy_string(bi->cmdline, sizeof(bi->cmdline), (const char *)body,
-			    &bi->cmdline_truncated);
+		if (tag_string(tag))
+			copy_string(bi->cmdline, sizeof(bi->cmdline), tag_string(tag),
+				    &bi->cmdline_truncated);
 		break;
 	case MB2_TAG_LOADER:
-		copy_string(bi->loader, sizeof(bi->loader), (const char *)body, NULL);
+		if (tag_string(tag))
+			copy_string(bi->loader, sizeof(bi->loader), tag_string(tag), NULL);
 		break;
 	case MB2_TAG_MODULE:
 		add_module(bi, ((const u32 *)body)[0], ((const u32 *)body)[1]);
@@ -286,9 +303,9 @@ static int parse_mb1(struct boot_info *bi, paddr_t info)
 	mi = phys(info);
 	bi->info_start = info;
 	bi->info_end = info + sizeof(*mi);
-	if ((mi->flags & MB1_FLAG_CMDLINE) && reachable(mi->cmdline, 1))
+	if ((mi->flags & MB1_FLAG_CMDLINE) && string_reachable(mi->cmdline))
 		mb1_cmdline(bi, phys(mi->cmdline));
-	if ((mi->flags & MB1_FLAG_LOADER) && reachable(mi->boot_loader_name, 1))
+	if ((mi->flags & MB1_FLAG_LOADER) && string_reachable(mi->boot_loader_name))
 		copy_string(bi->loader, sizeof(bi->loader), phys(mi->boot_loader_name), NULL);
 	if (mi->flags & MB1_FLAG_MMAP)
 		mb1_mmap(bi, mi);
