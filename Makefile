@@ -194,6 +194,8 @@ test-host: $(O)/test-host
 
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
+# Seconds one input may take: longer is a bug (a stall at boot, worse under TCG).
+FUZZ_TIMEOUT ?= 2
 FUZZ_TARGETS := acpi mb1 mb2 console cmdline
 FUZZ_LIB_SRCS := arch/x86_64/acpi.c arch/x86_64/console.c boot/bootinfo.c kernel/cmdline.c \
 	lib/errno.c lib/format.c lib/parse.c tests/fuzz/fuzz_mem.c tests/fuzz/fuzz_bootinfo.c
@@ -221,7 +223,7 @@ fuzz: $(FUZZ_BINS)
 	$(Q)for t in $(FUZZ_TARGETS); do \
 		mkdir -p $(O)/fuzz/corpus/$$t $(O)/fuzz/crashes; \
 		echo "  FUZZ     $$t for $(FUZZ_SECONDS) s (log: $(O)/fuzz/$$t.log)"; \
-		$(O)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		$(O)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=$(FUZZ_TIMEOUT) -print_final_stats=1 \
 			-artifact_prefix=$(O)/fuzz/crashes/$$t- $(O)/fuzz/corpus/$$t \
 			tests/fuzz/corpus/$$t > $(O)/fuzz/$$t.log 2>&1 || \
 			{ tail -n 30 $(O)/fuzz/$$t.log; exit 1; }; \

@@ -116,6 +116,9 @@ missing_packages() {
 	command -v mformat >/dev/null || pkgs+=(mtools)
 	[ -f /usr/share/OVMF/OVMF_CODE_4M.fd ] || pkgs+=(ovmf)
 	command -v gnuplot >/dev/null || pkgs+=(gnuplot-nox)
+	# clang's libFuzzer runtime, for the fuzz targets make test replays (tests/fuzz/)
+	ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
+		pkgs+=(libclang-rt-14-dev)
 	command -v "$PYTHON" >/dev/null || pkgs+=(python3)
 	echo "${pkgs[@]+"${pkgs[@]}"}"
 }
