@@ -38,10 +38,11 @@ struct mb2_tag {
 	u32 type, size;
 };
 
+/* Packed: entry_size need not be a multiple of 8, so entries may be misaligned. */
 struct mb2_mmap_entry {
 	u64 base, len;
 	u32 type, reserved;
-};
+} __packed;
 
 struct mb1_info {
 	u32 flags, mem_lower, mem_upper, boot_device, cmdline;
