@@ -27,8 +27,14 @@ static paddr_t fuzz_mb2_fix(struct fuzz_image *img)
 	u32 total = c->len;
 
 	c->pa &= ~(paddr_t)7;
-	if (c->len >= 4)
-		memcpy(c->data, &total, 4);
+	memcpy(c->data, &total, 4);
+	/* Moved down, the block may now overlap a later chunk: that one goes (len 0). */
+	for (unsigned i = 1; i < img->n; i++) {
+		struct fuzz_chunk *o = &img->chunk[i];
+
+		if (o->pa < c->pa + c->len && c->pa < o->pa + o->len)
+			o->len = 0;
+	}
 	return c->pa;
 }
 
