@@ -189,10 +189,23 @@ static void mb2_mmap(struct boot_info *bi, const struct mb2_tag *tag)
 	}
 }
 
+/*
+ * Smallest size of each tag type whose fields are read (multiboot2 spec
+ * 3.6): the 8-byte header and the fields. The ACPI tags hold an RSDP copy,
+ * 20 bytes for ACPI 1.0, 36 for the extended one.
+ */
+static const u8 mb2_tag_min_size[] = {
+	[MB2_TAG_MODULE] = 16,	 [MB2_TAG_MMAP] = 16,	   [MB2_TAG_EFI32] = 12,
+	[MB2_TAG_EFI64] = 16,	 [MB2_TAG_ACPI_OLD] = 28, [MB2_TAG_ACPI_NEW] = 44,
+};
+
 static void mb2_tag(struct boot_info *bi, const struct mb2_tag *tag)
 {
 	const u8 *body = (const u8 *)(tag + 1);
 
+	/* A tag too short for its fields is skipped: reading them would run past it. */
+	if (tag->type < ARRAY_SIZE(mb2_tag_min_size) && tag->size < mb2_tag_min_size[tag->type])
+		return;
 	switch (tag->type) {
 	case MB2_TAG_CMDLINE:
 		if (tag_string(tag))
