@@ -227,7 +227,7 @@ fuzz: $(FUZZ_BINS)
 			-artifact_prefix=$(O)/fuzz/crashes/$$t- $(O)/fuzz/corpus/$$t \
 			tests/fuzz/corpus/$$t > $(O)/fuzz/$$t.log 2>&1 || \
 			{ tail -n 30 $(O)/fuzz/$$t.log; exit 1; }; \
-		grep -E '^#[0-9]+ +DONE' $(O)/fuzz/$$t.log | sed "s/^/  $$t: /"; \
+		grep -E '^#[0-9]+[[:space:]]+DONE' $(O)/fuzz/$$t.log | sed "s/^/  $$t: /"; \
 	done
 
 fuzz-merge: $(FUZZ_BINS)
