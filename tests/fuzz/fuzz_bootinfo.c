@@ -31,8 +31,6 @@ static void fuzz_check_rsdp(const struct boot_info *bi)
 	FUZZ_CHECK(bi->rsdp_revision == r[15]);
 }
 
-void fuzz_bootinfo_check(int rc);
-
 /**
  * fuzz_bootinfo_check - abort unless boot_info is consistent after a parse returning @rc
  */

@@ -14,9 +14,6 @@
 
 #define MB1_BOOT_MAGIC 0x2badb002u
 
-/* What every parse must leave, whatever the loader handed over. */
-void fuzz_bootinfo_check(int rc);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -18,8 +18,6 @@
 #define FUZZ_MB2_POISON 4096
 #define FUZZ_BIOS_AREA 0xe0000u /* 0xe0000-0xfffff: the RSDP scan reads it, never poisoned */
 
-void fuzz_bootinfo_check(int rc);
-
 /* 8-aligned, total_size = the chunk's length; returns the block's address. */
 static paddr_t fuzz_mb2_fix(struct fuzz_image *img)
 {

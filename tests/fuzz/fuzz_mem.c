@@ -19,6 +19,9 @@
 #define FUZZ_PAGE 4096ul
 #define FUZZ_GUARD (64ul << 10) /* unmapped above 4 GiB, as in the boot page tables */
 
+/**
+ * fuzz_fail - report a broken invariant and abort (libFuzzer saves the input)
+ */
 void fuzz_fail(const char *what)
 {
 	fprintf(stderr, "fuzz: invariant broken: %s\n", what);
@@ -42,6 +45,9 @@ static bool fuzz_image_overlaps(const struct fuzz_image *img, paddr_t pa, u32 le
 	return false;
 }
 
+/**
+ * fuzz_image_load - split @data into chunks, copying each (see fuzz_mem.h)
+ */
 void fuzz_image_load(struct fuzz_image *img, const u8 *data, size_t size)
 {
 	size_t off = 0;
@@ -66,6 +72,9 @@ void fuzz_image_load(struct fuzz_image *img, const u8 *data, size_t size)
 	}
 }
 
+/**
+ * fuzz_image_free - free the chunk copies
+ */
 void fuzz_image_free(struct fuzz_image *img)
 {
 	for (unsigned i = 0; i < img->n; i++)
@@ -160,6 +169,9 @@ static void fuzz_fix_rsdp(struct fuzz_image *img, paddr_t pa)
 		fuzz_fix_sum(r, len, offsetof(struct acpi_rsdp, ext_checksum));
 }
 
+/**
+ * fuzz_acpi_install - show @img to acpi.c and fix its checksums; returns the RSDP
+ */
 paddr_t fuzz_acpi_install(struct fuzz_image *img, unsigned flags)
 {
 	paddr_t rsdp = img->n ? img->chunk[0].pa : 0;
@@ -204,6 +216,9 @@ static void fuzz_phys_setup(void)
 	bootinfo_host_mem = p;
 }
 
+/**
+ * fuzz_phys_load - copy @img into the 4 GiB bootinfo.c reads
+ */
 void fuzz_phys_load(const struct fuzz_image *img)
 {
 	fuzz_phys_setup();
@@ -224,6 +239,9 @@ void fuzz_phys_load(const struct fuzz_image *img)
 	}
 }
 
+/**
+ * fuzz_phys_poison - make @len bytes at @pa unreadable for ASan
+ */
 void fuzz_phys_poison(paddr_t pa, size_t len)
 {
 	if (pa >= BOOT_MAP_BYTES)
@@ -235,6 +253,9 @@ void fuzz_phys_poison(paddr_t pa, size_t len)
 	ASAN_POISON_MEMORY_REGION((void *)fuzz_poisoned.start, len);
 }
 
+/**
+ * fuzz_phys_clear - undo fuzz_phys_load() and fuzz_phys_poison()
+ */
 void fuzz_phys_clear(void)
 {
 	/* Whole pages handed back read as zeros again and cost no memory. */

@@ -71,6 +71,12 @@ void fuzz_phys_poison(paddr_t pa, size_t len);
 /* Zeros what fuzz_phys_load() wrote and lifts the poison. */
 void fuzz_phys_clear(void);
 
+/*
+ * Aborts unless boot_info holds what boot/bootinfo.h promises after a parse
+ * that returned @rc (tests/fuzz/fuzz_bootinfo.c; multiboot1 and 2 alike).
+ */
+void fuzz_bootinfo_check(int rc);
+
 /* Aborts with @what on stderr: an invariant the parser promises was broken. */
 void fuzz_fail(const char *what) __attribute__((noreturn));
 
