@@ -195,8 +195,8 @@ static void mb2_mmap(struct boot_info *bi, const struct mb2_tag *tag)
  * 20 bytes for ACPI 1.0, 36 for the extended one.
  */
 static const u8 mb2_tag_min_size[] = {
-	[MB2_TAG_MODULE] = 16,	 [MB2_TAG_MMAP] = 16,	   [MB2_TAG_EFI32] = 12,
-	[MB2_TAG_EFI64] = 16,	 [MB2_TAG_ACPI_OLD] = 28, [MB2_TAG_ACPI_NEW] = 44,
+	[MB2_TAG_MODULE] = 16, [MB2_TAG_MMAP] = 16,	[MB2_TAG_EFI32] = 12,
+	[MB2_TAG_EFI64] = 16,  [MB2_TAG_ACPI_OLD] = 28, [MB2_TAG_ACPI_NEW] = 44,
 };
 
 static void mb2_tag(struct boot_info *bi, const struct mb2_tag *tag)

@@ -16,8 +16,8 @@
 #include <arch/layout.h>
 
 #define FWDUMP_LINE_BYTES 32
-#define FWDUMP_STR_MAX 4096	   /* longest string dumped (a command line is shorter) */
-#define FWDUMP_MODS_MAX 64	   /* module entries dumped; the parser keeps 8 */
+#define FWDUMP_STR_MAX 4096	    /* longest string dumped (a command line is shorter) */
+#define FWDUMP_MODS_MAX 64	    /* module entries dumped; the parser keeps 8 */
 #define FWDUMP_TABLE_MAX (1u << 20) /* a bigger table is left out (none of QEMU's is) */
 
 /* Multiboot 0.6.96 section 3.3: the fields of the information block read here. */

@@ -24,6 +24,12 @@
 
 static struct acpi_info info; /* large: never on the stack */
 
+/* An XSDT listing one table. */
+struct fuzz_xsdt {
+	struct acpi_sdt_header h;
+	u64 entry;
+} __attribute__((packed));
+
 static u8 *fuzz_put_chunk(u8 *p, u32 pa, const void *data, u32 len)
 {
 	memcpy(p, &pa, 4);
@@ -36,11 +42,7 @@ static u8 *fuzz_put_chunk(u8 *p, u32 pa, const void *data, u32 len)
 static size_t fuzz_console_image(u8 *buf, const u8 *spcr, u32 len)
 {
 	struct acpi_rsdp r = { .revision = 2, .length = sizeof(r), .xsdt_address = FUZZ_XSDT_PA };
-	struct {
-		struct acpi_sdt_header h;
-		u64 entry;
-	} __attribute__((packed)) x = { .h = { .length = sizeof(x), .revision = 1 },
-					.entry = FUZZ_SPCR_PA };
+	struct fuzz_xsdt x = { .h = { .length = sizeof(x), .revision = 1 }, .entry = FUZZ_SPCR_PA };
 	u8 *p = buf;
 
 	memcpy(r.sig, "RSD PTR ", 8);
@@ -96,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1 || size > (1u << 20))
 		return 0;
-	buf = malloc(size - 1 + 3 * 8 + sizeof(struct acpi_rsdp) + 44);
+	buf = malloc(size - 1 + 3 * 8 + sizeof(struct acpi_rsdp) + sizeof(struct fuzz_xsdt));
 	if (!buf)
 		fuzz_fail("malloc");
 	n = fuzz_console_image(buf, data + 1, (u32)(size - 1));

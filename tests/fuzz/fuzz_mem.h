@@ -8,9 +8,10 @@
  * a u32 length, then that many bytes (cut short at the input's end). The
  * first chunk is where the parser starts (the RSDP, or the multiboot
  * information block). An empty chunk, or one that overlaps an earlier one,
- * is left out, so every address has one value, as in memory. tools/fwdump.py writes real machines' boot
- * information and ACPI tables in this format (tests/fuzz/corpus/).
- * Host only; one input at a time (libFuzzer runs a target single-threaded).
+ * is left out, so every address has one value, as in memory.
+ * tools/fwdump.py writes real machines' boot information and ACPI tables in
+ * this format (tests/fuzz/corpus/). Host only; one input at a time
+ * (libFuzzer runs a target single-threaded).
  */
 #ifndef TESTS_FUZZ_FUZZ_MEM_H
 #define TESTS_FUZZ_FUZZ_MEM_H
@@ -80,10 +81,10 @@ void fuzz_bootinfo_check(int rc);
 /* Aborts with @what on stderr: an invariant the parser promises was broken. */
 void fuzz_fail(const char *what) __attribute__((noreturn));
 
-#define FUZZ_CHECK(cond)                                                                  \
-	do {                                                                              \
-		if (!(cond))                                                              \
-			fuzz_fail(#cond);                                                 \
+#define FUZZ_CHECK(cond)                                                                           \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			fuzz_fail(#cond);                                                          \
 	} while (0)
 
 #endif
