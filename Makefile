@@ -3,6 +3,7 @@
 #   make netboot      PXE tree for BIOS and UEFI in $(O)/tftp (docs/lab.md)
 #   make test-host    host unit tests under ASan/UBSan
 #   make test         everything: host tests, tool tests, QEMU self-test matrix
+#   make fuzz         each firmware-parser fuzz target for FUZZ_SECONDS (clang)
 #   make CC=clang     or CROSS_COMPILE=x86_64-elf-;  V=1 shows commands
 # Knobs (-D overrides, printed in the MMLAB header): MAX_CPUS.
 
@@ -33,7 +34,7 @@ VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unkn
 
 BOOT_SRCS := boot/header.S boot/entry.S boot/bootinfo.c boot/mb1_cmdline.c
 ARCH_SRCS := arch/x86_64/acpi.c arch/x86_64/acpi_report.c arch/x86_64/ap_start.S arch/x86_64/apic.c arch/x86_64/arch.c \
-	arch/x86_64/console.c arch/x86_64/cpu_asm.S arch/x86_64/cpuinfo.c arch/x86_64/gdt.c arch/x86_64/idt.c \
+	arch/x86_64/console.c arch/x86_64/cpu_asm.S arch/x86_64/cpuinfo.c arch/x86_64/fwdump.c arch/x86_64/gdt.c arch/x86_64/idt.c \
 	arch/x86_64/init.c arch/x86_64/ioapic.c arch/x86_64/ipi.c arch/x86_64/isr.S arch/x86_64/kpt.c arch/x86_64/mem.c arch/x86_64/pic.c \
 	arch/x86_64/serial.c arch/x86_64/smpboot.c arch/x86_64/traps.c arch/x86_64/tsc.c \
 	arch/x86_64/tsc_sync.c
@@ -58,7 +59,7 @@ TEST_KERNEL_SRCS := tests/ktest.c tests/test_bench.c tests/test_bench_work.c tes
 TEST_KERNEL_SRCS += tests/test_mapping_flush.c
 # Host-only: the runner and the fake arch interface.
 TEST_HOST_SRCS := tests/ktest.c tests/host/host_main.c tests/host/fake_arch.c tests/host/fake_tlb.c tests/test_tlb_model.c
-HOST_LIB_SRCS := boot/mb1_cmdline.c arch/x86_64/acpi.c bench/read_loss.c arch/x86_64/console.c lib/errno.c lib/format.c lib/parse.c lib/stats.c kernel/cmdline.c \
+HOST_LIB_SRCS := boot/mb1_cmdline.c arch/x86_64/acpi.c boot/bootinfo.c bench/read_loss.c arch/x86_64/console.c lib/errno.c lib/format.c lib/parse.c lib/stats.c kernel/cmdline.c \
 	kernel/json.c kernel/percpu.c kernel/rwlock.c kernel/spinlock.c mm/fault.c mm/fork.c mm/mapping.c mm/mm.c mm/page.c mm/pagemap.c mm/pmm.c mm/pt.c \
 	mm/pt_leaf.c mm/swap.c mm/swap_check.c mm/swap_cluster.c mm/swap_free.c mm/swap_mm.c mm/swapdev.c mm/tlb.c
 HOST_LIB_SRCS += mm/quarantine.c
@@ -191,6 +192,58 @@ $(O)/test-host: $(HOBJS)
 test-host: $(O)/test-host
 	$(Q)$(O)/test-host
 
+# ---- fuzz targets ------------------------------------------------------------
+# libFuzzer targets for the firmware parsers (tests/fuzz/, docs/testing.md),
+# built with clang whatever CC is. `make fuzz` runs each for FUZZ_SECONDS,
+# one after the other, adding what it finds to $(O)/fuzz/corpus/; `make
+# fuzz-merge` adds the inputs that reach new coverage to the committed
+# corpus; `make test` replays the committed corpus and regression inputs.
+
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+# Seconds one input may take: longer is a bug (a stall at boot, worse under TCG).
+FUZZ_TIMEOUT ?= 2
+FUZZ_TARGETS := acpi mb1 mb2 console cmdline
+FUZZ_LIB_SRCS := arch/x86_64/acpi.c arch/x86_64/console.c boot/bootinfo.c kernel/cmdline.c \
+	lib/errno.c lib/format.c lib/parse.c tests/fuzz/fuzz_mem.c tests/fuzz/fuzz_bootinfo.c
+FUZZ_LIB_OBJS := $(patsubst %,$(O)/fuzz/obj/%.o,$(FUZZ_LIB_SRCS))
+FUZZ_BINS := $(patsubst %,$(O)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+FUZZ_MAIN_OBJS := $(patsubst %,$(O)/fuzz/obj/tests/fuzz/fuzz_%.c.o,$(FUZZ_TARGETS))
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -DHOST_BUILD -DMAX_CPUS=$(MAX_CPUS) \
+	$(INCLUDES) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -MMD -MP
+
+$(O)/fuzz/obj/%.c.o: %.c Makefile
+	$(quiet) FUZZCC $<
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(O)/fuzz/fuzz_%: $(O)/fuzz/obj/tests/fuzz/fuzz_%.c.o $(FUZZ_LIB_OBJS)
+	$(quiet) LINK $@
+	$(Q)$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^
+
+.SECONDARY: $(FUZZ_MAIN_OBJS)
+.PHONY: fuzz-build fuzz fuzz-merge
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: $(FUZZ_BINS)
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(O)/fuzz/corpus/$$t $(O)/fuzz/crashes; \
+		echo "  FUZZ     $$t for $(FUZZ_SECONDS) s (log: $(O)/fuzz/$$t.log)"; \
+		$(O)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=$(FUZZ_TIMEOUT) -print_final_stats=1 \
+			-artifact_prefix=$(O)/fuzz/crashes/$$t- $(O)/fuzz/corpus/$$t \
+			tests/fuzz/corpus/$$t > $(O)/fuzz/$$t.log 2>&1 || \
+			{ tail -n 30 $(O)/fuzz/$$t.log; exit 1; }; \
+		grep -E '^#[0-9]+[[:space:]]+DONE' $(O)/fuzz/$$t.log | sed "s/^/  $$t: /"; \
+	done
+
+fuzz-merge: $(FUZZ_BINS)
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		$(O)/fuzz/fuzz_$$t -merge=1 tests/fuzz/corpus/$$t $(O)/fuzz/corpus/$$t \
+			> $(O)/fuzz/$$t-merge.log 2>&1 || { tail -n 20 $(O)/fuzz/$$t-merge.log; exit 1; }; \
+		grep -E 'MERGE-OUTER: [0-9]+ new files' $(O)/fuzz/$$t-merge.log | sed "s/^/  $$t: /"; \
+	done
+
 # ---- the whole suite -----------------------------------------------------------
 
 .PHONY: test
@@ -208,4 +261,4 @@ clean:
 .PHONY: FORCE
 FORCE:
 
--include $(KOBJS:.o=.d) $(HOBJS:.o=.d)
+-include $(KOBJS:.o=.d) $(HOBJS:.o=.d) $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_MAIN_OBJS:.o=.d)

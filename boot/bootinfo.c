@@ -40,10 +40,11 @@ struct mb2_tag {
 	u32 type, size;
 };
 
+/* Packed: entry_size need not be a multiple of 8, so entries may be misaligned. */
 struct mb2_mmap_entry {
 	u64 base, len;
 	u32 type, reserved;
-};
+} __packed;
 
 struct mb1_info {
 	u32 flags, mem_lower, mem_upper, boot_device, cmdline;
@@ -59,18 +60,50 @@ struct mb1_mmap_entry {
 	u32 type;
 } __packed;
 
+/* Packed: the loader may put the module list at any address. */
 struct mb1_module {
 	u32 start, end, cmdline, pad;
-};
+} __packed;
+
+/*
+ * The kernel reads the loader's structures through the direct map; host
+ * builds (tests/fuzz) wherever bootinfo_host_mem says.
+ */
+#ifdef HOST_BUILD
+u8 *bootinfo_host_mem;
+#define BOOTINFO_PHYS_BASE ((uintptr_t)bootinfo_host_mem)
+#else
+#define BOOTINFO_PHYS_BASE DIRECT_MAP_BASE
+#endif
 
 static const void *phys(paddr_t pa)
 {
-	return (const void *)(DIRECT_MAP_BASE + pa);
+	return (const void *)(BOOTINFO_PHYS_BASE + pa);
+}
+
+static paddr_t pa_of(const void *p)
+{
+	return (paddr_t)((uintptr_t)p - BOOTINFO_PHYS_BASE);
 }
 
 static bool reachable(paddr_t pa, u64 len)
 {
 	return pa < BOOT_MAP_BYTES && len <= BOOT_MAP_BYTES - pa;
+}
+
+/* A string at @pa that ends inside the boot map, so reading it cannot fault. */
+static bool string_reachable(paddr_t pa)
+{
+	return pa < BOOT_MAP_BYTES && strnlen(phys(pa), BOOT_MAP_BYTES - pa) < BOOT_MAP_BYTES - pa;
+}
+
+/* The string a tag holds, or NULL when it does not end inside the tag. */
+static const char *tag_string(const struct mb2_tag *tag)
+{
+	const char *s = (const char *)(tag + 1);
+	size_t room = tag->size - sizeof(*tag);
+
+	return strnlen(s, room) < room ? s : NULL;
 }
 
 static void copy_string(char *dst, size_t size, const char *src, bool *truncated)
@@ -158,17 +191,32 @@ static void mb2_mmap(struct boot_info *bi, const struct mb2_tag *tag)
 	}
 }
 
+/*
+ * Smallest size of each tag type whose fields are read (multiboot2 spec
+ * 3.6): the 8-byte header and the fields. The ACPI tags hold an RSDP copy,
+ * 20 bytes for ACPI 1.0, 36 for the extended one.
+ */
+static const u8 mb2_tag_min_size[] = {
+	[MB2_TAG_MODULE] = 16, [MB2_TAG_MMAP] = 16,	[MB2_TAG_EFI32] = 12,
+	[MB2_TAG_EFI64] = 16,  [MB2_TAG_ACPI_OLD] = 28, [MB2_TAG_ACPI_NEW] = 44,
+};
+
 static void mb2_tag(struct boot_info *bi, const struct mb2_tag *tag)
 {
 	const u8 *body = (const u8 *)(tag + 1);
 
+	/* A tag too short for its fields is skipped: reading them would run past it. */
+	if (tag->type < ARRAY_SIZE(mb2_tag_min_size) && tag->size < mb2_tag_min_size[tag->type])
+		return;
 	switch (tag->type) {
 	case MB2_TAG_CMDLINE:
-		copy_string(bi->cmdline, sizeof(bi->cmdline), (const char *)body,
-			    &bi->cmdline_truncated);
+		if (tag_string(tag))
+			copy_string(bi->cmdline, sizeof(bi->cmdline), tag_string(tag),
+				    &bi->cmdline_truncated);
 		break;
 	case MB2_TAG_LOADER:
-		copy_string(bi->loader, sizeof(bi->loader), (const char *)body, NULL);
+		if (tag_string(tag))
+			copy_string(bi->loader, sizeof(bi->loader), tag_string(tag), NULL);
 		break;
 	case MB2_TAG_MODULE:
 		add_module(bi, ((const u32 *)body)[0], ((const u32 *)body)[1]);
@@ -184,10 +232,10 @@ static void mb2_tag(struct boot_info *bi, const struct mb2_tag *tag)
 		break;
 	case MB2_TAG_ACPI_OLD:
 		if (!bi->rsdp || bi->rsdp_revision < 2)
-			set_rsdp(bi, (paddr_t)((u64)(uintptr_t)body - DIRECT_MAP_BASE), "multiboot2");
+			set_rsdp(bi, pa_of(body), "multiboot2");
 		break;
 	case MB2_TAG_ACPI_NEW:
-		set_rsdp(bi, (paddr_t)((u64)(uintptr_t)body - DIRECT_MAP_BASE), "multiboot2");
+		set_rsdp(bi, pa_of(body), "multiboot2");
 		break;
 	case MB2_TAG_EFI_MMAP:
 	case MB2_TAG_EFI_BS:
@@ -227,15 +275,26 @@ static int parse_mb2(struct boot_info *bi, paddr_t info)
 	return 0;
 }
 
+/*
+ * Real memory maps have far fewer entries than BOOT_MEM_MAX; walking more
+ * than this many means a bogus mmap_length (up to 4 GiB of 4-byte steps).
+ */
+#define MB1_MMAP_WALK_MAX (4 * BOOT_MEM_MAX)
+
 static void mb1_mmap(struct boot_info *bi, const struct mb1_info *mi)
 {
 	paddr_t pa = mi->mmap_addr, end = (paddr_t)mi->mmap_addr + mi->mmap_length;
+	unsigned walked = 0;
 
 	if (!reachable(mi->mmap_addr, mi->mmap_length))
 		return;
 	while (pa + sizeof(struct mb1_mmap_entry) <= end) {
 		const struct mb1_mmap_entry *e = phys(pa);
 
+		if (walked++ == MB1_MMAP_WALK_MAX) {
+			bi->mem_truncated = true;
+			return;
+		}
 		add_region(bi, e->base, e->len, e->type);
 		pa += e->size + sizeof(e->size);
 	}
@@ -262,16 +321,17 @@ static int parse_mb1(struct boot_info *bi, paddr_t info)
 	mi = phys(info);
 	bi->info_start = info;
 	bi->info_end = info + sizeof(*mi);
-	if ((mi->flags & MB1_FLAG_CMDLINE) && reachable(mi->cmdline, 1))
+	if ((mi->flags & MB1_FLAG_CMDLINE) && string_reachable(mi->cmdline))
 		mb1_cmdline(bi, phys(mi->cmdline));
-	if ((mi->flags & MB1_FLAG_LOADER) && reachable(mi->boot_loader_name, 1))
+	if ((mi->flags & MB1_FLAG_LOADER) && string_reachable(mi->boot_loader_name))
 		copy_string(bi->loader, sizeof(bi->loader), phys(mi->boot_loader_name), NULL);
 	if (mi->flags & MB1_FLAG_MMAP)
 		mb1_mmap(bi, mi);
 	if ((mi->flags & MB1_FLAG_MODS) && reachable(mi->mods_addr, 16ul * mi->mods_count)) {
 		const struct mb1_module *m = phys(mi->mods_addr);
 
-		for (u32 i = 0; i < mi->mods_count; i++)
+		/* Stop when full: a bogus mods_count would walk up to 2^28 entries. */
+		for (u32 i = 0; i < mi->mods_count && bi->nmods < BOOT_MOD_MAX; i++)
 			add_module(bi, m[i].start, m[i].end);
 	}
 	bi->firmware = BOOT_FW_BIOS;

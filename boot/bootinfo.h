@@ -69,4 +69,12 @@ u64 bootinfo_usable_bytes(const struct boot_info *bi);
 /* Name of a memory map type, e.g. "usable". */
 const char *bootinfo_mem_type_name(u32 type);
 
+#ifdef HOST_BUILD
+/*
+ * Host builds only (tests/fuzz): where physical address 0 is, standing in for
+ * the kernel's direct map. The caller maps at least BOOT_MAP_BYTES there.
+ */
+extern u8 *bootinfo_host_mem;
+#endif
+
 #endif

@@ -108,6 +108,7 @@ static const struct opt_key opt_keys[] = {
 	OPT_KEY_UINT("ap_nostart", ap_nostart, 0, MAX_CPUS - 1, 0),
 	OPT_KEY_ENUM("remote", remote, opt_remote_words, OPT_REMOTE_ALL),
 	OPT_KEY_UINT("apic_fw_off", apic_fw_off, 0, 1, 0),
+	OPT_KEY_UINT("fwdump", fwdump, 0, 1, 0),
 };
 
 /*

@@ -70,6 +70,7 @@ struct options {
 	u32 ap_nostart;		       /* ap_nostart=N: the last N APs get no INIT/SIPI (test hook) */
 	enum opt_remote remote;	       /* remote=all|busy|idle: tlb bench cases to run */
 	u32 apic_fw_off;	       /* apic_fw_off=1: disable the local APIC as firmware could (test hook) */
+	u32 fwdump;		       /* fwdump=1: hex-dump firmware tables and boot info (fuzz seeds) */
 	u64 given;		       /* bit i: table key i was on the line */
 };
 

@@ -27,6 +27,10 @@ note "host unit tests (ASan/UBSan)"
 note "host tool tests"
 "$PYTHON" "$here/tests/tools/run.py" > "$logs/host-tools.ktap" 2>&1
 
+# The committed fuzz corpora and crash regression inputs, once each (clang's libFuzzer).
+note "fuzz corpus replay"
+O=$O bash "$here/tests/fuzz/replay.sh" > "$logs/fuzz-replay.ktap" 2> "$logs/fuzz-replay.stderr"
+
 # ---- QEMU self-test matrix ---------------------------------------------------
 
 # boot NAME RUN.SH-ARGS...: one self-test boot; its serial log is its KTAP.

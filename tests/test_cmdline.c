@@ -59,6 +59,7 @@ static void expect_defaults(struct ktest *t, const struct options *o)
 	KEXPECT_EQ(t, o->tsc_calibrate, OPT_TSC_AUTO);
 	KEXPECT_EQ(t, o->ap_nostart, 0);
 	KEXPECT_EQ(t, o->remote, OPT_REMOTE_ALL);
+	KEXPECT_EQ(t, o->fwdump, 0);
 	KEXPECT_EQ(t, o->given, 0);
 }
 
@@ -177,6 +178,7 @@ static const struct {
 	{ "seed", offsetof(struct options, seed), 1, 1000000000, 1, "" },
 	{ "ap_nostart", offsetof(struct options, ap_nostart), 0, MAX_CPUS - 1, 0, "" },
 	{ "apic_fw_off", offsetof(struct options, apic_fw_off), 0, 1, 0, "" },
+	{ "fwdump", offsetof(struct options, fwdump), 0, 1, 0, "" },
 };
 
 static u32 uint_field(const struct options *o, size_t i)

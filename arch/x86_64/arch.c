@@ -7,6 +7,7 @@
 #include "arch/x86_64/acpi.h"
 #include "arch/x86_64/console.h"
 #include "arch/x86_64/cpuinfo.h"
+#include "arch/x86_64/fwdump.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/traps.h"
 #include "compiler.h"
@@ -179,6 +180,7 @@ static void early_options(const struct options *opt)
 bool arch_early_init(const struct options *opt)
 {
 	vaddr_t ist[IST_COUNT];
+	bool ok;
 
 	smpboot_init_bsp(0); /* GS base first: exception reports read this_cpu() */
 	cpuinfo_init();
@@ -194,5 +196,8 @@ bool arch_early_init(const struct options *opt)
 	gdt_init_cpu(0, ist);
 	idt_init();
 	early_options(opt);
-	return early_console(opt);
+	ok = early_console(opt);
+	if (opt && opt->fwdump)
+		fwdump_write(); /* before anything reuses the loader's memory */
+	return ok;
 }
