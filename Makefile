@@ -31,10 +31,10 @@ VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unkn
 
 # ---- sources -----------------------------------------------------------------
 
-BOOT_SRCS := boot/header.S boot/entry.S boot/bootinfo.c
+BOOT_SRCS := boot/header.S boot/entry.S boot/bootinfo.c boot/mb1_cmdline.c
 ARCH_SRCS := arch/x86_64/acpi.c arch/x86_64/acpi_report.c arch/x86_64/ap_start.S arch/x86_64/apic.c arch/x86_64/arch.c \
 	arch/x86_64/console.c arch/x86_64/cpu_asm.S arch/x86_64/cpuinfo.c arch/x86_64/gdt.c arch/x86_64/idt.c \
-	arch/x86_64/init.c arch/x86_64/ipi.c arch/x86_64/isr.S arch/x86_64/kpt.c arch/x86_64/mem.c \
+	arch/x86_64/init.c arch/x86_64/ioapic.c arch/x86_64/ipi.c arch/x86_64/isr.S arch/x86_64/kpt.c arch/x86_64/mem.c arch/x86_64/pic.c \
 	arch/x86_64/serial.c arch/x86_64/smpboot.c arch/x86_64/traps.c arch/x86_64/tsc.c \
 	arch/x86_64/tsc_sync.c
 KERNEL_SRCS := kernel/cmdline.c kernel/crash.c kernel/json.c kernel/ksyms.c kernel/main.c \
@@ -46,14 +46,14 @@ MM_SRCS := mm/devmem.c mm/fault.c mm/fork.c mm/kstack.c mm/mapping.c mm/pin.c mm
 BENCH_SRCS := bench/bench.c bench/bench_faultlock.c bench/bench_ipi.c bench/bench_pagemap.c bench/bench_pin.c bench/bench_swapfree.c bench/bench_tlb.c
 # Tests that build for both the host and the kernel, then kernel-only ones.
 TEST_COMMON_SRCS := tests/acpi_fw.c tests/test_acpi.c tests/test_cmdline.c tests/test_console.c tests/test_cpumask.c \
-	tests/test_format.c tests/test_json.c tests/mm_emul.c tests/test_mm.c tests/test_mm_cow.c tests/test_pagemap.c tests/test_parse.c tests/test_pmm.c tests/test_pt.c tests/test_pt_leaf.c \
+	tests/test_format.c tests/test_json.c tests/test_mb1_cmdline.c tests/mm_emul.c tests/test_mm.c tests/test_mm_cow.c tests/test_pagemap.c tests/test_parse.c tests/test_pmm.c tests/test_pt.c tests/test_pt_leaf.c \
 	tests/test_pt_random.c tests/test_spinlock.c tests/test_stats.c tests/test_swap.c tests/test_swap_dev.c \
 	tests/test_swap_fixture.c tests/test_swap_free.c tests/test_swap_mm.c
-TEST_KERNEL_SRCS := tests/ktest.c tests/test_bench.c tests/test_boot.c tests/test_pin.c tests/test_tlb.c tests/test_tlb_stale.c tests/test_fault.c tests/test_faultlock.c tests/test_kpt.c tests/test_smp.c \
+TEST_KERNEL_SRCS := tests/ktest.c tests/test_bench.c tests/test_boot.c tests/test_pin.c tests/test_tlb.c tests/test_tlb_stale.c tests/test_fault.c tests/test_faultlock.c tests/test_kpt.c tests/test_pic.c tests/test_smp.c \
 	tests/test_smpboot.c tests/test_traps.c tests/test_tsc.c
 # Host-only: the runner and the fake arch interface.
 TEST_HOST_SRCS := tests/ktest.c tests/host/host_main.c tests/host/fake_arch.c
-HOST_LIB_SRCS := arch/x86_64/acpi.c arch/x86_64/console.c lib/errno.c lib/format.c lib/parse.c lib/stats.c kernel/cmdline.c \
+HOST_LIB_SRCS := boot/mb1_cmdline.c arch/x86_64/acpi.c arch/x86_64/console.c lib/errno.c lib/format.c lib/parse.c lib/stats.c kernel/cmdline.c \
 	kernel/json.c kernel/percpu.c kernel/rwlock.c kernel/spinlock.c mm/fault.c mm/fork.c mm/mapping.c mm/mm.c mm/page.c mm/pagemap.c mm/pmm.c mm/pt.c \
 	mm/pt_leaf.c mm/swap.c mm/swap_check.c mm/swap_cluster.c mm/swap_free.c mm/swap_mm.c mm/swapdev.c mm/tlb.c
 

@@ -10,7 +10,7 @@ O=${O:-$here/build}
 PYTHON=${PYTHON:-python3}
 
 accel=auto smp="" mem=1G firmware=bios boot=iso machine=pc mode=bench bench=""
-results="" timeout_s="" quiet=0 compare=() extra=() spcr="" qemu_extra=()
+results="" timeout_s="" quiet=0 compare=() extra=() spcr="" qemu_extra=() cpu_model="" loader=""
 
 usage() {
 	cat <<'USAGE'
@@ -28,7 +28,14 @@ writes results/<date-time>/: serial.log, results.json, table.txt, plots/.
   --boot iso|kernel|pxe  GRUB ISO, QEMU -kernel (multiboot1; fastest), or
                          PXE: GRUB from a per-run TFTP tree (make netboot)
                          through QEMU's DHCP/TFTP server (default iso)
+  --loader multiboot|multiboot2
+                         GRUB command that loads the kernel with --boot iso
+                         or pxe (default multiboot2; --boot kernel is always
+                         multiboot1)
   --machine pc|q35       QEMU machine type (default pc)
+  --cpu MODEL            QEMU -cpu model and features, e.g. qemu64,-apic
+                         (default max under TCG, host,-arch-capabilities
+                         under KVM)
   --spcr UART            give the guest an ACPI SPCR table naming UART as the
                          firmware console: ttyS0, ttyS1, io:PORT, mmio32:ADDR
   --qemu-arg ARG         one more QEMU argument (repeatable), e.g.
@@ -63,6 +70,8 @@ parse_args() {
 		--firmware) need_arg "$@"; firmware=$2; shift ;;
 		--boot) need_arg "$@"; boot=$2; shift ;;
 		--machine) need_arg "$@"; machine=$2; shift ;;
+		--loader) need_arg "$@"; loader=$2; shift ;;
+		--cpu) need_arg "$@"; cpu_model=$2; shift ;;
 		--spcr) need_arg "$@"; spcr=$2; shift ;;
 		--qemu-arg) need_arg "$@"; qemu_extra+=("$2"); shift ;;
 		--selftest) mode=selftest ;;
@@ -84,9 +93,14 @@ check_args() {
 	case $accel in kvm|tcg|auto) ;; *) die_usage "bad --accel '$accel' (kvm|tcg|auto)" ;; esac
 	case $firmware in bios|uefi) ;; *) die_usage "bad --firmware '$firmware' (bios|uefi)" ;; esac
 	case $boot in iso|kernel|pxe) ;; *) die_usage "bad --boot '$boot' (iso|kernel|pxe)" ;; esac
+	case $loader in ''|multiboot|multiboot2) ;; *) die_usage "bad --loader '$loader' (multiboot|multiboot2)" ;; esac
+	if [ "$boot" = kernel ] && [ "$loader" = multiboot2 ]; then
+		die_usage "--boot kernel uses QEMU's multiboot1 loader; --loader multiboot2 needs --boot iso or pxe"
+	fi
 	case $machine in pc|q35) ;; *) die_usage "bad --machine '$machine' (pc|q35)" ;; esac
 	[ -z "$spcr" ] || [[ $spcr =~ ^(ttyS[01]|io:0x[0-9a-fA-F]+|mmio(8|32):0x[0-9a-fA-F]+)$ ]] ||
 		die_usage "bad --spcr '$spcr' (ttyS0, ttyS1, io:0xPORT, mmio8:0xADDR or mmio32:0xADDR)"
+	[ -z "$cpu_model" ] || [[ $cpu_model =~ ^[A-Za-z0-9_.,=+-]+$ ]] || die_usage "bad --cpu '$cpu_model' (a QEMU CPU model, e.g. qemu64,-apic)"
 	[ -z "$smp" ] || [[ $smp =~ ^[1-9][0-9]*$ ]] || die_usage "bad --smp '$smp' (a CPU count)"
 	[[ $mem =~ ^[1-9][0-9]*[MG]$ ]] || die_usage "bad --mem '$mem' (e.g. 512M or 4G)"
 	[ -z "$timeout_s" ] || [[ $timeout_s =~ ^[1-9][0-9]*$ ]] || die_usage "bad --timeout '$timeout_s' (seconds)"
@@ -186,10 +200,9 @@ write_grub_cfg() {
 serial --unit=0 --speed=115200
 terminal_input serial console
 terminal_output serial console
-insmod all_video
 set timeout=0
 menuentry "mmlab run" {
-	multiboot2 /boot/mmlab.elf $cmdline
+	${loader:-multiboot2} /boot/mmlab.elf $cmdline
 	boot
 }
 CFG
@@ -263,6 +276,7 @@ serial_args() {
 qemu_args() {
 	local cpu=max
 	[ "$accel" = kvm ] && cpu=host,-arch-capabilities
+	[ -z "$cpu_model" ] || cpu=$cpu_model
 	args=(-machine "$machine,accel=$accel" -cpu "$cpu" -smp "$smp" -m "$mem"
 		-display none -monitor none -no-reboot
 		-chardev "file,id=con,path=$results/serial.log"

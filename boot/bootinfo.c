@@ -5,8 +5,10 @@
  * ACPI pointer, the RSDP is found by scanning the BIOS areas.
  */
 #include "boot/bootinfo.h"
+#include "boot/mb1_cmdline.h"
 #include "compiler.h"
 #include "errno.h"
+#include "lib/format.h"
 #include "lib/string.h"
 #include <arch/layout.h>
 
@@ -239,14 +241,16 @@ static void mb1_mmap(struct boot_info *bi, const struct mb1_info *mi)
 	}
 }
 
-/* Multiboot1 loaders put the image path first on the command line: drop it. */
+/* Some multiboot1 loaders put the image path first, some do not: keep it apart. */
 static void mb1_cmdline(struct boot_info *bi, const char *raw)
 {
-	while (*raw && *raw != ' ')
-		raw++;
-	while (*raw == ' ')
-		raw++;
-	copy_string(bi->cmdline, sizeof(bi->cmdline), raw, &bi->cmdline_truncated);
+	const char *image;
+	size_t len;
+	const char *args = mb1_cmdline_args(raw, &image, &len);
+
+	if (image)
+		fmt_snprintf(bi->image, sizeof(bi->image), "%.*s", (int)len, image);
+	copy_string(bi->cmdline, sizeof(bi->cmdline), args, &bi->cmdline_truncated);
 }
 
 static int parse_mb1(struct boot_info *bi, paddr_t info)

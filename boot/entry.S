@@ -19,6 +19,8 @@
 #define EFER_NXE (1 << 11)
 #define CPUID_EXT_LM (1 << 29)
 #define CPUID_EXT_NX (1 << 20)
+#define CPUID_PAE (1 << 6)
+#define EFLAGS_ID (1 << 21)
 #define COM1 0x3f8
 
 	.section .boot.text, "ax"
@@ -38,17 +40,46 @@ _start32:
 	rep stosb
 	mov $PHYS(boot_stack_top), %esp
 
-	/* CPUID 0x80000001 must exist and report long mode (SDM Vol. 3A 9.8.5). */
+	/*
+	 * What this code is about to use must exist, checked before it is
+	 * used: CPUID itself (EFLAGS.ID can be toggled, SDM Vol. 2A CPUID),
+	 * leaf 1 with PAE, and leaf 0x80000001 with long mode (SDM Vol. 3A
+	 * 9.8.5). A CPU without one ends the run here, naming it.
+	 */
+	pushfl
+	pop %eax
+	mov %eax, %ecx
+	xor $EFLAGS_ID, %eax
+	push %eax
+	popfl
+	pushfl
+	pop %eax
+	push %ecx
+	popfl
+	xor %ecx, %eax
+	mov $msg_no_cpuid, %edi
+	test $EFLAGS_ID, %eax
+	jz boot_fail
+	xor %eax, %eax
+	cpuid
+	mov $msg_no_leaf1, %edi
+	cmp $1, %eax
+	jb boot_fail
+	mov $1, %eax
+	cpuid
+	mov $msg_no_pae, %edi
+	test $CPUID_PAE, %edx
+	jz boot_fail
 	mov $0x80000000, %eax
 	cpuid
+	mov $msg_no_lm, %edi
 	cmp $0x80000001, %eax
-	jb no_long_mode
+	jb boot_fail
 	mov $0x80000001, %eax
 	cpuid
 	test $CPUID_EXT_LM, %edx
-	jz no_long_mode
+	jz boot_fail
 	mov %edx, %edi			/* NX support, needed below */
-
 	call build_boot_tables
 
 	mov %cr4, %eax
@@ -117,26 +148,70 @@ build_boot_tables:
 	mov %eax, PHYS(boot_pml4) + 511 * 8
 	ret
 
-/* No long mode: say so on COM1, then leave QEMU with the panic status. */
-no_long_mode:
-	mov $no_lm_msg, %esi
+/*
+ * A CPU that cannot run mmlab: EDI names what it lacks. Says so on COM1
+ * as the 64-bit kernel would (a header, the error, a failing trailer),
+ * then leaves QEMU with the fail status; elsewhere the port is unused and
+ * the CPU halts.
+ */
+boot_fail:
+	call com1_init
+	mov $fail_head, %esi
+	call com1_puts
+	mov %edi, %esi
+	call com1_puts
+	mov $fail_mid, %esi
+	call com1_puts
+	mov %edi, %esi
+	call com1_puts
+	mov $fail_tail, %esi
+	call com1_puts
+	mov $QEMU_EXIT_FAIL, %eax
+	mov $QEMU_EXIT_PORT, %dx
+	outl %eax, %dx
+1:	hlt
+	jmp 1b
+
+/* COM1 at 115200 8N1, FIFOs on, polled: what the loader left may be anything. */
+com1_init:
+	mov $(COM1 + 1), %dx		/* IER: no interrupts */
+	xor %al, %al
+	outb %al, %dx
+	mov $(COM1 + 3), %dx		/* LCR: divisor latch */
+	mov $0x80, %al
+	outb %al, %dx
+	mov $COM1, %dx			/* divisor 1: 115200 baud */
+	mov $1, %al
+	outb %al, %dx
+	mov $(COM1 + 1), %dx
+	xor %al, %al
+	outb %al, %dx
+	mov $(COM1 + 3), %dx		/* LCR: 8 bits, no parity, 1 stop */
+	mov $0x03, %al
+	outb %al, %dx
+	mov $(COM1 + 2), %dx		/* FCR: FIFOs on and cleared */
+	mov $0xc7, %al
+	outb %al, %dx
+	mov $(COM1 + 4), %dx		/* MCR: DTR, RTS */
+	mov $0x03, %al
+	outb %al, %dx
+	ret
+
+/* Writes the NUL-terminated string at ESI; waits for THR empty (LSR bit 5). Clobbers EAX, EBX, EDX, ESI. */
+com1_puts:
 1:	lodsb
 	test %al, %al
-	jz 2f
+	jz 3f
 	mov %al, %bl
-3:	mov $(COM1 + 5), %dx
-	inb %dx, %al
+	mov $(COM1 + 5), %dx
+2:	inb %dx, %al
 	test $0x20, %al
-	jz 3b
+	jz 2b
 	mov %bl, %al
 	mov $COM1, %dx
 	outb %al, %dx
 	jmp 1b
-2:	mov $QEMU_EXIT_PANIC, %eax
-	mov $QEMU_EXIT_PORT, %dx
-	outl %eax, %dx
-4:	hlt
-	jmp 4b
+3:	ret
 
 	.code64
 start64_low:
@@ -160,8 +235,20 @@ boot_gdt_end:
 boot_gdt_ptr:
 	.short boot_gdt_end - boot_gdt - 1
 	.long boot_gdt
-no_lm_msg:
-	.asciz "mmlab: this CPU has no long mode (x86-64); cannot boot\r\n"
+fail_head:
+	.asciz "\r\nMMLAB {\"error\":\"this CPU cannot run mmlab\"}\r\nmmlab: error: "
+fail_mid:
+	.asciz "\r\nMMLAB-DONE {\"passed\":0,\"failed\":0,\"skipped\":0,\"status\":\"fail\",\"reason\":\""
+fail_tail:
+	.asciz "\"}\r\n"
+msg_no_cpuid:
+	.asciz "this CPU has no CPUID instruction (EFLAGS.ID does not toggle)"
+msg_no_leaf1:
+	.asciz "this CPU has no CPUID leaf 1 (CPUID.0:EAX is 0)"
+msg_no_pae:
+	.asciz "this CPU has no PAE (CPUID.1:EDX[6] clear): long mode needs it"
+msg_no_lm:
+	.asciz "this CPU has no long mode (CPUID.80000001h:EDX[29] clear): mmlab is a 64-bit kernel"
 
 	.text
 	.code64

@@ -5,6 +5,13 @@
  * a.out-kludge address fields, which describe the image as one contiguous
  * file region (the linker script keeps it so). Both enter boot/entry.S in
  * 32-bit protected mode with paging off.
+ *
+ * No framebuffer request (multiboot2 tag type 5): under a BIOS it makes
+ * GRUB set a video mode through the VGA BIOS, and with Bochs' VGA BIOS GRUB
+ * then fails before entering the kernel. mmlab talks only to a UART. The
+ * price is one harmless line from GRUB-EFI, which has no text mode to hand
+ * over: "WARNING: no console will be available to OS". GRUB 2.06 prints it
+ * for every multiboot kernel without the tag; no grub.cfg setting avoids it.
  */
 #include <arch/layout.h>
 
@@ -33,12 +40,6 @@ mb2_header:
 1:	.short 3, 0
 	.long 2f - 1b
 	.long _start32
-2:
-	/* framebuffer, optional, no preference: keeps GRUB-EFI quiet about video */
-	.balign 8
-1:	.short 5, 1
-	.long 2f - 1b
-	.long 0, 0, 0
 2:
 	/* modules page-aligned */
 	.balign 8

@@ -25,6 +25,9 @@ static void print_memory_map(void)
 	       bi->firmware == BOOT_FW_UEFI ? "uefi" : "bios",
 	       bi->protocol == BOOT_MULTIBOOT2 ? "multiboot2" : "multiboot1", bi->rsdp,
 	       bi->rsdp_source, bi->nmem, bi->mem_truncated ? " (truncated)" : "");
+	if (bi->image[0])
+		printk("# boot: the loader put the image path \"%s\" first on the command line: "
+		       "not a kernel word, left out\n", bi->image);
 	for (unsigned i = 0; i < bi->nmem; i++)
 		printk("#   mem 0x%016lx-0x%016lx %s\n", bi->mem[i].base,
 		       bi->mem[i].base + bi->mem[i].len - 1, bootinfo_mem_type_name(bi->mem[i].type));

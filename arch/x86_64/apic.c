@@ -44,6 +44,10 @@
 #define ICR_ASSERT (1u << 14)
 #define ICR_ALL_BUT_SELF (3u << 18)
 
+/* The power-up base (SDM Vol. 3A 11.4.4), for a base register the firmware zeroed. */
+#define APIC_BASE_DEFAULT 0xfee00000ul
+#define APIC_BASE_ADDR_MASK 0x000ffffffffff000ul
+
 static enum apic_mode mode;
 static volatile u32 *mmio;
 static u64 apic_errors;
@@ -126,6 +130,54 @@ static void apic_set_mode_msr(void)
 	if (base & APIC_BASE_EXTD)
 		wrmsr(MSR_APIC_BASE, base & ~(APIC_BASE_EN | APIC_BASE_EXTD));
 	wrmsr(MSR_APIC_BASE, (base & ~APIC_BASE_EXTD) | APIC_BASE_EN);
+}
+
+static void apic_base_read(void *arg)
+{
+	*(u64 *)arg = rdmsr(MSR_APIC_BASE);
+}
+
+static void apic_base_write(void *arg)
+{
+	wrmsr(MSR_APIC_BASE, *(u64 *)arg);
+}
+
+/*
+ * A global disable clears CPUID.1:EDX[9] too (SDM Vol. 3A 11.4.3), so a
+ * clear bit means either no APIC or one the firmware turned off. Every
+ * x86-64 CPU delivers interrupts over the system bus, where setting
+ * IA32_APIC_BASE[11] again is allowed without a reset (same section; only
+ * the 3-wire APIC bus of P6 and Pentium needed one). Interrupts are off
+ * and no device can target this APIC yet, which that section requires.
+ */
+static bool apic_reenable(void)
+{
+	u64 base;
+
+	if (trap_catch(apic_base_read, &base, NULL))
+		return false; /* no such MSR: no APIC at all */
+	if (!(base & APIC_BASE_ADDR_MASK))
+		base |= APIC_BASE_DEFAULT;
+	base |= APIC_BASE_EN;
+	if (trap_catch(apic_base_write, &base, NULL))
+		return false;
+	cpuinfo.apic = cpuid(1).edx & (1u << 9);
+	return cpuinfo.apic;
+}
+
+int apic_probe(char *err, size_t errlen)
+{
+	if (cpuinfo.apic)
+		return 0;
+	if (apic_reenable()) {
+		printk("# WARN apic: the firmware left the local APIC disabled (IA32_APIC_BASE[11] "
+		       "clear); enabled it again\n");
+		return 0;
+	}
+	fmt_snprintf(err, errlen,
+		     "this CPU has no usable local APIC (CPUID.1:EDX[9] clear, and setting "
+		     "IA32_APIC_BASE[11] did not enable one): mmlab needs it for IPIs");
+	return -EIO;
 }
 
 int apic_init_bsp(int want, paddr_t mmio_base, char *err, size_t errlen)

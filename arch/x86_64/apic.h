@@ -12,6 +12,14 @@
 enum apic_mode { APIC_MODE_XAPIC, APIC_MODE_X2APIC };
 
 /*
+ * Checks that the boot CPU has a usable local APIC; one the firmware
+ * disabled globally is enabled again (see apic.c). Returns 0, or -EIO
+ * with @err naming what is missing. Boot CPU, interrupts off, before
+ * apic_init_bsp().
+ */
+int apic_probe(char *err, size_t errlen);
+
+/*
  * Enables the boot CPU's local APIC. @want: 0 auto, 1 xAPIC, 2 x2APIC
  * (enum opt_apic). @mmio_base is the MADT's local APIC address. Returns 0,
  * or -EINVAL with @err filled when the forced mode is not available.

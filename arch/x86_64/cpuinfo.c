@@ -65,7 +65,12 @@ void cpuinfo_init(void)
 	u32 max_leaf = r.eax;
 
 	copy_regs(cpuinfo.vendor, vendor, 3);
+	cpuinfo.max_leaf = max_leaf;
 	r = cpuid(1);
+	cpuinfo.apic = r.edx & (1u << 9);
+	cpuinfo.tsc = r.edx & (1u << 4);
+	cpuinfo.msr = r.edx & (1u << 5);
+	cpuinfo.pae = r.edx & (1u << 6);
 	cpuinfo.stepping = r.eax & 0xf;
 	cpuinfo.model_id = ((r.eax >> 4) & 0xf) | (((r.eax >> 16) & 0xf) << 4);
 	cpuinfo.family = ((r.eax >> 8) & 0xf) + ((r.eax >> 20) & 0xff);
@@ -84,4 +89,15 @@ void cpuinfo_init(void)
 		cpuinfo.tsc_invariant = cpuid(0x80000007).edx & (1u << 8);
 	read_brand();
 	read_hypervisor();
+}
+
+const char *cpuinfo_missing(void)
+{
+	if (cpuinfo.max_leaf < 1)
+		return "no CPUID leaf 1 (CPUID.0:EAX is 0): cannot read the CPU's features";
+	if (!cpuinfo.tsc)
+		return "no time-stamp counter (CPUID.1:EDX[4] clear): mmlab times everything with it";
+	if (!cpuinfo.msr)
+		return "no RDMSR/WRMSR (CPUID.1:EDX[5] clear): mmlab needs the APIC base and EFER MSRs";
+	return NULL;
 }

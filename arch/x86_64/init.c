@@ -11,8 +11,10 @@
 #include "arch/x86_64/cpuinfo.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/init.h"
+#include "arch/x86_64/ioapic.h"
 #include "arch/x86_64/kpt.h"
 #include "arch/x86_64/mem.h"
+#include "arch/x86_64/pic.h"
 #include "arch/x86_64/serial.h"
 #include "arch/x86_64/smpboot.h"
 #include "arch/x86_64/tsc.h"
@@ -123,6 +125,35 @@ static int bring_up_cpus(const struct options *opt, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Whatever the firmware left programmed must not reach the CPU once
+ * interrupts are on: the 8259s (the BIOS leaves the master at vectors
+ * 8-15, so its timer looks like a double fault) and the I/O APICs. One
+ * "# pic:" line says what was found and done.
+ */
+static void irqchips_quiesce(void)
+{
+	static char line[1024];
+	size_t n;
+
+	n = fmt_snprintf(line, sizeof(line), "# pic: %s",
+			 pic_init() ? "8259 remapped to 0x20-0x2f, all masked" : "no 8259 answered");
+	ioapic_mask_all(&acpi.madt);
+	if (!ioapic_count())
+		n += fmt_snprintf(line + n, sizeof(line) - n, "; no ioapic in the MADT");
+	for (unsigned i = 0; i < ioapic_count() && n < sizeof(line); i++) {
+		const struct ioapic_dev *io = ioapic_get(i);
+
+		n += fmt_snprintf(line + n, sizeof(line) - n, "; ioapic %u at %#lx: ", io->id,
+				  io->addr);
+		if (n < sizeof(line))
+			n += fmt_snprintf(line + n, sizeof(line) - n,
+					  io->dead ? "no answer, left alone" : "%u entries masked",
+					  io->entries);
+	}
+	printk("%s\n", line);
+}
+
 static int init_boot_cpu(const struct options *opt, char *err, size_t errlen)
 {
 	vaddr_t ist[KSTACK_IST_COUNT];
@@ -137,6 +168,9 @@ static int init_boot_cpu(const struct options *opt, char *err, size_t errlen)
 	}
 	kstack_ist_tops(0, ist);
 	gdt_init_cpu(0, ist);
+	rc = apic_probe(err, errlen);
+	if (rc)
+		return rc;
 	rc = apic_init_bsp(opt->apic, acpi.madt.present ? acpi.madt.lapic_base : DEFAULT_LAPIC_BASE,
 			   err, errlen);
 	if (rc)
@@ -151,6 +185,10 @@ int arch_init(const struct options *opt, char *err, size_t errlen)
 
 	acpi_init(&acpi);
 	acpi_report(&acpi);
+	if (cpuinfo_missing()) {
+		fmt_snprintf(err, errlen, "%s", cpuinfo_missing());
+		return -EIO;
+	}
 	if (tsc_init()) {
 		fmt_snprintf(err, errlen, "cannot tell the TSC frequency (no CPUID leaf, no PIT)");
 		return -EIO;
@@ -161,6 +199,7 @@ int arch_init(const struct options *opt, char *err, size_t errlen)
 	rc = init_boot_cpu(opt, err, errlen);
 	if (rc)
 		return rc;
+	irqchips_quiesce();
 	rc = bring_up_cpus(opt, err, errlen);
 	kpt_trampoline_free(); /* every AP that came up runs on the kernel root now */
 	mem_report();

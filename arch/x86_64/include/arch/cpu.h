@@ -145,6 +145,9 @@ static inline void safe_halt(void)
 	__asm__ volatile("sti; hlt" ::: "memory");
 }
 
+/* A software interrupt through IDT vector @vec (a constant); tests use it to stand in for a device. */
+#define soft_int(vec) __asm__ volatile("int %0" : : "i"(vec) : "memory")
+
 static inline void pause(void)
 {
 	__asm__ volatile("pause" ::: "memory");

@@ -1,0 +1,37 @@
+/*
+ * The legacy 8259A pair: master at ports 0x20/0x21, slave at 0xa0/0xa1 on
+ * the master's IRQ2. mmlab takes no device interrupts, so bring-up moves
+ * both off the exception vectors (the BIOS leaves the master at 8-15, where
+ * the timer's IRQ0 looks like a double fault) and masks every line before
+ * interrupts are first enabled. What can still arrive is the 8259A's
+ * spurious IRQ7/IRQ15 (a request that went away before the CPU's
+ * acknowledge), which is counted and dropped. Boot CPU only.
+ */
+#ifndef ARCH_PIC_H
+#define ARCH_PIC_H
+
+#include "types.h"
+
+/*
+ * Remaps the master to PIC_VEC_MASTER and the slave to PIC_VEC_SLAVE,
+ * masks all sixteen lines and installs the spurious IRQ7/IRQ15 handlers.
+ * Interrupts off, before the first sti. Returns whether an 8259 answered
+ * (a hardware-reduced machine has none; the writes to its unused ports are
+ * then harmless).
+ */
+bool pic_init(void);
+
+/* Whether pic_init() found an 8259. */
+bool pic_present(void);
+
+/* Interrupt mask register (OCW1) and in-service register (OCW3) of one PIC. */
+u8 pic_imr(bool slave);
+u8 pic_isr(bool slave);
+
+/* Spurious IRQ7 (master) or IRQ15 (slave) interrupts seen since boot. */
+u64 pic_spurious_count(bool slave);
+
+/* Real (in-service) interrupts that arrived on a masked line 7 or 15: always 0 when masking works. */
+u64 pic_unexpected_count(void);
+
+#endif
