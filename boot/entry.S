@@ -158,6 +158,10 @@ boot_fail:
 	call com1_init
 	mov $fail_head, %esi
 	call com1_puts
+	mov $PHYS(mmlab_version), %esi
+	call com1_puts
+	mov $fail_head2, %esi
+	call com1_puts
 	mov %edi, %esi
 	call com1_puts
 	mov $fail_mid, %esi
@@ -235,8 +239,13 @@ boot_gdt_end:
 boot_gdt_ptr:
 	.short boot_gdt_end - boot_gdt - 1
 	.long boot_gdt
+/* The header's required keys (docs/output.md), null where nothing is known yet. */
 fail_head:
-	.asciz "\r\nMMLAB {\"error\":\"this CPU cannot run mmlab\"}\r\nmmlab: error: "
+	.asciz "\r\nMMLAB {\"version\":\""
+fail_head2:
+	.ascii "\",\"cmdline\":null,\"arch\":\"x86_64\",\"cpu_model\":null,\"cpus\":1,"
+	.ascii "\"tsc_hz\":null,\"hypervisor\":null,\"firmware\":null,\"mem_bytes\":null,"
+	.asciz "\"error\":\"this CPU cannot run mmlab\"}\r\nmmlab: error: "
 fail_mid:
 	.asciz "\r\nMMLAB-DONE {\"passed\":0,\"failed\":0,\"skipped\":0,\"status\":\"fail\",\"reason\":\""
 fail_tail:

@@ -99,6 +99,7 @@ static const struct opt_key opt_keys[] = {
 	OPT_KEY_ENUM("crash", crash, opt_crash_words, OPT_CRASH_NONE),
 	OPT_KEY_ENUM("tsc_calibrate", tsc_calibrate, opt_tsc_calibrate_words, OPT_TSC_AUTO),
 	OPT_KEY_UINT("ap_nostart", ap_nostart, 0, MAX_CPUS - 1, 0),
+	OPT_KEY_UINT("apic_fw_off", apic_fw_off, 0, 1, 0),
 };
 
 BUILD_ASSERT(ARRAY_SIZE(opt_keys) <= 64); /* one bit each in options.given */

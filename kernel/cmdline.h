@@ -65,6 +65,7 @@ struct options {
 	enum opt_crash crash;	       /* crash=none|ud|de|pf|gp|panic|hang */
 	enum opt_tsc_calibrate tsc_calibrate; /* tsc_calibrate=auto|pit|hpet */
 	u32 ap_nostart;		       /* ap_nostart=N: the last N APs get no INIT/SIPI (test hook) */
+	u32 apic_fw_off;	       /* apic_fw_off=1: disable the local APIC as firmware could (test hook) */
 	u64 given;		       /* bit i: table key i was on the line */
 };
 

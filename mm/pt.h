@@ -115,6 +115,16 @@ struct pt_gather {
 /* True unless the CPU lacks NX: then mappings are executable whatever the protection. */
 extern bool pt_nx_enabled;
 
+/*
+ * @prot as the page tables can hold it on this CPU, which is what
+ * pt_lookup() returns for a mapping made with @prot: without NX, every
+ * mapping is executable (SDM Vol. 3A 4.6: EFER.NXE=0 leaves bit 63 reserved).
+ */
+static inline unsigned pt_prot_effective(unsigned prot)
+{
+	return pt_nx_enabled ? prot : prot | PROT_EXEC;
+}
+
 /* Prepares @g, empty; @flush may be NULL (local flush only). */
 void pt_gather_init(struct pt_gather *g, pt_flush_fn *flush, void *arg);
 

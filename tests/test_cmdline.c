@@ -165,6 +165,7 @@ static const struct {
 	{ "swap_mb", offsetof(struct options, swap_mb), 1, 16384, 512 },
 	{ "swapfree_mb", offsetof(struct options, swapfree_mb), 1, 16384, 256 },
 	{ "ap_nostart", offsetof(struct options, ap_nostart), 0, MAX_CPUS - 1, 0 },
+	{ "apic_fw_off", offsetof(struct options, apic_fw_off), 0, 1, 0 },
 };
 
 static u32 uint_field(const struct options *o, size_t i)

@@ -113,7 +113,7 @@ static void test_mm_demand_zero(struct ktest *t)
 	KEXPECT_EQ(t, faults_here() - f0, 1);
 	p = emul_page_at(mm, REG, &prot);
 	KASSERT(t, p != NULL);
-	KEXPECT_EQ(t, prot, PROT_READ | PROT_WRITE);
+	KEXPECT_EQ(t, prot, pt_prot_effective(PROT_READ | PROT_WRITE));
 	KEXPECT_EQ(t, page_ref_count(p), 1);
 	KEXPECT_EQ(t, page_mapcount(p), 1);
 	/* Mapped writable at once: the store needs no second fault. */

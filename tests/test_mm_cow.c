@@ -56,13 +56,13 @@ static void test_mm_cow_fork_shares(struct ktest *t)
 		KEXPECT_EQ(t, page_ref_count(c.pp[i]), 2);
 		KEXPECT_EQ(t, page_mapcount(c.pp[i]), 2);
 		KEXPECT(t, emul_page_at(c.child, REG + i * KB4, &prot) == c.pp[i]);
-		KEXPECT_EQ(t, prot, PROT_READ);
+		KEXPECT_EQ(t, prot, pt_prot_effective(PROT_READ));
 		KEXPECT(t, emul_page_at(c.parent, REG + i * KB4, &prot) == c.pp[i]);
-		KEXPECT_EQ(t, prot, PROT_READ);
+		KEXPECT_EQ(t, prot, pt_prot_effective(PROT_READ));
 		KEXPECT_EQ(t, emul_read(t, c.child, REG + i * KB4), 100 + i);
 	}
 	KEXPECT(t, emul_page_at(c.child, REG + GB1, &prot) == c.sp);
-	KEXPECT_EQ(t, prot, PROT_READ | PROT_WRITE);
+	KEXPECT_EQ(t, prot, pt_prot_effective(PROT_READ | PROT_WRITE));
 	KEXPECT_EQ(t, page_mapcount(c.sp), 2);
 	emul_write(t, c.child, REG + GB1, 8); /* shared pages stay shared */
 	KEXPECT_EQ(t, emul_read(t, c.parent, REG + GB1), 8);
@@ -90,7 +90,7 @@ static void test_mm_cow_fork_writes(struct ktest *t)
 	KEXPECT_EQ(t, fault_event_count(FAULT_EV_COW_COPY) - copies, 1);
 	np = emul_page_at(c.parent, REG, &prot);
 	KEXPECT(t, np != c.pp[0]);
-	KEXPECT_EQ(t, prot, PROT_READ | PROT_WRITE);
+	KEXPECT_EQ(t, prot, pt_prot_effective(PROT_READ | PROT_WRITE));
 	KEXPECT_EQ(t, page_ref_count(np), 1);
 	KEXPECT_EQ(t, page_mapcount(np), 1);
 	KEXPECT_EQ(t, page_ref_count(c.pp[0]), 1);
@@ -124,13 +124,13 @@ static void test_mm_cow_protect(struct ktest *t)
 	p = emul_page_at(mm, REG, &prot);
 	KEXPECT_EQ(t, mm_cow_protect(mm, REG, 3 * KB4), 0);
 	KEXPECT(t, emul_page_at(mm, REG + KB4, &prot) != NULL);
-	KEXPECT_EQ(t, prot, PROT_READ);
+	KEXPECT_EQ(t, prot, pt_prot_effective(PROT_READ));
 	KEXPECT(t, emul_page_at(mm, REG + 2 * KB4, &prot) != NULL);
-	KEXPECT_EQ(t, prot, PROT_READ | PROT_WRITE); /* shared: left alone */
+	KEXPECT_EQ(t, prot, pt_prot_effective(PROT_READ | PROT_WRITE)); /* shared: left alone */
 	/* Nobody else maps it: the write reuses the page, no copy. */
 	emul_write(t, mm, REG, 42);
 	KEXPECT(t, emul_page_at(mm, REG, &prot) == p);
-	KEXPECT_EQ(t, prot, PROT_READ | PROT_WRITE);
+	KEXPECT_EQ(t, prot, pt_prot_effective(PROT_READ | PROT_WRITE));
 	KEXPECT_EQ(t, fault_event_count(FAULT_EV_COW_REUSE) - reuses, 1);
 	KEXPECT_EQ(t, page_ref_count(p), 1);
 	KEXPECT_EQ(t, mm_cow_protect(mm, REG + 1, KB4), -EINVAL);
@@ -156,10 +156,10 @@ static void test_mm_fork_pinned(struct ktest *t)
 	KASSERT_EQ(t, mm_fork(parent, &child), 0);
 	c = emul_page_at(child, REG, &prot);
 	KEXPECT(t, c != NULL && c != p);
-	KEXPECT_EQ(t, prot, PROT_READ | PROT_WRITE);
+	KEXPECT_EQ(t, prot, pt_prot_effective(PROT_READ | PROT_WRITE));
 	KEXPECT_EQ(t, emul_read(t, child, REG), 5);
 	KEXPECT(t, emul_page_at(parent, REG, &prot) == p);
-	KEXPECT_EQ(t, prot, PROT_READ | PROT_WRITE);
+	KEXPECT_EQ(t, prot, pt_prot_effective(PROT_READ | PROT_WRITE));
 	KEXPECT_EQ(t, page_mapcount(p), 1);
 	emul_write(t, parent, REG, 50);
 	KEXPECT_EQ(t, emul_read(t, child, REG), 5);

@@ -11,6 +11,7 @@
 #include "mm/page.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
+#include "mm/pt_internal.h"
 #include "tests/ktest.h"
 #include "tests/mm_test.h"
 #include <arch/pte.h>
@@ -33,7 +34,8 @@ static bool expect_map(struct ktest *t, paddr_t root, vaddr_t va, paddr_t pa, un
 	u64 got_size = 0;
 	int err = pt_lookup(root, va, &got_pa, &got_prot, &got_size);
 	bool ok =
-	    pa ? !err && got_pa == pa && got_prot == prot && got_size == size : err == -ENOENT;
+	    pa ? !err && got_pa == pa && got_prot == pt_prot_effective(prot) && got_size == size
+	       : err == -ENOENT;
 
 	if (!KEXPECT(t, ok))
 		ktest_log(t,
@@ -65,6 +67,41 @@ static void test_pt_map_lookup(struct ktest *t)
 	KEXPECT_EQ(t, pt_table_pages() - before, 1);
 	KEXPECT_EQ(t, pt_root_free(root), 0);
 	KEXPECT_EQ(t, pt_table_pages(), before);
+}
+
+/*
+ * A CPU without NX: no PTE gets bit 63 (reserved then, SDM Vol. 3A 4.6), and
+ * every mapping reads back executable. Host only: the kernel's flag is the
+ * CPU's, read by every CPU's page-table code (the -cpu ...,-nx boot covers it).
+ */
+static void test_pt_no_nx(struct ktest *t)
+{
+	bool saved = pt_nx_enabled;
+	paddr_t root;
+	pte_t e = 0;
+	int level = 0;
+
+	if (!ktest_on_host()) {
+		ktest_skip(t, "flips the CPU's NX flag (host only; a -cpu ...,-nx boot covers it)");
+		return;
+	}
+	root = mm_test_new_root(t);
+	KASSERT(t, root != 0);
+	pt_nx_enabled = false;
+	KEXPECT_EQ(t, pt_prot_effective(PRW), PRW | PROT_EXEC);
+	KEXPECT_EQ(t, pt_map(root, 0x400000, 0x12345000, KB4, PRW, KB4), 0);
+	KEXPECT_EQ(t, pt_map(root, 0x600000, 0x800000, MB2, PROT_READ, MB2), 0);
+	expect_map(t, root, 0x400000, 0x12345000, PRW, KB4);
+	expect_map(t, root, 0x600000, 0x800000, PROT_READ, MB2);
+	KEXPECT(t, pt_find(root, 0x400000, &level, &e));
+	KEXPECT_EQ(t, e & PTE_NX, 0);
+	KEXPECT_EQ(t, pt_protect(root, 0x400000, KB4, PROT_READ), 0);
+	KEXPECT(t, pt_find(root, 0x400000, &level, &e));
+	KEXPECT_EQ(t, e & (PTE_NX | PTE_RW), 0);
+	pt_nx_enabled = saved;
+	KEXPECT_EQ(t, pt_prot_effective(PRW), PRW);
+	KEXPECT_EQ(t, mm_test_unmap_now(root, 0, 1ull << 40), 0);
+	KEXPECT_EQ(t, pt_root_free(root), 0);
 }
 
 static void test_pt_errors(struct ktest *t)
@@ -408,6 +445,7 @@ static void test_pt_flush_policy(struct ktest *t)
 
 static const struct ktest_case pt_cases[] = {
 	KTEST_CASE(test_pt_map_lookup),
+	KTEST_CASE(test_pt_no_nx),
 	KTEST_CASE(test_pt_errors),
 	KTEST_CASE(test_pt_gather_frees_after_flush),
 	KTEST_CASE(test_pt_gather_overflow),

@@ -40,7 +40,7 @@ static void test_pt_leaf_install(struct ktest *t)
 	KEXPECT_EQ(t, pt_leaf_install(root, VA, 0x6000, PROT_WRITE), -EINVAL);
 	KEXPECT_EQ(t, pt_lookup(root, VA + KB4 + 8, &pa, &prot, NULL), 0);
 	KEXPECT_EQ(t, pa, 0x5008);
-	KEXPECT_EQ(t, prot, PRW);
+	KEXPECT_EQ(t, prot, pt_prot_effective(PRW));
 	/* A huge leaf in the way is reported as occupied, not as a missing table. */
 	KEXPECT_EQ(t, pt_map(root, 4 * GB1, 0, MB2, PRW, MB2), 0);
 	KEXPECT_EQ(t, pt_leaf_install(root, 4 * GB1 + KB4, 0x5000, PRW), -EEXIST);
@@ -63,11 +63,11 @@ static void test_pt_leaf_replace(struct ktest *t)
 	KEXPECT_EQ(t, pt_leaf_replace(root, VA, 0x5000, 0x5000, PRW), 0);
 	KEXPECT_EQ(t, pt_lookup(root, VA, &pa, &prot, NULL), 0);
 	KEXPECT_EQ(t, pa, 0x5000);
-	KEXPECT_EQ(t, prot, PRW);
+	KEXPECT_EQ(t, prot, pt_prot_effective(PRW));
 	KEXPECT_EQ(t, pt_leaf_replace(root, VA, 0x5000, 0x6000, PROT_READ), 0);
 	KEXPECT_EQ(t, pt_lookup(root, VA, &pa, &prot, NULL), 0);
 	KEXPECT_EQ(t, pa, 0x6000);
-	KEXPECT_EQ(t, prot, PROT_READ);
+	KEXPECT_EQ(t, prot, pt_prot_effective(PROT_READ));
 	KEXPECT_EQ(t, mm_test_unmap_now(root, VA, KB4), 0);
 	KEXPECT_EQ(t, pt_root_free(root), 0);
 }
@@ -167,7 +167,7 @@ static void test_pt_leaf_swap_exchange(struct ktest *t)
 	KEXPECT_EQ(t, pt_leaf_to_swap(root, VA + KB4, 0x5000, 42, &g, &prot), -ENOENT);
 	KEXPECT_EQ(t, pt_leaf_to_swap(root, VA, 0x5000, 0, &g, &prot), -EINVAL);
 	KEXPECT_EQ(t, pt_leaf_to_swap(root, VA, 0x5000, 42, &g, &prot), 0);
-	KEXPECT_EQ(t, prot, PRW);
+	KEXPECT_EQ(t, prot, pt_prot_effective(PRW));
 	KEXPECT_EQ(t, g.start, VA);
 	KEXPECT_EQ(t, g.last, VA + KB4 - 1);
 	KEXPECT_EQ(t, g.unmapped, KB4);
@@ -181,7 +181,7 @@ static void test_pt_leaf_swap_exchange(struct ktest *t)
 	KEXPECT_EQ(t, pt_swap_to_leaf(root, VA, 42, 0x7000, PROT_READ), -EAGAIN);
 	KEXPECT_EQ(t, pt_lookup(root, VA, &pa, &prot, NULL), 0);
 	KEXPECT_EQ(t, pa, 0x7000);
-	KEXPECT_EQ(t, prot, PROT_READ);
+	KEXPECT_EQ(t, prot, pt_prot_effective(PROT_READ));
 	/* The entry count stayed right throughout: one unmap empties the table. */
 	KEXPECT_EQ(t, mm_test_unmap_now(root, VA, KB4), 0);
 	KEXPECT_EQ(t, pt_root_free(root), 0);
@@ -216,13 +216,13 @@ static void test_pt_leaf_walk(struct ktest *t)
 	KEXPECT_EQ(t, w.leaf[0].va, VA + 4 * KB4);
 	KEXPECT_EQ(t, w.leaf[0].pa, 0x6000);
 	KEXPECT_EQ(t, w.leaf[0].size, KB4);
-	KEXPECT_EQ(t, w.leaf[0].prot, PRW);
+	KEXPECT_EQ(t, w.leaf[0].prot, pt_prot_effective(PRW));
 	KEXPECT_EQ(t, w.leaf[1].va, VA + 9 * KB4);
 	KEXPECT_EQ(t, w.leaf[1].swp, 42);
 	KEXPECT_EQ(t, w.leaf[1].pa, 0);
 	KEXPECT_EQ(t, w.leaf[2].va, VA + MB2);
 	KEXPECT_EQ(t, w.leaf[2].size, MB2);
-	KEXPECT_EQ(t, w.leaf[2].prot, PROT_READ);
+	KEXPECT_EQ(t, w.leaf[2].prot, pt_prot_effective(PROT_READ));
 	w.n = 8;
 	KEXPECT_EQ(t, pt_walk(root, VA, GB1, log_leaf, &w), -E2BIG);
 	KEXPECT_EQ(t, pt_walk(root, VA + 1, KB4, log_leaf, &w), -EINVAL);

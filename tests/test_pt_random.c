@@ -152,7 +152,7 @@ static void model_split_at(struct model *m, vaddr_t x, const struct rop *op)
 	if (!in_window(x) || !(e = *ment(m, x)) || (level = ment_level(e)) == 1)
 		return;
 	size = PTE_LEVEL_SIZE(level);
-	if (IS_ALIGNED(x, size) || (op->kind == ROP_PROTECT && (e & M_PROT_MASK) == op->prot))
+	if (IS_ALIGNED(x, size) || (op->kind == ROP_PROTECT && (e & M_PROT_MASK) == pt_prot_effective(op->prot)))
 		return;
 	model_set_level(m, ALIGN_DOWN(x, size), size, level - 1);
 	m->splits[level - 2]++;
@@ -175,11 +175,11 @@ static void model_apply(struct model *m, const struct rop *op)
 		u64 *e = ment(m, op->va + off);
 
 		if (op->kind == ROP_MAP)
-			*e = (op->pa + off) | leaf | op->prot;
+			*e = (op->pa + off) | leaf | pt_prot_effective(op->prot);
 		else if (op->kind == ROP_UNMAP)
 			*e = 0;
 		else if (*e)
-			*e = (*e & ~M_PROT_MASK) | op->prot;
+			*e = (*e & ~M_PROT_MASK) | pt_prot_effective(op->prot);
 	}
 }
 

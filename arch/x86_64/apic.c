@@ -165,6 +165,12 @@ static bool apic_reenable(void)
 	return cpuinfo.apic;
 }
 
+void apic_fw_disable(void)
+{
+	wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) & ~(APIC_BASE_EN | APIC_BASE_EXTD));
+	cpuinfo.apic = cpuid(1).edx & (1u << 9);
+}
+
 int apic_probe(char *err, size_t errlen)
 {
 	if (cpuinfo.apic)

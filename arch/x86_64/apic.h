@@ -20,6 +20,13 @@ enum apic_mode { APIC_MODE_XAPIC, APIC_MODE_X2APIC };
 int apic_probe(char *err, size_t errlen);
 
 /*
+ * Test hook (apic_fw_off=1): clears IA32_APIC_BASE[11] as a firmware that
+ * disabled the local APIC would, so apic_probe() meets that state. Boot
+ * CPU, interrupts off, before apic_probe(); only if CPUID showed an APIC.
+ */
+void apic_fw_disable(void);
+
+/*
  * Enables the boot CPU's local APIC. @want: 0 auto, 1 xAPIC, 2 x2APIC
  * (enum opt_apic). @mmio_base is the MADT's local APIC address. Returns 0,
  * or -EINVAL with @err filled when the forced mode is not available.

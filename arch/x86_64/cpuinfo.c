@@ -71,6 +71,7 @@ void cpuinfo_init(void)
 	cpuinfo.tsc = r.edx & (1u << 4);
 	cpuinfo.msr = r.edx & (1u << 5);
 	cpuinfo.pae = r.edx & (1u << 6);
+	cpuinfo.pge = r.edx & (1u << 13);
 	cpuinfo.stepping = r.eax & 0xf;
 	cpuinfo.model_id = ((r.eax >> 4) & 0xf) | (((r.eax >> 16) & 0xf) << 4);
 	cpuinfo.family = ((r.eax >> 8) & 0xf) + ((r.eax >> 20) & 0xff);
@@ -99,5 +100,8 @@ const char *cpuinfo_missing(void)
 		return "no time-stamp counter (CPUID.1:EDX[4] clear): mmlab times everything with it";
 	if (!cpuinfo.msr)
 		return "no RDMSR/WRMSR (CPUID.1:EDX[5] clear): mmlab needs the APIC base and EFER MSRs";
+	/* CR4.PGE is reserved without it (SDM Vol. 3A 2.5): setting it would fault. */
+	if (!cpuinfo.pge)
+		return "no global pages (CPUID.1:EDX[13] clear): the kernel's page tables use them";
 	return NULL;
 }

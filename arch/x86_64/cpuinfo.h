@@ -13,7 +13,7 @@ struct cpuinfo {
 	char hypervisor[13]; /* empty on bare metal */
 	u32 family, model_id, stepping;
 	u32 max_leaf;	     /* highest basic CPUID leaf */
-	bool apic, tsc, msr, pae; /* CPUID.1:EDX[9], [4], [5], [6] */
+	bool apic, tsc, msr, pae, pge; /* CPUID.1:EDX[9], [4], [5], [6], [13] */
 	bool x2apic, pcid, invpcid, nx, pdpe1gb, tsc_invariant, tsc_deadline, hypervisor_bit;
 	bool tcg; /* QEMU's emulator, hypervisor "TCGTCGTCGTCG" */
 };

@@ -168,6 +168,8 @@ static int init_boot_cpu(const struct options *opt, char *err, size_t errlen)
 	}
 	kstack_ist_tops(0, ist);
 	gdt_init_cpu(0, ist);
+	if (opt->apic_fw_off && cpuinfo.apic)
+		apic_fw_disable();
 	rc = apic_probe(err, errlen);
 	if (rc)
 		return rc;

@@ -4,8 +4,8 @@
  * 32-bit register, IOWIN reads or writes it. Boot CPU only, interrupts
  * off, before the APs start: the index/data pair is not safe to share.
  */
-#include "arch/x86_64/acpi.h"
 #include "arch/x86_64/ioapic.h"
+#include "arch/x86_64/acpi.h"
 #include "arch/x86_64/kpt.h"
 #include "compiler.h"
 

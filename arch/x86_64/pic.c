@@ -16,14 +16,14 @@
 #define PIC_SLAVE_CMD 0xa0
 #define PIC_SLAVE_DATA 0xa1
 
-#define ICW1_INIT 0x10	/* starts the initialisation sequence */
-#define ICW1_ICW4 0x01	/* an ICW4 follows; edge-triggered, cascaded */
-#define ICW3_SLAVE_ON_IR2 0x04	/* master: a slave hangs on IR2 */
-#define ICW3_SLAVE_ID 0x02	/* slave: its cascade identity is 2 */
-#define ICW4_8086 0x01	/* 8086 mode, normal (not automatic) EOI, not buffered */
-#define OCW2_EOI 0x20	/* non-specific end of interrupt */
+#define ICW1_INIT 0x10	       /* starts the initialisation sequence */
+#define ICW1_ICW4 0x01	       /* an ICW4 follows; edge-triggered, cascaded */
+#define ICW3_SLAVE_ON_IR2 0x04 /* master: a slave hangs on IR2 */
+#define ICW3_SLAVE_ID 0x02     /* slave: its cascade identity is 2 */
+#define ICW4_8086 0x01	       /* 8086 mode, normal (not automatic) EOI, not buffered */
+#define OCW2_EOI 0x20	       /* non-specific end of interrupt */
 #define OCW3_READ_ISR 0x0b
-#define IRQ7_BIT 0x80	/* IR7 in a PIC's ISR: IRQ7 on the master, IRQ15 on the slave */
+#define IRQ7_BIT 0x80 /* IR7 in a PIC's ISR: IRQ7 on the master, IRQ15 on the slave */
 #define PIC_MASK_ALL 0xff
 /* Probe: every line masked but the cascade input (the slave is masked already). */
 #define PIC_PROBE_MASK 0xfb

@@ -31,7 +31,7 @@ u8 pic_isr(bool slave);
 /* Spurious IRQ7 (master) or IRQ15 (slave) interrupts seen since boot. */
 u64 pic_spurious_count(bool slave);
 
-/* Real (in-service) interrupts that arrived on a masked line 7 or 15: always 0 when masking works. */
+/* In-service (real) IRQ7/IRQ15 on lines that are masked: 0 while masking works. */
 u64 pic_unexpected_count(void);
 
 #endif
