@@ -26,7 +26,8 @@ writes results/<date-time>/: serial.log, results.json, table.txt, plots/.
                          implementation: boots the GRUB ISO (BIOS, pc) only
   --accel kvm|tcg|auto   accelerator (auto: KVM when the host CPU has vmx/svm
                          and /dev/kvm is usable, else TCG)
-  --smp N                virtual CPUs (default: every host CPU)
+  --smp N                virtual CPUs (default: every host CPU; 2 under Bochs,
+                         which runs every CPU on one host thread)
   --mem SIZE             guest memory, e.g. 512M, 4G (default 1G)
   --firmware bios|uefi   SeaBIOS or OVMF (default bios)
   --boot iso|kernel|pxe  GRUB ISO, QEMU -kernel (multiboot1; fastest), or
@@ -364,6 +365,7 @@ main() {
 	install_missing
 	build
 	[ "$emulator" = bochs ] || pick_accel
+	[ -n "$smp" ] || [ "$emulator" != bochs ] || smp=$BOCHS_SMP_DEFAULT
 	[ -n "$smp" ] || smp=$(nproc)
 	if [ -z "$timeout_s" ]; then
 		timeout_s=300

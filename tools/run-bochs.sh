@@ -7,6 +7,9 @@
 BOCHS_BIOS=/usr/share/bochs/BIOS-bochs-latest
 BOCHS_VGABIOS=/usr/share/vgabios/vgabios.bin
 BOCHS_CPU_DEFAULT=corei7_skylake_x
+# Bochs emulates every CPU on one host thread: --smp's default of one CPU
+# per host CPU would only make a run slower.
+BOCHS_SMP_DEFAULT=2
 # Emulated instructions per second of emulated time (clock sync=none): the
 # guest's TSC, PIT, HPET and APIC timer all count at this rate whatever the
 # host's load, so guest timeouts never fire because the host is busy.
