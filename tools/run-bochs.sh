@@ -19,6 +19,7 @@ BOCHS_IPS=50000000
 # a larger guest pages the rest through a file Bochs manages.
 BOCHS_HOST_MB_MAX=2048
 
+# The Debian packages a Bochs run needs that are not installed, one per line.
 bochs_missing_packages() {
 	command -v bochs >/dev/null || echo bochs
 	[ -f "$BOCHS_BIOS" ] || echo bochsbios
@@ -50,6 +51,8 @@ bochs_models() {
 	bochs --help cpu 2>&1 | sed -n '/^Supported CPU models:/,$p' | grep -E '^[a-z][a-z0-9_]*$'
 }
 
+# Sets $cpu_model to the Bochs model asked for (or the default); a model
+# Bochs does not know is a usage error listing the ones it does.
 bochs_pick_cpu() {
 	cpu_model=${cpu_model:-$BOCHS_CPU_DEFAULT}
 	bochs_models | grep -qx "$cpu_model" ||
@@ -105,6 +108,7 @@ bochs_serial_lines() {
 	fi
 }
 
+# Everything a Bochs run needs in $results: the ISO and the bochsrc.
 bochs_args() {
 	bochs_pick_cpu
 	make_run_iso
@@ -127,8 +131,11 @@ stop_bochs() {
 	kill -KILL "$1" 2>/dev/null
 }
 
-# Debian's Bochs starts in its debugger: "c" on stdin continues, and the end
-# of stdin makes it quit if the debugger ever takes over again.
+# Boots Bochs and waits for the trailer, Bochs' own end or the timeout; sets
+# $trailer (the trailer's status, or empty), $bochs_exit and $elapsed (to
+# the trailer). Debian's Bochs starts in its debugger: "c" on stdin
+# continues, and the end of stdin makes it quit if the debugger ever takes
+# over again.
 run_bochs() {
 	local start end pid status=""
 	: > "$results/serial.log"
