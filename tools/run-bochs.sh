@@ -67,9 +67,10 @@ bochs_mem_mb() {
 	esac
 }
 
-# The run's bochsrc. Bochs' only display libraries in Debian's build that
-# need no X server are rfb (a VNC server on the first free port from 5900,
-# waiting for nobody: timeout=0) and term (needs a terminal); sound is off
+# The run's bochsrc. The display is rfb, the one library in Debian's bochs
+# package that needs neither an X server (bochs-wx, bochs-x, bochs-sdl) nor
+# a terminal (bochs-term): a VNC server on the first free port from 5900,
+# waiting for nobody (timeout=0). Sound is off
 # (the ALSA driver aborts Bochs on a host without a sound card); a triple
 # fault or a Bochs panic ends Bochs with the message in bochs.log.
 write_bochsrc() {
