@@ -254,7 +254,8 @@ static bool tsc_try_hpet(void)
 	if (tsc_accept(value, "hpet"))
 		return true;
 	if (!value)
-		printk("# WARN tsc: the HPET does not count (bad period or a stuck main counter)\n");
+		printk(
+		    "# WARN tsc: the HPET does not count (bad period or a stuck main counter)\n");
 	return false;
 }
 
