@@ -8,21 +8,26 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 O=${O:-$here/build}
 PYTHON=${PYTHON:-python3}
+. "$here/tools/run-bochs.sh"
 
 accel=auto smp="" mem=1G firmware=bios boot=iso machine=pc mode=bench bench=""
 results="" timeout_s="" quiet=0 compare=() extra=() spcr="" qemu_extra=() cpu_model="" loader=""
+emulator=qemu
 
 usage() {
 	cat <<'USAGE'
 usage: ./run.sh [options] [-- kernel-words...]
        ./run.sh --compare A B
 
-Builds mmlab, boots it in QEMU, runs every benchmark (or the self-tests) and
+Builds mmlab, boots it in QEMU (or Bochs), runs every benchmark (or the self-tests) and
 writes results/<date-time>/: serial.log, results.json, table.txt, plots/.
 
+  --emulator qemu|bochs  QEMU (default) or Bochs 2.7, a second x86
+                         implementation: boots the GRUB ISO (BIOS, pc) only
   --accel kvm|tcg|auto   accelerator (auto: KVM when the host CPU has vmx/svm
                          and /dev/kvm is usable, else TCG)
-  --smp N                virtual CPUs (default: every host CPU)
+  --smp N                virtual CPUs (default: every host CPU; 2 under Bochs,
+                         which runs every CPU on one host thread)
   --mem SIZE             guest memory, e.g. 512M, 4G (default 1G)
   --firmware bios|uefi   SeaBIOS or OVMF (default bios)
   --boot iso|kernel|pxe  GRUB ISO, QEMU -kernel (multiboot1; fastest), or
@@ -35,7 +40,8 @@ writes results/<date-time>/: serial.log, results.json, table.txt, plots/.
   --machine pc|q35       QEMU machine type (default pc)
   --cpu MODEL            QEMU -cpu model and features, e.g. qemu64,-apic
                          (default max under TCG, host,-arch-capabilities
-                         under KVM)
+                         under KVM); under Bochs one of bochs --help cpu
+                         (default corei7_skylake_x)
   --spcr UART            give the guest an ACPI SPCR table naming UART as the
                          firmware console: ttyS0, ttyS1, io:PORT, mmio32:ADDR
   --qemu-arg ARG         one more QEMU argument (repeatable), e.g.
@@ -43,7 +49,9 @@ writes results/<date-time>/: serial.log, results.json, table.txt, plots/.
   --selftest             run the KTAP self-tests instead of benchmarks
   --bench LIST           comma-separated benchmarks (default: all)
   --results DIR          results folder (default results/<date-time>)
-  --timeout SEC          kill the guest after SEC seconds (exit status 3)
+  --timeout SEC          kill the guest after SEC seconds (exit status 3;
+                         default 300 for self-tests, 3600 for benchmarks,
+                         three times that under Bochs)
   --quiet                no progress lines while the guest runs
   --compare A B          compare two results folders (or serial logs)
   --help                 this text
@@ -70,6 +78,7 @@ parse_args() {
 		--firmware) need_arg "$@"; firmware=$2; shift ;;
 		--boot) need_arg "$@"; boot=$2; shift ;;
 		--machine) need_arg "$@"; machine=$2; shift ;;
+		--emulator) need_arg "$@"; emulator=$2; shift ;;
 		--loader) need_arg "$@"; loader=$2; shift ;;
 		--cpu) need_arg "$@"; cpu_model=$2; shift ;;
 		--spcr) need_arg "$@"; spcr=$2; shift ;;
@@ -103,6 +112,7 @@ check_args() {
 	[ -z "$cpu_model" ] || [[ $cpu_model =~ ^[A-Za-z0-9_.,=+-]+$ ]] || die_usage "bad --cpu '$cpu_model' (a QEMU CPU model, e.g. qemu64,-apic)"
 	[ -z "$smp" ] || [[ $smp =~ ^[1-9][0-9]*$ ]] || die_usage "bad --smp '$smp' (a CPU count)"
 	[[ $mem =~ ^[1-9][0-9]*[MG]$ ]] || die_usage "bad --mem '$mem' (e.g. 512M or 4G)"
+	case $emulator in qemu) ;; bochs) bochs_check_args ;; *) die_usage "bad --emulator '$emulator' (qemu|bochs)" ;; esac
 	[ -z "$timeout_s" ] || [[ $timeout_s =~ ^[1-9][0-9]*$ ]] || die_usage "bad --timeout '$timeout_s' (seconds)"
 	[ -z "$bench" ] || [[ $bench =~ ^[a-z0-9_]+(,[a-z0-9_]+)*$ ]] || die_usage "bad --bench '$bench'"
 	if [ "$mode" = selftest ] && [ -n "$bench" ]; then die_usage "--selftest and --bench exclude each other"; fi
@@ -120,6 +130,7 @@ check_args() {
 
 install_missing() {
 	bash "$here/tools/deps.sh" run || exit 1
+	[ "$emulator" != bochs ] || bash "$here/tools/deps.sh" bochs || exit 1
 }
 
 build() {
@@ -327,20 +338,29 @@ main() {
 	fi
 	install_missing
 	build
-	pick_accel
+	[ "$emulator" = bochs ] || pick_accel
+	[ -n "$smp" ] || [ "$emulator" != bochs ] || smp=$BOCHS_SMP_DEFAULT
 	[ -n "$smp" ] || smp=$(nproc)
 	if [ -z "$timeout_s" ]; then
 		timeout_s=300
 		[ "$mode" = bench ] && timeout_s=3600
+		[ "$emulator" = bochs ] && timeout_s=$((timeout_s * 3))
 	fi
 	[ -n "$results" ] || results=$here/results/$(date +%Y-%m-%d-%H%M%S)
 	mkdir -p "$results" || die_usage "cannot create results folder '$results'"
 	results=$(cd "$results" && pwd)
 	cmdline=$(kernel_cmdline)
-	qemu_args
-	say "booting: $boot, $firmware, $machine, $accel, $smp CPUs, $mem; kernel: $cmdline"
-	run_qemu
-	decode_status
+	if [ "$emulator" = bochs ]; then
+		bochs_args
+		say "booting under Bochs: GRUB ${loader:-multiboot2}, $cpu_model, $smp CPUs, $mem; kernel: $cmdline"
+		run_bochs
+		decode_bochs_status
+	else
+		qemu_args
+		say "booting: $boot, $firmware, $machine, $accel, $smp CPUs, $mem; kernel: $cmdline"
+		run_qemu
+		decode_status
+	fi
 	echo "run.sh: guest finished in ${elapsed}s: $verdict" >&2
 	if [ "$rc" != 2 ] && [ "$rc" != 3 ]; then report; fi
 	if [ "$rc" = 2 ]; then grep -h '^mmlab: error:' "$results/serial.log" >&2; fi

@@ -4,9 +4,10 @@
 # (a command or a file it provides), so a machine that has the tool by other
 # means is not asked to install it.
 #
-# usage: tools/deps.sh run|test [--check]
+# usage: tools/deps.sh run|bochs|test [--check]
 #   run      what ./run.sh needs to build and boot under QEMU and report
-#   test     run's set plus what `make test` needs (clang, Bochs, the fuzzer
+#   bochs    what ./run.sh --emulator bochs needs besides
+#   test     all of those plus what `make test` needs (clang, the fuzzer
 #            runtime, lava-run and the tools its lab-template check looks for)
 #   --check  print the missing package names and exit 1 if any, install nothing
 # Installing prints one line per step; apt-get's own output goes to
@@ -25,8 +26,9 @@ run_pkgs=(make:make gcc:gcc qemu-system-x86:qemu-system-x86_64 grub-common:grub-
 # Bochs (with its BIOS and VGA BIOS) is the second x86 implementation of the test
 # matrix; libclang-rt-14-dev holds clang's libFuzzer runtime for the fuzz targets.
 test_pkgs=(clang:clang git:git lava-dispatcher:lava-run tftpd-hpa:/usr/sbin/in.tftpd
-	ipmitool:ipmitool bochs:bochs bochsbios:/usr/share/bochs/BIOS-bochs-latest
-	vgabios:/usr/share/vgabios/vgabios.bin libclang-rt-14-dev:-)
+	ipmitool:ipmitool libclang-rt-14-dev:-)
+bochs_pkgs=(bochs:bochs bochsbios:/usr/share/bochs/BIOS-bochs-latest
+	vgabios:/usr/share/vgabios/vgabios.bin)
 
 have() { # PROBE PKG
 	case $1 in
@@ -47,8 +49,9 @@ main() {
 	local set=${1:-} check=${2:-} pkgs=() want log start
 	case $set in
 	run) pkgs=("${run_pkgs[@]}") ;;
-	test) pkgs=("${run_pkgs[@]}" "${test_pkgs[@]}") ;;
-	*) echo "usage: tools/deps.sh run|test [--check]" >&2; exit 2 ;;
+	bochs) pkgs=("${bochs_pkgs[@]}") ;;
+	test) pkgs=("${run_pkgs[@]}" "${bochs_pkgs[@]}" "${test_pkgs[@]}") ;;
+	*) echo "usage: tools/deps.sh run|bochs|test [--check]" >&2; exit 2 ;;
 	esac
 	want=$(missing "${pkgs[@]}")
 	[ -n "$want" ] || exit 0

@@ -4,7 +4,9 @@
  * 0x40000010 (KVM and VMware report the guest TSC in kHz there); the HPET
  * from the ACPI tables, read in pairs with the TSC; the PIT: channel 2
  * counts a known interval while we read the TSC (machines without an
- * HPET). tsc_calibrate= can force the PIT or the HPET. Runs on the boot CPU before any AP exists; the
+ * HPET). A leaf's stated frequency is checked against the HPET or the PIT
+ * (an emulator may state one frequency and count at another).
+ * tsc_calibrate= can force the PIT or the HPET. Runs on the boot CPU before any AP exists; the
  * results are read-only afterwards.
  */
 #include "arch/x86_64/tsc.h"
@@ -36,9 +38,12 @@
  * 250 M cycles at 10 GHz, so 2^32 is a wide margin, and ~1-4 s at most.
  */
 #define CALIBRATE_GIVE_UP_CYCLES (1ull << 32)
-/* A result outside this range is a broken reference, not a CPU. */
-#define TSC_HZ_MIN 100000000ull
-#define TSC_HZ_MAX 20000000000ull
+/*
+ * A frequency a CPUID leaf states is checked against a timer: one that
+ * differs from the timer's by more than this percentage is not believed.
+ * Wide enough for a PIT misread on a loaded host (20% seen under TCG).
+ */
+#define TSC_STATED_SLACK_PERCENT 25
 
 /* IA-PC HPET specification 1.0a, 2.3: general registers and the main counter. */
 #define HPET_GCAP_ID 0x000 /* bits 63:32: counter period in femtoseconds */
@@ -204,13 +209,18 @@ u64 tsc_measure_hpet(void)
 
 /* ---- choosing ---- */
 
+bool tsc_hz_plausible(u64 value)
+{
+	return value >= TSC_HZ_MIN && value <= TSC_HZ_MAX;
+}
+
 /* Takes @value from @name when it is a plausible TSC frequency. */
 static bool tsc_accept(u64 value, const char *name)
 {
 	if (!value)
 		return false;
-	if (value < TSC_HZ_MIN || value > TSC_HZ_MAX) {
-		printk("# WARN tsc: %s says %lu Hz, outside 100 MHz..20 GHz: not used\n", name,
+	if (!tsc_hz_plausible(value)) {
+		printk("# WARN tsc: %s says %lu Hz, outside 1 MHz..20 GHz: not used\n", name,
 		       (unsigned long)value);
 		return false;
 	}
@@ -219,25 +229,60 @@ static bool tsc_accept(u64 value, const char *name)
 	return true;
 }
 
+/* A reference that answered with an implausible value was named by tsc_accept(). */
 static bool tsc_try_pit(void)
 {
-	if (tsc_accept(tsc_measure_pit(), "pit"))
+	u64 value = tsc_measure_pit();
+
+	if (tsc_accept(value, "pit"))
 		return true;
-	printk("# WARN tsc: no PIT answers (channel 2 output did not rise)\n");
+	if (!value)
+		printk("# WARN tsc: no PIT answers (channel 2 output did not rise)\n");
 	return false;
 }
 
 static bool tsc_try_hpet(void)
 {
+	u64 value;
+
 	if (!hpet_base()) {
 		printk(
 		    "# WARN tsc: no HPET to calibrate against (none in ACPI, or beyond 4 GiB)\n");
 		return false;
 	}
-	if (tsc_accept(tsc_measure_hpet(), "hpet"))
+	value = tsc_measure_hpet();
+	if (tsc_accept(value, "hpet"))
 		return true;
-	printk("# WARN tsc: the HPET does not count (bad period or a stuck main counter)\n");
+	if (!value)
+		printk(
+		    "# WARN tsc: the HPET does not count (bad period or a stuck main counter)\n");
 	return false;
+}
+
+/*
+ * Takes the frequency CPUID leaf @name states, unless a timer (the HPET,
+ * else the PIT) measures a plausible frequency more than
+ * TSC_STATED_SLACK_PERCENT away: then the leaf is wrong about this
+ * machine and the measurement is used. Seen under Bochs, which copies a
+ * real CPU's leaf 0x15 (Ice Lake: 1.4976 GHz) but counts the TSC at its
+ * ips= setting. No timer: the leaf is taken unchecked.
+ */
+static bool tsc_try_stated(u64 stated, const char *name)
+{
+	const char *ref = hpet_base() ? "hpet" : "pit";
+	u64 measured, diff;
+
+	if (!stated || !tsc_hz_plausible(stated))
+		return tsc_accept(stated, name);
+	measured = hpet_base() ? tsc_measure_hpet() : tsc_measure_pit();
+	if (!tsc_hz_plausible(measured))
+		return tsc_accept(stated, name);
+	diff = stated > measured ? stated - measured : measured - stated;
+	if (diff * 100 <= measured * TSC_STATED_SLACK_PERCENT)
+		return tsc_accept(stated, name);
+	printk("# WARN tsc: %s says %lu Hz but the %s measures %lu Hz: using the %s\n", name,
+	       (unsigned long)stated, ref, (unsigned long)measured, ref);
+	return tsc_accept(measured, ref);
 }
 
 int tsc_init(void)
@@ -259,8 +304,8 @@ int tsc_init(void)
 		 * whole time the vCPU was held between arming it and reading the
 		 * TSC (20% low was seen under TCG on a busy host).
 		 */
-		if (!tsc_accept(tsc_from_cpuid15(), "cpuid-15h") &&
-		    !tsc_accept(tsc_from_hypervisor(), "hypervisor-leaf") &&
+		if (!tsc_try_stated(tsc_from_cpuid15(), "cpuid-15h") &&
+		    !tsc_try_stated(tsc_from_hypervisor(), "hypervisor-leaf") &&
 		    !(hpet_base() && tsc_try_hpet()))
 			tsc_try_pit();
 		break;

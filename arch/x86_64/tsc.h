@@ -14,6 +14,17 @@ enum tsc_calibration {
 	TSC_CAL_HPET, /* the HPET the ACPI tables list, only */
 };
 
+/*
+ * Plausible TSC frequencies: a reference outside them is broken. An
+ * emulator counts the TSC at its instruction rate: Bochs at its ips=
+ * setting, 4 MHz by default, so the floor is far below any real CPU's.
+ */
+#define TSC_HZ_MIN 1000000ull
+#define TSC_HZ_MAX 20000000000ull
+
+/* True when @value (Hz) lies in TSC_HZ_MIN..TSC_HZ_MAX. */
+bool tsc_hz_plausible(u64 value);
+
 /* Chooses the references for tsc_init(); default TSC_CAL_AUTO. Boot CPU, before tsc_init(). */
 void tsc_set_calibration(enum tsc_calibration cal);
 
@@ -21,8 +32,10 @@ void tsc_set_calibration(enum tsc_calibration cal);
  * Determines the TSC frequency on the boot CPU, from the references
  * tsc_set_calibration() allows, best first. The HPET is found through
  * arch_acpi_info(), so ACPI must be parsed first. A reference that does not
- * tick or gives a frequency outside 100 MHz..20 GHz is passed over with a
- * "# WARN tsc:" line. Returns 0 or -EIO (no usable reference).
+ * tick or gives a frequency outside TSC_HZ_MIN..TSC_HZ_MAX is passed over
+ * with a "# WARN tsc:" line, and so is a CPUID leaf's stated frequency that
+ * a timer contradicts (the timer's is used). Returns 0 or -EIO (no usable
+ * reference).
  */
 int tsc_init(void);
 
