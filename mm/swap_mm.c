@@ -219,14 +219,11 @@ static int swap_mm_swapin(struct mm *mm, const struct mm_region *r, vaddr_t va, 
 
 /*
  * How many of the @n entries from @swp, the first naming @e, form one run
- * of consecutive slots on @si inside one of the runs @e's cluster hands out
- * (its order, read without the lock: stable while the slots are in use,
- * and freeing checks everything again under the lock).
+ * of consecutive slots on @si inside one of the runs @e's cluster hands out.
  */
 static unsigned swap_release_run(struct swap_info *si, const u64 *swp, unsigned n, swp_entry_t e)
 {
-	u8 order = atomic_load_relaxed(&swap_cluster_of(si, swap_entry_offset(e))->order);
-	u64 unit = order == SWAP_ORDER_NONE ? 1 : 1ull << order;
+	u64 unit = swap_cluster_run_slots(si, swap_entry_offset(e));
 	unsigned len = 1;
 
 	while (len < n && (swap_entry_offset(e) + len) % unit &&
