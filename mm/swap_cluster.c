@@ -25,6 +25,45 @@
 #include "mm/pmm.h"
 #include "mm/swap_internal.h"
 
+static inline struct swap_cluster *swap_cluster_of(struct swap_info *si, u64 offset)
+{
+	return &si->clusters[offset / SWAP_CLUSTER_SLOTS];
+}
+
+static inline u32 swap_cluster_index(struct swap_info *si, struct swap_cluster *ci)
+{
+	return (u32)(ci - si->clusters);
+}
+
+/* Map bytes change under the cluster lock, but are read without it (a put's first look). */
+static inline void swap_map_set(struct swap_info *si, u64 offset, u8 v)
+{
+	atomic_store_relaxed(&si->map[offset], v);
+}
+
+/* Counted lock round trips: the only way swap operations take these locks. */
+static inline void swap_cluster_lock(struct swap_cluster *ci)
+{
+	this_cpu_inc(PCPU_SWAP_CLUSTER_LOCKS);
+	spin_lock(&ci->lock);
+}
+
+static inline void swap_cluster_unlock(struct swap_cluster *ci)
+{
+	spin_unlock(&ci->lock);
+}
+
+static inline void swap_device_lock(struct swap_info *si)
+{
+	this_cpu_inc(PCPU_SWAP_DEVICE_LOCKS);
+	spin_lock(&si->lock);
+}
+
+static inline void swap_device_unlock(struct swap_info *si)
+{
+	spin_unlock(&si->lock);
+}
+
 /* Gives up an allocation after this many clusters that another CPU changed under it. */
 #define SWAP_PICK_RETRIES(si) (2 * (si)->nclusters + 2)
 

@@ -52,9 +52,11 @@ struct swap_clist {
  * A CPU holds at most one cluster lock. The device lock is taken either alone
  * (to pick a cluster off a list) or inside one cluster lock (to settle the
  * books after that cluster's count changed), never the other way round. None
- * is taken from an interrupt handler, so none disables interrupts. Every
- * acquisition made by an operation is counted per CPU, through the helpers
- * below, so benchmarks can report lock round trips per page exactly.
+ * is taken from an interrupt handler, so none disables interrupts. Only
+ * mm/swap_cluster.c takes the cluster and device locks, and it counts every
+ * acquisition per CPU (PCPU_SWAP_CLUSTER_LOCKS, PCPU_SWAP_DEVICE_LOCKS), so
+ * benchmarks can report lock round trips per page exactly; swap_check.c's
+ * uncounted device lock is no operation's.
  */
 struct swap_cluster {
 	spinlock_t lock;
@@ -83,56 +85,18 @@ struct swap_info {
 	struct swap_dev *dev;
 } __cacheline_aligned;
 
-static inline struct swap_cluster *swap_cluster_of(struct swap_info *si, u64 offset)
-{
-	return &si->clusters[offset / SWAP_CLUSTER_SLOTS];
-}
-
-static inline u32 swap_cluster_index(struct swap_info *si, struct swap_cluster *ci)
-{
-	return (u32)(ci - si->clusters);
-}
-
 /* Usable slots of @ci: SWAP_CLUSTER_SLOTS except in a device's short last cluster. */
 static inline u32 swap_cluster_avail(struct swap_info *si, struct swap_cluster *ci)
 {
-	u64 first = (u64)swap_cluster_index(si, ci) * SWAP_CLUSTER_SLOTS;
+	u64 first = (u64)(ci - si->clusters) * SWAP_CLUSTER_SLOTS;
 
 	return (u32)MIN((u64)SWAP_CLUSTER_SLOTS, si->nslots - first);
 }
 
+/* A slot's map byte: it changes under its cluster's lock, and may be read without it. */
 static inline u8 swap_map_get(struct swap_info *si, u64 offset)
 {
 	return atomic_load_relaxed(&si->map[offset]);
-}
-
-/* Map bytes change under the cluster lock, but are read without it (batched's precheck). */
-static inline void swap_map_set(struct swap_info *si, u64 offset, u8 v)
-{
-	atomic_store_relaxed(&si->map[offset], v);
-}
-
-/* Counted lock round trips: the only way operations take swap locks. */
-static inline void swap_cluster_lock(struct swap_cluster *ci)
-{
-	this_cpu_inc(PCPU_SWAP_CLUSTER_LOCKS);
-	spin_lock(&ci->lock);
-}
-
-static inline void swap_cluster_unlock(struct swap_cluster *ci)
-{
-	spin_unlock(&ci->lock);
-}
-
-static inline void swap_device_lock(struct swap_info *si)
-{
-	this_cpu_inc(PCPU_SWAP_DEVICE_LOCKS);
-	spin_lock(&si->lock);
-}
-
-static inline void swap_device_unlock(struct swap_info *si)
-{
-	spin_unlock(&si->lock);
 }
 
 /* mm/swap.c: the device table */
