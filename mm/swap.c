@@ -12,7 +12,6 @@
  */
 #include "errno.h"
 #include "kernel/panic.h"
-#include "mm/mm.h"
 #include "mm/swap_internal.h"
 
 static struct swap_info swap_infos[SWAP_MAX_DEVS];
@@ -44,8 +43,6 @@ int swap_on(struct swap_dev *dev, unsigned *type)
 		si->gen = swap_gen;
 		*type = si->type;
 		atomic_store_release(&si->active, true);
-		/* Before any swap entry can exist, the mm code learns where to send them. */
-		atomic_store_release(&mm_swap, &swap_mm_hooks);
 	}
 	spin_unlock(&swap_lock);
 	return err;

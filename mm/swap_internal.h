@@ -113,10 +113,6 @@ struct swap_info *swap_info_of(unsigned type);
 /* Counts a refused call and warns once per call site kind; returns @err. */
 int swap_report(int err, const char *what, swp_entry_t e);
 
-/* What mm/swap_mm.c plugs into mm/ once a device is on. */
-struct mm_swap_hooks;
-extern const struct mm_swap_hooks swap_mm_hooks;
-
 /* mm/swap_cluster.c: one device's clusters; no call takes a lock the caller holds */
 
 /*

@@ -26,6 +26,8 @@
 #include "mm/pt.h"
 #include "mm/swap_internal.h"
 
+static const struct mm_swap_hooks swap_mm_hooks;
+
 /* Written only while no unmap runs (tests and benchmarks between runs). */
 static const struct swap_free_ops *swap_unmap_cur = &swap_free_batched;
 
@@ -143,6 +145,12 @@ int swap_out_folio(struct mm *mm, vaddr_t va, unsigned nr, unsigned type)
 	if (nr == 0 || nr > SWAP_OUT_MAX_PAGES || (nr & (nr - 1)) ||
 	    !IS_ALIGNED(va, (u64)nr << PAGE_SHIFT))
 		return -EINVAL;
+	/*
+	 * Before the first swap entry exists, the mm code learns where to send
+	 * them; the write side's release publishes it to whoever meets one.
+	 */
+	if (atomic_load_acquire(&mm_swap) != &swap_mm_hooks)
+		atomic_store_release(&mm_swap, &swap_mm_hooks);
 	write_lock(&mm->lock);
 	err = swap_out_check_locked(mm, va, nr, pg);
 	if (!err)
@@ -262,7 +270,7 @@ static int swap_mm_dup(u64 swp)
 	return swap_dup(e, 1);
 }
 
-const struct mm_swap_hooks swap_mm_hooks = {
+static const struct mm_swap_hooks swap_mm_hooks = {
 	.swapin = swap_mm_swapin,
 	.release = swap_mm_release,
 	.dup = swap_mm_dup,
