@@ -1,7 +1,7 @@
 /*
  * Mapping objects and the fault path's mapping-lock designs (see
  * mm/mapping.h): attaching regions, the writer path that zaps what the
- * attached regions map, and fault_lock_naive / fault_lock_fixed.
+ * attached regions map, and fault_lock_ops_naive / fault_lock_ops_fixed.
  *
  * Locking and lock order as mm/mapping.h says. fault_lock_cur is written
  * only while no fault runs (tests and benchmarks between runs).
@@ -13,7 +13,7 @@
 #include "mm/mm.h"
 #include "mm/pt.h"
 
-static const struct fault_lock_ops *fault_lock_cur = &fault_lock_fixed;
+static const struct fault_lock_ops *fault_lock_cur = &fault_lock_ops_fixed;
 
 void mapping_init(struct mm_mapping *m, const char *name)
 {
@@ -200,8 +200,23 @@ static bool fault_needs_lock_fixed(const struct mm_region *r)
 	return r->mapping != NULL && (r->flags & MM_PT_SHAREABLE);
 }
 
-const struct fault_lock_ops fault_lock_naive = { "naive", fault_needs_lock_naive };
-const struct fault_lock_ops fault_lock_fixed = { "fixed", fault_needs_lock_fixed };
+const struct fault_lock_ops fault_lock_ops_naive = {
+	.d = { .name = "naive", .desc = "every fault on a mapped region takes the mapping lock",
+	       .source = "the 2020 hugetlbfs i_mmap_rwsem regression", .unit = "fault",
+	       .promises = { { PCPU_MAPPING_LOCKS, 1, 1, false, false } } },
+	.needs_lock = fault_needs_lock_naive,
+};
+
+/* Locks only on shareable regions: no promise the fault count alone can state. */
+const struct fault_lock_ops fault_lock_ops_fixed = {
+	.d = { .name = "fixed", .desc = "only faults on shareable regions take the mapping lock",
+	       .source = "the fix of that regression: lock only where tables may be shared",
+	       .unit = "fault" },
+	.needs_lock = fault_needs_lock_fixed,
+};
+
+const struct design *const fault_lock_designs[] = { &fault_lock_ops_naive.d,
+						    &fault_lock_ops_fixed.d, NULL };
 
 void fault_set_lock_ops(const struct fault_lock_ops *ops)
 {

@@ -29,6 +29,7 @@
 #define MM_MAPPING_H
 
 #include "compiler.h"
+#include "kernel/design.h"
 #include "kernel/rwlock.h"
 #include "types.h"
 
@@ -60,12 +61,21 @@ struct mm_mapping {
 };
 
 /* The fault path's design: whether a fault on region @r takes its mapping's lock. */
+/* A fault-lock design (kernel/design.h); promises count PCPU_MAPPING_LOCKS per fault. */
 struct fault_lock_ops {
-	const char *name; /* "naive" | "fixed" */
+	struct design d; /* first: fault_lock_designs[] holds &ops.d */
 	bool (*needs_lock)(const struct mm_region *r);
 };
 
-extern const struct fault_lock_ops fault_lock_naive, fault_lock_fixed;
+extern const struct fault_lock_ops fault_lock_ops_naive, fault_lock_ops_fixed;
+
+/* Every fault-lock design, naive first, NULL-terminated. */
+extern const struct design *const fault_lock_designs[];
+
+static inline const struct fault_lock_ops *fault_lock_ops_of(const struct design *d)
+{
+	return container_of(d, struct fault_lock_ops, d);
+}
 
 /* Initialises @m with no attached region. Any context, before first use. */
 void mapping_init(struct mm_mapping *m, const char *name);
@@ -92,7 +102,7 @@ int mapping_detach(struct mm_mapping *m, struct mm *mm, vaddr_t start);
  */
 int mapping_zap(struct mm_mapping *m, struct mm *mm);
 
-/* Chooses the fault path's design (default fault_lock_fixed). While no fault runs. */
+/* Chooses the fault path's design (default fault_lock_ops_fixed). While no fault runs. */
 void fault_set_lock_ops(const struct fault_lock_ops *ops);
 
 /* The design in use. */

@@ -21,6 +21,7 @@
 #define MM_SWAP_H
 
 #include "compiler.h"
+#include "kernel/design.h"
 #include "kernel/percpu.h"
 #include "mm/pt.h"
 #include "mm/swapdev.h"
@@ -184,10 +185,12 @@ int swap_cache_del(swp_entry_t e, unsigned nr);
  *            the whole run; otherwise the naive path (PCPU_SWAP_BATCH_FALLBACKS).
  */
 struct swap_free_ops {
-	const char *name; /* "naive" | "batched" */
+	struct design d; /* first: swap_free_designs[] holds &ops.d (kernel/design.h) */
 	int (*free)(swp_entry_t e, unsigned nr);
 };
-extern const struct swap_free_ops swap_free_naive, swap_free_batched;
+extern const struct swap_free_ops swap_free_ops_naive, swap_free_ops_batched;
+/* Every swap-free design, naive first, NULL-terminated. */
+extern const struct design *const swap_free_designs[];
 
 /*
  * Copies the page @buf (4 KiB) to the slot @e names / the slot's contents to

@@ -154,12 +154,19 @@ static int swap_free_range_batched(swp_entry_t e, unsigned nr)
 	return swap_slots_put(si, e, nr, SWAP_PUT_REF);
 }
 
-const struct swap_free_ops swap_free_naive = {
-	.name = "naive",
+const struct swap_free_ops swap_free_ops_naive = {
+	.d = { .name = "naive", .desc = "one cluster lock per slot",
+	       .source = "zap_pte_range() freeing swap entries one by one", .unit = "slot",
+	       .promises = { { PCPU_SWAP_CLUSTER_LOCKS, 1, 1, false, false } } },
 	.free = swap_free_range_naive,
 };
 
-const struct swap_free_ops swap_free_batched = {
-	.name = "batched",
+const struct swap_free_ops swap_free_ops_batched = {
+	.d = { .name = "batched", .desc = "one cluster lock per folio's run of slots",
+	       .source = "Barry Song, \"mm: attempt to batch free swap entries for zap_pte_range()\" (2024)", .unit = "folio",
+	       .promises = { { PCPU_SWAP_CLUSTER_LOCKS, 1, 1, false, false } } },
 	.free = swap_free_range_batched,
 };
+
+const struct design *const swap_free_designs[] = { &swap_free_ops_naive.d,
+						   &swap_free_ops_batched.d, NULL };

@@ -27,7 +27,7 @@
 #include "mm/swap_internal.h"
 
 /* Written only while no unmap runs (tests and benchmarks between runs). */
-static const struct swap_free_ops *swap_unmap_cur = &swap_free_batched;
+static const struct swap_free_ops *swap_unmap_cur = &swap_free_ops_batched;
 
 const struct swap_free_ops *swap_set_unmap_ops(const struct swap_free_ops *ops)
 {
@@ -101,7 +101,7 @@ static void swap_out_undo(struct mm *mm, vaddr_t va, unsigned nr, swp_entry_t e,
 
 		ASSERT(!err); /* the write side kept everyone else away */
 	}
-	swap_free_naive.free(e, nr);
+	swap_free_ops_naive.free(e, nr);
 }
 
 /* Write side held, pages checked, slots [e, e + nr) allocated with count 1. */

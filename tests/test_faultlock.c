@@ -60,7 +60,7 @@ static int faultlock_init(struct ktest *t)
 static void faultlock_exit(struct ktest *t)
 {
 	(void)t;
-	fault_set_lock_ops(&fault_lock_fixed);
+	fault_set_lock_ops(&fault_lock_ops_fixed);
 }
 
 /* An mm with a shareable and a private region attached, and a plain one. */
@@ -118,7 +118,7 @@ static void fl_touch(vaddr_t base, unsigned n, u64 *faults, u64 *locks)
 static void test_faultlock_counts(struct ktest *t)
 {
 	static const vaddr_t bases[] = { SHARE_BASE, PRIV_BASE, PLAIN_BASE };
-	bool naive = ktest_param(t) == &fault_lock_naive;
+	bool naive = ktest_param(t) == &fault_lock_ops_naive;
 	const u64 want[] = { COUNT_PAGES, naive ? COUNT_PAGES : 0, 0 };
 	struct mm *mm;
 	u64 faults, locks;
@@ -273,7 +273,7 @@ static int fl_leaf_check(void *arg, const struct pt_leaf *leaf)
 
 static void test_faultlock_writer_race(struct ktest *t)
 {
-	bool naive = ktest_param(t) == &fault_lock_naive;
+	bool naive = ktest_param(t) == &fault_lock_ops_naive;
 	u64 l0 = percpu_counter_sum(PCPU_MAPPING_LOCKS), f0 = percpu_counter_sum(PCPU_PAGE_FAULTS);
 	u64 locks, faults;
 	unsigned zaps = 0;
@@ -410,6 +410,6 @@ static const struct ktest_case faultlock_cases[] = {
 	KTEST_CASE(test_faultlock_populate_race),
 };
 KTEST_SUITE_EXT(faultlock_naive, faultlock_cases, faultlock_init, faultlock_exit,
-		&fault_lock_naive);
+		&fault_lock_ops_naive);
 KTEST_SUITE_EXT(faultlock_fixed, faultlock_cases, faultlock_init, faultlock_exit,
-		&fault_lock_fixed);
+		&fault_lock_ops_fixed);

@@ -25,8 +25,8 @@
 #define PIN_PAGES 64
 #define PIN_ROUNDS 200
 
-static const struct pin_policy naive_flag = { &pin_flag_naive, &pin_pagemap_naive };
-static const struct pin_policy fixed_flag = { &pin_flag_fixed, &pin_pagemap_cached };
+static const struct pin_policy naive_flag = { &pin_flag_ops_naive, &pin_pagemap_ops_naive };
+static const struct pin_policy fixed_flag = { &pin_flag_ops_fixed, &pin_pagemap_ops_cached };
 
 static struct mm *pin_mm;
 static struct page *pages[PIN_PAGES];
@@ -364,8 +364,13 @@ static void race_done(struct dev_pagemap *pgmap)
 		pagemap_put(pgmap);
 }
 
-static const struct pin_pagemap_ops race_pagemap = { "race", race_get, race_after, race_done };
-static const struct pin_policy race_policy = { &pin_flag_fixed, &race_pagemap };
+static const struct pin_pagemap_ops race_pagemap = {
+	.d = { .name = "race", .unit = "page" },
+	.get = race_get,
+	.after_page = race_after,
+	.done = race_done,
+};
+static const struct pin_policy race_policy = { &pin_flag_ops_fixed, &race_pagemap };
 
 /* Device pages 0 and 2 mapped at race.va and the page after it. Returns 0 or -1 (failed). */
 static int race_setup(struct ktest *t)

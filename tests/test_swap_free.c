@@ -32,8 +32,8 @@ struct swap_free_param {
 	bool batches; /* frees a qualifying run under one lock of each kind */
 };
 
-static const struct swap_free_param param_naive = { &swap_free_naive, false };
-static const struct swap_free_param param_batched = { &swap_free_batched, true };
+static const struct swap_free_param param_naive = { &swap_free_ops_naive, false };
+static const struct swap_free_param param_batched = { &swap_free_ops_batched, true };
 
 static const struct swap_free_param *param(struct ktest *t)
 {
@@ -296,7 +296,7 @@ static void test_swap_free_same_state(struct ktest *t)
 	KASSERT(t, swapt_dev_new(t, nslots, &mine));
 	KASSERT(t, swapt_dev_new(t, nslots, &ref));
 	run_script(mine, param(t)->ops);
-	run_script(ref, &swap_free_naive);
+	run_script(ref, &swap_free_ops_naive);
 	for (off = 0; off < nslots; off++)
 		diffs += swap_map_read(swap_entry_make(mine, off)) !=
 			 swap_map_read(swap_entry_make(ref, off));
@@ -457,5 +457,5 @@ static const struct ktest_case swap_free_cases[] = {
 	KTEST_CASE(test_swap_free_same_state),
 	KTEST_CASE(test_swap_free_concurrent),
 };
-KTEST_SUITE_EXT(swap_free_naive, swap_free_cases, swapt_init, swapt_exit, &param_naive);
-KTEST_SUITE_EXT(swap_free_batched, swap_free_cases, swapt_init, swapt_exit, &param_batched);
+KTEST_SUITE_EXT(swap_free_ops_naive, swap_free_cases, swapt_init, swapt_exit, &param_naive);
+KTEST_SUITE_EXT(swap_free_ops_batched, swap_free_cases, swapt_init, swapt_exit, &param_batched);

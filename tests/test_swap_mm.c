@@ -34,13 +34,13 @@ static int swapmm_init(struct ktest *t)
 {
 	int err = emul_suite_init(t);
 
-	swap_set_unmap_ops(&swap_free_batched);
+	swap_set_unmap_ops(&swap_free_ops_batched);
 	return err;
 }
 
 static void swapmm_exit(struct ktest *t)
 {
-	swap_set_unmap_ops(&swap_free_batched);
+	swap_set_unmap_ops(&swap_free_ops_batched);
 	swapt_exit(t);
 }
 
@@ -153,8 +153,8 @@ static void test_swap_mm_roundtrip(struct ktest *t)
 /* Unmapping swapped-out folios frees every slot, with each design's exact lock round trips. */
 static void test_swap_mm_unmap_locks(struct ktest *t)
 {
-	static const struct swap_free_ops *const designs[] = { &swap_free_naive,
-							       &swap_free_batched };
+	static const struct swap_free_ops *const designs[] = { &swap_free_ops_naive,
+							       &swap_free_ops_batched };
 	unsigned d, type;
 
 	KASSERT(t, swapt_dev_new(t, 4 * NPAGES, &type));
@@ -169,7 +169,7 @@ static void test_swap_mm_unmap_locks(struct ktest *t)
 		dl = swapt_counter(PCPU_SWAP_DEVICE_LOCKS);
 		freed = swapt_counter(PCPU_SWAP_SLOTS_FREED);
 		KEXPECT_EQ(t, mm_unmap_region(mm, REG, (u64)NPAGES * KB4), 0);
-		ktest_log(t, "%s: %lu cluster and %lu device locks for %u folios", designs[d]->name,
+		ktest_log(t, "%s: %lu cluster and %lu device locks for %u folios", designs[d]->d.name,
 			  (unsigned long)(swapt_counter(PCPU_SWAP_CLUSTER_LOCKS) - cl),
 			  (unsigned long)(swapt_counter(PCPU_SWAP_DEVICE_LOCKS) - dl), NFOLIOS);
 		KEXPECT_EQ(t, swapt_counter(PCPU_SWAP_CLUSTER_LOCKS) - cl, NFOLIOS * per_folio);
@@ -207,7 +207,7 @@ static void test_swap_mm_unmap_singles(struct ktest *t)
 		KEXPECT(t, swap_entry_from_word(swp, &e));
 		KEXPECT_EQ(t, swap_entry_offset(e), i);
 	}
-	swap_set_unmap_ops(&swap_free_batched);
+	swap_set_unmap_ops(&swap_free_ops_batched);
 	cl = swapt_counter(PCPU_SWAP_CLUSTER_LOCKS);
 	KEXPECT_EQ(t, mm_unmap_region(mm, REG, FOLIO_BYTES), 0);
 	KEXPECT_EQ(t, swapt_counter(PCPU_SWAP_CLUSTER_LOCKS) - cl, FOLIO);
@@ -398,8 +398,8 @@ static void test_swap_mm_same_state(struct ktest *t)
 	unsigned type;
 
 	KASSERT(t, swapt_dev_new(t, 4 * NPAGES, &type));
-	f[0] = swapmm_mixed(t, &swap_free_naive, type);
-	f[1] = swapmm_mixed(t, &swap_free_batched, type);
+	f[0] = swapmm_mixed(t, &swap_free_ops_naive, type);
+	f[1] = swapmm_mixed(t, &swap_free_ops_batched, type);
 	KEXPECT_EQ(t, f[0].consistent, 0);
 	KEXPECT_EQ(t, f[1].consistent, 0);
 	KEXPECT_EQ(t, f[0].inuse, f[1].inuse);

@@ -115,7 +115,7 @@ static void model_check(struct ktest *t, const struct tlb_ops *ops, unsigned nr,
 
 	KASSERT(t, mm != NULL);
 	stale = model_unmap_and_reread(t, mm, nr, ops);
-	ktest_log(t, "%s, %u pages: stale reads: %u of %u", ops->name, nr, stale, nr * READERS);
+	ktest_log(t, "%s, %u pages: stale reads: %u of %u", ops->d.name, nr, stale, nr * READERS);
 	KEXPECT_EQ(t, stale, want_stale);
 	KEXPECT_EQ(t, emul_stale_uses() - stale_uses, want_stale);
 	model_all_cpus_away();

@@ -348,7 +348,7 @@ static u64 stale_run(struct ktest *t, const struct tlb_ops *ops, const struct st
 	one = stale_reader_count(PCPU_TLB_FLUSH_ONE) - one;
 	all = stale_reader_count(PCPU_TLB_FLUSH_ALL) - all;
 	ktest_log(t, "%s%s, %u pages x %u rounds, %u readers: stale reads: %lu of %lu; "
-		  "reader flushes: %lu one, %lu all", ops->name, lazy ? " (lazy readers)" : "",
+		  "reader flushes: %lu one, %lu all", ops->d.name, lazy ? " (lazy readers)" : "",
 		  sz->nr, sz->rounds, ss.nreaders, (unsigned long)ss.stale, (unsigned long)ss.reads,
 		  (unsigned long)one, (unsigned long)all);
 	*ok &= KEXPECT_EQ(t, err, 0); /* set-up, shootdown or reader failure: never "stale" */
@@ -425,7 +425,7 @@ static void stale_check_design(struct ktest *t, const struct tlb_ops *ops,
 		if (KEXPECT_EQ(t, stale_run(t, ops, &sizes[s], lazy, &ok), 0))
 			continue;
 		ktest_log(t, "STALE: design %s, CPU %u read poison at 0x%lx after the shootdown returned",
-			  ops->name, ss.first_cpu, (unsigned long)ss.first_va);
+			  ops->d.name, ss.first_cpu, (unsigned long)ss.first_va);
 	}
 }
 
