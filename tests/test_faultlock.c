@@ -50,9 +50,15 @@ static u64 my_count(enum pcpu_counter c)
 	return percpu_counter_read(arch_cpu_id(), c);
 }
 
+/* Whether the design promises a mapping lock on every fault (naive does). */
+static bool locks_every_fault(struct ktest *t)
+{
+	return design_promise(ktest_design(t), PCPU_MAPPING_LOCKS) != NULL;
+}
+
 static int faultlock_init(struct ktest *t)
 {
-	fault_set_lock_ops(ktest_param(t));
+	fault_set_lock_ops(fault_lock_ops_of(ktest_design(t)));
 	mapping_init(&fl_mapping, "fl_mapping");
 	return 0;
 }
@@ -118,7 +124,7 @@ static void fl_touch(vaddr_t base, unsigned n, u64 *faults, u64 *locks)
 static void test_faultlock_counts(struct ktest *t)
 {
 	static const vaddr_t bases[] = { SHARE_BASE, PRIV_BASE, PLAIN_BASE };
-	bool naive = ktest_param(t) == &fault_lock_ops_naive;
+	bool naive = locks_every_fault(t);
 	const u64 want[] = { COUNT_PAGES, naive ? COUNT_PAGES : 0, 0 };
 	struct mm *mm;
 	u64 faults, locks;
@@ -273,7 +279,7 @@ static int fl_leaf_check(void *arg, const struct pt_leaf *leaf)
 
 static void test_faultlock_writer_race(struct ktest *t)
 {
-	bool naive = ktest_param(t) == &fault_lock_ops_naive;
+	bool naive = locks_every_fault(t);
 	u64 l0 = percpu_counter_sum(PCPU_MAPPING_LOCKS), f0 = percpu_counter_sum(PCPU_PAGE_FAULTS);
 	u64 locks, faults;
 	unsigned zaps = 0;
@@ -409,7 +415,5 @@ static const struct ktest_case faultlock_cases[] = {
 	KTEST_CASE(test_faultlock_writer_race),
 	KTEST_CASE(test_faultlock_populate_race),
 };
-KTEST_SUITE_EXT(faultlock_naive, faultlock_cases, faultlock_init, faultlock_exit,
-		&fault_lock_ops_naive);
-KTEST_SUITE_EXT(faultlock_fixed, faultlock_cases, faultlock_init, faultlock_exit,
-		&fault_lock_ops_fixed);
+KTEST_SUITE_DESIGNS(faultlock, faultlock_cases, faultlock_init, faultlock_exit,
+		    fault_lock_designs);

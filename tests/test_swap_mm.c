@@ -217,23 +217,22 @@ static void test_swap_mm_unmap_singles(struct ktest *t)
 }
 
 /*
- * tlb_unmap_pages() of swapped-out pages frees their slots, through either
- * shootdown design: its gather is mm_gather_init()'s, swap hook included.
+ * tlb_unmap_pages() of swapped-out pages frees their slots, through every
+ * shootdown design of the table (the control too: slots do not depend on the flush): its gather is mm_gather_init()'s, swap hook included.
  */
 static void test_swap_mm_tlb_unmap_frees_slots(struct ktest *t)
 {
-	static const struct tlb_ops *const designs[] = { &tlb_ops_naive, &tlb_ops_batched };
 	unsigned d, type;
 
 	KASSERT(t, swapt_dev_new(t, 4 * NPAGES, &type));
-	for (d = 0; d < ARRAY_SIZE(designs); d++) {
+	for (d = 0; tlb_designs[d]; d++) {
 		struct mm *mm = swapmm_mm_new(t, NPAGES, 2700 + d);
 		u64 freed = swapt_counter(PCPU_SWAP_SLOTS_FREED);
 
 		KASSERT(t, mm != NULL);
 		KEXPECT_EQ(t, swapmm_out_all(mm, NFOLIOS, type), 0);
 		KEXPECT_EQ(t, swapmm_inuse(type), NPAGES);
-		KEXPECT_EQ(t, tlb_unmap_pages(mm, REG, NPAGES, designs[d]), 0);
+		KEXPECT_EQ(t, tlb_unmap_pages(mm, REG, NPAGES, tlb_ops_of(tlb_designs[d])), 0);
 		KEXPECT_EQ(t, swapt_counter(PCPU_SWAP_SLOTS_FREED) - freed, NPAGES);
 		KEXPECT_EQ(t, swapmm_inuse(type), 0);
 		swapt_expect_consistent(t, type);

@@ -30,7 +30,7 @@ static struct mm *tmm;
 
 static const struct tlb_ops *ops_of(struct ktest *t)
 {
-	return ktest_param(t);
+	return tlb_ops_of(ktest_design(t));
 }
 
 /* The design's rounds promise: one round per this many pages (every real design makes it). */
@@ -406,5 +406,4 @@ static const struct ktest_case tlb_cases[] = {
 	KTEST_CASE(test_tlb_lazy_cpu),
 	KTEST_CASE(test_tlb_timeout_quarantines),
 };
-KTEST_SUITE_EXT(tlb_naive, tlb_cases, tlb_suite_init, tlb_suite_exit, &tlb_ops_naive);
-KTEST_SUITE_EXT(tlb_batched, tlb_cases, tlb_suite_init, tlb_suite_exit, &tlb_ops_batched);
+KTEST_SUITE_DESIGNS(tlb, tlb_cases, tlb_suite_init, tlb_suite_exit, tlb_designs);
