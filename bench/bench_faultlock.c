@@ -87,7 +87,6 @@ static int fl_bench_teardown(struct bench_ctx *c)
 		}
 		fb.parent[idx] = NULL;
 	}
-	fault_set_lock_ops(&fault_lock_ops_fixed);
 	return err;
 }
 
@@ -124,7 +123,7 @@ static int fl_bench_setup(struct bench_ctx *c)
 	fb.pages = (unsigned)bench_param(c, "pages");
 	if (fb.pages * PT_PAGE_4K > FL_BENCH_SPAN)
 		return -EINVAL;
-	mapping_init(&fb.mapping, "fl_bench");
+	mapping_init(&fb.mapping, "fl_bench", fault_lock_ops_of(c->design));
 	cpumask_clear(&fb.others);
 	for (unsigned idx = 1; idx < c->ncpus; idx++)
 		cpumask_set_cpu(c->cpu[idx], &fb.others);
@@ -136,7 +135,6 @@ static int fl_bench_setup(struct bench_ctx *c)
 	}
 	for (unsigned ev = 0; ev < FAULT_NR_EVENTS; ev++)
 		fb.events0[ev] = fault_event_count(ev);
-	fault_set_lock_ops(fault_lock_ops_of(c->design));
 	/* One operation is one page fault. */
 	c->ops = (u64)c->ncpus * fb.pages;
 	return 0;

@@ -60,7 +60,6 @@ static int sf_teardown(struct bench_ctx *c)
 			err = -EBUSY;
 	}
 	sf.swap_on = false;
-	swap_set_unmap_ops(&swap_free_ops_batched);
 	return err;
 }
 
@@ -83,7 +82,8 @@ static int sf_setup(struct bench_ctx *c)
 		sf_teardown(c); /* the setup error is the one reported */
 		return err;
 	}
-	swap_set_unmap_ops(container_of(c->design, struct swap_free_ops, d));
+	for (unsigned idx = 0; idx < c->ncpus; idx++)
+		swap_mm_set_free(sf.mm[idx], swap_free_of(c->design));
 	c->ops = sf.bytes * c->ncpus; /* the metric counts bytes */
 	return 0;
 }

@@ -3,21 +3,18 @@
  * mm/mapping.h): attaching regions, the writer path that zaps what the
  * attached regions map, and fault_lock_ops_naive / fault_lock_ops_fixed.
  *
- * Locking and lock order as mm/mapping.h says. fault_lock_cur is written
- * only while no fault runs (tests and benchmarks between runs).
+ * Locking and lock order as mm/mapping.h says.
  */
 #include "mm/mapping.h"
 #include "errno.h"
 #include "kernel/percpu.h"
-#include "lib/atomic.h"
 #include "mm/mm.h"
 #include "mm/pt.h"
 
-static const struct fault_lock_ops *fault_lock_cur = &fault_lock_ops_fixed;
-
-void mapping_init(struct mm_mapping *m, const char *name)
+void mapping_init(struct mm_mapping *m, const char *name, const struct fault_lock_ops *fault_lock)
 {
 	rwlock_init(&m->lock, name);
+	m->fault_lock = fault_lock;
 	m->nattach = 0;
 	for (unsigned i = 0; i < MAPPING_MAX_ATTACH; i++)
 		m->attach[i] = (struct mm_mapping_attach){ NULL, 0, 0, 0 };
@@ -185,14 +182,14 @@ int mapping_zap(struct mm_mapping *m, struct mm *mm)
 	return err;
 }
 
-/* the fault path: naive */
+/* ---- the fault path: naive ---- */
 
 static bool fault_needs_lock_naive(const struct mm_region *r)
 {
 	return r->mapping != NULL;
 }
 
-/* the fault path: fixed */
+/* ---- the fault path: fixed ---- */
 
 /* Only a region whose tables may be shared can lose a table under the fault. */
 static bool fault_needs_lock_fixed(const struct mm_region *r)
@@ -218,19 +215,9 @@ const struct fault_lock_ops fault_lock_ops_fixed = {
 const struct design *const fault_lock_designs[] = { &fault_lock_ops_naive.d,
 						    &fault_lock_ops_fixed.d, NULL };
 
-void fault_set_lock_ops(const struct fault_lock_ops *ops)
-{
-	atomic_store_release(&fault_lock_cur, ops);
-}
-
-const struct fault_lock_ops *fault_get_lock_ops(void)
-{
-	return atomic_load_acquire(&fault_lock_cur);
-}
-
 bool mapping_fault_lock(const struct mm_region *r)
 {
-	if (!fault_get_lock_ops()->needs_lock(r))
+	if (!r->mapping || !r->mapping->fault_lock->needs_lock(r))
 		return false;
 	read_lock(&r->mapping->lock);
 	this_cpu_inc(PCPU_MAPPING_LOCKS);

@@ -26,20 +26,15 @@
 #include "mm/pt.h"
 #include "mm/swap_internal.h"
 
-/* Written only while no unmap runs (tests and benchmarks between runs). */
-static const struct swap_free_ops *swap_unmap_cur = &swap_free_ops_batched;
-
-const struct swap_free_ops *swap_set_unmap_ops(const struct swap_free_ops *ops)
+void swap_mm_set_free(struct mm *mm, const struct swap_free_ops *ops)
 {
-	const struct swap_free_ops *old = swap_unmap_cur;
-
-	swap_unmap_cur = ops;
-	return old;
+	mm->swap_free = ops;
 }
 
-const struct swap_free_ops *swap_unmap_ops(void)
+/* @mm's swap-free design: its own, else the default. */
+static const struct swap_free_ops *swap_mm_free_ops(const struct mm *mm)
 {
-	return swap_unmap_cur;
+	return mm->swap_free ? mm->swap_free : &swap_free_ops_batched;
 }
 
 /* swap-out */
@@ -187,7 +182,7 @@ static int swapin_locked(struct mm *mm, const struct mm_region *r, vaddr_t va, u
 		mm_page_drop(p);
 		return err;
 	}
-	swap_unmap_cur->free(e, 1); /* the reference the entry held */
+	swap_mm_free_ops(mm)->free(e, 1); /* the reference the entry held */
 	return 0;
 }
 
@@ -235,7 +230,7 @@ static unsigned swap_release_run(struct swap_info *si, const u64 *swp, unsigned 
 	return len;
 }
 
-static void swap_mm_release(const u64 *swp, unsigned n)
+static void swap_mm_release(struct mm *mm, const u64 *swp, unsigned n)
 {
 	unsigned i = 0, len;
 
@@ -251,7 +246,7 @@ static void swap_mm_release(const u64 *swp, unsigned n)
 		si = swap_info_get(e, 1);
 		len = si ? swap_release_run(si, swp + i, n - i, e) : 1;
 		if (si)
-			swap_unmap_cur->free(e, len);
+			swap_mm_free_ops(mm)->free(e, len);
 		i += len;
 	}
 }

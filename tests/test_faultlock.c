@@ -58,15 +58,8 @@ static bool locks_every_fault(struct ktest *t)
 
 static int faultlock_init(struct ktest *t)
 {
-	fault_set_lock_ops(fault_lock_ops_of(ktest_design(t)));
-	mapping_init(&fl_mapping, "fl_mapping");
+	mapping_init(&fl_mapping, "fl_mapping", fault_lock_ops_of(ktest_design(t)));
 	return 0;
-}
-
-static void faultlock_exit(struct ktest *t)
-{
-	(void)t;
-	fault_set_lock_ops(&fault_lock_ops_fixed);
 }
 
 /* An mm with a shareable and a private region attached, and a plain one. */
@@ -415,5 +408,4 @@ static const struct ktest_case faultlock_cases[] = {
 	KTEST_CASE(test_faultlock_writer_race),
 	KTEST_CASE(test_faultlock_populate_race),
 };
-KTEST_SUITE_DESIGNS(faultlock, faultlock_cases, faultlock_init, faultlock_exit,
-		    fault_lock_designs);
+KTEST_SUITE_DESIGNS(faultlock, faultlock_cases, faultlock_init, NULL, fault_lock_designs);

@@ -37,7 +37,7 @@ static const struct swap_free_param *param(struct ktest *t)
 {
 	static struct swap_free_param p;
 
-	p.ops = container_of(ktest_design(t), struct swap_free_ops, d);
+	p.ops = swap_free_of(ktest_design(t));
 	p.batches = strcmp(p.ops->d.unit, "folio") == 0;
 	return &p;
 }
@@ -298,7 +298,7 @@ static void test_swap_free_same_state(struct ktest *t)
 	KASSERT(t, swapt_dev_new(t, nslots, &mine));
 	KASSERT(t, swapt_dev_new(t, nslots, &ref));
 	run_script(mine, param(t)->ops);
-	run_script(ref, container_of(swap_free_designs[0], struct swap_free_ops, d)); /* the baseline */
+	run_script(ref, swap_free_of(swap_free_designs[0])); /* the baseline */
 	for (off = 0; off < nslots; off++)
 		diffs += swap_map_read(swap_entry_make(mine, off)) !=
 			 swap_map_read(swap_entry_make(ref, off));
