@@ -34,7 +34,7 @@ int bench_check_promises(struct bench_ctx *c, u64 units, u64 targets)
 
 		if (design_kept(p, got, c->runs_done, units, targets))
 			continue;
-		bench_fail(c, "%s promises %s%u %s per %u %s%s (%lu in %lu runs of %lu, %lu targets)",
+		bench_fail(c, "%s promises %s%u %s per %u %s(s)%s (%lu in %lu runs of %lu, %lu targets)",
 			   d->name, p->at_most ? "at most " : "", p->count,
 			   percpu_counter_name(p->counter), p->per, d->unit,
 			   p->per_target ? " per target" : "", (unsigned long)got,
