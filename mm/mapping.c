@@ -20,7 +20,7 @@ void mapping_init(struct mm_mapping *m, const char *name, const struct fault_loc
 		m->attach[i] = (struct mm_mapping_attach){ NULL, 0, 0, 0 };
 }
 
-/* attaching */
+/* ---- attaching ---- */
 
 /* What the region of @mm at @start is, for the table; checks it may be attached. */
 static int mapping_region_info(struct mm *mm, vaddr_t start, struct mm_mapping_attach *a)
@@ -104,7 +104,7 @@ int mapping_detach(struct mm_mapping *m, struct mm *mm, vaddr_t start)
 	return mapping_table_remove(m, mm, start);
 }
 
-/* the writer path */
+/* ---- the writer path ---- */
 
 /* Unmaps @a's range; mm->lock (side as mm/mapping.h says) and the mapping's write side held. */
 static int mapping_zap_locked(struct mm_mapping *m, const struct mm_mapping_attach *a)

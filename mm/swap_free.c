@@ -18,7 +18,7 @@
 /* What a put drops from a slot. */
 enum swap_put { SWAP_PUT_REF, SWAP_PUT_CACHE };
 
-/* shared helpers */
+/* ---- shared helpers ---- */
 
 void swap_range_release_locked(struct swap_info *si, struct swap_cluster *ci, u64 offset,
 			       unsigned nr)
@@ -95,7 +95,7 @@ int swap_cache_del(swp_entry_t e, unsigned nr)
 	return swap_slots_put(si, e, nr, SWAP_PUT_CACHE);
 }
 
-/* naive */
+/* ---- naive ---- */
 
 static int swap_free_range_naive(swp_entry_t e, unsigned nr)
 {
@@ -106,7 +106,7 @@ static int swap_free_range_naive(swp_entry_t e, unsigned nr)
 	return swap_slots_put(si, e, nr, SWAP_PUT_REF);
 }
 
-/* batched */
+/* ---- batched ---- */
 
 /* Every slot of the run holds exactly one reference and no has-cache flag. */
 static bool swap_run_last_refs(struct swap_info *si, u64 offset, unsigned nr)

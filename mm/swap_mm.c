@@ -37,7 +37,7 @@ static const struct swap_free_ops *swap_mm_free_ops(const struct mm *mm)
 	return mm->swap_free ? mm->swap_free : &swap_free_ops_batched;
 }
 
-/* swap-out */
+/* ---- swap-out ---- */
 
 /* What swap-out keeps of one page until its copy is on the device. */
 struct swap_out_page {
@@ -148,7 +148,7 @@ int swap_out_folio(struct mm *mm, vaddr_t va, unsigned nr, unsigned type)
 	return err;
 }
 
-/* swap-in */
+/* ---- swap-in ---- */
 
 /* True while the entry at @va still holds swap entry @swp. */
 static bool swapin_entry_unchanged(struct mm *mm, vaddr_t va, u64 swp)
@@ -210,7 +210,7 @@ static int swap_mm_swapin(struct mm *mm, const struct mm_region *r, vaddr_t va, 
 	return err;
 }
 
-/* unmap and fork */
+/* ---- unmap and fork ---- */
 
 /*
  * How many of the @n entries from @swp, the first naming @e, form one run

@@ -1,6 +1,6 @@
 /*
  * ktest: the KTAP v1 unit-test harness shared by host and kernel builds
- * (STYLE.md section 11). A test case is void fn(struct ktest *t); cases are
+ * (docs/testing.md). A test case is void fn(struct ktest *t); cases are
  * grouped in a suite registered with KTEST_SUITE into the ktest_suites
  * section, from which ktest_run_all() runs them sorted by name. Output goes
  * through ktest_emit(), which each environment provides. Suites run one at

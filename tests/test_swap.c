@@ -16,7 +16,7 @@
 #define SLOTS_4C (4 * SWAP_CLUSTER_SLOTS)
 #define RUN SWAP_FOLIO_SLOTS
 
-/* helpers */
+/* ---- helpers ---- */
 
 static u32 cluster_of(swp_entry_t e)
 {
@@ -59,7 +59,7 @@ static unsigned fill_runs(unsigned type, unsigned nr, swp_entry_t *out, unsigned
 	return n;
 }
 
-/* cases */
+/* ---- cases ---- */
 
 static void test_swap_entry_encoding(struct ktest *t)
 {

@@ -20,7 +20,7 @@
 #include "kernel/smp.h"
 #endif
 
-/* fixture */
+/* ---- fixture ---- */
 
 static unsigned swapt_types[SWAP_MAX_DEVS];
 static unsigned swapt_ntypes;

@@ -313,7 +313,7 @@ static void test_swap_free_same_state(struct ktest *t)
 	swapt_expect_consistent(t, ref);
 }
 
-/* concurrency */
+/* ---- concurrency ---- */
 
 struct conc_result {
 	u64 freed, frees, errors;
