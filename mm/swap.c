@@ -1,61 +1,25 @@
 /*
- * Swap devices and slot references (see mm/swap.h): swap_on/swap_off, entry
- * checks and error reports, adding references and the has-cache flag, page
- * I/O through the backing device, and statistics. Allocation lives in
- * mm/swap_cluster.c, freeing in mm/swap_free.c.
+ * The swap device table (see mm/swap.h and mm/swap_internal.h): the only
+ * owner of swap_infos[]. swap_on/swap_off, entry checks and error reports,
+ * and the public calls that name a device or an entry: allocation, adding
+ * and dropping references and the has-cache flag, page I/O and statistics.
+ * Each checks its device or entry here and hands the work on one device to
+ * mm/swap_cluster.c; freeing designs live in mm/swap_free.c.
  *
- * Locking (order in mm/swap_internal.h): swap_lock serialises swap_on and
- * swap_off; a device's active flag is published with release and read with
- * acquire. Map bytes change only under their cluster's lock. No lock is
- * taken from interrupt context.
+ * Locking (the order is in mm/swap_internal.h): swap_lock serialises
+ * swap_on and swap_off; a device's active flag is published with release
+ * and read with acquire. No lock is taken from interrupt context.
  */
 #include "errno.h"
 #include "kernel/panic.h"
-#include "lib/string.h"
-#include "mm/mm.h"
-#include "mm/pmm.h"
 #include "mm/swap_internal.h"
 
-struct swap_info swap_infos[SWAP_MAX_DEVS];
+static struct swap_info swap_infos[SWAP_MAX_DEVS];
 static spinlock_t swap_lock = SPINLOCK_INIT("swap");
 static u64 swap_nr_errors;
 static u32 swap_gen; /* swap_lock */
 
 /* devices */
-
-static unsigned swap_order_for(u64 bytes)
-{
-	unsigned order = 0;
-
-	while (((u64)PAGE_SIZE << order) < bytes)
-		order++;
-	return order;
-}
-
-/* Allocates the map and clusters of @si for @nslots slots; slots past the end are bad. */
-static int swap_tables_alloc(struct swap_info *si, u64 nslots)
-{
-	u32 nclusters = (u32)((nslots + SWAP_CLUSTER_SLOTS - 1) / SWAP_CLUSTER_SLOTS);
-	u64 map_bytes = (u64)nclusters * SWAP_CLUSTER_SLOTS;
-
-	si->map_order = swap_order_for(map_bytes);
-	si->cluster_order = swap_order_for((u64)nclusters * sizeof(struct swap_cluster));
-	si->map_block = page_alloc(si->map_order, PMM_ZERO);
-	si->cluster_block = page_alloc(si->cluster_order, PMM_ZERO);
-	if (!si->map_block || !si->cluster_block) {
-		if (si->map_block)
-			page_free(si->map_block, si->map_order);
-		if (si->cluster_block)
-			page_free(si->cluster_block, si->cluster_order);
-		return -ENOMEM;
-	}
-	si->map = page_address(si->map_block);
-	si->clusters = page_address(si->cluster_block);
-	si->nslots = nslots;
-	si->nclusters = nclusters;
-	memset(si->map + nslots, SWAP_MAP_BAD, map_bytes - nslots);
-	return 0;
-}
 
 int swap_on(struct swap_dev *dev, unsigned *type)
 {
@@ -70,20 +34,15 @@ int swap_on(struct swap_dev *dev, unsigned *type)
 		if (!swap_infos[i].active)
 			si = &swap_infos[i];
 	if (si)
-		err = swap_tables_alloc(si, dev->nslots);
+		err = swap_clusters_create(si, dev->nslots);
 	if (!err) {
-		spin_lock_init(&si->lock, "swap_info");
 		si->type = (unsigned)(si - swap_infos);
 		si->dev = dev;
-		si->inuse = 0;
 		if (++swap_gen == 0)
 			swap_gen = 1;
 		si->gen = swap_gen;
-		swap_clusters_init(si);
 		*type = si->type;
 		atomic_store_release(&si->active, true);
-		/* Before any swap entry can exist, the mm code learns where to send them. */
-		atomic_store_release(&mm_swap, &swap_mm_hooks);
 	}
 	spin_unlock(&swap_lock);
 	return err;
@@ -115,16 +74,13 @@ int swap_off(unsigned type)
 	spin_lock(&swap_lock);
 	if (!si->active)
 		err = -EINVAL;
-	else if (atomic_load_relaxed(&si->inuse))
+	else if (swap_clusters_inuse(si))
 		err = -EBUSY;
 	if (!err) {
 		atomic_store_release(&si->active, false);
-		page_free(si->map_block, si->map_order);
-		page_free(si->cluster_block, si->cluster_order);
+		swap_clusters_destroy(si);
 		si->dev->ops->destroy(si->dev);
 		si->dev = NULL;
-		si->map = NULL;
-		si->clusters = NULL;
 	}
 	spin_unlock(&swap_lock);
 	return err;
@@ -170,11 +126,18 @@ struct swap_info *swap_info_get(swp_entry_t e, unsigned nr)
 	return si;
 }
 
-struct swap_dev *swap_dev_of(unsigned type)
+struct swap_info *swap_info_of(unsigned type)
 {
 	if (type >= SWAP_MAX_DEVS || !atomic_load_acquire(&swap_infos[type].active))
 		return NULL;
-	return swap_infos[type].dev;
+	return &swap_infos[type];
+}
+
+struct swap_dev *swap_dev_of(unsigned type)
+{
+	struct swap_info *si = swap_info_of(type);
+
+	return si ? si->dev : NULL;
 }
 
 int swap_map_read(swp_entry_t e)
@@ -191,61 +154,40 @@ unsigned swap_count(swp_entry_t e)
 	return m < 0 ? 0 : (unsigned)m & SWAP_MAP_COUNT;
 }
 
-/* adding references and the has-cache flag */
+/* allocation */
 
-/* Applies @step to one slot under its cluster lock; returns its result. */
-static int swap_slot_update(struct swap_info *si, u64 off, int (*step)(u8 *m))
+static int swap_order_of(unsigned nr)
 {
-	struct swap_cluster *ci = swap_cluster_of(si, off);
-	u8 m;
-	int err;
+	unsigned order;
 
-	swap_cluster_lock(ci);
-	m = swap_map_get(si, off);
-	err = step(&m);
-	if (!err)
-		swap_map_set(si, off, m);
-	swap_cluster_unlock(ci);
-	return err;
+	for (order = 0; order < SWAP_NR_ORDERS; order++)
+		if (nr == 1u << order)
+			return (int)order;
+	return -1;
 }
 
-static int swap_step_dup(u8 *m)
+int swap_slot_alloc(unsigned type, unsigned nr, swp_entry_t *e)
 {
-	u8 count = *m & SWAP_MAP_COUNT;
+	struct swap_info *si = swap_info_of(type);
+	int order = swap_order_of(nr);
+	s64 off;
 
-	if (*m == 0 || count == SWAP_MAP_BAD)
-		return -ENOENT;
-	if (count == SWAP_MAP_MAX)
-		return -EOVERFLOW;
-	(*m)++;
+	if (!si || order < 0)
+		return -EINVAL;
+	off = swap_cluster_alloc(si, (unsigned)order);
+	if (off < 0)
+		return -ENOSPC;
+	*e = swap_entry_make(type, (u64)off);
 	return 0;
 }
 
-/* Undoes swap_step_dup: the count it raised is at least 1, so the slot stays held. */
-static int swap_step_undup(u8 *m)
-{
-	(*m)--;
-	return 0;
-}
+/* references and the has-cache flag */
 
-static int swap_step_cache_add(u8 *m)
-{
-	if (*m & SWAP_HAS_CACHE)
-		return -EEXIST;
-	if ((*m & SWAP_MAP_COUNT) == 0 || (*m & SWAP_MAP_COUNT) == SWAP_MAP_BAD)
-		return -ENOENT;
-	*m |= SWAP_HAS_CACHE;
-	return 0;
-}
-
-static int swap_step_cache_undo(u8 *m)
-{
-	*m &= (u8)~SWAP_HAS_CACHE;
-	return 0;
-}
-
-/* Applies @step to each of @nr slots; on the first error undoes the ones done. */
-static int swap_range_update(swp_entry_t e, unsigned nr, int (*step)(u8 *m), int (*undo)(u8 *m))
+/*
+ * Adds @how to each of @nr slots from @e, one cluster lock round trip per
+ * slot; on the first error drops it again from the ones done.
+ */
+static int swap_range_get(swp_entry_t e, unsigned nr, enum swap_hold how)
 {
 	struct swap_info *si = swap_info_get(e, nr);
 	u64 off = swap_entry_offset(e);
@@ -255,14 +197,15 @@ static int swap_range_update(swp_entry_t e, unsigned nr, int (*step)(u8 *m), int
 	if (!si)
 		return -EINVAL;
 	for (done = 0; done < nr; done++) {
-		err = swap_slot_update(si, off + done, step);
+		err = swap_cluster_get_range(si, off + done, 1, how);
 		if (err)
 			break;
 	}
 	if (!err)
 		return 0;
+	/* What we added still holds each slot, unless its other holders left meanwhile. */
 	for (i = done; i > 0; i--)
-		swap_slot_update(si, off + i - 1, undo);
+		swap_cluster_put_range(si, off + i - 1, 1, how);
 	if (err == -ENOENT)
 		swap_report(err, "slot is free", swap_entry_next(e, done));
 	return err;
@@ -270,12 +213,32 @@ static int swap_range_update(swp_entry_t e, unsigned nr, int (*step)(u8 *m), int
 
 int swap_dup(swp_entry_t e, unsigned nr)
 {
-	return swap_range_update(e, nr, swap_step_dup, swap_step_undup);
+	return swap_range_get(e, nr, SWAP_HOLD_REF);
 }
 
 int swap_cache_add(swp_entry_t e, unsigned nr)
 {
-	return swap_range_update(e, nr, swap_step_cache_add, swap_step_cache_undo);
+	return swap_range_get(e, nr, SWAP_HOLD_CACHE);
+}
+
+int swap_cache_del(swp_entry_t e, unsigned nr)
+{
+	struct swap_info *si = swap_info_get(e, nr);
+	u64 off = swap_entry_offset(e);
+	unsigned i;
+	int err = 0;
+
+	if (!si)
+		return -EINVAL;
+	for (i = 0; i < nr; i++) {
+		int r = swap_cluster_put_range(si, off + i, 1, SWAP_HOLD_CACHE);
+
+		if (r && !err)
+			err = r;
+		if (r)
+			swap_report(r, "no cache flag", swap_entry_next(e, i));
+	}
+	return err;
 }
 
 /* I/O */
@@ -321,17 +284,10 @@ int swap_read_page(swp_entry_t e, void *buf)
 
 int swap_stats_get(unsigned type, struct swap_stats *s)
 {
-	struct swap_info *si;
+	struct swap_info *si = swap_info_of(type);
 
-	if (type >= SWAP_MAX_DEVS || !atomic_load_acquire(&swap_infos[type].active))
+	if (!si)
 		return -EINVAL;
-	si = &swap_infos[type];
-	s->nslots = si->nslots;
-	s->inuse = atomic_load_relaxed(&si->inuse);
-	s->nclusters = si->nclusters;
-	s->free_clusters = atomic_load_relaxed(&si->lists[SWAP_LIST_FREE].count);
-	s->frag_clusters = atomic_load_relaxed(&si->lists[SWAP_LIST_FRAG].count);
-	s->full_clusters = atomic_load_relaxed(&si->lists[SWAP_LIST_FULL].count);
-	s->nonfull_clusters = s->nclusters - s->free_clusters - s->frag_clusters - s->full_clusters;
+	swap_clusters_stats(si, s);
 	return 0;
 }

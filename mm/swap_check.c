@@ -114,9 +114,9 @@ int swap_check_consistency(unsigned type, const char **why)
 	int err;
 
 	*why = swap_check_why;
-	if (type >= SWAP_MAX_DEVS || !atomic_load_acquire(&swap_infos[type].active))
+	si = swap_info_of(type);
+	if (!si)
 		return swap_check_fail("device %u is not in use", type);
-	si = &swap_infos[type];
 	spin_lock(&si->lock);
 	err = swap_check_locked(si);
 	spin_unlock(&si->lock);

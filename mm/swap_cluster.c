@@ -1,20 +1,68 @@
 /*
- * Swap clusters: the free / non-full / frag / full lists and slot
- * allocation (see mm/swap.h). An allocation first tries this CPU's hint (the
- * slot after its last run of that size, in struct percpu), then a free
- * cluster, then a non-full one claimed for the same run size; single slots
- * may also fill holes in frag and other non-full clusters. Preferring free
- * clusters gives each CPU a cluster of its own while they last, so CPUs
- * rarely meet on one cluster lock.
+ * One swap device's clusters (see mm/swap_internal.h): the swap map and the
+ * cluster array, the free / non-full / frag / full lists, slot allocation,
+ * and adding or dropping what a range of slots holds. Every call is handed
+ * a struct swap_info the device table (mm/swap.c) checked, and reports
+ * nothing: its callers do.
  *
- * Locking (order in mm/swap_internal.h): a cluster is picked off a list
- * under the device lock alone, then locked and re-checked, since it may
- * have changed in between; its slots are taken under its lock, and the
- * device lock is taken inside it to settle the in-use count and the lists.
+ * An allocation first tries this CPU's hint (the slot after its last run of
+ * that size, in struct percpu), then a free cluster, then a non-full one
+ * claimed for the same run size; single slots may also fill holes in frag
+ * and other non-full clusters. Preferring free clusters gives each CPU a
+ * cluster of its own while they last, so CPUs rarely meet on one cluster lock.
+ *
+ * Locking (the order is in mm/swap_internal.h): a cluster is picked off a
+ * list under the device lock alone, then locked and re-checked, since it may
+ * have changed in between; its slots change under its lock, and the device
+ * lock is taken inside it to settle the in-use count and the lists. The
+ * device's discard runs under the cluster lock, so a slot cannot be handed
+ * out again before its old contents are gone.
  */
 #include "errno.h"
+#include "kernel/panic.h"
 #include "lib/string.h"
+#include "mm/page.h"
+#include "mm/pmm.h"
 #include "mm/swap_internal.h"
+
+static inline struct swap_cluster *swap_cluster_of(struct swap_info *si, u64 offset)
+{
+	return &si->clusters[offset / SWAP_CLUSTER_SLOTS];
+}
+
+static inline u32 swap_cluster_index(struct swap_info *si, struct swap_cluster *ci)
+{
+	return (u32)(ci - si->clusters);
+}
+
+/* Map bytes change under the cluster lock, but are read without it (a put's first look). */
+static inline void swap_map_set(struct swap_info *si, u64 offset, u8 v)
+{
+	atomic_store_relaxed(&si->map[offset], v);
+}
+
+/* Counted lock round trips: the only way swap operations take these locks. */
+static inline void swap_cluster_lock(struct swap_cluster *ci)
+{
+	this_cpu_inc(PCPU_SWAP_CLUSTER_LOCKS);
+	spin_lock(&ci->lock);
+}
+
+static inline void swap_cluster_unlock(struct swap_cluster *ci)
+{
+	spin_unlock(&ci->lock);
+}
+
+static inline void swap_device_lock(struct swap_info *si)
+{
+	this_cpu_inc(PCPU_SWAP_DEVICE_LOCKS);
+	spin_lock(&si->lock);
+}
+
+static inline void swap_device_unlock(struct swap_info *si)
+{
+	spin_unlock(&si->lock);
+}
 
 /* Gives up an allocation after this many clusters that another CPU changed under it. */
 #define SWAP_PICK_RETRIES(si) (2 * (si)->nclusters + 2)
@@ -60,7 +108,7 @@ static void swap_clist_move(struct swap_info *si, struct swap_cluster *ci, enum 
 	swap_clist_add(si, l, ci);
 }
 
-void swap_clusters_init(struct swap_info *si)
+static void swap_clusters_init(struct swap_info *si)
 {
 	u32 i;
 
@@ -78,7 +126,12 @@ void swap_clusters_init(struct swap_info *si)
 	}
 }
 
-void swap_cluster_relist_locked(struct swap_info *si, struct swap_cluster *ci, int delta)
+/*
+ * Cluster lock and device lock held, after @ci's count changed by @delta
+ * slots: moves it to the list its count and order call for. A frag cluster
+ * that just lost slots (@delta < 0) goes back to its non-full list.
+ */
+static void swap_cluster_relist_locked(struct swap_info *si, struct swap_cluster *ci, int delta)
 {
 	enum swap_list want;
 
@@ -91,6 +144,83 @@ void swap_cluster_relist_locked(struct swap_info *si, struct swap_cluster *ci, i
 	else
 		want = SWAP_LIST_NONFULL + ci->order;
 	swap_clist_move(si, ci, want);
+}
+
+/*
+ * Cluster lock held, @ci's count to change by @delta slots: changes it, and
+ * under the device lock the in-use count and @ci's list.
+ */
+static void swap_cluster_settle_locked(struct swap_info *si, struct swap_cluster *ci, int delta)
+{
+	ci->count = (u16)(ci->count + delta);
+	if (ci->count == 0)
+		ci->order = SWAP_ORDER_NONE;
+	swap_device_lock(si);
+	atomic_store_relaxed(&si->inuse, si->inuse + (u64)(s64)delta);
+	swap_cluster_relist_locked(si, ci, delta);
+	swap_device_unlock(si);
+}
+
+/* creating and destroying, statistics */
+
+static unsigned swap_order_for(u64 bytes)
+{
+	unsigned order = 0;
+
+	while (((u64)PAGE_SIZE << order) < bytes)
+		order++;
+	return order;
+}
+
+int swap_clusters_create(struct swap_info *si, u64 nslots)
+{
+	u32 nclusters = (u32)((nslots + SWAP_CLUSTER_SLOTS - 1) / SWAP_CLUSTER_SLOTS);
+	u64 map_bytes = (u64)nclusters * SWAP_CLUSTER_SLOTS;
+
+	si->map_order = swap_order_for(map_bytes);
+	si->cluster_order = swap_order_for((u64)nclusters * sizeof(struct swap_cluster));
+	si->map_block = page_alloc(si->map_order, PMM_ZERO);
+	si->cluster_block = page_alloc(si->cluster_order, PMM_ZERO);
+	if (!si->map_block || !si->cluster_block) {
+		if (si->map_block)
+			page_free(si->map_block, si->map_order);
+		if (si->cluster_block)
+			page_free(si->cluster_block, si->cluster_order);
+		return -ENOMEM;
+	}
+	si->map = page_address(si->map_block);
+	si->clusters = page_address(si->cluster_block);
+	si->nslots = nslots;
+	si->nclusters = nclusters;
+	memset(si->map + nslots, SWAP_MAP_BAD, map_bytes - nslots);
+	spin_lock_init(&si->lock, "swap_info");
+	si->inuse = 0;
+	swap_clusters_init(si);
+	return 0;
+}
+
+void swap_clusters_destroy(struct swap_info *si)
+{
+	page_free(si->map_block, si->map_order);
+	page_free(si->cluster_block, si->cluster_order);
+	si->map = NULL;
+	si->clusters = NULL;
+}
+
+u64 swap_clusters_inuse(struct swap_info *si)
+{
+	return atomic_load_relaxed(&si->inuse);
+}
+
+void swap_clusters_stats(struct swap_info *si, struct swap_stats *s)
+{
+	s->nslots = si->nslots;
+	s->inuse = atomic_load_relaxed(&si->inuse);
+	s->nclusters = si->nclusters;
+	s->free_clusters = atomic_load_relaxed(&si->lists[SWAP_LIST_FREE].count);
+	s->frag_clusters = atomic_load_relaxed(&si->lists[SWAP_LIST_FRAG].count);
+	s->full_clusters = atomic_load_relaxed(&si->lists[SWAP_LIST_FULL].count);
+	s->nonfull_clusters = s->nclusters - s->free_clusters - s->frag_clusters - s->full_clusters;
 }
 
 /* taking slots: cluster lock held */
@@ -138,11 +268,7 @@ static s64 swap_cluster_take(struct swap_info *si, struct swap_cluster *ci, unsi
 		ci->order = (u8)order;
 	for (i = 0; i < nr; i++)
 		swap_map_set(si, (u64)off + i, 1);
-	ci->count += nr;
-	swap_device_lock(si);
-	atomic_store_relaxed(&si->inuse, si->inuse + nr);
-	swap_cluster_relist_locked(si, ci, (int)nr);
-	swap_device_unlock(si);
+	swap_cluster_settle_locked(si, ci, (int)nr);
 	return off;
 }
 
@@ -246,38 +372,152 @@ static s64 swap_alloc_listed(struct swap_info *si, unsigned order)
 	return -1;
 }
 
-static int swap_order_of(unsigned nr)
+s64 swap_cluster_alloc(struct swap_info *si, unsigned order)
 {
-	unsigned order;
-
-	for (order = 0; order < SWAP_NR_ORDERS; order++)
-		if (nr == 1u << order)
-			return (int)order;
-	return -1;
-}
-
-int swap_slot_alloc(unsigned type, unsigned nr, swp_entry_t *e)
-{
-	int order = swap_order_of(nr);
-	struct swap_info *si;
+	u64 nr = 1ull << order;
 	u32 *hint;
 	s64 off;
 
-	if (type >= SWAP_MAX_DEVS || order < 0)
-		return -EINVAL;
-	si = &swap_infos[type];
-	if (!atomic_load_acquire(&si->active))
-		return -EINVAL;
-	off = swap_alloc_hinted(si, (unsigned)order);
+	off = swap_alloc_hinted(si, order);
 	if (off < 0)
-		off = swap_alloc_listed(si, (unsigned)order);
-	hint = swap_hint(si, (unsigned)order);
+		off = swap_alloc_listed(si, order);
+	hint = swap_hint(si, order);
 	if (off < 0) {
 		*hint = 0;
-		return -ENOSPC;
+		return -1;
 	}
 	/* Next time continue after this run; a finished cluster leaves no hint. */
 	*hint = (off + nr) % SWAP_CLUSTER_SLOTS ? (u32)(off + nr + 1) : 0;
-	*e = swap_entry_make(type, (u64)off);
+	return off;
+}
+
+u64 swap_cluster_run_slots(struct swap_info *si, u64 offset)
+{
+	u8 order = atomic_load_relaxed(&swap_cluster_of(si, offset)->order);
+
+	return order == SWAP_ORDER_NONE ? 1 : 1ull << order;
+}
+
+/* getting and putting what slots hold */
+
+/* The map byte after adding @how to @m, or why it cannot be added. */
+static int swap_get_step(u8 m, enum swap_hold how)
+{
+	u8 count = m & SWAP_MAP_COUNT;
+
+	ASSERT(how != SWAP_HOLD_LAST);
+	if (how == SWAP_HOLD_CACHE && (m & SWAP_HAS_CACHE))
+		return -EEXIST;
+	if (count == SWAP_MAP_BAD || (how == SWAP_HOLD_CACHE ? count == 0 : m == 0))
+		return -ENOENT;
+	if (how == SWAP_HOLD_CACHE)
+		return m | SWAP_HAS_CACHE;
+	return count == SWAP_MAP_MAX ? -EOVERFLOW : m + 1;
+}
+
+/* The map byte after dropping @how from @m, or -ENOENT if @m does not hold it. */
+static int swap_put_step(u8 m, enum swap_hold how)
+{
+	u8 count = m & SWAP_MAP_COUNT;
+
+	if (how == SWAP_HOLD_CACHE)
+		return (m & SWAP_HAS_CACHE) ? m & ~SWAP_HAS_CACHE : -ENOENT;
+	if (how == SWAP_HOLD_LAST)
+		return m == 1 ? 0 : -ENOENT;
+	if (count == 0 || count == SWAP_MAP_BAD)
+		return -ENOENT;
+	return m - 1;
+}
+
+/* Cluster lock held: the first error @step gives for a slot of the range, or 0. */
+static int swap_range_check_locked(struct swap_info *si, u64 offset, unsigned nr,
+				   enum swap_hold how, int (*step)(u8 m, enum swap_hold how))
+{
+	unsigned i;
+
+	for (i = 0; i < nr; i++) {
+		int m = step(swap_map_get(si, offset + i), how);
+
+		if (m < 0)
+			return m;
+	}
 	return 0;
+}
+
+static bool swap_range_outside(u64 offset, unsigned nr)
+{
+	return nr == 0 || offset % SWAP_CLUSTER_SLOTS + nr > SWAP_CLUSTER_SLOTS;
+}
+
+int swap_cluster_get_range(struct swap_info *si, u64 offset, unsigned nr, enum swap_hold how)
+{
+	struct swap_cluster *ci = swap_cluster_of(si, offset);
+	unsigned i;
+	int err;
+
+	if (swap_range_outside(offset, nr))
+		return -ERANGE;
+	swap_cluster_lock(ci);
+	err = swap_range_check_locked(si, offset, nr, how, swap_get_step);
+	for (i = 0; i < nr && !err; i++)
+		swap_map_set(si, offset + i, (u8)swap_get_step(swap_map_get(si, offset + i), how));
+	swap_cluster_unlock(ci);
+	return err;
+}
+
+/* Cluster lock held: slots [@offset, @offset + @nr) hold nothing any more. */
+static void swap_run_discard_locked(struct swap_info *si, u64 offset, unsigned nr)
+{
+	unsigned i;
+
+	si->dev->ops->discard(si->dev, offset, nr);
+	for (i = 0; i < nr; i++)
+		swap_map_set(si, offset + i, 0);
+}
+
+/* Cluster lock held, the range checked: drops @how, releasing each run of emptied slots. */
+static void swap_range_put_locked(struct swap_info *si, struct swap_cluster *ci, u64 offset,
+				  unsigned nr, enum swap_hold how)
+{
+	unsigned i, run = 0, freed = 0;
+
+	for (i = 0; i <= nr; i++) {
+		int m = i < nr ? swap_put_step(swap_map_get(si, offset + i), how) : -1;
+
+		if (m == 0) {
+			run++;
+			continue;
+		}
+		if (m > 0)
+			swap_map_set(si, offset + i, (u8)m);
+		if (run)
+			swap_run_discard_locked(si, offset + i - run, run);
+		freed += run;
+		run = 0;
+	}
+	if (!freed)
+		return;
+	swap_cluster_settle_locked(si, ci, -(int)freed);
+	this_cpu_add(PCPU_SWAP_SLOTS_FREED, freed);
+}
+
+int swap_cluster_put_range(struct swap_info *si, u64 offset, unsigned nr, enum swap_hold how)
+{
+	struct swap_cluster *ci = swap_cluster_of(si, offset);
+	int err;
+
+	if (swap_range_outside(offset, nr))
+		return -ERANGE;
+	/*
+	 * The unlocked look may be stale; it only spares a round trip that
+	 * would fail, and the check under the lock decides.
+	 */
+	if (how == SWAP_HOLD_LAST && swap_map_get(si, offset) != 1)
+		return -ENOENT;
+	swap_cluster_lock(ci);
+	err = swap_range_check_locked(si, offset, nr, how, swap_put_step);
+	if (!err)
+		swap_range_put_locked(si, ci, offset, nr, how);
+	swap_cluster_unlock(ci);
+	return err;
 }

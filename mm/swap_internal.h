@@ -1,20 +1,16 @@
 /*
- * Inside the swap slot allocator (mm/swap.c: devices, entries, references;
- * mm/swap_cluster.c: cluster lists and allocation; mm/swap_free.c: the two
- * freeing designs; mm/swap_check.c: the consistency check; mm/swap_mm.c:
- * swap-out, swap-in and unmap of address spaces).
- *
- * Lock order, outermost first:
- *   swap_lock (mm/swap.c)      swap_on/swap_off: which devices are in use
- *   swap_cluster.lock          one cluster: its slots' map bytes, count, order
- *   swap_info.lock             "the device lock": in-use count and the lists
- *   mm/pmm.c locks             frames freed by the device's discard
- * A CPU holds at most one cluster lock. The device lock is taken either alone
- * (to pick a cluster off a list) or inside one cluster lock (to settle the
- * books after that cluster's count changed), never the other way round. None
- * is taken from an interrupt handler, so none disables interrupts. Every
- * acquisition made by an operation is counted per CPU, through the helpers
- * below, so benchmarks can report lock round trips per page exactly.
+ * Inside the swap slot allocator, one file per object, the calls running one
+ * way (top to bottom):
+ *   mm/swap_mm.c       swap-out, swap-in and unmap of address spaces
+ *   mm/swap_free.c     the freeing designs, composed of swap_cluster_put_range()
+ *   mm/swap_check.c    the consistency check (reads everything, changes nothing)
+ *   mm/swap.c          the device table: swap_infos[], swap_on/swap_off,
+ *                      entry checks and reports, the public calls that name a
+ *                      device or an entry
+ *   mm/swap_cluster.c  one device's clusters: their lists, the slot map,
+ *                      allocation, and adding or dropping what slots hold
+ * Each level calls only the ones below it. The cluster level is handed a
+ * struct swap_info that the device table checked, and reports nothing.
  */
 #ifndef MM_SWAP_INTERNAL_H
 #define MM_SWAP_INTERNAL_H
@@ -47,6 +43,21 @@ struct swap_clist {
 	u32 count;
 };
 
+/*
+ * The swap locks, outermost first (this is the one place the order is written):
+ *   swap_lock (mm/swap.c)      swap_on/swap_off: which devices are in use
+ *   swap_cluster.lock          one cluster: its slots' map bytes, count, order
+ *   swap_info.lock             "the device lock": in-use count and the lists
+ *   mm/pmm.c locks             frames freed by the device's discard
+ * A CPU holds at most one cluster lock. The device lock is taken either alone
+ * (to pick a cluster off a list) or inside one cluster lock (to settle the
+ * books after that cluster's count changed), never the other way round. None
+ * is taken from an interrupt handler, so none disables interrupts. Only
+ * mm/swap_cluster.c takes the cluster and device locks, and it counts every
+ * acquisition per CPU (PCPU_SWAP_CLUSTER_LOCKS, PCPU_SWAP_DEVICE_LOCKS), so
+ * benchmarks can report lock round trips per page exactly; swap_check.c's
+ * uncounted device lock is no operation's.
+ */
 struct swap_cluster {
 	spinlock_t lock;
 	u16 count;	/* lock: slots holding a reference or the has-cache flag */
@@ -55,78 +66,40 @@ struct swap_cluster {
 	u32 next, prev; /* device lock: links on that list */
 } __cacheline_aligned;
 
+/* A swap device: one entry of the device table (mm/swap.c owns the table). */
 struct swap_info {
+	/* The cluster level's (mm/swap_cluster.c), set up by swap_clusters_create(). */
 	spinlock_t lock;			/* the device lock */
 	struct swap_clist lists[SWAP_NR_LISTS]; /* device lock */
 	u64 inuse;				/* device lock (atomic reads for stats) */
-	/* Set by swap_on(), constant until swap_off(). */
-	bool active;
-	unsigned type;
-	u32 gen; /* swap_on() generation, never 0: per-CPU hints of older devices are void */
 	u64 nslots;
 	u32 nclusters;
 	u8 *map; /* byte per slot, under its cluster's lock; atomic loads outside it */
 	struct swap_cluster *clusters;
-	struct swap_dev *dev;
 	struct page *map_block, *cluster_block;
 	unsigned map_order, cluster_order;
+	/* The device table's (mm/swap.c): set by swap_on(), constant until swap_off(). */
+	bool active;
+	unsigned type;
+	u32 gen; /* swap_on() generation, never 0: per-CPU hints of older devices are void */
+	struct swap_dev *dev;
 } __cacheline_aligned;
-
-extern struct swap_info swap_infos[SWAP_MAX_DEVS];
-
-static inline struct swap_cluster *swap_cluster_of(struct swap_info *si, u64 offset)
-{
-	return &si->clusters[offset / SWAP_CLUSTER_SLOTS];
-}
-
-static inline u32 swap_cluster_index(struct swap_info *si, struct swap_cluster *ci)
-{
-	return (u32)(ci - si->clusters);
-}
 
 /* Usable slots of @ci: SWAP_CLUSTER_SLOTS except in a device's short last cluster. */
 static inline u32 swap_cluster_avail(struct swap_info *si, struct swap_cluster *ci)
 {
-	u64 first = (u64)swap_cluster_index(si, ci) * SWAP_CLUSTER_SLOTS;
+	u64 first = (u64)(ci - si->clusters) * SWAP_CLUSTER_SLOTS;
 
 	return (u32)MIN((u64)SWAP_CLUSTER_SLOTS, si->nslots - first);
 }
 
+/* A slot's map byte: it changes under its cluster's lock, and may be read without it. */
 static inline u8 swap_map_get(struct swap_info *si, u64 offset)
 {
 	return atomic_load_relaxed(&si->map[offset]);
 }
 
-/* Map bytes change under the cluster lock, but are read without it (batched's precheck). */
-static inline void swap_map_set(struct swap_info *si, u64 offset, u8 v)
-{
-	atomic_store_relaxed(&si->map[offset], v);
-}
-
-/* Counted lock round trips: the only way operations take swap locks. */
-static inline void swap_cluster_lock(struct swap_cluster *ci)
-{
-	this_cpu_inc(PCPU_SWAP_CLUSTER_LOCKS);
-	spin_lock(&ci->lock);
-}
-
-static inline void swap_cluster_unlock(struct swap_cluster *ci)
-{
-	spin_unlock(&ci->lock);
-}
-
-static inline void swap_device_lock(struct swap_info *si)
-{
-	this_cpu_inc(PCPU_SWAP_DEVICE_LOCKS);
-	spin_lock(&si->lock);
-}
-
-static inline void swap_device_unlock(struct swap_info *si)
-{
-	spin_unlock(&si->lock);
-}
-
-/* mm/swap.c */
+/* mm/swap.c: the device table */
 
 /*
  * The device of @e if @e and the @nr - 1 slots after it lie inside an active
@@ -134,33 +107,71 @@ static inline void swap_device_unlock(struct swap_info *si)
  */
 struct swap_info *swap_info_get(swp_entry_t e, unsigned nr);
 
+/* The active device @type, or NULL (nothing reported). */
+struct swap_info *swap_info_of(unsigned type);
+
 /* Counts a refused call and warns once per call site kind; returns @err. */
 int swap_report(int err, const char *what, swp_entry_t e);
 
-/* What mm/swap_mm.c plugs into mm/ once a device is on. */
-struct mm_swap_hooks;
-extern const struct mm_swap_hooks swap_mm_hooks;
-
-/* mm/swap_cluster.c */
-
-/* Puts every cluster of a new device on the free list. swap_on() only. */
-void swap_clusters_init(struct swap_info *si);
+/* mm/swap_cluster.c: one device's clusters; no call takes a lock the caller holds */
 
 /*
- * Cluster lock and device lock held, after @ci's count changed by @delta
- * slots: moves it to the list its count and order call for. A frag cluster
- * that just lost slots (@delta < 0) goes back to its non-full list.
+ * Allocates @si's swap map and clusters for @nslots slots (slots past the
+ * end of the last cluster are marked bad) and puts every cluster on the free
+ * list. swap_on() only, before the device is published. 0 or -ENOMEM
+ * (nothing allocated).
  */
-void swap_cluster_relist_locked(struct swap_info *si, struct swap_cluster *ci, int delta);
+int swap_clusters_create(struct swap_info *si, u64 nslots);
 
-/* mm/swap_free.c */
+/* Frees what swap_clusters_create() allocated. swap_off() only, with no slot in use. */
+void swap_clusters_destroy(struct swap_info *si);
+
+/* Slots of @si holding a reference or the has-cache flag (a racy snapshot). */
+u64 swap_clusters_inuse(struct swap_info *si);
+
+/* Fills @s from @si's counts and lists (a snapshot while others run). */
+void swap_clusters_stats(struct swap_info *si, struct swap_stats *s);
 
 /*
- * Cluster lock of @ci held: slots [@offset, @offset + @nr) of @ci hold
- * nothing any more. Discards their contents, clears their map bytes and,
- * under one device lock, takes them off the in-use count and relists @ci.
+ * Takes a naturally aligned run of 2^@order slots of @si inside one
+ * cluster, each with a count of 1, as swap_slot_alloc() describes. Returns
+ * the first slot's offset, or -1 when no such run is free.
  */
-void swap_range_release_locked(struct swap_info *si, struct swap_cluster *ci, u64 offset,
-			       unsigned nr);
+s64 swap_cluster_alloc(struct swap_info *si, unsigned order);
+
+/*
+ * Slots per run the cluster holding @offset hands out (1 for a free
+ * cluster), read without its lock: stable while the caller's slots there
+ * stay in use, and a put checks everything again under the lock.
+ */
+u64 swap_cluster_run_slots(struct swap_info *si, u64 offset);
+
+/* What a get adds to, or a put drops from, each slot of a range. */
+enum swap_hold {
+	SWAP_HOLD_REF,	 /* one reference: a mapping of the slot */
+	SWAP_HOLD_CACHE, /* the has-cache flag */
+	SWAP_HOLD_LAST,	 /* put only: the one reference that is all the slot holds */
+};
+
+/*
+ * Adds @how (a reference or the has-cache flag) to each of the @nr slots
+ * from @offset of @si, which must lie in one cluster, under one lock round
+ * trip of that cluster. All or nothing: returns 0, -ERANGE (the range
+ * leaves its cluster; no lock taken), -ENOENT (a slot holds nothing),
+ * -EOVERFLOW (a count at SWAP_MAP_MAX) or -EEXIST (the flag is set already).
+ */
+int swap_cluster_get_range(struct swap_info *si, u64 offset, unsigned nr, enum swap_hold how);
+
+/*
+ * Drops @how from each of the @nr slots from @offset of @si, which must lie
+ * in one cluster, under one lock round trip of that cluster, and releases
+ * the slots left holding nothing (their contents discarded, back to the
+ * cluster) under one device lock inside it. All or nothing: returns 0,
+ * -ERANGE (the range leaves its cluster; no lock taken) or -ENOENT (some
+ * slot does not hold @how; for SWAP_HOLD_LAST, some slot holds anything but
+ * exactly one reference). SWAP_HOLD_LAST first looks at the first slot
+ * without the lock and gives up with no round trip when it cannot qualify.
+ */
+int swap_cluster_put_range(struct swap_info *si, u64 offset, unsigned nr, enum swap_hold how);
 
 #endif

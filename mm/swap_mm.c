@@ -26,6 +26,8 @@
 #include "mm/pt.h"
 #include "mm/swap_internal.h"
 
+static const struct mm_swap_hooks swap_mm_hooks;
+
 void swap_mm_set_free(struct mm *mm, const struct swap_free_ops *ops)
 {
 	mm->swap_free = ops;
@@ -138,6 +140,12 @@ int swap_out_folio(struct mm *mm, vaddr_t va, unsigned nr, unsigned type)
 	if (nr == 0 || nr > SWAP_OUT_MAX_PAGES || (nr & (nr - 1)) ||
 	    !IS_ALIGNED(va, (u64)nr << PAGE_SHIFT))
 		return -EINVAL;
+	/*
+	 * Before the first swap entry exists, the mm code learns where to send
+	 * them; the write side's release publishes it to whoever meets one.
+	 */
+	if (atomic_load_acquire(&mm_swap) != &swap_mm_hooks)
+		atomic_store_release(&mm_swap, &swap_mm_hooks);
 	write_lock(&mm->lock);
 	err = swap_out_check_locked(mm, va, nr, pg);
 	if (!err)
@@ -214,14 +222,11 @@ static int swap_mm_swapin(struct mm *mm, const struct mm_region *r, vaddr_t va, 
 
 /*
  * How many of the @n entries from @swp, the first naming @e, form one run
- * of consecutive slots on @si inside one of the runs @e's cluster hands out
- * (its order, read without the lock: stable while the slots are in use,
- * and freeing checks everything again under the lock).
+ * of consecutive slots on @si inside one of the runs @e's cluster hands out.
  */
 static unsigned swap_release_run(struct swap_info *si, const u64 *swp, unsigned n, swp_entry_t e)
 {
-	u8 order = atomic_load_relaxed(&swap_cluster_of(si, swap_entry_offset(e))->order);
-	u64 unit = order == SWAP_ORDER_NONE ? 1 : 1ull << order;
+	u64 unit = swap_cluster_run_slots(si, swap_entry_offset(e));
 	unsigned len = 1;
 
 	while (len < n && (swap_entry_offset(e) + len) % unit &&
@@ -260,7 +265,7 @@ static int swap_mm_dup(u64 swp)
 	return swap_dup(e, 1);
 }
 
-const struct mm_swap_hooks swap_mm_hooks = {
+static const struct mm_swap_hooks swap_mm_hooks = {
 	.swapin = swap_mm_swapin,
 	.release = swap_mm_release,
 	.dup = swap_mm_dup,

@@ -396,7 +396,7 @@ static void test_swap_consistency_catches(struct ktest *t)
 
 	KASSERT(t, swapt_dev_new(t, SWAP_CLUSTER_SLOTS + 100, &type));
 	KASSERT_EQ(t, swap_slot_alloc(type, RUN, &e), 0);
-	si = &swap_infos[type];
+	si = swap_info_of(type);
 	KASSERT(t, swapt_expect_consistent(t, type));
 	si->map[RUN] = 1;
 	KEXPECT_EQ(t, swap_check_consistency(type, &why), -EINVAL);
