@@ -12,7 +12,10 @@
  *            a target invalidates page by page up to the ceiling (tlb_ceiling=,
  *            default TLB_FLUSH_CEILING) and flushes everything above it; the
  *            initiator's own flush overlaps the wait for the acknowledgements.
- * Either way a frame is freed only after the flush that covers it completed:
+ * The hooks follow the shape of Linux's pv_ops.mmu.flush_tlb_multi (a
+ * request that says what to flush, and a variant that decides how it
+ * reaches the CPUs of a mask). In every design but the control, a frame is
+ * freed only after the flush that covers it completed:
  * a stale entry on another CPU could otherwise reach the frame's next owner.
  * A flush that did not complete (a CPU missed the deadline: it is out of
  * the run from then on, kernel/smp.h) frees nothing: its frames and tables
