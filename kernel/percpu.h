@@ -44,7 +44,7 @@ struct smp_mailbox {
 } __cacheline_aligned;
 
 /* Bytes of argument a call descriptor holds a copy of (smp_call_copy()). */
-#define SMP_CALL_DATA_MAX 32
+#define SMP_CALL_DATA_MAX 48
 
 /* A call this CPU is making to others (kernel/smp.c). */
 struct smp_call_desc {
