@@ -86,8 +86,23 @@ unsigned pt_pte_to_prot(pte_t e);
 /* The leaf mapping @va, if any: its level and entry. Caller serialises as for pt_lookup(). */
 bool pt_find(paddr_t root, vaddr_t va, int *level, pte_t *e);
 
-/* Widens @g's flush range to [start, last] (mm/pt.c). */
+/* Widens @g's flush range to [start, last] (mm/pt_gather.c). */
 void pt_gather_range(struct pt_gather *g, vaddr_t start, vaddr_t last, bool global);
+
+/* Queues table page @p, unlinked, to be freed after @g's flush (flushing first if @g is full). */
+void pt_gather_table(struct pt_gather *g, struct page *p);
+
+/* Queues the frame removed 4 KiB leaf @old mapped for g->release; its range is gathered already. */
+void pt_gather_page(struct pt_gather *g, pte_t old);
+
+/* Queues swap entry @swp, removed from the page at @va, for g->swap_free. */
+void pt_gather_swap(struct pt_gather *g, vaddr_t va, u64 swp);
+
+/* Hands the pending run of swap entries to g->swap_free. */
+void pt_gather_swaps_flush(struct pt_gather *g);
+
+/* Frees (or forgets, for an adopted boot table) table page @p (mm/pt.c). */
+void pt_table_free(struct page *p);
 
 /* Counts a table page allocated or adopted (+1) or freed (-1) in pt_table_pages(). */
 void pt_tables_account(s64 delta);
