@@ -29,6 +29,7 @@
 
 struct page;
 struct pt_gather;
+struct pt_slot;
 
 /* Regions per address space: the struct mm, regions included, fits one page. */
 #define MM_MAX_REGIONS 64
@@ -229,6 +230,15 @@ int mm_install_page_locked(struct mm *mm, vaddr_t va, struct page *page, unsigne
  * already, perhaps just mapped by another CPU) or -ENOMEM.
  */
 int mm_zero_page_locked(struct mm *mm, const struct mm_region *r, vaddr_t va);
+
+/*
+ * mm_install_page_locked() and mm_zero_page_locked() at the slot a
+ * pt_slot_find() under the same hold of mm->lock found: the page tables
+ * are walked once, and only resumed (under mm->pt_lock) where a table is
+ * missing. Same returns.
+ */
+int mm_install_page_slot(struct mm *mm, struct pt_slot *s, struct page *page, unsigned prot);
+int mm_zero_page_slot(struct mm *mm, const struct mm_region *r, struct pt_slot *s);
 
 /*
  * Drops the map count and the reference a removed mapping of @page held,

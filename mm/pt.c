@@ -25,7 +25,7 @@ struct pt_op {
 	bool populate; /* map: only the tables such leaves need, no leaves */
 	vaddr_t va;    /* map: start of the range, mapped to @pa */
 	paddr_t pa;
-	pte_t bits;	       /* map, protect: PTE_PROT_MASK bits to set */
+	pte_t bits;	       /* map, protect: protection bits (pt_prot_to_pte()) to set */
 	struct page_list pool; /* tables allocated by the first pass */
 	struct pt_gather *g;   /* unmap */
 };
@@ -110,26 +110,18 @@ static pte_t pt_link_new(struct pt_op *op, struct page *tp, pte_t *t, unsigned i
 	pte_t e;
 
 	ASSERT(np);
-	e = page_to_phys(np) | PTE_TABLE;
+	e = pte_make_table(page_to_phys(np));
 	pt_install(tp, t, i, e);
 	return e;
 }
 
-/* Fills @nt with the 512 next-level leaves that map what leaf @old at @level maps. */
+/* Fills @nt with the next-level leaves that map what leaf @old at @level maps. */
 static void pt_split_fill(pte_t *nt, pte_t old, int level)
 {
-	u64 step = PTE_LEVEL_SIZE(level - 1);
-	paddr_t pa = pte_addr(old, level);
-	pte_t attr = old & ~PTE_ADDR_MASK;
 	unsigned k;
 
-	if (level == 2) {
-		attr &= ~(PTE_PS | PTE_PAT_LARGE);
-		if (old & PTE_PAT_LARGE)
-			attr |= PTE_PAT;
-	}
-	for (k = 0; k < PTE_PER_TABLE; k++)
-		nt[k] = (pa + k * step) | attr;
+	for (k = 0; k < ARCH_PT_ENTRIES; k++)
+		nt[k] = pte_split_child(old, level, k);
 }
 
 /*
@@ -143,7 +135,7 @@ static pte_t pt_split(struct pt_op *op, pte_t *t, unsigned i, int level)
 	pte_t old = pt_get(t, i), seen, e;
 
 	ASSERT(np);
-	e = page_to_phys(np) | PTE_TABLE;
+	e = pte_make_table(page_to_phys(np));
 	for (;;) {
 		pt_split_fill(page_address(np), old, level);
 		seen = atomic_cmpxchg(&t[i], old, e);
@@ -151,7 +143,7 @@ static pte_t pt_split(struct pt_op *op, pte_t *t, unsigned i, int level)
 			break;
 		old = seen;
 	}
-	np->priv = PTE_PER_TABLE;
+	np->priv = ARCH_PT_ENTRIES;
 	return e;
 }
 
@@ -163,7 +155,7 @@ static u64 pt_tables_for(vaddr_t va, vaddr_t last, int level, int leaf)
 	u64 n = 0;
 
 	for (; level >= leaf; level--)
-		n += (last >> PTE_LEVEL_SHIFT(level + 1)) - (va >> PTE_LEVEL_SHIFT(level + 1)) + 1;
+		n += (last >> pte_level_shift(level + 1)) - (va >> pte_level_shift(level + 1)) + 1;
 	return n;
 }
 
@@ -180,7 +172,7 @@ static int pt_map_count(const struct pt_op *op, paddr_t table, int level, vaddr_
 		return 0;
 	for (;;) {
 		vaddr_t end = pt_span_last(va, level, last);
-		pte_t e = pt_get(t, PTE_INDEX(va, level));
+		pte_t e = pt_get(t, pte_index(va, level));
 		int err = 0;
 
 		/* A swap entry (non-present, level 1) occupies its slot like a mapping. */
@@ -205,11 +197,11 @@ static void pt_map_fill(struct pt_op *op, paddr_t table, int level, vaddr_t va, 
 		return;
 	for (;;) {
 		vaddr_t end = pt_span_last(va, level, last);
-		unsigned i = PTE_INDEX(va, level);
+		unsigned i = pte_index(va, level);
 		pte_t e = pt_get(t, i);
 
 		if (level == op->leaf) {
-			e = (op->pa + (va - op->va)) | op->bits | (level > 1 ? PTE_PS : 0);
+			e = pte_make_leaf(op->pa + (va - op->va), op->bits, level);
 			pt_install(tp, t, i, e);
 		} else {
 			if (!pte_present(e))
@@ -227,8 +219,8 @@ static int pt_leaf_level(u64 page_size)
 {
 	int level;
 
-	for (level = 1; level <= 3; level++)
-		if (page_size == PTE_LEVEL_SIZE(level))
+	for (level = 1; level <= ARCH_PT_LEAF_LEVEL_MAX; level++)
+		if (page_size == pte_level_size(level))
 			return level;
 	return 0;
 }
@@ -237,14 +229,14 @@ static int pt_leaf_level(u64 page_size)
 static int pt_map_run(struct pt_op *op, paddr_t root, vaddr_t va, vaddr_t last)
 {
 	u64 need = 0;
-	int err = pt_map_count(op, root, PTE_LEVELS, va, last, &need);
+	int err = pt_map_count(op, root, PT_LEVELS, va, last, &need);
 
 	if (err)
 		return err;
 	page_list_init(&op->pool);
 	err = pt_pool_fill(op, need);
 	if (!err)
-		pt_map_fill(op, root, PTE_LEVELS, va, last);
+		pt_map_fill(op, root, PT_LEVELS, va, last);
 	pt_pool_drain(op);
 	return err;
 }
@@ -272,6 +264,31 @@ int pt_populate(paddr_t root, vaddr_t va, u64 len, u64 page_size)
 	return pt_map_run(&op, root, va, va + len - 1);
 }
 
+int pt_slot_populate(struct pt_slot *s)
+{
+	struct pt_op op = { .kind = PT_OP_MAP, .populate = true, .leaf = 1 };
+	int err;
+
+	/* Another CPU may have added tables since the walk stopped: look again first. */
+	pt_slot_descend(s);
+	if (s->level == 1)
+		return 0;
+	if (pte_present(s->e))
+		return -EEXIST; /* a huge leaf */
+	page_list_init(&op.pool);
+	err = pt_pool_fill(&op, s->level - 1);
+	while (!err && s->level > 1) {
+		pte_t e = pt_link_new(&op, phys_to_page(s->table), pt_table(s->table),
+				      pte_index(s->va, s->level));
+
+		s->table = pte_addr(e, s->level);
+		s->level--;
+		s->e = 0;
+	}
+	pt_pool_drain(&op);
+	return err;
+}
+
 /* unmap and protect */
 
 /*
@@ -285,11 +302,11 @@ static u64 pt_edge_split(const struct pt_op *op, paddr_t root, vaddr_t x, int *l
 
 	if (IS_ALIGNED(x, PT_PAGE_1G) || !pt_find(root, x, level, &e) || *level == 1)
 		return 0;
-	if (IS_ALIGNED(x, PTE_LEVEL_SIZE(*level)))
+	if (IS_ALIGNED(x, pte_level_size(*level)))
 		return 0;
-	if (op->kind == PT_OP_PROTECT && (e & PTE_PROT_MASK) == op->bits)
+	if (op->kind == PT_OP_PROTECT && pte_prot_is(e, op->bits))
 		return 0;
-	*base = ALIGN_DOWN(x, PTE_LEVEL_SIZE(*level));
+	*base = ALIGN_DOWN(x, pte_level_size(*level));
 	return *level == 3 && !IS_ALIGNED(x, PT_PAGE_2M) ? 2 : 1;
 }
 
@@ -319,15 +336,15 @@ static void pt_change_leaf(struct pt_op *op, struct page *tp, pte_t *t, unsigned
 
 	if (op->kind == PT_OP_UNMAP) {
 		old = pt_clear(tp, t, i);
-		pt_gather_range(op->g, base, base + PTE_LEVEL_SIZE(level) - 1, old & PTE_G);
-		op->g->unmapped += PTE_LEVEL_SIZE(level);
+		pt_gather_range(op->g, base, base + pte_level_size(level) - 1, pte_is_global(old));
+		op->g->unmapped += pte_level_size(level);
 		if (level == 1)
 			pt_gather_page(op->g, old);
 		return;
 	}
 	old = pt_get(t, i);
 	for (;;) {
-		seen = atomic_cmpxchg(&t[i], old, (old & ~PTE_PROT_MASK) | op->bits);
+		seen = atomic_cmpxchg(&t[i], old, pte_reprotect(old, op->bits));
 		if (seen == old)
 			return;
 		old = seen;
@@ -338,13 +355,13 @@ static void pt_change_leaf(struct pt_op *op, struct page *tp, pte_t *t, unsigned
 static void pt_change_entry(struct pt_op *op, struct page *tp, pte_t *t, unsigned i, int level,
 			    vaddr_t va, vaddr_t last)
 {
-	vaddr_t base = ALIGN_DOWN(va, PTE_LEVEL_SIZE(level));
-	bool whole = va == base && last == base + PTE_LEVEL_SIZE(level) - 1;
+	vaddr_t base = ALIGN_DOWN(va, pte_level_size(level));
+	bool whole = va == base && last == base + pte_level_size(level) - 1;
 	pte_t e = pt_get(t, i);
 	paddr_t child;
 
 	if (pte_is_leaf(e, level)) {
-		if (op->kind == PT_OP_PROTECT && (e & PTE_PROT_MASK) == op->bits)
+		if (op->kind == PT_OP_PROTECT && pte_prot_is(e, op->bits))
 			return;
 		if (whole) {
 			pt_change_leaf(op, tp, t, i, level, base);
@@ -352,14 +369,14 @@ static void pt_change_entry(struct pt_op *op, struct page *tp, pte_t *t, unsigne
 		}
 		/* The huge page's TLB entries go too, not only the part unmapped. */
 		if (op->kind == PT_OP_UNMAP)
-			pt_gather_range(op->g, base, base + PTE_LEVEL_SIZE(level) - 1, e & PTE_G);
+			pt_gather_range(op->g, base, base + pte_level_size(level) - 1, pte_is_global(e));
 		e = pt_split(op, t, i, level);
 	}
 	child = pte_addr(e, level);
 	pt_change_walk(op, child, level - 1, va, last);
 	if (op->kind != PT_OP_UNMAP || phys_to_page(child)->priv)
 		return;
-	if (level == PTE_LEVELS && va >= PT_KERNEL_BOTTOM)
+	if (level == PT_LEVELS && va >= ARCH_KERNEL_BOTTOM)
 		return;
 	pt_clear(tp, t, i);
 	pt_gather_table(op->g, phys_to_page(child));
@@ -375,7 +392,7 @@ static void pt_change_swap(struct pt_op *op, struct page *tp, pte_t *t, unsigned
 		return;
 	old = pt_clear(tp, t, i);
 	op->g->swap_cleared++;
-	pt_gather_swap(op->g, va, old >> 1);
+	pt_gather_swap(op->g, va, pte_swap_value(old));
 }
 
 static void pt_change_walk(struct pt_op *op, paddr_t table, int level, vaddr_t va, vaddr_t last)
@@ -385,12 +402,12 @@ static void pt_change_walk(struct pt_op *op, paddr_t table, int level, vaddr_t v
 
 	for (;;) {
 		vaddr_t end = pt_span_last(va, level, last);
-		unsigned i = PTE_INDEX(va, level);
+		unsigned i = pte_index(va, level);
 		pte_t e = pt_get(t, i);
 
 		if (pte_present(e))
 			pt_change_entry(op, tp, t, i, level, va, end);
-		else if (pt_is_swap(e))
+		else if (pte_is_swap(e))
 			pt_change_swap(op, tp, t, i, va);
 		if (end == last)
 			return;
@@ -408,7 +425,7 @@ static int pt_change(struct pt_op *op, paddr_t root, vaddr_t va, u64 len)
 	page_list_init(&op->pool);
 	err = pt_pool_fill(op, pt_split_need(op, root, va, last));
 	if (!err) {
-		pt_change_walk(op, root, PTE_LEVELS, va, last);
+		pt_change_walk(op, root, PT_LEVELS, va, last);
 		ASSERT(page_list_empty(&op->pool));
 	}
 	pt_pool_drain(op);
@@ -453,7 +470,7 @@ int pt_root_alloc(paddr_t *root, paddr_t kernel_root)
 		return 0;
 	t = pt_table(*root);
 	k = pt_table(kernel_root);
-	for (i = PML4_KERNEL_FIRST; i < PTE_PER_TABLE; i++) {
+	for (i = ARCH_PT_KERNEL_FIRST; i < ARCH_PT_ENTRIES; i++) {
 		t[i] = pt_get(k, i);
 		if (pte_present(t[i]))
 			p->priv++;
@@ -477,7 +494,7 @@ static int pt_adopt_table(paddr_t table, int level)
 		tp->priv |= PT_SHARED_TABLE;
 		return 0;
 	}
-	for (i = 0; i < PTE_PER_TABLE; i++) {
+	for (i = 0; i < ARCH_PT_ENTRIES; i++) {
 		pte_t e = pt_get(t, i);
 
 		if (!pte_present(e))
@@ -497,7 +514,7 @@ static int pt_adopt_table(paddr_t table, int level)
 
 int pt_root_adopt(paddr_t root)
 {
-	return pt_adopt_table(root, PTE_LEVELS);
+	return pt_adopt_table(root, PT_LEVELS);
 }
 
 int pt_root_free(paddr_t root)
@@ -505,7 +522,7 @@ int pt_root_free(paddr_t root)
 	pte_t *t = pt_table(root);
 	unsigned i;
 
-	for (i = 0; i < PML4_KERNEL_FIRST; i++)
+	for (i = 0; i < ARCH_PT_KERNEL_FIRST; i++)
 		if (pte_present(pt_get(t, i)))
 			return -EBUSY;
 	pt_table_free(phys_to_page(root));
