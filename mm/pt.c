@@ -283,6 +283,7 @@ int pt_slot_populate(struct pt_slot *s)
 
 		s->table = pte_addr(e, s->level);
 		s->level--;
+		s->tables[s->level] = s->table;
 		s->e = 0;
 	}
 	pt_pool_drain(&op);
@@ -292,32 +293,60 @@ int pt_slot_populate(struct pt_slot *s)
 /* unmap and protect */
 
 /*
- * If the leaf holding @x is a huge page that a change starting or ending at
- * @x would split, returns how many tables that takes (1, or 2 for a 1 GiB
- * page split down to 4 KiB) and fills *@level and *@base.
+ * If the leaf the walk @s to @x found is a huge page that a change starting
+ * or ending at @x would split, returns how many tables that takes (1, or 2
+ * for a 1 GiB page split down to 4 KiB) and fills *@level and *@base.
  */
-static u64 pt_edge_split(const struct pt_op *op, paddr_t root, vaddr_t x, int *level, vaddr_t *base)
+static u64 pt_edge_split(const struct pt_op *op, const struct pt_slot *s, vaddr_t x, int *level,
+			 vaddr_t *base)
 {
-	pte_t e;
-
-	if (IS_ALIGNED(x, PT_PAGE_1G) || !pt_find(root, x, level, &e) || *level == 1)
+	if (IS_ALIGNED(x, PT_PAGE_1G) || !pte_present(s->e) || s->level == 1)
 		return 0;
+	*level = s->level;
 	if (IS_ALIGNED(x, pte_level_size(*level)))
 		return 0;
-	if (op->kind == PT_OP_PROTECT && pte_prot_is(e, op->bits))
+	if (op->kind == PT_OP_PROTECT && pte_prot_is(s->e, op->bits))
 		return 0;
 	*base = ALIGN_DOWN(x, pte_level_size(*level));
 	return *level == 3 && !IS_ALIGNED(x, PT_PAGE_2M) ? 2 : 1;
 }
 
+/* The deepest level (s->level or above) whose table on the walk @s also holds all of [.., @x]. */
+static int pt_slot_shared(const struct pt_slot *s, vaddr_t x)
+{
+	int l;
+
+	for (l = s->level; l < PT_LEVELS; l++)
+		if ((s->va >> pte_level_shift(l + 1)) == (x >> pte_level_shift(l + 1)))
+			break;
+	return l;
+}
+
+/* Walks @b to @x, starting where the walk @a to a nearby address still holds @x: no floor twice. */
+static void pt_slot_near(struct pt_slot *b, const struct pt_slot *a, vaddr_t x)
+{
+	int l = pt_slot_shared(a, x), m;
+
+	for (m = l; m <= PT_LEVELS; m++)
+		b->tables[m] = a->tables[m];
+	b->va = x;
+	b->table = a->tables[l];
+	b->level = l;
+	pt_slot_descend(b);
+}
+
 /* First pass of unmap and protect: tables for the splits at both ends, each counted once. */
-static u64 pt_split_need(const struct pt_op *op, paddr_t root, vaddr_t va, vaddr_t last)
+static u64 pt_split_need(const struct pt_op *op, const struct pt_slot *s, vaddr_t last)
 {
 	int la = 0, lb = 0;
-	vaddr_t ba = 0, bb = 0;
-	u64 a = pt_edge_split(op, root, va, &la, &ba);
-	u64 b = pt_edge_split(op, root, last + 1, &lb, &bb);
+	vaddr_t va = s->va, ba = 0, bb = 0;
+	u64 a = pt_edge_split(op, s, va, &la, &ba), b = 0;
+	struct pt_slot end;
 
+	if (!IS_ALIGNED(last + 1, PT_PAGE_1G)) {
+		pt_slot_near(&end, s, last + 1);
+		b = pt_edge_split(op, &end, last + 1, &lb, &bb);
+	}
 	if (!a || !b || la != lb || ba != bb)
 		return a + b;
 	/* Both ends inside one huge page: it is split once ... */
@@ -351,6 +380,20 @@ static void pt_change_leaf(struct pt_op *op, struct page *tp, pte_t *t, unsigned
 	}
 }
 
+/* After an unmap below entry @i at @level: unlinks table @child if that emptied it. */
+static bool pt_change_unlink(struct pt_op *op, struct page *tp, pte_t *t, unsigned i, int level,
+			     paddr_t child, vaddr_t va)
+{
+	if (op->kind != PT_OP_UNMAP || phys_to_page(child)->priv)
+		return false;
+	/* Kernel-half root entries stay: every root shares the tables below them. */
+	if (level == PT_LEVELS && va >= ARCH_KERNEL_BOTTOM)
+		return false;
+	pt_clear(tp, t, i);
+	pt_gather_table(op->g, phys_to_page(child));
+	return true;
+}
+
 /* Applies the change to [va, last] inside entry @i at @level. */
 static void pt_change_entry(struct pt_op *op, struct page *tp, pte_t *t, unsigned i, int level,
 			    vaddr_t va, vaddr_t last)
@@ -374,12 +417,7 @@ static void pt_change_entry(struct pt_op *op, struct page *tp, pte_t *t, unsigne
 	}
 	child = pte_addr(e, level);
 	pt_change_walk(op, child, level - 1, va, last);
-	if (op->kind != PT_OP_UNMAP || phys_to_page(child)->priv)
-		return;
-	if (level == PT_LEVELS && va >= ARCH_KERNEL_BOTTOM)
-		return;
-	pt_clear(tp, t, i);
-	pt_gather_table(op->g, phys_to_page(child));
+	pt_change_unlink(op, tp, t, i, level, child, va);
 }
 
 /* Unmap removes a swap entry (protect leaves it): no translation, so nothing to flush. */
@@ -415,17 +453,39 @@ static void pt_change_walk(struct pt_op *op, paddr_t table, int level, vaddr_t v
 	}
 }
 
+/*
+ * The change's walk starts in the deepest table of @s that holds the whole
+ * range; on the way back up, the tables above it that the change emptied
+ * are unlinked, as pt_change_entry() does below it.
+ */
+static void pt_change_from(struct pt_op *op, const struct pt_slot *s, vaddr_t last)
+{
+	int from = pt_slot_shared(s, last), level;
+
+	pt_change_walk(op, s->tables[from], from, s->va, last);
+	for (level = from + 1; level <= PT_LEVELS; level++) {
+		paddr_t table = s->tables[level];
+
+		if (!pt_change_unlink(op, phys_to_page(table), pt_table(table),
+				      pte_index(s->va, level), level, s->tables[level - 1], s->va))
+			return;
+	}
+}
+
+/* One walk to va serves the check of both ends and the change itself. */
 static int pt_change(struct pt_op *op, paddr_t root, vaddr_t va, u64 len)
 {
 	vaddr_t last = va + len - 1;
+	struct pt_slot s;
 	int err;
 
 	if (pt_check_range(va, len, PT_PAGE_4K))
 		return -EINVAL;
+	pt_slot_find(root, va, &s);
 	page_list_init(&op->pool);
-	err = pt_pool_fill(op, pt_split_need(op, root, va, last));
+	err = pt_pool_fill(op, pt_split_need(op, &s, last));
 	if (!err) {
-		pt_change_walk(op, root, PT_LEVELS, va, last);
+		pt_change_from(op, &s, last);
 		ASSERT(page_list_empty(&op->pool));
 	}
 	pt_pool_drain(op);

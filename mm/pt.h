@@ -222,11 +222,14 @@ u64 pt_table_pages(void);
  * keeps the tables from being freed; @e is the entry as read, and the
  * operations compare-and-exchange against the table itself.
  */
+#define PT_MAX_LEVELS 5 /* most levels an arch may have (mm/pt_internal.h checks) */
+
 struct pt_slot {
 	vaddr_t va;	/* the address walked to */
 	paddr_t table;	/* the table holding the entry */
 	int level;	/* that table's level */
 	u64 e;		/* the entry as read (the arch's format) */
+	paddr_t tables[PT_MAX_LEVELS + 1]; /* the tables walked through, by level */
 };
 
 /* Fault path: walks @root toward @va once and fills *@s. Returns 0, or -EINVAL (bad @va). */

@@ -70,6 +70,8 @@ static inline bool pt_prot_valid(unsigned prot)
 	return (prot & PROT_READ) && !(prot & ~(unsigned)PROT_ALL);
 }
 
+_Static_assert(ARCH_PT_LEVELS <= PT_MAX_LEVELS, "struct pt_slot cannot hold the arch's walk");
+
 /* mm/pt.h promises swap values up to PT_SWAP_MAX: the arch's entries must hold them. */
 _Static_assert(PT_SWAP_MAX <= ARCH_SWAP_MAX, "swap entries do not fit the arch's entries");
 
@@ -84,8 +86,10 @@ bool pt_find(paddr_t root, vaddr_t va, int *level, pte_t *e);
 
 /*
  * Continues the walk of @s toward s->va from s->table at s->level: stops at
- * level 1, at a leaf, or at an empty entry (mm/pt_leaf.c). pt_slot_find()
- * starts it at the root; pt_slot_populate() resumes it under its lock.
+ * level 1, at a leaf, or at an empty entry (mm/pt_leaf.c), recording each
+ * table in s->tables[]. pt_slot_find() starts it at the root;
+ * pt_slot_populate() resumes it under its lock, and a range change
+ * (mm/pt.c) restarts it for its other end from the deepest table shared.
  */
 void pt_slot_descend(struct pt_slot *s);
 

@@ -49,6 +49,7 @@ void pt_slot_descend(struct pt_slot *s)
 	for (;;) {
 		pte_t e = pt_get(pt_table(s->table), pte_index(s->va, s->level));
 
+		s->tables[s->level] = s->table;
 		s->e = e;
 		if (s->level == 1 || !pte_present(e) || pte_is_leaf(e, s->level))
 			return;
