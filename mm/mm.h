@@ -25,7 +25,7 @@
 #include "kernel/spinlock.h"
 #include "lib/atomic.h"
 #include "types.h"
-#include <arch/layout.h>
+#include <arch/mmu.h>
 
 struct page;
 struct pt_gather;
@@ -36,7 +36,7 @@ struct pt_slot;
 /* Lowest address a region may start at: page 0 and its neighbours stay unmapped. */
 #define MM_MIN_ADDR 0x10000ul
 /* One past the highest address a region may reach (the top of the lower half). */
-#define MM_USER_TOP USER_SPACE_TOP
+#define MM_USER_TOP ARCH_USER_TOP
 /*
  * Address-space identifiers (x86: PCIDs) each CPU hands out to the last
  * address spaces it ran, least recently handed out first replaced, as

@@ -13,11 +13,11 @@
 #include "lib/atomic.h"
 #include "mm/page.h"
 #include "mm/pt.h"
-#include <arch/pte.h>
+#include <arch/mmu.h>
 
 /*
  * The entry format, level count and address-space boundaries are the
- * arch's (the accessors at the end of <arch/pte.h>); nothing here names a bit.
+ * arch's (the accessors of <arch/mmu.h>); nothing here names a bit.
  */
 #define PT_LEVELS ARCH_PT_LEVELS
 #define PT_PHYS_LAST ARCH_PHYS_LAST
