@@ -229,14 +229,18 @@ static int pt_leaf_level(u64 page_size)
 static int pt_map_run(struct pt_op *op, paddr_t root, vaddr_t va, vaddr_t last)
 {
 	u64 need = 0;
-	int err = pt_map_count(op, root, PT_LEVELS, va, last, &need);
+	int err;
 
+	pt_count_root_walk();
+	err = pt_map_count(op, root, PT_LEVELS, va, last, &need);
 	if (err)
 		return err;
 	page_list_init(&op->pool);
 	err = pt_pool_fill(op, need);
-	if (!err)
+	if (!err) {
+		pt_count_root_walk();
 		pt_map_fill(op, root, PT_LEVELS, va, last);
+	}
 	pt_pool_drain(op);
 	return err;
 }
@@ -332,6 +336,8 @@ static void pt_slot_near(struct pt_slot *b, const struct pt_slot *a, vaddr_t x)
 	b->va = x;
 	b->table = a->tables[l];
 	b->level = l;
+	if (l == PT_LEVELS)
+		pt_count_root_walk();
 	pt_slot_descend(b);
 }
 
@@ -462,6 +468,8 @@ static void pt_change_from(struct pt_op *op, const struct pt_slot *s, vaddr_t la
 {
 	int from = pt_slot_shared(s, last), level;
 
+	if (from == PT_LEVELS)
+		pt_count_root_walk();
 	pt_change_walk(op, s->tables[from], from, s->va, last);
 	for (level = from + 1; level <= PT_LEVELS; level++) {
 		paddr_t table = s->tables[level];

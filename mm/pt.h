@@ -211,6 +211,14 @@ int pt_populate(paddr_t root, vaddr_t va, u64 len, u64 page_size);
 /* Page-table pages allocated now, roots included. */
 u64 pt_table_pages(void);
 
+#ifdef HOST_BUILD
+/*
+ * Host builds only (a debug counter, kept off the kernel's fault path):
+ * walks that started at a root, so tests can hold each operation to one.
+ */
+extern u64 pt_debug_root_walks;
+#endif
+
 /* Single-entry operations (mm/pt_leaf.c); the fault path ones are safe under a read side. */
 
 /*

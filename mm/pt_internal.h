@@ -75,6 +75,14 @@ _Static_assert(ARCH_PT_LEVELS <= PT_MAX_LEVELS, "struct pt_slot cannot hold the 
 /* mm/pt.h promises swap values up to PT_SWAP_MAX: the arch's entries must hold them. */
 _Static_assert(PT_SWAP_MAX <= ARCH_SWAP_MAX, "swap entries do not fit the arch's entries");
 
+/* A walk starts at a root: counted in host builds only (mm/pt.h pt_debug_root_walks). */
+static inline void pt_count_root_walk(void)
+{
+#ifdef HOST_BUILD
+	atomic_fetch_add(&pt_debug_root_walks, 1);
+#endif
+}
+
 /* The PTE bits for @prot, present bit included. */
 pte_t pt_prot_to_pte(unsigned prot);
 

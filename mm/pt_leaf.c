@@ -65,6 +65,7 @@ int pt_slot_find(paddr_t root, vaddr_t va, struct pt_slot *s)
 	s->va = va;
 	s->table = root;
 	s->level = PT_LEVELS;
+	pt_count_root_walk();
 	pt_slot_descend(s);
 	return 0;
 }
@@ -87,6 +88,10 @@ bool pt_slot_swap(const struct pt_slot *s, u64 *swp)
 	*swp = pte_swap_value(s->e);
 	return true;
 }
+
+#ifdef HOST_BUILD
+u64 pt_debug_root_walks;
+#endif
 
 /* lookups */
 
@@ -313,5 +318,6 @@ int pt_walk(paddr_t root, vaddr_t va, u64 len, pt_walk_fn *fn, void *arg)
 
 	if (pt_check_range(va, len, PT_PAGE_4K))
 		return -EINVAL;
+	pt_count_root_walk();
 	return pt_walk_table(&w, root, PT_LEVELS, va, va + len - 1);
 }
