@@ -90,16 +90,16 @@ static int fault_zero(struct mm *mm, const struct mm_region *r, struct pt_slot *
 	return err;
 }
 
-static int fault_swap(struct mm *mm, const struct mm_region *r, vaddr_t va, u64 swp,
-		      unsigned flags)
+static int fault_swap(struct mm *mm, const struct mm_region *r, const struct pt_slot *s,
+		      u64 swp, unsigned flags)
 {
 	int err;
 
 	if (!mm_swap || !mm_swap->swapin)
 		return -ENOSYS;
-	err = mm_swap->swapin(mm, r, va, swp, flags);
+	err = mm_swap->swapin(mm, r, s, swp, flags);
 	if (err == -EAGAIN)
-		return fault_spurious(va); /* another CPU is bringing it in */
+		return fault_spurious(s->va); /* another CPU is bringing it in */
 	if (!err)
 		fault_count(FAULT_EV_SWAPIN);
 	return err;
@@ -172,7 +172,7 @@ static int fault_resolve(struct mm *mm, const struct mm_region *r, vaddr_t va, u
 	if (err)
 		return err;
 	if (pt_slot_swap(&s, &swp))
-		return fault_swap(mm, r, va, swp, flags);
+		return fault_swap(mm, r, &s, swp, flags);
 	if (!pt_slot_mapped(&s, &pa, &prot))
 		return fault_zero(mm, r, &s);
 	if ((flags & FAULT_WRITE) && !(prot & PROT_WRITE))

@@ -129,12 +129,14 @@ static inline void mm_wp_seq_write_end(struct mm *mm)
 /* What the swap subsystem (mm/swap_mm.c) plugs in; see mm_swap. */
 struct mm_swap_hooks {
 	/*
-	 * Brings back the page of swap entry @swp and maps it at @va in @r,
+	 * Brings back the page of swap entry @swp and maps it at s->va in @r,
 	 * under @mm's read side, for a fault with @fault_flags (mm/fault.h).
-	 * Returns 0, -EAGAIN when another CPU is bringing the same page in or
-	 * changed the entry (the access is retried), or a negative error.
+	 * @s is where the fault's walk found @swp (mm/pt.h): re-check and map
+	 * through it, with no walk of its own. Returns 0, -EAGAIN when another
+	 * CPU is bringing the same page in or changed the entry (the access is
+	 * retried), or a negative error.
 	 */
-	int (*swapin)(struct mm *mm, const struct mm_region *r, vaddr_t va, u64 swp,
+	int (*swapin)(struct mm *mm, const struct mm_region *r, const struct pt_slot *s, u64 swp,
 		      unsigned fault_flags);
 	/*
 	 * The @n swap entries of consecutive pages, in address order, are no

@@ -263,6 +263,12 @@ int pt_slot_install(struct pt_slot *s, paddr_t pa, unsigned prot);
 /* pt_leaf_replace() on the slot found: -EAGAIN unless a 4 KiB leaf is there mapping @old_pa. */
 int pt_slot_replace(const struct pt_slot *s, paddr_t old_pa, paddr_t pa, unsigned prot);
 
+/* Fault path: the slot's entry, read again now, still holds swap entry @swp. */
+bool pt_slot_holds_swap(const struct pt_slot *s, u64 swp);
+
+/* pt_swap_to_leaf() on the slot found: -EAGAIN unless swap entry @swp is still there. */
+int pt_slot_swap_to_leaf(const struct pt_slot *s, u64 swp, paddr_t pa, unsigned prot);
+
 /*
  * Fault path: maps the 4 KiB page at @va to @pa if the entry is empty,
  * with one compare-and-exchange. Returns 0, -ENOENT when no level-1 table

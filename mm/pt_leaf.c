@@ -236,19 +236,33 @@ int pt_swap_lookup(paddr_t root, vaddr_t va, u64 *swp)
 	return 0;
 }
 
-int pt_swap_to_leaf(paddr_t root, vaddr_t va, u64 swp, paddr_t pa, unsigned prot)
+bool pt_slot_holds_swap(const struct pt_slot *s, u64 swp)
 {
-	struct pt_slot s;
-	pte_t *slot, want = pte_make_swap(swp);
+	pte_t *slot = pt_slot_entry(s);
 
-	if (!swp || swp > PT_SWAP_MAX || !pt_leaf_args_ok(va, pa, prot))
+	return slot && swp && swp <= PT_SWAP_MAX && pt_get(slot, 0) == pte_make_swap(swp);
+}
+
+int pt_slot_swap_to_leaf(const struct pt_slot *s, u64 swp, paddr_t pa, unsigned prot)
+{
+	pte_t *slot = pt_slot_entry(s), want = pte_make_swap(swp);
+
+	if (!swp || swp > PT_SWAP_MAX || !pt_leaf_args_ok(s->va, pa, prot))
 		return -EINVAL;
-	pt_slot_find(root, va, &s);
-	slot = pt_slot_entry(&s);
 	/* Fully ordered: the page's contents are visible before the entry is. */
 	if (!slot || atomic_cmpxchg(slot, want, pte_make_leaf(pa, pt_prot_to_pte(prot), 1)) != want)
 		return -EAGAIN;
 	return 0;
+}
+
+int pt_swap_to_leaf(paddr_t root, vaddr_t va, u64 swp, paddr_t pa, unsigned prot)
+{
+	struct pt_slot s;
+
+	if (!swp || swp > PT_SWAP_MAX || !pt_leaf_args_ok(va, pa, prot))
+		return -EINVAL;
+	pt_slot_find(root, va, &s);
+	return pt_slot_swap_to_leaf(&s, swp, pa, prot);
 }
 
 int pt_leaf_to_swap(paddr_t root, vaddr_t va, paddr_t pa, u64 swp, struct pt_gather *g,
