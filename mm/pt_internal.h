@@ -116,7 +116,10 @@ void pt_gather_swap(struct pt_gather *g, vaddr_t va, u64 swp);
 /* Hands the pending run of swap entries to g->swap_free. */
 void pt_gather_swaps_flush(struct pt_gather *g);
 
-/* Frees (or forgets, for an adopted boot table) table page @p (mm/pt.c). */
+/* A zeroed table page, counted, with no entries; NULL when out of memory (mm/pt_root.c). */
+struct page *pt_table_alloc(void);
+
+/* Frees (or forgets, for an adopted boot table) table page @p (mm/pt_root.c). */
 void pt_table_free(struct page *p);
 
 /* Counts a table page allocated or adopted (+1) or freed (-1) in pt_table_pages(). */
