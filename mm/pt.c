@@ -267,15 +267,28 @@ int pt_slot_populate(struct pt_slot *s)
 
 /* unmap and protect */
 
+/* Tables a split of a leaf at @level takes: one per level down until @x is aligned. */
+static u64 pt_split_depth(vaddr_t x, int level)
+{
+	u64 n = 0;
+
+	do {
+		n++;
+		level--;
+	} while (level > 1 && !IS_ALIGNED(x, pte_level_size(level)));
+	return n;
+}
+
 /*
  * If the leaf the walk @s to @x found is a huge page that a change starting
  * or ending at @x would split, returns how many tables that takes (1, or 2
- * for a 1 GiB page split down to 4 KiB) and fills *@level and *@base.
+ * for a 1 GiB page split down to 4 KiB on x86-64) and fills *@level and *@base.
  */
 static u64 pt_edge_split(const struct pt_op *op, const struct pt_slot *s, vaddr_t x, int *level,
 			 vaddr_t *base)
 {
-	if (IS_ALIGNED(x, PT_PAGE_1G) || !pte_present(s->e) || s->level == 1)
+	if (IS_ALIGNED(x, pte_level_size(ARCH_PT_LEAF_LEVEL_MAX)) || !pte_present(s->e) ||
+	    s->level == 1)
 		return 0;
 	*level = s->level;
 	if (IS_ALIGNED(x, pte_level_size(*level)))
@@ -283,7 +296,7 @@ static u64 pt_edge_split(const struct pt_op *op, const struct pt_slot *s, vaddr_
 	if (op->kind == PT_OP_PROTECT && pte_prot_is(s->e, op->bits))
 		return 0;
 	*base = ALIGN_DOWN(x, pte_level_size(*level));
-	return *level == 3 && !IS_ALIGNED(x, PT_PAGE_2M) ? 2 : 1;
+	return pt_split_depth(x, *level);
 }
 
 /* The deepest level (s->level or above) whose table on the walk @s also holds all of [.., @x]. */
@@ -320,14 +333,15 @@ static u64 pt_split_need(const struct pt_op *op, const struct pt_slot *s, vaddr_
 	u64 a = pt_edge_split(op, s, va, &la, &ba), b = 0;
 	struct pt_slot end;
 
-	if (!IS_ALIGNED(last + 1, PT_PAGE_1G)) {
+	if (!IS_ALIGNED(last + 1, pte_level_size(ARCH_PT_LEAF_LEVEL_MAX))) {
 		pt_slot_near(&end, s, last + 1);
 		b = pt_edge_split(op, &end, last + 1, &lb, &bb);
 	}
 	if (!a || !b || la != lb || ba != bb)
 		return a + b;
 	/* Both ends inside one huge page: it is split once ... */
-	if (a == 2 && b == 2 && ALIGN_DOWN(va, PT_PAGE_2M) == ALIGN_DOWN(last + 1, PT_PAGE_2M))
+	if (a == 2 && b == 2 &&
+	    ALIGN_DOWN(va, pte_level_size(2)) == ALIGN_DOWN(last + 1, pte_level_size(2)))
 		return 2; /* ... and so is the one 2 MiB page holding both ends. */
 	return a + b - 1;
 }
