@@ -459,9 +459,11 @@ static int mm_populate_folio(struct mm *mm, vaddr_t va, unsigned order)
 	if (!r || !(r->flags & MM_WRITE) || va + ((u64)n << PAGE_SHIFT) > r->end)
 		return -EFAULT;
 	for (i = 0; i < n; i++) {
-		vaddr_t v = va + ((vaddr_t)i << PAGE_SHIFT);
+		struct pt_slot s;
 
-		used += !pt_lookup(mm->root, v, NULL, NULL, NULL) || !pt_swap_lookup(mm->root, v, &swp);
+		/* One walk per page: a mapping or a swap entry both make it used. */
+		if (!pt_slot_find(mm->root, va + ((vaddr_t)i << PAGE_SHIFT), &s))
+			used += pt_slot_mapped(&s, NULL, NULL) || pt_slot_swap(&s, &swp);
 	}
 	if (used)
 		return used == n ? 0 : -EEXIST;
