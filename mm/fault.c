@@ -79,27 +79,27 @@ static int fault_spurious(vaddr_t va)
 	return 0;
 }
 
-static int fault_zero(struct mm *mm, const struct mm_region *r, vaddr_t va)
+static int fault_zero(struct mm *mm, const struct mm_region *r, struct pt_slot *s)
 {
-	int err = mm_zero_page_locked(mm, r, va);
+	int err = mm_zero_page_slot(mm, r, s);
 
 	if (err == -EEXIST)
-		return fault_spurious(va); /* another CPU mapped it first */
+		return fault_spurious(s->va); /* another CPU mapped it first */
 	if (!err)
 		fault_count(FAULT_EV_ZERO);
 	return err;
 }
 
-static int fault_swap(struct mm *mm, const struct mm_region *r, vaddr_t va, u64 swp,
-		      unsigned flags)
+static int fault_swap(struct mm *mm, const struct mm_region *r, const struct pt_slot *s,
+		      u64 swp, unsigned flags)
 {
 	int err;
 
 	if (!mm_swap || !mm_swap->swapin)
 		return -ENOSYS;
-	err = mm_swap->swapin(mm, r, va, swp, flags);
+	err = mm_swap->swapin(mm, r, s, swp, flags);
 	if (err == -EAGAIN)
-		return fault_spurious(va); /* another CPU is bringing it in */
+		return fault_spurious(s->va); /* another CPU is bringing it in */
 	if (!err)
 		fault_count(FAULT_EV_SWAPIN);
 	return err;
@@ -116,8 +116,10 @@ static bool fault_page_exclusive(const struct page *p)
 }
 
 /* Copies shared page @old for this mapping; the old translation is flushed before @old is dropped. */
-static int fault_cow_copy(struct mm *mm, vaddr_t va, struct page *old, unsigned prot)
+static int fault_cow_copy(struct mm *mm, const struct pt_slot *s, struct page *old,
+			  unsigned prot)
 {
+	vaddr_t va = s->va;
 	struct page *new = page_alloc(0, 0);
 	int err;
 
@@ -125,7 +127,7 @@ static int fault_cow_copy(struct mm *mm, vaddr_t va, struct page *old, unsigned 
 		return -ENOMEM;
 	memcpy(page_address(new), page_address(old), PAGE_SIZE);
 	page_map_inc(new);
-	err = pt_leaf_replace(mm->root, va, page_to_phys(old), page_to_phys(new), prot);
+	err = pt_slot_replace(s, page_to_phys(old), page_to_phys(new), prot);
 	if (err) {
 		mm_page_drop(new); /* another CPU resolved it first */
 		return fault_spurious(va);
@@ -140,8 +142,8 @@ static int fault_cow_copy(struct mm *mm, vaddr_t va, struct page *old, unsigned 
 }
 
 /* A write to a present, write-protected page of a writable region. */
-static int fault_write_protected(struct mm *mm, const struct mm_region *r, vaddr_t va,
-				 paddr_t pa)
+static int fault_write_protected(struct mm *mm, const struct mm_region *r,
+				 const struct pt_slot *s, paddr_t pa)
 {
 	unsigned prot = mm_region_prot(r);
 	struct page *p;
@@ -150,29 +152,31 @@ static int fault_write_protected(struct mm *mm, const struct mm_region *r, vaddr
 		return -EFAULT;
 	p = phys_to_page(pa);
 	if (mm_region_cow(r) && !fault_page_exclusive(p))
-		return fault_cow_copy(mm, va, p, prot);
+		return fault_cow_copy(mm, s, p, prot);
 	/* Raising the permission needs no flush: a stale entry only faults again. */
-	if (pt_leaf_replace(mm->root, va, pa, pa, prot))
-		return fault_spurious(va);
+	if (pt_slot_replace(s, pa, pa, prot))
+		return fault_spurious(s->va);
 	fault_count(FAULT_EV_COW_REUSE);
 	return 0;
 }
 
+/* One walk to the entry for @va; what it holds picks the work, which uses the slot found. */
 static int fault_resolve(struct mm *mm, const struct mm_region *r, vaddr_t va, unsigned flags)
 {
+	struct pt_slot s;
 	unsigned prot;
 	paddr_t pa;
 	u64 swp;
-	int err = pt_lookup(mm->root, va, &pa, &prot, NULL);
+	int err = pt_slot_find(mm->root, va, &s);
 
-	if (err == -ENOENT && !pt_swap_lookup(mm->root, va, &swp))
-		return fault_swap(mm, r, va, swp, flags);
-	if (err == -ENOENT)
-		return fault_zero(mm, r, va);
 	if (err)
 		return err;
+	if (pt_slot_swap(&s, &swp))
+		return fault_swap(mm, r, &s, swp, flags);
+	if (!pt_slot_mapped(&s, &pa, &prot))
+		return fault_zero(mm, r, &s);
 	if ((flags & FAULT_WRITE) && !(prot & PROT_WRITE))
-		return fault_write_protected(mm, r, va, pa);
+		return fault_write_protected(mm, r, &s, pa);
 	return fault_spurious(va);
 }
 

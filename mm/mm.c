@@ -361,20 +361,29 @@ struct mm *mm_current(void)
 
 /* installing pages */
 
-int mm_install_page_locked(struct mm *mm, vaddr_t va, struct page *page, unsigned prot)
+int mm_install_page_slot(struct mm *mm, struct pt_slot *s, struct page *page, unsigned prot)
 {
 	paddr_t pa = page_to_phys(page);
-	int err = pt_leaf_install(mm->root, va, pa, prot);
+	int err = pt_slot_install(s, pa, prot);
 
 	if (err != -ENOENT)
 		return err;
+	/* No level-1 table yet: the walk resumes where it stopped, under the table lock. */
 	spin_lock(&mm->pt_lock);
-	err = pt_populate(mm->root, va, PAGE_SIZE, PT_PAGE_4K);
+	err = pt_slot_populate(s);
 	spin_unlock(&mm->pt_lock);
-	return err ? err : pt_leaf_install(mm->root, va, pa, prot);
+	return err ? err : pt_slot_install(s, pa, prot);
 }
 
-int mm_zero_page_locked(struct mm *mm, const struct mm_region *r, vaddr_t va)
+int mm_install_page_locked(struct mm *mm, vaddr_t va, struct page *page, unsigned prot)
+{
+	struct pt_slot s;
+	int err = pt_slot_find(mm->root, va, &s);
+
+	return err ? err : mm_install_page_slot(mm, &s, page, prot);
+}
+
+int mm_zero_page_slot(struct mm *mm, const struct mm_region *r, struct pt_slot *s)
 {
 	struct page *p = page_alloc(0, PMM_ZERO);
 	int err;
@@ -382,10 +391,18 @@ int mm_zero_page_locked(struct mm *mm, const struct mm_region *r, vaddr_t va)
 	if (!p)
 		return -ENOMEM;
 	page_map_inc(p); /* the allocation's reference becomes the mapping's */
-	err = mm_install_page_locked(mm, va, p, mm_region_prot(r));
+	err = mm_install_page_slot(mm, s, p, mm_region_prot(r));
 	if (err)
 		mm_page_drop(p);
 	return err;
+}
+
+int mm_zero_page_locked(struct mm *mm, const struct mm_region *r, vaddr_t va)
+{
+	struct pt_slot s;
+	int err = pt_slot_find(mm->root, va, &s);
+
+	return err ? err : mm_zero_page_slot(mm, r, &s);
 }
 
 int mm_map_page(struct mm *mm, vaddr_t va, struct page *page)
@@ -441,9 +458,11 @@ static int mm_populate_folio(struct mm *mm, vaddr_t va, unsigned order)
 	if (!r || !(r->flags & MM_WRITE) || va + ((u64)n << PAGE_SHIFT) > r->end)
 		return -EFAULT;
 	for (i = 0; i < n; i++) {
-		vaddr_t v = va + ((vaddr_t)i << PAGE_SHIFT);
+		struct pt_slot s;
 
-		used += !pt_lookup(mm->root, v, NULL, NULL, NULL) || !pt_swap_lookup(mm->root, v, &swp);
+		/* One walk per page: a mapping or a swap entry both make it used. */
+		if (!pt_slot_find(mm->root, va + ((vaddr_t)i << PAGE_SHIFT), &s))
+			used += pt_slot_mapped(&s, NULL, NULL) || pt_slot_swap(&s, &swp);
 	}
 	if (used)
 		return used == n ? 0 : -EEXIST;

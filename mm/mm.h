@@ -25,17 +25,18 @@
 #include "kernel/spinlock.h"
 #include "lib/atomic.h"
 #include "types.h"
-#include <arch/layout.h>
+#include <arch/mmu.h>
 
 struct page;
 struct pt_gather;
+struct pt_slot;
 
 /* Regions per address space: the struct mm, regions included, fits one page. */
 #define MM_MAX_REGIONS 64
 /* Lowest address a region may start at: page 0 and its neighbours stay unmapped. */
 #define MM_MIN_ADDR 0x10000ul
 /* One past the highest address a region may reach (the top of the lower half). */
-#define MM_USER_TOP USER_SPACE_TOP
+#define MM_USER_TOP ARCH_USER_TOP
 /*
  * Address-space identifiers (x86: PCIDs) each CPU hands out to the last
  * address spaces it ran, least recently handed out first replaced, as
@@ -134,12 +135,14 @@ static inline void mm_wp_seq_write_end(struct mm *mm)
 /* What the swap subsystem (mm/swap_mm.c) plugs in; see mm_swap. */
 struct mm_swap_hooks {
 	/*
-	 * Brings back the page of swap entry @swp and maps it at @va in @r,
+	 * Brings back the page of swap entry @swp and maps it at s->va in @r,
 	 * under @mm's read side, for a fault with @fault_flags (mm/fault.h).
-	 * Returns 0, -EAGAIN when another CPU is bringing the same page in or
-	 * changed the entry (the access is retried), or a negative error.
+	 * @s is where the fault's walk found @swp (mm/pt.h): re-check and map
+	 * through it, with no walk of its own. Returns 0, -EAGAIN when another
+	 * CPU is bringing the same page in or changed the entry (the access is
+	 * retried), or a negative error.
 	 */
-	int (*swapin)(struct mm *mm, const struct mm_region *r, vaddr_t va, u64 swp,
+	int (*swapin)(struct mm *mm, const struct mm_region *r, const struct pt_slot *s, u64 swp,
 		      unsigned fault_flags);
 	/*
 	 * The @n swap entries of consecutive pages, in address order, are no
@@ -236,6 +239,15 @@ int mm_install_page_locked(struct mm *mm, vaddr_t va, struct page *page, unsigne
  * already, perhaps just mapped by another CPU) or -ENOMEM.
  */
 int mm_zero_page_locked(struct mm *mm, const struct mm_region *r, vaddr_t va);
+
+/*
+ * mm_install_page_locked() and mm_zero_page_locked() at the slot a
+ * pt_slot_find() under the same hold of mm->lock found: the page tables
+ * are walked once, and only resumed (under mm->pt_lock) where a table is
+ * missing. Same returns.
+ */
+int mm_install_page_slot(struct mm *mm, struct pt_slot *s, struct page *page, unsigned prot);
+int mm_zero_page_slot(struct mm *mm, const struct mm_region *r, struct pt_slot *s);
 
 /*
  * Drops the map count and the reference a removed mapping of @page held,

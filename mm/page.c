@@ -9,7 +9,7 @@
 
 struct page *mm_memmap;
 u64 mm_memmap_start_pfn, mm_memmap_end_pfn;
-vaddr_t mm_direct_map_base = DIRECT_MAP_BASE;
+vaddr_t mm_direct_map_base = ARCH_DIRECT_MAP_BASE;
 
 void page_memmap_init(void *storage, u64 start_pfn, u64 end_pfn)
 {

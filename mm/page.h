@@ -23,7 +23,7 @@
 #include "compiler.h"
 #include "lib/atomic.h"
 #include "types.h"
-#include <arch/layout.h>
+#include <arch/mmu.h>
 
 /* struct page flags (bits 0..15 belong to mm/, bits 16..31 to a frame's owner). */
 #define PG_RESERVED (1u << 0) /* never handed out: hole, firmware, kernel, memmap */
@@ -99,14 +99,14 @@ static inline void *phys_to_virt(paddr_t pa)
 
 /*
  * Physical address of a direct-map address, or of a kernel-image address
- * (at or above KERNEL_VIRT_BASE; no host pointer is that high).
+ * (at or above ARCH_IMAGE_BASE; no host pointer is that high).
  */
 static inline paddr_t virt_to_phys(const void *va)
 {
 	uintptr_t v = (uintptr_t)va;
 
-	if (v >= KERNEL_VIRT_BASE)
-		return v - KERNEL_VIRT_BASE;
+	if (v >= ARCH_IMAGE_BASE)
+		return v - ARCH_IMAGE_BASE;
 	return v - mm_direct_map_base;
 }
 

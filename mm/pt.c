@@ -1,11 +1,12 @@
 /*
- * x86-64 4-level page-table range operations (see mm/pt.h). Each change
+ * Page-table range operations (see mm/pt.h). Each change
  * runs in two passes: the first walks the range without writing, checks it
  * and counts the table pages the second will need; those are allocated up
  * front into a pool, and the second pass then cannot fail. A table page's
  * struct page holds its number of non-zero entries in priv, so an emptied
  * table is noticed without scanning it. Single-entry operations for the
- * fault path are in mm/pt_leaf.c.
+ * fault path are in mm/pt_leaf.c, the unmap gather in mm/pt_gather.c,
+ * table pages and roots in mm/pt_root.c.
  *
  * Locking: none here; the caller serialises calls on a root (mm/pt.h).
  */
@@ -14,8 +15,6 @@
 #include "kernel/panic.h"
 #include "mm/pmm.h"
 #include "mm/pt_internal.h"
-#include "mm/quarantine.h"
-#include "mm/tlb.h"
 #include <arch/arch.h>
 
 enum pt_kind { PT_OP_MAP, PT_OP_UNMAP, PT_OP_PROTECT };
@@ -27,44 +26,14 @@ struct pt_op {
 	bool populate; /* map: only the tables such leaves need, no leaves */
 	vaddr_t va;    /* map: start of the range, mapped to @pa */
 	paddr_t pa;
-	pte_t bits;	       /* map, protect: PTE_PROT_MASK bits to set */
+	pte_t bits;	       /* map, protect: protection bits (pt_prot_to_pte()) to set */
 	struct page_list pool; /* tables allocated by the first pass */
 	struct pt_gather *g;   /* unmap */
 };
 
 bool pt_nx_enabled = true;
-static u64 pt_tables_in_use;
 
-/* helpers */
-
-void pt_tables_account(s64 delta)
-{
-	atomic_fetch_add(&pt_tables_in_use, (u64)delta);
-}
-
-/* table pages */
-
-static struct page *pt_table_alloc(void)
-{
-	struct page *p = page_alloc(0, PMM_ZERO);
-
-	if (!p)
-		return NULL;
-	page_set_flags(p, PG_PGTABLE);
-	p->priv = 0;
-	pt_tables_account(1);
-	return p;
-}
-
-static void pt_table_free(struct page *p)
-{
-	page_clear_flags(p, PG_PGTABLE);
-	p->priv = 0;
-	/* An adopted boot table lives in the kernel image: forget it, do not free it. */
-	if (!page_test_flags(p, PG_RESERVED))
-		page_free(p, 0);
-	pt_tables_account(-1);
-}
+/* the pool of a change */
 
 static int pt_pool_fill(struct pt_op *op, u64 n)
 {
@@ -112,26 +81,18 @@ static pte_t pt_link_new(struct pt_op *op, struct page *tp, pte_t *t, unsigned i
 	pte_t e;
 
 	ASSERT(np);
-	e = page_to_phys(np) | PTE_TABLE;
+	e = pte_make_table(page_to_phys(np));
 	pt_install(tp, t, i, e);
 	return e;
 }
 
-/* Fills @nt with the 512 next-level leaves that map what leaf @old at @level maps. */
+/* Fills @nt with the next-level leaves that map what leaf @old at @level maps. */
 static void pt_split_fill(pte_t *nt, pte_t old, int level)
 {
-	u64 step = PTE_LEVEL_SIZE(level - 1);
-	paddr_t pa = pte_addr(old, level);
-	pte_t attr = old & ~PTE_ADDR_MASK;
 	unsigned k;
 
-	if (level == 2) {
-		attr &= ~(PTE_PS | PTE_PAT_LARGE);
-		if (old & PTE_PAT_LARGE)
-			attr |= PTE_PAT;
-	}
-	for (k = 0; k < PTE_PER_TABLE; k++)
-		nt[k] = (pa + k * step) | attr;
+	for (k = 0; k < ARCH_PT_ENTRIES; k++)
+		nt[k] = pte_split_child(old, level, k);
 }
 
 /*
@@ -145,7 +106,7 @@ static pte_t pt_split(struct pt_op *op, pte_t *t, unsigned i, int level)
 	pte_t old = pt_get(t, i), seen, e;
 
 	ASSERT(np);
-	e = page_to_phys(np) | PTE_TABLE;
+	e = pte_make_table(page_to_phys(np));
 	for (;;) {
 		pt_split_fill(page_address(np), old, level);
 		seen = atomic_cmpxchg(&t[i], old, e);
@@ -153,147 +114,8 @@ static pte_t pt_split(struct pt_op *op, pte_t *t, unsigned i, int level)
 			break;
 		old = seen;
 	}
-	np->priv = PTE_PER_TABLE;
+	np->priv = ARCH_PT_ENTRIES;
 	return e;
-}
-
-/* gather */
-
-void pt_gather_init(struct pt_gather *g, pt_flush_fn *flush, void *arg)
-{
-	g->start = ~0ull;
-	g->last = 0;
-	g->global = false;
-	g->nr_tables = g->nr_pages = 0;
-	g->unmapped = g->swap_cleared = g->flushes = 0;
-	g->err = 0;
-	g->flush = flush;
-	g->arg = arg;
-	g->lock = NULL;
-	g->release = NULL;
-	g->swap_free = NULL;
-	g->nr_swaps = 0;
-	g->swap_next = 0;
-}
-
-static void pt_flush_local(struct pt_gather *g)
-{
-	tlb_flush_local(g->start, g->last, g->global);
-}
-
-/* Hands the pending run of swap entries to g->swap_free. */
-static void pt_gather_swaps_flush(struct pt_gather *g)
-{
-	if (g->nr_swaps)
-		g->swap_free(g, g->swaps, g->nr_swaps);
-	g->nr_swaps = 0;
-}
-
-/*
- * Flushes what @g gathered, if anything; true when the flush did not
- * complete (g->err keeps the first error over the gather's life).
- */
-static bool pt_gather_flush(struct pt_gather *g)
-{
-	int before = g->err;
-	bool failed;
-
-	if (g->start > g->last && !g->nr_tables)
-		return false;
-	g->err = 0;
-	(g->flush ? g->flush : pt_flush_local)(g);
-	g->flushes++;
-	failed = g->err != 0;
-	if (before)
-		g->err = before;
-	if (failed)
-		quarantine_count_flush();
-	return failed;
-}
-
-void pt_gather_finish(struct pt_gather *g)
-{
-	bool failed = pt_gather_flush(g);
-	unsigned i;
-
-	/* A CPU that missed the flush may still translate to these: never reuse them. */
-	for (i = 0; i < g->nr_tables; i++) {
-		if (failed)
-			quarantine_table(g->tables[i]);
-		else
-			pt_table_free(g->tables[i]);
-	}
-	for (i = 0; i < g->nr_pages; i++) {
-		if (failed)
-			quarantine_frame(g->pages[i]);
-		else
-			g->release(g, g->pages[i]);
-	}
-	g->nr_tables = g->nr_pages = 0;
-	g->start = ~0ull;
-	g->last = 0;
-	g->global = false;
-}
-
-void pt_gather_range(struct pt_gather *g, vaddr_t start, vaddr_t last, bool global)
-{
-	g->start = MIN(g->start, start);
-	g->last = MAX(g->last, last);
-	g->global |= global;
-}
-
-/*
- * A full gather flushes in the middle of an unmap. The flush waits for
- * other CPUs, so the caller's g->lock is dropped around it: a CPU spinning
- * on that lock with interrupts off would never answer (mm/pt.h).
- */
-static void pt_gather_finish_midwalk(struct pt_gather *g)
-{
-	if (g->lock)
-		spin_unlock(g->lock);
-	pt_gather_finish(g);
-	if (g->lock)
-		spin_lock(g->lock);
-}
-
-static void pt_gather_table(struct pt_gather *g, struct page *p)
-{
-	if (g->nr_tables == PT_GATHER_MAX)
-		pt_gather_finish_midwalk(g);
-	g->tables[g->nr_tables++] = p;
-}
-
-/* The frame a removed 4 KiB leaf @old mapped, for g->release; its range is gathered already. */
-static void pt_gather_page(struct pt_gather *g, pte_t old)
-{
-	u64 pfn = pte_addr(old, 1) >> PAGE_SHIFT;
-
-	if (!g->release || !pfn_valid(pfn))
-		return;
-	/*
-	 * Flush when a page does not fit, not when the batch becomes full: a
-	 * table emptied by this last page then still joins this batch, and an
-	 * unmap of n * PT_GATHER_PAGES pages costs exactly n flush rounds.
-	 */
-	if (g->nr_pages == PT_GATHER_PAGES)
-		pt_gather_finish_midwalk(g);
-	g->pages[g->nr_pages++] = pfn_to_page(pfn);
-}
-
-/*
- * Swap entry @swp, removed from the page at @va, for g->swap_free. A run
- * ends at a gap and at each PT_GATHER_SWAPS-page boundary, so aligned folios
- * stay whole; that boundary also ends every level-1 table, and a run of
- * consecutive pages reaches it before it could overflow the buffer.
- */
-static void pt_gather_swap(struct pt_gather *g, vaddr_t va, u64 swp)
-{
-	if (!g->swap_free)
-		return;
-	if (g->nr_swaps && (va != g->swap_next || IS_ALIGNED(va, PT_GATHER_SWAPS * PT_PAGE_4K)))
-		pt_gather_swaps_flush(g);
-	g->swaps[g->nr_swaps++] = swp;
-	g->swap_next = va + PT_PAGE_4K;
 }
 
 /* map */
@@ -304,7 +126,7 @@ static u64 pt_tables_for(vaddr_t va, vaddr_t last, int level, int leaf)
 	u64 n = 0;
 
 	for (; level >= leaf; level--)
-		n += (last >> PTE_LEVEL_SHIFT(level + 1)) - (va >> PTE_LEVEL_SHIFT(level + 1)) + 1;
+		n += (last >> pte_level_shift(level + 1)) - (va >> pte_level_shift(level + 1)) + 1;
 	return n;
 }
 
@@ -321,7 +143,7 @@ static int pt_map_count(const struct pt_op *op, paddr_t table, int level, vaddr_
 		return 0;
 	for (;;) {
 		vaddr_t end = pt_span_last(va, level, last);
-		pte_t e = pt_get(t, PTE_INDEX(va, level));
+		pte_t e = pt_get(t, pte_index(va, level));
 		int err = 0;
 
 		/* A swap entry (non-present, level 1) occupies its slot like a mapping. */
@@ -346,11 +168,11 @@ static void pt_map_fill(struct pt_op *op, paddr_t table, int level, vaddr_t va, 
 		return;
 	for (;;) {
 		vaddr_t end = pt_span_last(va, level, last);
-		unsigned i = PTE_INDEX(va, level);
+		unsigned i = pte_index(va, level);
 		pte_t e = pt_get(t, i);
 
 		if (level == op->leaf) {
-			e = (op->pa + (va - op->va)) | op->bits | (level > 1 ? PTE_PS : 0);
+			e = pte_make_leaf(op->pa + (va - op->va), op->bits, level);
 			pt_install(tp, t, i, e);
 		} else {
 			if (!pte_present(e))
@@ -368,8 +190,8 @@ static int pt_leaf_level(u64 page_size)
 {
 	int level;
 
-	for (level = 1; level <= 3; level++)
-		if (page_size == PTE_LEVEL_SIZE(level))
+	for (level = 1; level <= ARCH_PT_LEAF_LEVEL_MAX; level++)
+		if (page_size == pte_level_size(level))
 			return level;
 	return 0;
 }
@@ -378,14 +200,18 @@ static int pt_leaf_level(u64 page_size)
 static int pt_map_run(struct pt_op *op, paddr_t root, vaddr_t va, vaddr_t last)
 {
 	u64 need = 0;
-	int err = pt_map_count(op, root, PTE_LEVELS, va, last, &need);
+	int err;
 
+	pt_count_root_walk();
+	err = pt_map_count(op, root, PT_LEVELS, va, last, &need);
 	if (err)
 		return err;
 	page_list_init(&op->pool);
 	err = pt_pool_fill(op, need);
-	if (!err)
-		pt_map_fill(op, root, PTE_LEVELS, va, last);
+	if (!err) {
+		pt_count_root_walk();
+		pt_map_fill(op, root, PT_LEVELS, va, last);
+	}
 	pt_pool_drain(op);
 	return err;
 }
@@ -413,39 +239,109 @@ int pt_populate(paddr_t root, vaddr_t va, u64 len, u64 page_size)
 	return pt_map_run(&op, root, va, va + len - 1);
 }
 
+int pt_slot_populate(struct pt_slot *s)
+{
+	struct pt_op op = { .kind = PT_OP_MAP, .populate = true, .leaf = 1 };
+	int err;
+
+	/* Another CPU may have added tables since the walk stopped: look again first. */
+	pt_slot_descend(s);
+	if (s->level == 1)
+		return 0;
+	if (pte_present(s->e))
+		return -EEXIST; /* a huge leaf */
+	page_list_init(&op.pool);
+	err = pt_pool_fill(&op, s->level - 1);
+	while (!err && s->level > 1) {
+		pte_t e = pt_link_new(&op, phys_to_page(s->table), pt_table(s->table),
+				      pte_index(s->va, s->level));
+
+		s->table = pte_addr(e, s->level);
+		s->level--;
+		s->tables[s->level] = s->table;
+		s->e = 0;
+	}
+	pt_pool_drain(&op);
+	return err;
+}
+
 /* unmap and protect */
 
-/*
- * If the leaf holding @x is a huge page that a change starting or ending at
- * @x would split, returns how many tables that takes (1, or 2 for a 1 GiB
- * page split down to 4 KiB) and fills *@level and *@base.
- */
-static u64 pt_edge_split(const struct pt_op *op, paddr_t root, vaddr_t x, int *level, vaddr_t *base)
+/* Tables a split of a leaf at @level takes: one per level down until @x is aligned. */
+static u64 pt_split_depth(vaddr_t x, int level)
 {
-	pte_t e;
+	u64 n = 0;
 
-	if (IS_ALIGNED(x, PT_PAGE_1G) || !pt_find(root, x, level, &e) || *level == 1)
+	do {
+		n++;
+		level--;
+	} while (level > 1 && !IS_ALIGNED(x, pte_level_size(level)));
+	return n;
+}
+
+/*
+ * If the leaf the walk @s to @x found is a huge page that a change starting
+ * or ending at @x would split, returns how many tables that takes (1, or 2
+ * for a 1 GiB page split down to 4 KiB on x86-64) and fills *@level and *@base.
+ */
+static u64 pt_edge_split(const struct pt_op *op, const struct pt_slot *s, vaddr_t x, int *level,
+			 vaddr_t *base)
+{
+	if (IS_ALIGNED(x, pte_level_size(ARCH_PT_LEAF_LEVEL_MAX)) || !pte_present(s->e) ||
+	    s->level == 1)
 		return 0;
-	if (IS_ALIGNED(x, PTE_LEVEL_SIZE(*level)))
+	*level = s->level;
+	if (IS_ALIGNED(x, pte_level_size(*level)))
 		return 0;
-	if (op->kind == PT_OP_PROTECT && (e & PTE_PROT_MASK) == op->bits)
+	if (op->kind == PT_OP_PROTECT && pte_prot_is(s->e, op->bits))
 		return 0;
-	*base = ALIGN_DOWN(x, PTE_LEVEL_SIZE(*level));
-	return *level == 3 && !IS_ALIGNED(x, PT_PAGE_2M) ? 2 : 1;
+	*base = ALIGN_DOWN(x, pte_level_size(*level));
+	return pt_split_depth(x, *level);
+}
+
+/* The deepest level (s->level or above) whose table on the walk @s also holds all of [.., @x]. */
+static int pt_slot_shared(const struct pt_slot *s, vaddr_t x)
+{
+	int l;
+
+	for (l = s->level; l < PT_LEVELS; l++)
+		if ((s->va >> pte_level_shift(l + 1)) == (x >> pte_level_shift(l + 1)))
+			break;
+	return l;
+}
+
+/* Walks @b to @x, starting where the walk @a to a nearby address still holds @x: no floor twice. */
+static void pt_slot_near(struct pt_slot *b, const struct pt_slot *a, vaddr_t x)
+{
+	int l = pt_slot_shared(a, x), m;
+
+	for (m = l; m <= PT_LEVELS; m++)
+		b->tables[m] = a->tables[m];
+	b->va = x;
+	b->table = a->tables[l];
+	b->level = l;
+	if (l == PT_LEVELS)
+		pt_count_root_walk();
+	pt_slot_descend(b);
 }
 
 /* First pass of unmap and protect: tables for the splits at both ends, each counted once. */
-static u64 pt_split_need(const struct pt_op *op, paddr_t root, vaddr_t va, vaddr_t last)
+static u64 pt_split_need(const struct pt_op *op, const struct pt_slot *s, vaddr_t last)
 {
 	int la = 0, lb = 0;
-	vaddr_t ba = 0, bb = 0;
-	u64 a = pt_edge_split(op, root, va, &la, &ba);
-	u64 b = pt_edge_split(op, root, last + 1, &lb, &bb);
+	vaddr_t va = s->va, ba = 0, bb = 0;
+	u64 a = pt_edge_split(op, s, va, &la, &ba), b = 0;
+	struct pt_slot end;
 
+	if (!IS_ALIGNED(last + 1, pte_level_size(ARCH_PT_LEAF_LEVEL_MAX))) {
+		pt_slot_near(&end, s, last + 1);
+		b = pt_edge_split(op, &end, last + 1, &lb, &bb);
+	}
 	if (!a || !b || la != lb || ba != bb)
 		return a + b;
 	/* Both ends inside one huge page: it is split once ... */
-	if (a == 2 && b == 2 && ALIGN_DOWN(va, PT_PAGE_2M) == ALIGN_DOWN(last + 1, PT_PAGE_2M))
+	if (a == 2 && b == 2 &&
+	    ALIGN_DOWN(va, pte_level_size(2)) == ALIGN_DOWN(last + 1, pte_level_size(2)))
 		return 2; /* ... and so is the one 2 MiB page holding both ends. */
 	return a + b - 1;
 }
@@ -460,32 +356,46 @@ static void pt_change_leaf(struct pt_op *op, struct page *tp, pte_t *t, unsigned
 
 	if (op->kind == PT_OP_UNMAP) {
 		old = pt_clear(tp, t, i);
-		pt_gather_range(op->g, base, base + PTE_LEVEL_SIZE(level) - 1, old & PTE_G);
-		op->g->unmapped += PTE_LEVEL_SIZE(level);
+		pt_gather_range(op->g, base, base + pte_level_size(level) - 1, pte_is_global(old));
+		op->g->unmapped += pte_level_size(level);
 		if (level == 1)
 			pt_gather_page(op->g, old);
 		return;
 	}
 	old = pt_get(t, i);
 	for (;;) {
-		seen = atomic_cmpxchg(&t[i], old, (old & ~PTE_PROT_MASK) | op->bits);
+		seen = atomic_cmpxchg(&t[i], old, pte_reprotect(old, op->bits));
 		if (seen == old)
 			return;
 		old = seen;
 	}
 }
 
+/* After an unmap below entry @i at @level: unlinks table @child if that emptied it. */
+static bool pt_change_unlink(struct pt_op *op, struct page *tp, pte_t *t, unsigned i, int level,
+			     paddr_t child, vaddr_t va)
+{
+	if (op->kind != PT_OP_UNMAP || phys_to_page(child)->priv)
+		return false;
+	/* Kernel-half root entries stay: every root shares the tables below them. */
+	if (level == PT_LEVELS && va >= ARCH_KERNEL_BOTTOM)
+		return false;
+	pt_clear(tp, t, i);
+	pt_gather_table(op->g, phys_to_page(child));
+	return true;
+}
+
 /* Applies the change to [va, last] inside entry @i at @level. */
 static void pt_change_entry(struct pt_op *op, struct page *tp, pte_t *t, unsigned i, int level,
 			    vaddr_t va, vaddr_t last)
 {
-	vaddr_t base = ALIGN_DOWN(va, PTE_LEVEL_SIZE(level));
-	bool whole = va == base && last == base + PTE_LEVEL_SIZE(level) - 1;
+	vaddr_t base = ALIGN_DOWN(va, pte_level_size(level));
+	bool whole = va == base && last == base + pte_level_size(level) - 1;
 	pte_t e = pt_get(t, i);
 	paddr_t child;
 
 	if (pte_is_leaf(e, level)) {
-		if (op->kind == PT_OP_PROTECT && (e & PTE_PROT_MASK) == op->bits)
+		if (op->kind == PT_OP_PROTECT && pte_prot_is(e, op->bits))
 			return;
 		if (whole) {
 			pt_change_leaf(op, tp, t, i, level, base);
@@ -493,17 +403,12 @@ static void pt_change_entry(struct pt_op *op, struct page *tp, pte_t *t, unsigne
 		}
 		/* The huge page's TLB entries go too, not only the part unmapped. */
 		if (op->kind == PT_OP_UNMAP)
-			pt_gather_range(op->g, base, base + PTE_LEVEL_SIZE(level) - 1, e & PTE_G);
+			pt_gather_range(op->g, base, base + pte_level_size(level) - 1, pte_is_global(e));
 		e = pt_split(op, t, i, level);
 	}
 	child = pte_addr(e, level);
 	pt_change_walk(op, child, level - 1, va, last);
-	if (op->kind != PT_OP_UNMAP || phys_to_page(child)->priv)
-		return;
-	if (level == PTE_LEVELS && va >= PT_KERNEL_BOTTOM)
-		return;
-	pt_clear(tp, t, i);
-	pt_gather_table(op->g, phys_to_page(child));
+	pt_change_unlink(op, tp, t, i, level, child, va);
 }
 
 /* Unmap removes a swap entry (protect leaves it): no translation, so nothing to flush. */
@@ -516,7 +421,7 @@ static void pt_change_swap(struct pt_op *op, struct page *tp, pte_t *t, unsigned
 		return;
 	old = pt_clear(tp, t, i);
 	op->g->swap_cleared++;
-	pt_gather_swap(op->g, va, old >> 1);
+	pt_gather_swap(op->g, va, pte_swap_value(old));
 }
 
 static void pt_change_walk(struct pt_op *op, paddr_t table, int level, vaddr_t va, vaddr_t last)
@@ -526,12 +431,12 @@ static void pt_change_walk(struct pt_op *op, paddr_t table, int level, vaddr_t v
 
 	for (;;) {
 		vaddr_t end = pt_span_last(va, level, last);
-		unsigned i = PTE_INDEX(va, level);
+		unsigned i = pte_index(va, level);
 		pte_t e = pt_get(t, i);
 
 		if (pte_present(e))
 			pt_change_entry(op, tp, t, i, level, va, end);
-		else if (pt_is_swap(e))
+		else if (pte_is_swap(e))
 			pt_change_swap(op, tp, t, i, va);
 		if (end == last)
 			return;
@@ -539,17 +444,41 @@ static void pt_change_walk(struct pt_op *op, paddr_t table, int level, vaddr_t v
 	}
 }
 
+/*
+ * The change's walk starts in the deepest table of @s that holds the whole
+ * range; on the way back up, the tables above it that the change emptied
+ * are unlinked, as pt_change_entry() does below it.
+ */
+static void pt_change_from(struct pt_op *op, const struct pt_slot *s, vaddr_t last)
+{
+	int from = pt_slot_shared(s, last), level;
+
+	if (from == PT_LEVELS)
+		pt_count_root_walk();
+	pt_change_walk(op, s->tables[from], from, s->va, last);
+	for (level = from + 1; level <= PT_LEVELS; level++) {
+		paddr_t table = s->tables[level];
+
+		if (!pt_change_unlink(op, phys_to_page(table), pt_table(table),
+				      pte_index(s->va, level), level, s->tables[level - 1], s->va))
+			return;
+	}
+}
+
+/* One walk to va serves the check of both ends and the change itself. */
 static int pt_change(struct pt_op *op, paddr_t root, vaddr_t va, u64 len)
 {
 	vaddr_t last = va + len - 1;
+	struct pt_slot s;
 	int err;
 
 	if (pt_check_range(va, len, PT_PAGE_4K))
 		return -EINVAL;
+	pt_slot_find(root, va, &s);
 	page_list_init(&op->pool);
-	err = pt_pool_fill(op, pt_split_need(op, root, va, last));
+	err = pt_pool_fill(op, pt_split_need(op, &s, last));
 	if (!err) {
-		pt_change_walk(op, root, PTE_LEVELS, va, last);
+		pt_change_from(op, &s, last);
 		ASSERT(page_list_empty(&op->pool));
 	}
 	pt_pool_drain(op);
@@ -577,83 +506,4 @@ int pt_protect(paddr_t root, vaddr_t va, u64 len, unsigned prot)
 		return -EINVAL;
 	op.bits = pt_prot_to_pte(prot);
 	return pt_change(&op, root, va, len);
-}
-
-/* roots and lookups */
-
-int pt_root_alloc(paddr_t *root, paddr_t kernel_root)
-{
-	struct page *p = pt_table_alloc();
-	pte_t *t, *k;
-	unsigned i;
-
-	if (!p)
-		return -ENOMEM;
-	*root = page_to_phys(p);
-	if (!kernel_root)
-		return 0;
-	t = pt_table(*root);
-	k = pt_table(kernel_root);
-	for (i = PML4_KERNEL_FIRST; i < PTE_PER_TABLE; i++) {
-		t[i] = pt_get(k, i);
-		if (pte_present(t[i]))
-			p->priv++;
-	}
-	return 0;
-}
-
-/* Counts the present entries of a table pt did not build, and of the tables below it. */
-static int pt_adopt_table(paddr_t table, int level)
-{
-	const pte_t *t = pt_table(table);
-	struct page *tp;
-	unsigned i, n = 0;
-	int err;
-
-	if (!pfn_valid(table >> PAGE_SHIFT))
-		return -EINVAL;
-	tp = phys_to_page(table);
-	if (page_test_flags(tp, PG_PGTABLE)) {
-		/* Reached through a second entry: emptying it must never free it. */
-		tp->priv |= PT_SHARED_TABLE;
-		return 0;
-	}
-	for (i = 0; i < PTE_PER_TABLE; i++) {
-		pte_t e = pt_get(t, i);
-
-		if (!pte_present(e))
-			continue;
-		n++;
-		if (pte_is_leaf(e, level))
-			continue;
-		err = pt_adopt_table(pte_addr(e, level), level - 1);
-		if (err)
-			return err;
-	}
-	tp->priv = n;
-	page_set_flags(tp, PG_PGTABLE);
-	pt_tables_account(1);
-	return 0;
-}
-
-int pt_root_adopt(paddr_t root)
-{
-	return pt_adopt_table(root, PTE_LEVELS);
-}
-
-int pt_root_free(paddr_t root)
-{
-	pte_t *t = pt_table(root);
-	unsigned i;
-
-	for (i = 0; i < PML4_KERNEL_FIRST; i++)
-		if (pte_present(pt_get(t, i)))
-			return -EBUSY;
-	pt_table_free(phys_to_page(root));
-	return 0;
-}
-
-u64 pt_table_pages(void)
-{
-	return atomic_load_relaxed(&pt_tables_in_use);
 }

@@ -1,5 +1,5 @@
 /*
- * 4-level page tables on a root (the physical address of a PML4): map,
+ * Page tables on a root (the physical address of the top table): map,
  * unmap, change protection and look up ranges with 4 KiB, 2 MiB and 1 GiB
  * pages, splitting a huge page when only part of it changes. Table pages
  * come from mm/pmm.c; ones that unmapping empties are unlinked and handed to
@@ -58,7 +58,7 @@ enum pt_prot {
  * naturally aligned folio of up to this many pages is never split.
  */
 #define PT_GATHER_SWAPS 64
-/* Largest swap entry value: it is stored shifted left by one, the present bit clear. */
+/* Largest swap entry value (the arch's entries must hold it: mm/pt_internal.h checks). */
 #define PT_SWAP_MAX ((1ull << 62) - 1)
 
 struct pt_gather;
@@ -211,7 +211,63 @@ int pt_populate(paddr_t root, vaddr_t va, u64 len, u64 page_size);
 /* Page-table pages allocated now, roots included. */
 u64 pt_table_pages(void);
 
+#ifdef HOST_BUILD
+/*
+ * Host builds only (a debug counter, kept off the kernel's fault path):
+ * walks that started at a root, so tests can hold each operation to one.
+ */
+extern u64 pt_debug_root_walks;
+#endif
+
 /* Single-entry operations (mm/pt_leaf.c); the fault path ones are safe under a read side. */
+
+/*
+ * Where one walk toward an address ended, so the operation that follows
+ * (install, replace, swap-in) needs no walk of its own: the table holding
+ * the entry that maps @va (a leaf at @level, possibly huge, or a swap
+ * entry at level 1), or the empty entry above it at the level where the
+ * tables end. The fault path keeps it while it holds its read side, which
+ * keeps the tables from being freed; @e is the entry as read, and the
+ * operations compare-and-exchange against the table itself.
+ */
+#define PT_MAX_LEVELS 5 /* most levels an arch may have (mm/pt_internal.h checks) */
+
+struct pt_slot {
+	vaddr_t va;	/* the address walked to */
+	paddr_t table;	/* the table holding the entry */
+	int level;	/* that table's level */
+	u64 e;		/* the entry as read (the arch's format) */
+	paddr_t tables[PT_MAX_LEVELS + 1]; /* the tables walked through, by level */
+};
+
+/* Fault path: walks @root toward @va once and fills *@s. Returns 0, or -EINVAL (bad @va). */
+int pt_slot_find(paddr_t root, vaddr_t va, struct pt_slot *s);
+
+/* A present leaf maps s->va: returns true with its physical address and protection. */
+bool pt_slot_mapped(const struct pt_slot *s, paddr_t *pa, unsigned *prot);
+
+/* A swap entry is in the slot: returns true with its value in *@swp. */
+bool pt_slot_swap(const struct pt_slot *s, u64 *swp);
+
+/*
+ * Fault path, under the caller's table lock as for pt_populate(): resumes
+ * the walk of @s where its tables ended and allocates the ones missing
+ * down to level 1 (all or none). Returns 0 (s->level is 1 now), -EEXIST
+ * (a huge leaf maps s->va) or -ENOMEM.
+ */
+int pt_slot_populate(struct pt_slot *s);
+
+/* pt_leaf_install() on the slot found: -ENOENT when s->level > 1 (pt_slot_populate() first). */
+int pt_slot_install(struct pt_slot *s, paddr_t pa, unsigned prot);
+
+/* pt_leaf_replace() on the slot found: -EAGAIN unless a 4 KiB leaf is there mapping @old_pa. */
+int pt_slot_replace(const struct pt_slot *s, paddr_t old_pa, paddr_t pa, unsigned prot);
+
+/* Fault path: the slot's entry, read again now, still holds swap entry @swp. */
+bool pt_slot_holds_swap(const struct pt_slot *s, u64 swp);
+
+/* pt_swap_to_leaf() on the slot found: -EAGAIN unless swap entry @swp is still there. */
+int pt_slot_swap_to_leaf(const struct pt_slot *s, u64 swp, paddr_t pa, unsigned prot);
 
 /*
  * Fault path: maps the 4 KiB page at @va to @pa if the entry is empty,

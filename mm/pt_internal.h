@@ -13,15 +13,14 @@
 #include "lib/atomic.h"
 #include "mm/page.h"
 #include "mm/pt.h"
-#include <arch/pte.h>
+#include <arch/mmu.h>
 
-/* Bits a protection controls; the rest (address, A, D, PS, PAT) are kept. */
-#define PTE_PROT_MASK (PTE_P | PTE_RW | PTE_US | PTE_PWT | PTE_PCD | PTE_G | PTE_NX)
-/* Non-leaf entries allow everything: the leaf alone decides (SDM Vol. 3A 4.6). */
-#define PTE_TABLE (PTE_P | PTE_RW | PTE_US)
-#define PT_USER_TOP 0x0000800000000000ull
-#define PT_KERNEL_BOTTOM 0xffff800000000000ull
-#define PT_PHYS_LAST ((1ull << 52) - 1)
+/*
+ * The entry format, level count and address-space boundaries are the
+ * arch's (the accessors of <arch/mmu.h>); nothing here names a bit.
+ */
+#define PT_LEVELS ARCH_PT_LEVELS
+#define PT_PHYS_LAST ARCH_PHYS_LAST
 /* In an adopted table's entry count: several entries point to it, so it is never unlinked. */
 #define PT_SHARED_TABLE (1ull << 63)
 
@@ -43,13 +42,13 @@ static inline void pt_set(pte_t *t, unsigned i, pte_t e)
 
 static inline bool pt_canonical(vaddr_t va)
 {
-	return va < PT_USER_TOP || va >= PT_KERNEL_BOTTOM;
+	return va_canonical(va);
 }
 
 /* Last address of the level-@level entry that holds @va, but not past @last. */
 static inline vaddr_t pt_span_last(vaddr_t va, int level, vaddr_t last)
 {
-	vaddr_t end = va | (PTE_LEVEL_SIZE(level) - 1);
+	vaddr_t end = va | (pte_level_size(level) - 1);
 
 	return MIN(end, last);
 }
@@ -61,7 +60,7 @@ static inline int pt_check_range(vaddr_t va, u64 len, u64 align)
 
 	if (!len || !IS_ALIGNED(va, align) || !IS_ALIGNED(len, align) || last < va)
 		return -EINVAL;
-	if (!pt_canonical(va) || (va >> 47) != (last >> 47))
+	if (!va_canonical(va) || !va_same_half(va, last))
 		return -EINVAL;
 	return 0;
 }
@@ -71,10 +70,17 @@ static inline bool pt_prot_valid(unsigned prot)
 	return (prot & PROT_READ) && !(prot & ~(unsigned)PROT_ALL);
 }
 
-/* A level-1 entry that is not present but not empty either: a swap entry. */
-static inline bool pt_is_swap(pte_t e)
+_Static_assert(ARCH_PT_LEVELS <= PT_MAX_LEVELS, "struct pt_slot cannot hold the arch's walk");
+
+/* mm/pt.h promises swap values up to PT_SWAP_MAX: the arch's entries must hold them. */
+_Static_assert(PT_SWAP_MAX <= ARCH_SWAP_MAX, "swap entries do not fit the arch's entries");
+
+/* A walk starts at a root: counted in host builds only (mm/pt.h pt_debug_root_walks). */
+static inline void pt_count_root_walk(void)
 {
-	return e && !pte_present(e);
+#ifdef HOST_BUILD
+	atomic_fetch_add(&pt_debug_root_walks, 1);
+#endif
 }
 
 /* The PTE bits for @prot, present bit included. */
@@ -86,8 +92,35 @@ unsigned pt_pte_to_prot(pte_t e);
 /* The leaf mapping @va, if any: its level and entry. Caller serialises as for pt_lookup(). */
 bool pt_find(paddr_t root, vaddr_t va, int *level, pte_t *e);
 
-/* Widens @g's flush range to [start, last] (mm/pt.c). */
+/*
+ * Continues the walk of @s toward s->va from s->table at s->level: stops at
+ * level 1, at a leaf, or at an empty entry (mm/pt_leaf.c), recording each
+ * table in s->tables[]. pt_slot_find() starts it at the root;
+ * pt_slot_populate() resumes it under its lock, and a range change
+ * (mm/pt.c) restarts it for its other end from the deepest table shared.
+ */
+void pt_slot_descend(struct pt_slot *s);
+
+/* Widens @g's flush range to [start, last] (mm/pt_gather.c). */
 void pt_gather_range(struct pt_gather *g, vaddr_t start, vaddr_t last, bool global);
+
+/* Queues table page @p, unlinked, to be freed after @g's flush (flushing first if @g is full). */
+void pt_gather_table(struct pt_gather *g, struct page *p);
+
+/* Queues the frame removed 4 KiB leaf @old mapped for g->release; its range is gathered already. */
+void pt_gather_page(struct pt_gather *g, pte_t old);
+
+/* Queues swap entry @swp, removed from the page at @va, for g->swap_free. */
+void pt_gather_swap(struct pt_gather *g, vaddr_t va, u64 swp);
+
+/* Hands the pending run of swap entries to g->swap_free. */
+void pt_gather_swaps_flush(struct pt_gather *g);
+
+/* A zeroed table page, counted, with no entries; NULL when out of memory (mm/pt_root.c). */
+struct page *pt_table_alloc(void);
+
+/* Frees (or forgets, for an adopted boot table) table page @p (mm/pt_root.c). */
+void pt_table_free(struct page *p);
 
 /* Counts a table page allocated or adopted (+1) or freed (-1) in pt_table_pages(). */
 void pt_tables_account(s64 delta);

@@ -1,7 +1,8 @@
 /*
  * Single-entry page-table operations (see mm/pt.h): protection encoding,
- * lookups, the fault path's install and replace of one 4 KiB leaf, swap
- * entries, and the walk over leaves. Install and replace change one entry
+ * the walk to one entry (struct pt_slot: the fault path walks once and
+ * hands the slot to the operation), lookups, the fault path's install and
+ * replace of one 4 KiB leaf, swap entries, and the walk over leaves. Install and replace change one entry
  * with one compare-and-exchange, and a level-1 table's entry count with an
  * atomic add, so several CPUs may run them on one root at once while no
  * table is added or freed under them: the caller holds its address space's
@@ -11,114 +12,135 @@
 #include "mm/pt.h"
 #include "mm/pt_internal.h"
 
-/* The one place protections become PTE bits; PROT_EXEC is the absence of NX. */
+/* The one place protections become the arch's leaf attributes; PROT_READ is implied. */
 static const struct {
 	unsigned prot;
-	pte_t bits;
-} pt_prot_bits[] = {
-	{ PROT_WRITE, PTE_RW },
-	{ PROT_USER, PTE_US },
-	{ PROT_GLOBAL, PTE_G },
-	{ PROT_NOCACHE, PTE_PCD | PTE_PWT },
+	unsigned attr;
+} pt_prot_attrs[] = {
+	{ PROT_WRITE, ARCH_ATTR_WRITE },   { PROT_USER, ARCH_ATTR_USER },
+	{ PROT_GLOBAL, ARCH_ATTR_GLOBAL }, { PROT_NOCACHE, ARCH_ATTR_NOCACHE },
+	{ PROT_EXEC, ARCH_ATTR_EXEC },
 };
 
 pte_t pt_prot_to_pte(unsigned prot)
 {
-	pte_t e = PTE_P;
-	unsigned i;
+	unsigned attrs = 0, i;
 
-	for (i = 0; i < ARRAY_SIZE(pt_prot_bits); i++)
-		if (prot & pt_prot_bits[i].prot)
-			e |= pt_prot_bits[i].bits;
-	if (!(prot & PROT_EXEC) && pt_nx_enabled)
-		e |= PTE_NX;
-	return e;
+	for (i = 0; i < ARRAY_SIZE(pt_prot_attrs); i++)
+		if (prot & pt_prot_attrs[i].prot)
+			attrs |= pt_prot_attrs[i].attr;
+	return pte_attr_bits(attrs, pt_nx_enabled);
 }
 
 unsigned pt_pte_to_prot(pte_t e)
 {
-	unsigned prot = PROT_READ;
-	unsigned i;
+	unsigned prot = PROT_READ, attrs = pte_attrs(e), i;
 
-	for (i = 0; i < ARRAY_SIZE(pt_prot_bits); i++)
-		if (e & pt_prot_bits[i].bits)
-			prot |= pt_prot_bits[i].prot;
-	if (!(e & PTE_NX))
-		prot |= PROT_EXEC;
+	for (i = 0; i < ARRAY_SIZE(pt_prot_attrs); i++)
+		if (attrs & pt_prot_attrs[i].attr)
+			prot |= pt_prot_attrs[i].prot;
 	return prot;
 }
+
+/* the walk to one entry */
+
+void pt_slot_descend(struct pt_slot *s)
+{
+	for (;;) {
+		pte_t e = pt_get(pt_table(s->table), pte_index(s->va, s->level));
+
+		s->tables[s->level] = s->table;
+		s->e = e;
+		if (s->level == 1 || !pte_present(e) || pte_is_leaf(e, s->level))
+			return;
+		s->table = pte_addr(e, s->level);
+		s->level--;
+	}
+}
+
+int pt_slot_find(paddr_t root, vaddr_t va, struct pt_slot *s)
+{
+	if (!pt_canonical(va))
+		return -EINVAL;
+	s->va = va;
+	s->table = root;
+	s->level = PT_LEVELS;
+	pt_count_root_walk();
+	pt_slot_descend(s);
+	return 0;
+}
+
+bool pt_slot_mapped(const struct pt_slot *s, paddr_t *pa, unsigned *prot)
+{
+	if (!pte_present(s->e))
+		return false;
+	if (pa)
+		*pa = pte_addr(s->e, s->level) + (s->va & (pte_level_size(s->level) - 1));
+	if (prot)
+		*prot = pt_pte_to_prot(s->e);
+	return true;
+}
+
+bool pt_slot_swap(const struct pt_slot *s, u64 *swp)
+{
+	if (s->level != 1 || !pte_is_swap(s->e))
+		return false;
+	*swp = pte_swap_value(s->e);
+	return true;
+}
+
+#ifdef HOST_BUILD
+u64 pt_debug_root_walks;
+#endif
 
 /* lookups */
 
 bool pt_find(paddr_t root, vaddr_t va, int *level, pte_t *e)
 {
-	paddr_t table = root;
-	int l;
+	struct pt_slot s;
 
-	for (l = PTE_LEVELS; l >= 1; l--) {
-		pte_t x = pt_get(pt_table(table), PTE_INDEX(va, l));
-
-		if (!pte_present(x))
-			return false;
-		if (pte_is_leaf(x, l)) {
-			*level = l;
-			*e = x;
-			return true;
-		}
-		table = pte_addr(x, l);
-	}
-	return false;
+	if (pt_slot_find(root, va, &s) || !pte_present(s.e))
+		return false;
+	*level = s.level;
+	*e = s.e;
+	return true;
 }
 
 int pt_lookup(paddr_t root, vaddr_t va, paddr_t *pa, unsigned *prot, u64 *page_size)
 {
-	int level;
-	pte_t e;
+	struct pt_slot s;
 
-	if (!pt_canonical(va))
+	if (pt_slot_find(root, va, &s))
 		return -EINVAL;
-	if (!pt_find(root, va, &level, &e))
+	if (!pt_slot_mapped(&s, NULL, prot))
 		return -ENOENT;
 	if (pa)
-		*pa = pte_addr(e, level) + (va & (PTE_LEVEL_SIZE(level) - 1));
-	if (prot)
-		*prot = pt_pte_to_prot(e);
+		*pa = pte_addr(s.e, s.level) + (va & (pte_level_size(s.level) - 1));
 	if (page_size)
-		*page_size = PTE_LEVEL_SIZE(level);
+		*page_size = pte_level_size(s.level);
 	return 0;
 }
 
-/*
- * The level-1 table holding @va in *@table. Returns 0, -ENOENT when a
- * level above has no table yet, or -EEXIST when a huge leaf maps @va.
- */
-static int pt_leaf_table(paddr_t root, vaddr_t va, paddr_t *table)
+/* The level-1 entry of @s, or NULL when the walk ended above level 1 (no table, or a huge leaf). */
+static pte_t *pt_slot_entry(const struct pt_slot *s)
 {
-	paddr_t tab = root;
-	int l;
-
-	for (l = PTE_LEVELS; l > 1; l--) {
-		pte_t e = pt_get(pt_table(tab), PTE_INDEX(va, l));
-
-		if (!pte_present(e))
-			return -ENOENT;
-		if (pte_is_leaf(e, l))
-			return -EEXIST;
-		tab = pte_addr(e, l);
-	}
-	*table = tab;
-	return 0;
+	if (s->level != 1)
+		return NULL;
+	return &pt_table(s->table)[pte_index(s->va, 1)];
 }
 
-/* Empty entry -> @e in the level-1 table @table, or -EEXIST if it is not empty. */
-static int pt_leaf_fill(paddr_t table, vaddr_t va, pte_t e)
+/* Empty level-1 entry of @s -> @e, or -EEXIST if it is not empty. */
+static int pt_slot_fill(struct pt_slot *s, pte_t e)
 {
-	pte_t *t = pt_table(table);
+	pte_t *slot = pt_slot_entry(s);
 
+	if (!slot)
+		return pte_present(s->e) ? -EEXIST : -ENOENT;
 	/* Fully ordered: the page's contents are visible before the entry is. */
-	if (atomic_cmpxchg(&t[PT_INDEX(va)], 0, e) != 0)
+	if (atomic_cmpxchg(slot, 0, e) != 0)
 		return -EEXIST;
-	atomic_fetch_add(&phys_to_page(table)->priv, 1);
+	atomic_fetch_add(&phys_to_page(s->table)->priv, 1);
+	s->e = e;
 	return 0;
 }
 
@@ -130,17 +152,21 @@ static bool pt_leaf_args_ok(vaddr_t va, paddr_t pa, unsigned prot)
 
 /* fault path */
 
+int pt_slot_install(struct pt_slot *s, paddr_t pa, unsigned prot)
+{
+	if (!pt_leaf_args_ok(s->va, pa, prot))
+		return -EINVAL;
+	return pt_slot_fill(s, pte_make_leaf(pa, pt_prot_to_pte(prot), 1));
+}
+
 int pt_leaf_install(paddr_t root, vaddr_t va, paddr_t pa, unsigned prot)
 {
-	paddr_t table;
-	int err;
+	struct pt_slot s;
 
 	if (!pt_leaf_args_ok(va, pa, prot))
 		return -EINVAL;
-	err = pt_leaf_table(root, va, &table);
-	if (err)
-		return err;
-	return pt_leaf_fill(table, va, pa | pt_prot_to_pte(prot));
+	pt_slot_find(root, va, &s);
+	return pt_slot_install(&s, pa, prot);
 }
 
 /*
@@ -156,7 +182,7 @@ static bool pt_leaf_exchange(pte_t *slot, paddr_t pa, pte_t n, bool keep_ad, pte
 	for (;;) {
 		if (!pte_present(e) || pte_addr(e, 1) != pa)
 			return false;
-		seen = atomic_cmpxchg(slot, e, keep_ad ? n | (e & (PTE_A | PTE_D)) : n);
+		seen = atomic_cmpxchg(slot, e, keep_ad ? pte_keep_ad(n, e) : n);
 		if (seen == e) {
 			*old = e;
 			return true;
@@ -165,83 +191,95 @@ static bool pt_leaf_exchange(pte_t *slot, paddr_t pa, pte_t n, bool keep_ad, pte
 	}
 }
 
+int pt_slot_replace(const struct pt_slot *s, paddr_t old_pa, paddr_t pa, unsigned prot)
+{
+	pte_t *slot = pt_slot_entry(s), old;
+
+	if (!pt_leaf_args_ok(s->va, pa, prot))
+		return -EINVAL;
+	if (!slot || !pt_leaf_exchange(slot, old_pa, pte_make_leaf(pa, pt_prot_to_pte(prot), 1),
+				       pa == old_pa, &old))
+		return -EAGAIN;
+	return 0;
+}
+
 int pt_leaf_replace(paddr_t root, vaddr_t va, paddr_t old_pa, paddr_t pa, unsigned prot)
 {
-	paddr_t table;
-	pte_t old;
+	struct pt_slot s;
 
 	if (!pt_leaf_args_ok(va, pa, prot))
 		return -EINVAL;
-	if (pt_leaf_table(root, va, &table))
-		return -EAGAIN;
-	if (!pt_leaf_exchange(&pt_table(table)[PT_INDEX(va)], old_pa, pa | pt_prot_to_pte(prot),
-			      pa == old_pa, &old))
-		return -EAGAIN;
-	return 0;
+	pt_slot_find(root, va, &s);
+	return pt_slot_replace(&s, old_pa, pa, prot);
 }
 
 /* swap entries */
 
 int pt_swap_set(paddr_t root, vaddr_t va, u64 swp)
 {
-	paddr_t table;
+	struct pt_slot s;
 	int err;
 
 	if (!swp || swp > PT_SWAP_MAX || pt_check_range(va, PT_PAGE_4K, PT_PAGE_4K))
 		return -EINVAL;
-	err = pt_populate(root, va, PT_PAGE_4K, PT_PAGE_4K);
-	if (!err)
-		err = pt_leaf_table(root, va, &table);
-	if (err)
-		return err;
-	return pt_leaf_fill(table, va, swp << 1);
+	pt_slot_find(root, va, &s);
+	err = pt_slot_populate(&s);
+	return err ? err : pt_slot_fill(&s, pte_make_swap(swp));
 }
 
 int pt_swap_lookup(paddr_t root, vaddr_t va, u64 *swp)
 {
-	paddr_t table;
-	pte_t e;
+	struct pt_slot s;
 
-	if (!pt_canonical(va) || pt_leaf_table(root, va, &table))
+	if (pt_slot_find(root, va, &s) || !pt_slot_swap(&s, swp))
 		return -ENOENT;
-	e = pt_get(pt_table(table), PT_INDEX(va));
-	if (!pt_is_swap(e))
-		return -ENOENT;
-	*swp = e >> 1;
+	return 0;
+}
+
+bool pt_slot_holds_swap(const struct pt_slot *s, u64 swp)
+{
+	pte_t *slot = pt_slot_entry(s);
+
+	return slot && swp && swp <= PT_SWAP_MAX && pt_get(slot, 0) == pte_make_swap(swp);
+}
+
+int pt_slot_swap_to_leaf(const struct pt_slot *s, u64 swp, paddr_t pa, unsigned prot)
+{
+	pte_t *slot = pt_slot_entry(s), want = pte_make_swap(swp);
+
+	if (!swp || swp > PT_SWAP_MAX || !pt_leaf_args_ok(s->va, pa, prot))
+		return -EINVAL;
+	/* Fully ordered: the page's contents are visible before the entry is. */
+	if (!slot || atomic_cmpxchg(slot, want, pte_make_leaf(pa, pt_prot_to_pte(prot), 1)) != want)
+		return -EAGAIN;
 	return 0;
 }
 
 int pt_swap_to_leaf(paddr_t root, vaddr_t va, u64 swp, paddr_t pa, unsigned prot)
 {
-	paddr_t table;
-	pte_t *t;
+	struct pt_slot s;
 
 	if (!swp || swp > PT_SWAP_MAX || !pt_leaf_args_ok(va, pa, prot))
 		return -EINVAL;
-	if (pt_leaf_table(root, va, &table))
-		return -EAGAIN;
-	t = pt_table(table);
-	/* Fully ordered: the page's contents are visible before the entry is. */
-	if (atomic_cmpxchg(&t[PT_INDEX(va)], swp << 1, pa | pt_prot_to_pte(prot)) != swp << 1)
-		return -EAGAIN;
-	return 0;
+	pt_slot_find(root, va, &s);
+	return pt_slot_swap_to_leaf(&s, swp, pa, prot);
 }
 
 int pt_leaf_to_swap(paddr_t root, vaddr_t va, paddr_t pa, u64 swp, struct pt_gather *g,
 		    unsigned *prot)
 {
-	paddr_t table;
-	pte_t old;
+	struct pt_slot s;
+	pte_t *slot, old;
 
 	if (!swp || swp > PT_SWAP_MAX || !IS_ALIGNED(pa, PT_PAGE_4K) ||
 	    pt_check_range(va, PT_PAGE_4K, PT_PAGE_4K))
 		return -EINVAL;
-	if (pt_leaf_table(root, va, &table))
-		return -ENOENT;
-	if (!pt_leaf_exchange(&pt_table(table)[PT_INDEX(va)], pa, swp << 1, false, &old))
+	pt_slot_find(root, va, &s);
+	slot = pt_slot_entry(&s);
+	if (!slot || !pt_leaf_exchange(slot, pa, pte_make_swap(swp), false, &old))
 		return -ENOENT;
 	/* The entry stays occupied, so the table's entry count does not change. */
-	pt_gather_range(g, va, va + PT_PAGE_4K - 1, old & PTE_G);
+	pt_gather_range(g, va, va + PT_PAGE_4K - 1, pte_is_global(old));
 	g->unmapped += PT_PAGE_4K;
 	*prot = pt_pte_to_prot(old);
 	return 0;
@@ -256,14 +294,14 @@ struct pt_walker {
 
 static int pt_walk_entry(const struct pt_walker *w, pte_t e, int level, vaddr_t va)
 {
-	struct pt_leaf leaf = { .va = ALIGN_DOWN(va, PTE_LEVEL_SIZE(level)),
-				.size = PTE_LEVEL_SIZE(level) };
+	struct pt_leaf leaf = { .va = ALIGN_DOWN(va, pte_level_size(level)),
+				.size = pte_level_size(level) };
 
 	if (pte_present(e)) {
 		leaf.pa = pte_addr(e, level);
 		leaf.prot = pt_pte_to_prot(e);
 	} else {
-		leaf.swp = e >> 1;
+		leaf.swp = pte_swap_value(e);
 	}
 	return w->fn(w->arg, &leaf);
 }
@@ -275,7 +313,7 @@ static int pt_walk_table(const struct pt_walker *w, paddr_t table, int level, va
 
 	for (;;) {
 		vaddr_t end = pt_span_last(va, level, last);
-		pte_t e = pt_get(t, PTE_INDEX(va, level));
+		pte_t e = pt_get(t, pte_index(va, level));
 		int err = 0;
 
 		if (pte_present(e) && !pte_is_leaf(e, level))
@@ -294,5 +332,6 @@ int pt_walk(paddr_t root, vaddr_t va, u64 len, pt_walk_fn *fn, void *arg)
 
 	if (pt_check_range(va, len, PT_PAGE_4K))
 		return -EINVAL;
-	return pt_walk_table(&w, root, PTE_LEVELS, va, va + len - 1);
+	pt_count_root_walk();
+	return pt_walk_table(&w, root, PT_LEVELS, va, va + len - 1);
 }

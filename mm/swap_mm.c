@@ -158,17 +158,15 @@ int swap_out_folio(struct mm *mm, vaddr_t va, unsigned nr, unsigned type)
 
 /* ---- swap-in ---- */
 
-/* True while the entry at @va still holds swap entry @swp. */
-static bool swapin_entry_unchanged(struct mm *mm, vaddr_t va, u64 swp)
+/* True while the entry the fault's walk found still holds swap entry @swp. */
+static bool swapin_entry_unchanged(const struct pt_slot *s, u64 swp)
 {
-	u64 cur;
-
-	return !pt_swap_lookup(mm->root, va, &cur) && cur == swp;
+	return pt_slot_holds_swap(s, swp);
 }
 
 /* Read side held, the has-cache flag of @e set by this CPU: read, map, drop the reference. */
-static int swapin_locked(struct mm *mm, const struct mm_region *r, vaddr_t va, u64 swp,
-			 swp_entry_t e)
+static int swapin_locked(struct mm *mm, const struct mm_region *r, const struct pt_slot *s,
+			 u64 swp, swp_entry_t e)
 {
 	struct page *p = page_alloc(0, 0);
 	int err;
@@ -185,7 +183,7 @@ static int swapin_locked(struct mm *mm, const struct mm_region *r, vaddr_t va, u
 	 * (after fork): every sharer reads its own, so it may be writable.
 	 */
 	page_map_inc(p);
-	err = pt_swap_to_leaf(mm->root, va, swp, page_to_phys(p), mm_region_prot(r));
+	err = pt_slot_swap_to_leaf(s, swp, page_to_phys(p), mm_region_prot(r));
 	if (err) {
 		mm_page_drop(p);
 		return err;
@@ -194,8 +192,8 @@ static int swapin_locked(struct mm *mm, const struct mm_region *r, vaddr_t va, u
 	return 0;
 }
 
-static int swap_mm_swapin(struct mm *mm, const struct mm_region *r, vaddr_t va, u64 swp,
-			  unsigned fault_flags)
+static int swap_mm_swapin(struct mm *mm, const struct mm_region *r, const struct pt_slot *s,
+			  u64 swp, unsigned fault_flags)
 {
 	swp_entry_t e;
 	int err;
@@ -207,13 +205,13 @@ static int swap_mm_swapin(struct mm *mm, const struct mm_region *r, vaddr_t va, 
 	if (err == -EEXIST)
 		return -EAGAIN; /* another CPU holds the flag: it is bringing the page in */
 	if (err) /* no reference left: another CPU brought it in, unless the entry is still here */
-		return swapin_entry_unchanged(mm, va, swp) ? err : -EAGAIN;
+		return swapin_entry_unchanged(s, swp) ? err : -EAGAIN;
 	/*
 	 * The flag was set first, so if the entry is still here the slot is
 	 * the one it names, and it stays ours until swap_cache_del(): only we
 	 * can change the entry now.
 	 */
-	err = swapin_entry_unchanged(mm, va, swp) ? swapin_locked(mm, r, va, swp, e) : -EAGAIN;
+	err = swapin_entry_unchanged(s, swp) ? swapin_locked(mm, r, s, swp, e) : -EAGAIN;
 	swap_cache_del(e, 1); /* frees the slot if that was its last reference */
 	return err;
 }

@@ -207,10 +207,10 @@ static void test_mm_destroy_restores(struct ktest *t)
 
 static u64 swap_released, swap_last;
 
-static int fake_swapin(struct mm *mm, const struct mm_region *r, vaddr_t va, u64 swp,
-		       unsigned flags)
+static int fake_swapin(struct mm *mm, const struct mm_region *r, const struct pt_slot *s,
+		       u64 swp, unsigned flags)
 {
-	(void)mm, (void)r, (void)va, (void)flags;
+	(void)mm, (void)r, (void)s, (void)flags;
 	swap_last = swp;
 	return -EIO;
 }

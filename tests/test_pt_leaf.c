@@ -6,6 +6,8 @@
  * after their flush. Private roots that no CPU loads; host and kernel.
  */
 #include "errno.h"
+#include "mm/fault.h"
+#include "mm/mm.h"
 #include "mm/page.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
@@ -307,6 +309,35 @@ static void test_pt_leaf_gather_rounds(struct ktest *t)
 	page_free(block, 8);
 }
 
+/*
+ * A fault goes down the page tables once, and so does the unmap of a
+ * range (edge checks and change together); counted by the host build's
+ * debug counter. Before the walk was shared: 6, 3 and 3 walks.
+ */
+static void test_pt_leaf_walk_once(struct ktest *t)
+{
+#ifdef HOST_BUILD
+	struct mm *mm;
+	u64 w;
+
+	KASSERT_EQ(t, mm_create(&mm), 0);
+	KASSERT_EQ(t, mm_map_region(mm, VA, 4 * KB4, MM_READ | MM_WRITE), 0);
+	w = pt_debug_root_walks;
+	KEXPECT_EQ(t, fault_handle_mm(mm, VA + KB4, FAULT_WRITE), 0); /* no tables yet */
+	KEXPECT_EQ(t, pt_debug_root_walks - w, 1);
+	w = pt_debug_root_walks;
+	KEXPECT_EQ(t, fault_handle_mm(mm, VA + 2 * KB4, FAULT_WRITE), 0); /* the table is there */
+	KEXPECT_EQ(t, pt_debug_root_walks - w, 1);
+	w = pt_debug_root_walks;
+	KEXPECT_EQ(t, mm_unmap_region(mm, VA + KB4, 2 * KB4), 0);
+	KEXPECT_EQ(t, pt_debug_root_walks - w, 1);
+	KEXPECT_EQ(t, pt_lookup(mm->root, VA + KB4, NULL, NULL, NULL), -ENOENT);
+	KEXPECT_EQ(t, mm_destroy(mm), 0);
+#else
+	ktest_skip(t, "counts walks with a host-build debug counter");
+#endif
+}
+
 static const struct ktest_case pt_leaf_cases[] = {
 	KTEST_CASE(test_pt_leaf_install),
 	KTEST_CASE(test_pt_leaf_replace),
@@ -316,5 +347,6 @@ static const struct ktest_case pt_leaf_cases[] = {
 	KTEST_CASE(test_pt_leaf_walk),
 	KTEST_CASE(test_pt_leaf_gather_release),
 	KTEST_CASE(test_pt_leaf_gather_rounds),
+	KTEST_CASE(test_pt_leaf_walk_once),
 };
 KTEST_SUITE_EXT(pt_leaf, pt_leaf_cases, mm_test_fresh_pmm, NULL, NULL);

@@ -6,6 +6,8 @@
  * several threads as several fake CPUs. The TLB hooks also invalidate the
  * fake CPU's modelled TLB (tests/host/fake_tlb.c); smp_call() runs each
  * target's function as that CPU, so a remote flush reaches its TLB.
+ * The page-table entry format is not faked here: mm/ reads it only through
+ * <arch/mmu.h>'s accessors, data that host and kernel builds share.
  */
 #include <sched.h>
 #include <setjmp.h>

@@ -1,8 +1,10 @@
 /*
- * x86-64 4-level paging entry format: bit macros, address masks, level
- * shifts and index macros only (Intel SDM Vol. 3A 4.5, tables 4-14 to
- * 4-20). Levels are numbered as mm/pt.c walks them: 4 = PML4, 3 = PDPT,
+ * x86-64 4-level paging entry format (Intel SDM Vol. 3A 4.5, tables 4-14
+ * to 4-20). Levels are numbered as mm/pt.c walks them: 4 = PML4, 3 = PDPT,
  * 2 = PD, 1 = PT. No code here beyond trivial bit helpers, no asm.
+ *
+ * For arch/ and for tests that check the encoding; mm/ uses only the
+ * accessors of <arch/mmu.h>, built on these.
  */
 #ifndef ARCH_PTE_H
 #define ARCH_PTE_H
