@@ -19,7 +19,6 @@
 #include "kernel/smp.h"
 #include "lib/atomic.h"
 #include "lib/string.h"
-#include "mm/kstack.h"
 #include <arch/cpu.h>
 #include <arch/layout.h>
 
@@ -89,11 +88,9 @@ void ap_main(unsigned cpu);
 __noreturn void ap_main(unsigned cpu)
 {
 	struct percpu *pc = percpu_of(cpu);
-	vaddr_t ist[IST_COUNT];
 
 	wrmsr(MSR_GS_BASE, (u64)(uintptr_t)pc);
-	kstack_ist_tops(cpu, ist);
-	gdt_init_cpu(cpu, ist);
+	gdt_init_cpu(cpu, kpt_stacks(cpu)->irq_top);
 	idt_load();
 	/* Only now: the trampoline's GDT lies in the identity map this drops. */
 	kpt_load_ap();
@@ -140,7 +137,7 @@ static bool start_one(unsigned cpu, u32 apic, bool silent, u64 *cycles)
 	u64 start = rdtsc_ordered(), deadline;
 
 	*(u64 *)tramp_field(ap_tramp_cpu) = cpu;
-	*(u64 *)tramp_field(ap_tramp_stack) = kstack_top(cpu);
+	*(u64 *)tramp_field(ap_tramp_stack) = kpt_stacks(cpu)->top;
 	atomic_store_release(&ap_online_flag, 0);
 	if (!silent)
 		send_startup(cpu, apic);
@@ -189,7 +186,7 @@ int smpboot_start_aps(const u32 *apic_ids, unsigned n, unsigned limit, struct sm
 
 		if (apic_ids[i] == self)
 			continue;
-		if (apic_ids[i] > apic_max_id() || kstack_alloc_cpu(next) != 0) {
+		if (apic_ids[i] > apic_max_id() || !kpt_stacks(next)) {
 			res->skipped++;
 			continue;
 		}
