@@ -95,8 +95,12 @@ struct machine_kmap {
 	paddr_t root;	 /* the kernel root, every CPU's after boot */
 	paddr_t ap_root; /* the APs' first root; 0 once mm freed it */
 	bool asids;	 /* the kernel root runs as ASID 0 and address spaces get their own */
-	/* Stacks of CPUs 0..nstacks-1 (nstacks < ncpus: memory ran out). */
-	const struct machine_stacks *stacks;
+	/*
+	 * CPUs 0..nstacks-1 have stacks (nstacks < ncpus: memory ran out): CPU
+	 * n's are at CPU 0's addresses (stack0) plus n * stack_stride.
+	 */
+	struct machine_stacks stack0;
+	u64 stack_stride;
 	unsigned nstacks;
 	/*
 	 * Later additions to the kernel half: device registers uncached (returns

@@ -97,5 +97,5 @@ void kmain(u32 magic, paddr_t info)
 		stop("usage", EXIT_USAGE, err);
 	print_memory_map();
 	bring_up(err, sizeof(err));
-	arch_run_on_stack(kmap.stacks[0].top, kmain_late);
+	arch_run_on_stack(kmap.stack0.top, kmain_late);
 }

@@ -23,7 +23,6 @@ BUILD_ASSERT(MACHINE_MAX_RESERVED <= PMM_MAX_RESERVED);
 
 static struct pmm_range boot_usable[MACHINE_MAX_RANGES];
 static struct pmm_range boot_reserved[MACHINE_MAX_RESERVED];
-static struct machine_stacks boot_stacks[MAX_CPUS];
 
 static unsigned copy_ranges(struct pmm_range *to, const struct machine_range *from, unsigned n,
 			    unsigned max)
@@ -68,7 +67,6 @@ int mm_boot_build(const struct machine_desc *d, struct machine_kmap *km, char *e
 		.root = kmap_root(),
 		.ap_root = kmap_ap_root(),
 		.asids = d->nasids != 0,
-		.stacks = boot_stacks,
 		.map_mmio = kmap_map_mmio,
 		.map_firmware = kmap_map_firmware,
 	};
@@ -89,10 +87,10 @@ int mm_boot_stacks(const struct machine_desc *d, struct machine_kmap *km, char *
 		return rc;
 	}
 	km->nstacks = 0;
-	for (unsigned cpu = 0; cpu < n && !kstack_alloc_cpu(cpu); cpu++) {
-		kstack_tops(cpu, &boot_stacks[cpu]);
-		km->nstacks = cpu + 1;
-	}
+	while (km->nstacks < n && !kstack_alloc_cpu(km->nstacks))
+		km->nstacks++;
+	kstack_tops(0, &km->stack0);
+	km->stack_stride = kstack_top(1) - kstack_top(0);
 	if (!km->nstacks) {
 		fmt_snprintf(err, errlen, "no memory for the boot CPU's stacks");
 		return -ENOMEM;

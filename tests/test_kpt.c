@@ -260,6 +260,7 @@ static void test_kpt_firmware_map(struct ktest *t)
  */
 static void test_kpt_built_from_description(struct ktest *t)
 {
+	struct machine_stacks st;
 	unsigned cpu;
 
 	KEXPECT_EQ(t, kmap_root(), kpt_root());
@@ -267,14 +268,13 @@ static void test_kpt_built_from_description(struct ktest *t)
 	KEXPECT_EQ(t, pt_nx_enabled, cpuinfo.nx);
 	KEXPECT_EQ(t, kpt_pcid(), cpuinfo.pcid);
 	for_each_cpu(cpu, &cpu_online_mask) {
-		const struct machine_stacks *st = kpt_stacks(cpu);
-
-		KASSERT(t, st != NULL);
-		KEXPECT_EQ(t, st->top, kstack_top(cpu));
-		KEXPECT_EQ(t, st->top, kstack_guard(cpu) + PAGE_SIZE + KSTACK_SIZE);
+		KASSERT(t, kpt_stacks(cpu, &st));
+		KEXPECT_EQ(t, st.top, kstack_top(cpu));
+		KEXPECT_EQ(t, st.top, kstack_guard(cpu) + PAGE_SIZE + KSTACK_SIZE);
 		for (unsigned i = 0; i < IST_COUNT; i++)
-			KEXPECT_EQ(t, pt_lookup(kpt_root(), st->irq_top[i] - 8, NULL, NULL, NULL), 0);
+			KEXPECT_EQ(t, pt_lookup(kpt_root(), st.irq_top[i] - 8, NULL, NULL, NULL), 0);
 	}
+	KEXPECT(t, !kpt_stacks(MAX_CPUS, &st));
 }
 
 static const struct ktest_case kpt_cases[] = {

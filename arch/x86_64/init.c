@@ -174,14 +174,14 @@ static unsigned stack_cpus(const struct options *opt)
 
 int arch_start_boot_cpu(const struct options *opt, char *err, size_t errlen)
 {
-	const struct machine_stacks *st = kpt_stacks(0);
+	struct machine_stacks st;
 	int rc;
 
-	if (!st) {
+	if (!kpt_stacks(0, &st)) {
 		fmt_snprintf(err, errlen, "no memory for the boot CPU's stacks");
 		return -ENOMEM;
 	}
-	gdt_init_cpu(0, st->irq_top);
+	gdt_init_cpu(0, st.irq_top);
 	if (opt->apic_fw_off && cpuinfo.apic)
 		apic_fw_disable();
 	rc = apic_probe(err, errlen);

@@ -14,6 +14,7 @@
  * go through the functions mm put in the map: arch never calls mm.
  */
 #include "arch/x86_64/kpt.h"
+#include "compiler.h"
 #include <arch/arch.h>
 #include <arch/cpu.h>
 #include <arch/layout.h>
@@ -68,9 +69,17 @@ bool kpt_pcid(void)
 	return kpt_km && kpt_km->asids;
 }
 
-const struct machine_stacks *kpt_stacks(unsigned cpu)
+bool kpt_stacks(unsigned cpu, struct machine_stacks *out)
 {
-	return kpt_km && cpu < kpt_km->nstacks ? &kpt_km->stacks[cpu] : NULL;
+	u64 off;
+
+	if (!kpt_km || cpu >= kpt_km->nstacks)
+		return false;
+	off = cpu * kpt_km->stack_stride;
+	out->top = kpt_km->stack0.top + off;
+	for (unsigned i = 0; i < ARRAY_SIZE(out->irq_top); i++)
+		out->irq_top[i] = kpt_km->stack0.irq_top[i] ? kpt_km->stack0.irq_top[i] + off : 0;
+	return true;
 }
 
 void *kpt_map_mmio(paddr_t pa, u64 len)

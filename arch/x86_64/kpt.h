@@ -29,8 +29,8 @@ paddr_t kpt_trampoline_root(void);
 /* True when every CPU runs with CR4.PCIDE. */
 bool kpt_pcid(void);
 
-/* CPU @cpu's stacks as mm mapped them, or NULL when it has none. */
-const struct machine_stacks *kpt_stacks(unsigned cpu);
+/* Fills @out with CPU @cpu's stacks as mm mapped them; false when it has none. */
+bool kpt_stacks(unsigned cpu, struct machine_stacks *out);
 
 /* On an AP, first thing in 64-bit C code: loads the kernel root and enables PCID as the boot CPU did. */
 void kpt_load_ap(void);
