@@ -8,6 +8,10 @@
 # Knobs (-D overrides, printed in the MMLAB header): MAX_CPUS.
 
 O ?= build
+# One spelling of every output path: the dependency files name their targets
+# as $(O) was spelled, and run.sh passes an absolute O, so a relative one
+# here would leave header changes untracked under run.sh.
+override O := $(abspath $(O))
 V ?= 0
 CROSS_COMPILE ?=
 MAX_CPUS ?= 1024
@@ -45,6 +49,7 @@ LIB_SRCS := lib/errno.c lib/format.c lib/parse.c lib/stats.c lib/string.c
 MM_SRCS := mm/devmem.c mm/fault.c mm/fork.c mm/kstack.c mm/mapping.c mm/pin.c mm/tlb.c mm/tlb_designs.c mm/mm.c mm/page.c mm/pagemap.c mm/pmm.c mm/pt.c mm/pt_gather.c mm/pt_leaf.c mm/pt_root.c \
 	mm/swap.c mm/swap_check.c mm/swap_cluster.c mm/swap_free.c mm/swap_mm.c mm/swapdev.c
 MM_SRCS += mm/quarantine.c
+MM_SRCS += mm/boot_mem.c mm/kernel_map.c
 BENCH_SRCS := bench/bench.c bench/bench_design.c bench/bench_result.c bench/bench_faultlock.c bench/bench_ipi.c bench/bench_pagemap.c bench/bench_pin.c bench/bench_swapfree.c bench/bench_tlb.c \
 	bench/read_loss.c bench/tlb_readers.c
 # Tests that build for both the host and the kernel, then kernel-only ones.
@@ -71,6 +76,8 @@ HOST_LIB_SRCS := boot/mb1_cmdline.c arch/x86_64/acpi.c boot/bootinfo.c bench/rea
 HOST_LIB_SRCS += mm/quarantine.c
 
 HOST_LIB_SRCS += mm/devmem.c
+HOST_LIB_SRCS += mm/kernel_map.c
+TEST_HOST_SRCS += tests/test_kernel_map.c
 KERNEL_ALL_SRCS := $(BOOT_SRCS) $(ARCH_SRCS) $(KERNEL_SRCS) $(LIB_SRCS) $(MM_SRCS) \
 	$(BENCH_SRCS) $(TEST_COMMON_SRCS) $(TEST_KERNEL_SRCS)
 KOBJS := $(patsubst %,$(O)/kernel/%.o,$(KERNEL_ALL_SRCS))

@@ -1,9 +1,13 @@
 /*
  * kmain: the boot CPU's path from boot/entry.S to the end of the run. The
  * order matters: boot information and the command line first (the console
- * port is an option), then the console and CPU tables, then the machine
- * (memory, clocks, every CPU), and on the boot CPU's guarded stack the
- * header and the run. printk holds everything said before the header, so
+ * port is an option), then the console and CPU tables, then the machine:
+ * arch describes it (firmware tables, clocks, the memory map, the MMU),
+ * mm builds the kernel's memory from that description (frame allocator,
+ * kernel map, stacks), arch loads the kernel map, mm frees what only the
+ * new map reaches and maps the stacks, arch starts the boot CPU's devices
+ * and the other CPUs, and mm drops the APs' first root. Then, on the boot
+ * CPU's guarded stack, the header and the run. printk holds everything said before the header, so
  * the header is always the first line, even when bring-up fails.
  */
 #include "boot/bootinfo.h"
@@ -12,10 +16,13 @@
 #include "kernel/printk.h"
 #include "kernel/report.h"
 #include "kernel/run.h"
-#include "mm/kstack.h"
+#include "machine.h"
+#include "mm/boot_mem.h"
 #include <arch/arch.h>
 
 struct options options;
+static struct machine_desc machine;
+static struct machine_kmap kmap;
 
 static void print_memory_map(void)
 {
@@ -48,6 +55,24 @@ static __noreturn void kmain_late(void)
 	run_main(&options);
 }
 
+/* The machine and its memory, in order (see the top of this file); stops on a fatal error. */
+static void bring_up(char *err, size_t errlen)
+{
+	int rc;
+
+	if (arch_init(&options, &machine, err, errlen) ||
+	    mm_boot_build(&machine, &kmap, err, errlen))
+		stop("fail", EXIT_FAIL, err);
+	arch_load_kmap(&kmap);
+	if (mm_boot_stacks(&machine, &kmap, err, errlen) ||
+	    arch_start_boot_cpu(&options, err, errlen))
+		stop("fail", EXIT_FAIL, err);
+	rc = arch_start_aps(&options, err, errlen);
+	mm_boot_done(&kmap); /* every AP that came up runs on the kernel root now */
+	if (rc)
+		stop("fail", EXIT_FAIL, err);
+}
+
 void kmain(u32 magic, paddr_t info);
 
 void kmain(u32 magic, paddr_t info)
@@ -71,7 +96,6 @@ void kmain(u32 magic, paddr_t info)
 	if (opt_err)
 		stop("usage", EXIT_USAGE, err);
 	print_memory_map();
-	if (arch_init(&options, err, sizeof(err)))
-		stop("fail", EXIT_FAIL, err);
-	arch_run_on_stack(kstack_top(0), kmain_late);
+	bring_up(err, sizeof(err));
+	arch_run_on_stack(kmap.stack0.top, kmain_late);
 }

@@ -13,15 +13,20 @@
 #include <arch/layout.h>
 
 BUILD_ASSERT(KSTACK_GUARD_SIZE + KSTACK_SIZE +
-		     KSTACK_IST_COUNT * (KSTACK_GUARD_SIZE + KSTACK_IST_SIZE) <=
+		     MACHINE_MAX_IRQ_STACKS * (KSTACK_GUARD_SIZE + KSTACK_IST_SIZE) <=
 	     KSTACK_SLOT_SIZE);
 
 static paddr_t kstack_root;
+static unsigned kstack_nirq;
 static cpumask_t kstack_allocated;
 
-void kstack_init(paddr_t kernel_root)
+int kstack_init(paddr_t kernel_root, unsigned irq_stacks)
 {
+	if (irq_stacks > MACHINE_MAX_IRQ_STACKS)
+		return -EINVAL;
 	kstack_root = kernel_root;
+	kstack_nirq = irq_stacks;
+	return 0;
 }
 
 static vaddr_t slot_base(unsigned cpu)
@@ -45,10 +50,11 @@ vaddr_t kstack_top(unsigned cpu)
 	return slot_base(cpu) + KSTACK_GUARD_SIZE + KSTACK_SIZE;
 }
 
-void kstack_ist_tops(unsigned cpu, vaddr_t tops[KSTACK_IST_COUNT])
+void kstack_tops(unsigned cpu, struct machine_stacks *out)
 {
-	for (unsigned i = 0; i < KSTACK_IST_COUNT; i++)
-		tops[i] = ist_base(cpu, i) + KSTACK_IST_SIZE;
+	*out = (struct machine_stacks){ .top = kstack_top(cpu) };
+	for (unsigned i = 0; i < kstack_nirq; i++)
+		out->irq_top[i] = ist_base(cpu, i) + KSTACK_IST_SIZE;
 }
 
 static unsigned order_of(u64 bytes)
@@ -85,7 +91,7 @@ int kstack_alloc_cpu(unsigned cpu)
 	if (cpumask_test_cpu(cpu, &kstack_allocated))
 		return 0;
 	err = map_stack(slot_base(cpu) + KSTACK_GUARD_SIZE, KSTACK_SIZE);
-	for (unsigned i = 0; !err && i < KSTACK_IST_COUNT; i++)
+	for (unsigned i = 0; !err && i < kstack_nirq; i++)
 		err = map_stack(ist_base(cpu, i), KSTACK_IST_SIZE);
 	if (err)
 		return err; /* the few frames mapped so far stay with the slot for a retry */

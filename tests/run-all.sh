@@ -163,6 +163,17 @@ check deps_nonroot_fails "$([ $? = 1 ] && echo 1 || echo 0)"
 check deps_nonroot_names_command "$(has "$contract_runs/deps.out" 'apt-get install -y --no-install-recommends make gcc qemu-system-x86')"
 rm -rf "$deps_dir"
 
+# Header changes are seen by make however O= is spelled: run.sh passes an absolute one,
+# make test a relative one, and both must rebuild what includes a changed header.
+for spelling in absolute relative; do
+	o=$O
+	[ $spelling = absolute ] || o=$(realpath --relative-to="$here" "$O")
+	make -s -C "$here" -q -W mm/pt.h O="$o" "$O/kernel/mm/fault.c.o" > /dev/null 2>&1
+	rc=$?
+	check "build_tracks_headers_${spelling}_O" "$([ $rc = 1 ] && echo 1 || echo 0)" \
+		"make -q -W mm/pt.h O=$o: exit $rc (1: the object is out of date, as it must be)"
+done
+
 expect_run bad-flag 2 --no-such-flag
 check bad_flag_named "$(has "$last_out" "no-such-flag")"
 

@@ -1,5 +1,6 @@
 /*
- * Self-tests of the kernel's own page tables (arch/x86_64/kpt.c): every
+ * Self-tests of the kernel's own page tables (built by mm/kernel_map.c
+ * from arch/x86_64/mem.c's description, loaded by arch/x86_64/kpt.c): every
  * CPU runs on the kernel root with global pages (and PCIDs when the CPU
  * has them); every kernel-half PML4 entry exists and address spaces share
  * them; the image is mapped by section; the direct map is RW and NX, with
@@ -12,6 +13,7 @@
 #include "arch/x86_64/acpi.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpuinfo.h"
+#include "arch/x86_64/gdt.h"
 #include "arch/x86_64/init.h"
 #include "arch/x86_64/kpt.h"
 #include "arch/x86_64/traps.h"
@@ -19,6 +21,7 @@
 #include "errno.h"
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
+#include "mm/kernel_map.h"
 #include "mm/kstack.h"
 #include "mm/mm.h"
 #include "mm/page.h"
@@ -233,10 +236,10 @@ static void test_kpt_stack_guards(struct ktest *t)
  */
 static void test_kpt_firmware_map(struct ktest *t)
 {
-	struct kpt_stats s;
+	struct kmap_stats s, after;
 	unsigned prot = 0;
 
-	kpt_stats_get(&s);
+	kmap_stats_get(&s);
 	KEXPECT_GT(t, s.direct_bytes, 0);
 	KEXPECT_EQ(t, s.direct_bytes, s.direct_1g + s.direct_2m);
 	KEXPECT(t, kpt_map_firmware(0xf0000, 0x10000)); /* RAM-like: mapped already */
@@ -246,6 +249,32 @@ static void test_kpt_firmware_map(struct ktest *t)
 	KEXPECT(t, kpt_map_firmware(0xfd00000000ul + 0x10, 8));
 	KEXPECT_EQ(t, pt_lookup(kpt_root(), DIRECT_MAP_BASE + 0xfd00000000ul, NULL, &prot, NULL), 0);
 	KEXPECT_EQ(t, prot & (PROT_WRITE | PROT_NOCACHE), 0);
+	kmap_stats_get(&after);
+	KEXPECT_EQ(t, after.firmware_4k, s.firmware_4k + 1);
+}
+
+/*
+ * What arch loaded is what mm built from arch's description: the same
+ * root, NX and PCIDs as CPUID has them, and every online CPU on the stacks
+ * mm mapped for it (the table arch reads is kstack.c's layout).
+ */
+static void test_kpt_built_from_description(struct ktest *t)
+{
+	struct machine_stacks st;
+	unsigned cpu;
+
+	KEXPECT_EQ(t, kmap_root(), kpt_root());
+	KEXPECT_EQ(t, kmap_ap_root(), 0);
+	KEXPECT_EQ(t, pt_nx_enabled, cpuinfo.nx);
+	KEXPECT_EQ(t, kpt_pcid(), cpuinfo.pcid);
+	for_each_cpu(cpu, &cpu_online_mask) {
+		KASSERT(t, kpt_stacks(cpu, &st));
+		KEXPECT_EQ(t, st.top, kstack_top(cpu));
+		KEXPECT_EQ(t, st.top, kstack_guard(cpu) + PAGE_SIZE + KSTACK_SIZE);
+		for (unsigned i = 0; i < IST_COUNT; i++)
+			KEXPECT_EQ(t, pt_lookup(kpt_root(), st.irq_top[i] - 8, NULL, NULL, NULL), 0);
+	}
+	KEXPECT(t, !kpt_stacks(MAX_CPUS, &st));
 }
 
 static const struct ktest_case kpt_cases[] = {
@@ -257,5 +286,6 @@ static const struct ktest_case kpt_cases[] = {
 	KTEST_CASE(test_kpt_no_execute),
 	KTEST_CASE(test_kpt_stack_guards),
 	KTEST_CASE(test_kpt_firmware_map),
+	KTEST_CASE(test_kpt_built_from_description),
 };
 KTEST_SUITE(kpt, kpt_cases);

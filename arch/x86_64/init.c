@@ -1,9 +1,13 @@
 /*
- * Bringing the machine up after the console: ACPI tables, the TSC clock,
- * memory, the boot CPU's guarded stack, the local APIC, every other CPU,
- * and the TSC synchronisation check; then the facts the MMLAB header
- * records. Boot CPU only. Problems that still leave a usable machine are
- * printed as "# WARN" lines (after the header: printk holds early output).
+ * Bringing the machine up after the console, in the steps kernel/main.c
+ * calls around mm's: ACPI tables, the TSC clock and the description of the
+ * machine's memory (arch_init()); loading the kernel map mm built from it
+ * (arch_load_kmap()); the boot CPU's TSS on its guarded stacks, the local
+ * APIC and the legacy interrupt controllers (arch_start_boot_cpu()); every
+ * other CPU and the TSC synchronisation check (arch_start_aps()); then the
+ * facts the MMLAB header records. Boot CPU only. Problems that still leave
+ * a usable machine are printed as "# WARN" lines (after the header: printk
+ * holds early output).
  */
 #include "arch/x86_64/acpi.h"
 #include "arch/x86_64/apic.h"
@@ -26,7 +30,6 @@
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "lib/format.h"
-#include "mm/kstack.h"
 #include <arch/arch.h>
 #include <arch/cpu.h>
 
@@ -36,7 +39,6 @@ void ipi_init(void);
 void ipi_mark_aps_started(void);
 
 static struct acpi_info acpi;
-static struct mem_boot_stats mem_stats;
 static struct smpboot_result smp_res;
 static struct tsc_sync_result sync_res;
 static u32 apic_ids[MAX_CPUS];
@@ -154,20 +156,32 @@ static void irqchips_quiesce(void)
 	printk("%s\n", line);
 }
 
-static int init_boot_cpu(const struct options *opt, char *err, size_t errlen)
+/*
+ * How many CPUs need stacks: this one, plus every other enabled one in the
+ * MADT up to cpus= (MAX_CPUS at most), as smpboot_start_aps() will try them.
+ */
+static unsigned stack_cpus(const struct options *opt)
 {
-	vaddr_t ist[KSTACK_IST_COUNT];
+	unsigned limit = MIN(cpu_limit(opt), (unsigned)MAX_CPUS), others = 0;
+	u32 self = acpi_this_cpu_apic_id();
+
+	if (!acpi.madt.present || limit <= 1)
+		return 1;
+	for (unsigned i = 0; i < acpi.madt.ncpus; i++)
+		others += acpi.madt.cpu[i].enabled && acpi.madt.cpu[i].apic_id != self;
+	return 1 + MIN(others, limit - 1);
+}
+
+int arch_start_boot_cpu(const struct options *opt, char *err, size_t errlen)
+{
+	struct machine_stacks st;
 	int rc;
 
-	rc = mem_boot_init(&mem_stats, err, errlen);
-	if (rc)
-		return rc;
-	if (kstack_alloc_cpu(0)) {
+	if (!kpt_stacks(0, &st)) {
 		fmt_snprintf(err, errlen, "no memory for the boot CPU's stacks");
 		return -ENOMEM;
 	}
-	kstack_ist_tops(0, ist);
-	gdt_init_cpu(0, ist);
+	gdt_init_cpu(0, st.irq_top);
 	if (opt->apic_fw_off && cpuinfo.apic)
 		apic_fw_disable();
 	rc = apic_probe(err, errlen);
@@ -178,13 +192,12 @@ static int init_boot_cpu(const struct options *opt, char *err, size_t errlen)
 	if (rc)
 		return rc;
 	percpu_of(0)->apic_id = apic_id();
+	irqchips_quiesce();
 	return 0;
 }
 
-int arch_init(const struct options *opt, char *err, size_t errlen)
+int arch_init(const struct options *opt, struct machine_desc *d, char *err, size_t errlen)
 {
-	int rc;
-
 	acpi_init(&acpi);
 	acpi_report(&acpi);
 	if (cpuinfo_missing()) {
@@ -198,14 +211,18 @@ int arch_init(const struct options *opt, char *err, size_t errlen)
 	if (!cpuinfo.tsc_invariant)
 		printk("# WARN tsc: not invariant (CPUID 0x80000007 EDX[8] clear): cycle counts may "
 		       "not be comparable across power states\n");
-	rc = init_boot_cpu(opt, err, errlen);
-	if (rc)
-		return rc;
-	irqchips_quiesce();
-	rc = bring_up_cpus(opt, err, errlen);
-	kpt_trampoline_free(); /* every AP that came up runs on the kernel root now */
-	mem_report();
-	return rc;
+	mem_describe(d, stack_cpus(opt));
+	return 0;
+}
+
+void arch_load_kmap(const struct machine_kmap *km)
+{
+	kpt_load(km);
+}
+
+int arch_start_aps(const struct options *opt, char *err, size_t errlen)
+{
+	return bring_up_cpus(opt, err, errlen);
 }
 
 void arch_describe(struct json *j)

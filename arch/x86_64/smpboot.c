@@ -19,7 +19,6 @@
 #include "kernel/smp.h"
 #include "lib/atomic.h"
 #include "lib/string.h"
-#include "mm/kstack.h"
 #include <arch/cpu.h>
 #include <arch/layout.h>
 
@@ -89,11 +88,11 @@ void ap_main(unsigned cpu);
 __noreturn void ap_main(unsigned cpu)
 {
 	struct percpu *pc = percpu_of(cpu);
-	vaddr_t ist[IST_COUNT];
+	struct machine_stacks st;
 
 	wrmsr(MSR_GS_BASE, (u64)(uintptr_t)pc);
-	kstack_ist_tops(cpu, ist);
-	gdt_init_cpu(cpu, ist);
+	kpt_stacks(cpu, &st); /* start_one() checked */
+	gdt_init_cpu(cpu, st.irq_top);
 	idt_load();
 	/* Only now: the trampoline's GDT lies in the identity map this drops. */
 	kpt_load_ap();
@@ -138,9 +137,11 @@ static void send_startup(unsigned cpu, u32 apic)
 static bool start_one(unsigned cpu, u32 apic, bool silent, u64 *cycles)
 {
 	u64 start = rdtsc_ordered(), deadline;
+	struct machine_stacks st;
 
+	kpt_stacks(cpu, &st); /* smpboot_start_aps() checked */
 	*(u64 *)tramp_field(ap_tramp_cpu) = cpu;
-	*(u64 *)tramp_field(ap_tramp_stack) = kstack_top(cpu);
+	*(u64 *)tramp_field(ap_tramp_stack) = st.top;
 	atomic_store_release(&ap_online_flag, 0);
 	if (!silent)
 		send_startup(cpu, apic);
@@ -178,6 +179,7 @@ int smpboot_start_aps(const u32 *apic_ids, unsigned n, unsigned limit, struct sm
 	u32 self = apic_id();
 	u64 begin = rdtsc_ordered();
 	unsigned next = 1, tried = 0, tries = count_tries(apic_ids, n, limit, self);
+	struct machine_stacks st;
 
 	memset(res, 0, sizeof(*res));
 	trampoline_pa = find_trampoline_page();
@@ -189,7 +191,7 @@ int smpboot_start_aps(const u32 *apic_ids, unsigned n, unsigned limit, struct sm
 
 		if (apic_ids[i] == self)
 			continue;
-		if (apic_ids[i] > apic_max_id() || kstack_alloc_cpu(next) != 0) {
+		if (apic_ids[i] > apic_max_id() || !kpt_stacks(next, &st)) {
 			res->skipped++;
 			continue;
 		}

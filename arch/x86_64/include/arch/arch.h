@@ -11,6 +11,8 @@
 #include "types.h"
 
 struct options;
+struct machine_desc;
+struct machine_kmap;
 /*
  * Boot-CPU bring-up before the header is printed: CPU identification,
  * GDT/TSS and IDT, and the console: console= from @opt (NULL when the
@@ -21,12 +23,24 @@ struct options;
 bool arch_early_init(const struct options *opt);
 
 /*
- * Brings the machine up after arch_early_init(): firmware tables, clocks,
- * memory (frame allocator, direct map, stacks), interrupt controllers and
- * every CPU the options allow. Problems that leave a usable machine are
+ * Bring-up after arch_early_init(), in the order kernel/main.c calls it,
+ * with mm's steps (mm/boot_mem.h) between: arch describes, mm builds, arch
+ * loads, then the CPUs start. Problems that leave a usable machine are
  * printed as warnings; a fatal one returns a negative error with @err set.
+ *
+ * arch_init(): firmware tables and clocks, then fills @d with the machine's
+ * memory map, image sections and MMU features (include/machine.h).
  */
-int arch_init(const struct options *opt, char *err, size_t errlen);
+int arch_init(const struct options *opt, struct machine_desc *d, char *err, size_t errlen);
+
+/* Switches the boot CPU to the kernel map mm built (@km must outlive the run). */
+void arch_load_kmap(const struct machine_kmap *km);
+
+/* The boot CPU's TSS on its stacks from the kernel map, its local APIC, the legacy interrupt controllers. */
+int arch_start_boot_cpu(const struct options *opt, char *err, size_t errlen);
+
+/* Every other CPU the options allow, on the kernel map; then the TSC check. */
+int arch_start_aps(const struct options *opt, char *err, size_t errlen);
 
 /* Switches this CPU to the stack whose top is @top and calls @fn there; never returns. */
 __attribute__((noreturn)) void arch_run_on_stack(vaddr_t top, void (*fn)(void));
