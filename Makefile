@@ -220,7 +220,7 @@ FUZZ_SECONDS ?= 60
 # Seconds one input may take: longer is a bug (a stall at boot, worse under TCG).
 FUZZ_TIMEOUT ?= 2
 FUZZ_TARGETS := acpi mb1 mb2 console cmdline
-FUZZ_LIB_SRCS := arch/x86_64/acpi.c arch/x86_64/console.c boot/bootinfo.c kernel/cmdline.c \
+FUZZ_LIB_SRCS := arch/x86_64/acpi.c arch/x86_64/console.c boot/bootinfo.c boot/mb1_cmdline.c kernel/cmdline.c \
 	lib/errno.c lib/format.c lib/parse.c tests/fuzz/fuzz_mem.c tests/fuzz/fuzz_bootinfo.c
 FUZZ_LIB_OBJS := $(patsubst %,$(O)/fuzz/obj/%.o,$(FUZZ_LIB_SRCS))
 FUZZ_BINS := $(patsubst %,$(O)/fuzz/fuzz_%,$(FUZZ_TARGETS))
