@@ -12,6 +12,7 @@
 #include "kernel/cpumask.h"
 #include "kernel/printk.h"
 #include "lib/format.h"
+#include "mm/fault.h"
 #include "mm/kernel_map.h"
 #include "mm/kstack.h"
 #include "mm/mm.h"
@@ -63,6 +64,7 @@ int mm_boot_build(const struct machine_desc *d, struct machine_kmap *km, char *e
 	if (rc)
 		return rc;
 	mm_init(kmap_root(), d->nasids);
+	fault_init(); /* the arch's #PF handler reaches mm/fault.c through this hook */
 	*km = (struct machine_kmap){
 		.root = kmap_root(),
 		.ap_root = kmap_ap_root(),

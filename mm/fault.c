@@ -61,6 +61,24 @@ const char *fault_strerror(int err)
 	}
 }
 
+/* The arch hook's question, interrupts off: only with an address space loaded. */
+static bool fault_wants(vaddr_t addr)
+{
+	(void)addr;
+	return mm_current() != NULL;
+}
+
+static const struct arch_fault_hook fault_hook = {
+	.wants = fault_wants,
+	.handle = fault_handle,
+	.strerror = fault_strerror,
+};
+
+void fault_init(void)
+{
+	arch_set_fault_hook(&fault_hook);
+}
+
 /* The region must allow the access (reads it always does). */
 static int fault_check_access(const struct mm_region *r, unsigned flags)
 {

@@ -1,7 +1,8 @@
 /*
  * The page-fault path, architecture-neutral. The arch's #PF handler calls
- * fault_handle() for a fault on a lower-half address while an address
- * space is loaded, with the error code decoded into FAULT_* flags; a
+ * fault_handle(), through the hook fault_init() registers (arch.h's
+ * arch_set_fault_hook()), for a fault on a lower-half address while an
+ * address space is loaded, with the error code decoded into FAULT_* flags; a
  * non-zero return means "not resolved": the arch reports the exception as
  * it reports any other. Faults resolved are counted per CPU
  * (PCPU_PAGE_FAULTS), and each kind in fault_event_count().
@@ -16,13 +17,14 @@
 #define MM_FAULT_H
 
 #include "types.h"
+#include <arch/arch.h>
 
 struct mm;
 
 /* Fault flags, decoded from the hardware's error code. */
-#define FAULT_WRITE (1u << 0)	/* the access was a write */
-#define FAULT_PRESENT (1u << 1) /* the page was present: a protection violation */
-#define FAULT_EXEC (1u << 2)	/* the access was an instruction fetch */
+#define FAULT_WRITE ARCH_FAULT_WRITE	/* the access was a write */
+#define FAULT_PRESENT ARCH_FAULT_PRESENT /* the page was present: a protection violation */
+#define FAULT_EXEC ARCH_FAULT_EXEC	/* the access was an instruction fetch */
 
 /* What resolved faults did, counted per CPU. */
 enum fault_event {
@@ -49,6 +51,9 @@ int fault_handle_mm(struct mm *mm, vaddr_t addr, unsigned flags);
 
 /* A sentence on why fault_handle() returned @err, for the exception report. */
 const char *fault_strerror(int err);
+
+/* Registers fault_handle() as the arch's page-fault hook. Boot CPU, once, after mm_init(). */
+void fault_init(void);
 
 /* Sum over every CPU of the faults that ended in @ev. */
 u64 fault_event_count(enum fault_event ev);

@@ -2,7 +2,8 @@
  * Exception reports, the fault catcher used by self-tests, and dispatch of
  * interrupt vectors to registered handlers. Runs in interrupt context with
  * interrupts off (all IDT entries are interrupt gates), except that a page
- * fault mm/fault.c resolves runs with them as the faulting code had them.
+ * fault the page-fault hook (arch_set_fault_hook()) resolves runs with them
+ * as the faulting code had them.
  * The handler table is written only during bring-up, before the vector can
  * fire.
  */
@@ -15,8 +16,6 @@
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "lib/format.h"
-#include "mm/fault.h"
-#include "mm/mm.h"
 #include <arch/arch.h>
 #include <arch/cpu.h>
 #include <arch/layout.h>
@@ -48,6 +47,13 @@ BUILD_ASSERT(offsetof(struct fault_catch, rip) == 8);
 int fault_catch_call(void (*fn)(void *), void *arg, struct fault_catch *c);
 
 static struct fault_catch fault_catchers[MAX_CPUS];
+/* Written once at boot, before the first fault the hook should see. */
+static const struct arch_fault_hook *fault_hook;
+
+void arch_set_fault_hook(const struct arch_fault_hook *hook)
+{
+	fault_hook = hook;
+}
 static irq_handler_t irq_handlers[256];
 
 static const char *const exception_names[32] = {
@@ -161,7 +167,7 @@ static void print_pf_error(u64 err)
 	       err & 16 ? ", instruction fetch" : "", err & 8 ? ", reserved bit set" : "");
 }
 
-/* @pf_err: what mm/fault.c said about a page fault it could not resolve (0: not asked). */
+/* @pf_err: what the fault hook said about a page fault it could not resolve (0: not asked). */
 static void report_exception(const struct trap_frame *f, u64 cr2, int pf_err)
 {
 	printk("mmlab: EXCEPTION %s (vector %lu) on CPU %u\n", trap_name(f->vector), f->vector,
@@ -170,7 +176,7 @@ static void report_exception(const struct trap_frame *f, u64 cr2, int pf_err)
 	if (f->vector == VEC_PF)
 		print_pf_error(f->error);
 	if (pf_err)
-		printk("  page fault not resolved: %s (%s)\n", fault_strerror(pf_err),
+		printk("  page fault not resolved: %s (%s)\n", fault_hook->strerror(pf_err),
 		       errno_name(pf_err));
 	print_symbol_line("  RIP ", f->rip);
 	printk("  RSP 0x%016lx  RFLAGS 0x%016lx  CS 0x%lx  SS 0x%lx\n", f->rsp, f->rflags, f->cs,
@@ -184,30 +190,31 @@ static void report_exception(const struct trap_frame *f, u64 cr2, int pf_err)
 	trap_backtrace(f->rip, f->rbp);
 }
 
-/* FAULT_* flags from a #PF error code (SDM Vol. 3A 4.7). */
+/* ARCH_FAULT_* flags from a #PF error code (SDM Vol. 3A 4.7). */
 static unsigned pf_flags(u64 error)
 {
-	return (error & PF_ERR_WRITE ? FAULT_WRITE : 0) |
-	       (error & PF_ERR_PRESENT ? FAULT_PRESENT : 0) |
-	       (error & PF_ERR_FETCH ? FAULT_EXEC : 0);
+	return (error & PF_ERR_WRITE ? ARCH_FAULT_WRITE : 0) |
+	       (error & PF_ERR_PRESENT ? ARCH_FAULT_PRESENT : 0) |
+	       (error & PF_ERR_FETCH ? ARCH_FAULT_EXEC : 0);
 }
 
 /*
- * A page fault in the lower half while an address space is loaded goes to
- * mm/fault.c, with interrupts back on when the faulting code had them (a
+ * A page fault in the lower half that the fault hook wants (mm/fault.c's:
+ * an address space is loaded) goes to the hook, with interrupts back on when the faulting code had them (a
  * copy-on-write fault waits for TLB flush IPIs, and this CPU must keep
  * answering other CPUs' while it waits for the address space's lock).
- * Returns 0 when resolved, 1 when not for mm/, else mm/'s error.
+ * Returns 0 when resolved, 1 when not the hook's, else the hook's error.
  */
 static int handle_page_fault(struct trap_frame *f, u64 cr2)
 {
 	int err;
 
-	if (cr2 >= USER_SPACE_TOP || (f->error & PF_ERR_RSVD) || !mm_current())
+	if (cr2 >= USER_SPACE_TOP || (f->error & PF_ERR_RSVD) || !fault_hook ||
+	    !fault_hook->wants(cr2))
 		return 1;
 	if (f->rflags & X86_RFLAGS_IF)
 		sti();
-	err = fault_handle(cr2, pf_flags(f->error));
+	err = fault_hook->handle(cr2, pf_flags(f->error));
 	cli();
 	return err;
 }

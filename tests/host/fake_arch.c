@@ -155,6 +155,14 @@ void arch_halt(void)
 	abort();
 }
 
+/* The hook fault_init() registered; host tests call fault_handle_mm() directly. */
+const struct arch_fault_hook *fake_fault_hook;
+
+void arch_set_fault_hook(const struct arch_fault_hook *hook)
+{
+	fake_fault_hook = hook;
+}
+
 void arch_load_root(paddr_t root, u16 asid, bool flush)
 {
 	atomic_inc(&fake_load_root_calls);

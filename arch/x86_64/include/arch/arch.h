@@ -114,4 +114,29 @@ __attribute__((noreturn)) void arch_halt(void);
  */
 void arch_load_root(paddr_t root, u16 asid, bool flush);
 
+/*
+ * The page-fault hook: how the arch's #PF handler reaches whoever resolves
+ * faults (mm/fault.c registers it at boot, mm_boot()), so arch calls no mm
+ * function and knows no mm type. The arch decodes its error code into
+ * ARCH_FAULT_* flags. Without a hook every page fault is reported.
+ */
+#define ARCH_FAULT_WRITE (1u << 0)   /* the access was a write */
+#define ARCH_FAULT_PRESENT (1u << 1) /* the page was present: a protection violation */
+#define ARCH_FAULT_EXEC (1u << 2)    /* the access was an instruction fetch */
+
+struct arch_fault_hook {
+	/* Interrupts off: whether a fault at lower-half @addr is the hook's (an address space is loaded). */
+	bool (*wants)(vaddr_t addr);
+	/*
+	 * Resolves it, interrupts on when the faulting code had them. Returns 0
+	 * (retry the access) or a negative error (the exception is reported).
+	 */
+	int (*handle)(vaddr_t addr, unsigned flags);
+	/* A sentence on why handle() returned @err, for the exception report. */
+	const char *(*strerror)(int err);
+};
+
+/* Installs @hook (it must outlive the run). Boot CPU, before the first fault it should see. */
+void arch_set_fault_hook(const struct arch_fault_hook *hook);
+
 #endif
