@@ -1,7 +1,7 @@
 /*
- * TLB shootdown (see mm/tlb.h): the flush machinery every design shares
- * and the unmap loop that drives a design's hooks. The designs themselves
- * are in mm/tlb_designs.c. The real designs' requests travel through
+ * TLB shootdown (see mm/tlb.h): the flush machinery every design shares.
+ * The unmap loop that drives a design's hooks is in mm/tlb_batch.c, the
+ * designs themselves in mm/tlb_designs.c. The real designs' requests travel through
  * smp_call(): kernel/smp.c is the only place that sends IPIs, so they pay
  * for exactly the same IPI machinery and differ only in how many rounds
  * they send and what each target does.
@@ -16,7 +16,7 @@
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
 #include "lib/atomic.h"
-#include "mm/mm.h"
+#include "mm/mm_types.h"
 #include "mm/page.h"
 #include <arch/arch.h>
 
@@ -109,42 +109,4 @@ int tlb_flush_gather(struct mm *mm, const struct pt_gather *g)
 	struct tlb_flush_req req = { mm, tlb_target_flush, g->start, g->last, g->global };
 
 	return tlb_flush_send(&req);
-}
-
-/* The gather's flush during tlb_unmap_pages(): the request travels the design's way. */
-static void tlb_batch_flush(struct pt_gather *g)
-{
-	struct tlb_batch *b = container_of(g, struct tlb_batch, g);
-	struct tlb_flush_req req = { b->mm, b->ops->target_flush, g->start, g->last, g->global };
-	int err = b->ops->flush(&req);
-
-	if (err && !g->err)
-		g->err = err;
-}
-
-void tlb_batch_begin(struct tlb_batch *b, struct mm *mm, const struct tlb_ops *ops)
-{
-	b->mm = mm;
-	b->ops = ops;
-	mm_gather_init(&b->g, mm); /* frame and swap-slot release as every unmap */
-	b->g.flush = tlb_batch_flush;
-}
-
-int tlb_add_queued(struct tlb_batch *b, vaddr_t va)
-{
-	return pt_unmap(b->mm->root, va, PAGE_SIZE, &b->g);
-}
-
-int tlb_unmap_pages(struct mm *mm, vaddr_t start, unsigned nr, const struct tlb_ops *ops)
-{
-	struct tlb_batch b;
-	int err = 0;
-
-	write_lock(&mm->lock);
-	tlb_batch_begin(&b, mm, ops);
-	for (unsigned i = 0; i < nr && !err; i++)
-		err = ops->add(&b, start + (vaddr_t)i * PAGE_SIZE);
-	pt_gather_finish(&b.g);
-	write_unlock(&mm->lock);
-	return err ? err : b.g.err;
 }
