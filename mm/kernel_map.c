@@ -7,8 +7,8 @@
  * of RAM (read-write, not executable, 1 GiB pages where the MMU has them,
  * else 2 MiB). Below d->uncached_gaps_below the gaps between RAM are mapped
  * too, uncached, as the boot tables mapped all of it: code that reaches
- * device registers or firmware at DIRECT_MAP_BASE + pa there keeps working,
- * with the right memory type. Everything is global. The stack area is
+ * device registers or firmware at ARCH_DIRECT_MAP_BASE + pa there keeps
+ * working, with the right memory type. Everything is global. The stack area is
  * mm/kstack.c's. Loading the root is arch's (struct machine_kmap).
  *
  * Kernel-half mappings are only ever added, never removed, so no kernel
@@ -23,7 +23,7 @@
 #include "lib/format.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
-#include <arch/layout.h>
+#include <arch/mmu.h>
 
 static const struct machine_desc *kmap_desc;
 static paddr_t kmap_root_pa, kmap_ap_root_pa;
@@ -62,7 +62,7 @@ static unsigned kmap_collect_ram(const struct machine_desc *d)
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < d->nram && i < ARRAY_SIZE(kmap_ram); i++) {
-		paddr_t end = MIN(d->ram[i].end, DIRECT_MAP_MAX_BYTES);
+		paddr_t end = MIN(d->ram[i].end, ARCH_DIRECT_MAP_MAX_BYTES);
 
 		if (d->ram[i].start >= end)
 			continue;
@@ -89,13 +89,13 @@ static paddr_t kmap_direct_run(paddr_t s, paddr_t e, u64 *size)
 	return e;
 }
 
-/* Maps [s, e) (2 MiB aligned) at DIRECT_MAP_BASE + s with the largest pages that fit. */
+/* Maps [s, e) (2 MiB aligned) at ARCH_DIRECT_MAP_BASE + s with the largest pages that fit. */
 static int kmap_map_direct(paddr_t s, paddr_t e, unsigned prot)
 {
 	while (s < e) {
 		u64 size;
 		paddr_t stop = kmap_direct_run(s, e, &size);
-		int err = pt_map(kmap_root_pa, DIRECT_MAP_BASE + s, s, stop - s, prot, size);
+		int err = pt_map(kmap_root_pa, ARCH_DIRECT_MAP_BASE + s, s, stop - s, prot, size);
 
 		if (err)
 			return err;
@@ -268,7 +268,7 @@ void *kmap_map_mmio(paddr_t pa, u64 len)
 
 static bool kmap_map_firmware_page(paddr_t pa)
 {
-	vaddr_t va = DIRECT_MAP_BASE + pa;
+	vaddr_t va = ARCH_DIRECT_MAP_BASE + pa;
 
 	if (!pt_lookup(kmap_root_pa, va, NULL, NULL, NULL))
 		return true;
@@ -283,7 +283,7 @@ bool kmap_map_firmware(paddr_t pa, u64 len)
 	paddr_t p = ALIGN_DOWN(pa, PAGE_SIZE);
 	bool ok = true;
 
-	if (!len || pa + len < pa || pa + len > DIRECT_MAP_MAX_BYTES)
+	if (!len || pa + len < pa || pa + len > ARCH_DIRECT_MAP_MAX_BYTES)
 		return false;
 	if (!kmap_root_pa) /* still on the boot tables */
 		return false;

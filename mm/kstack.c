@@ -1,5 +1,5 @@
 /*
- * Per-CPU kernel stacks in the stack area (arch/layout.h KSTACK_AREA_BASE).
+ * Per-CPU kernel stacks in the stack area (ARCH_KSTACK_AREA_BASE, <arch/mmu.h>).
  * Slot layout, from the bottom: guard page, main stack, then for each IST
  * stack a guard page and the stack. Frames come from the buddy allocator;
  * only the boot CPU allocates, during bring-up, so no lock is needed.
@@ -10,7 +10,7 @@
 #include "kernel/cpumask.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
-#include <arch/layout.h>
+#include <arch/mmu.h>
 
 BUILD_ASSERT(KSTACK_GUARD_SIZE + KSTACK_SIZE +
 		     MACHINE_MAX_IRQ_STACKS * (KSTACK_GUARD_SIZE + KSTACK_IST_SIZE) <=
@@ -31,7 +31,7 @@ int kstack_init(paddr_t kernel_root, unsigned irq_stacks)
 
 static vaddr_t slot_base(unsigned cpu)
 {
-	return KSTACK_AREA_BASE + (vaddr_t)cpu * KSTACK_SLOT_SIZE;
+	return ARCH_KSTACK_AREA_BASE + (vaddr_t)cpu * KSTACK_SLOT_SIZE;
 }
 
 static vaddr_t ist_base(unsigned cpu, unsigned i)

@@ -22,6 +22,10 @@
 #define ARCH_DIRECT_MAP_BASE DIRECT_MAP_BASE
 /* The kernel image runs at ARCH_IMAGE_BASE + its physical address. */
 #define ARCH_IMAGE_BASE KERNEL_VIRT_BASE
+/* How much RAM the direct map covers: [0, ARCH_DIRECT_MAP_MAX_BYTES). */
+#define ARCH_DIRECT_MAP_MAX_BYTES DIRECT_MAP_MAX_BYTES
+/* Where mm/kstack.c puts the per-CPU stack slots in the upper half. */
+#define ARCH_KSTACK_AREA_BASE KSTACK_AREA_BASE
 
 #define ARCH_PT_LEVELS PTE_LEVELS	     /* levels of a walk; the root is the highest */
 #define ARCH_PT_ENTRIES PTE_PER_TABLE	     /* entries in one table */
