@@ -27,6 +27,11 @@ note "host unit tests (ASan/UBSan)"
 note "host tool tests"
 "$PYTHON" "$here/tests/tools/run.py" > "$logs/host-tools.ktap" 2>&1
 
+# docs/design.md's layering rules on this tree's #include lines.
+note "layering rules"
+"$PYTHON" "$here/tools/check-layering.py" --ktap --rule arch-floor --rule mm-no-cycle \
+	--rule mm-arch-iface > "$logs/layering.ktap" 2>&1
+
 # The committed fuzz corpora and crash regression inputs, once each (clang's libFuzzer).
 note "fuzz corpus replay"
 O=$O bash "$here/tests/fuzz/replay.sh" > "$logs/fuzz-replay.ktap" 2> "$logs/fuzz-replay.stderr"
