@@ -116,7 +116,7 @@ void arch_load_root(paddr_t root, u16 asid, bool flush);
 
 /*
  * The page-fault hook: how the arch's #PF handler reaches whoever resolves
- * faults (mm/fault.c registers it at boot, mm_boot()), so arch calls no mm
+ * faults (mm/fault.c's fault_init(), from mm_boot_build()), so arch calls no mm
  * function and knows no mm type. The arch decodes its error code into
  * ARCH_FAULT_* flags. Without a hook every page fault is reported.
  */
