@@ -1,11 +1,11 @@
 /*
- * The memmap and the direct-map base (see mm/page.h), and pin accounting on
- * struct page. The memmap variables are written once by pmm_init() before
- * other CPUs run and only read afterwards; pin counts change atomically.
+ * The memmap and the direct-map base (see mm/page.h). The memmap variables
+ * are written once by pmm_init() before other CPUs run and only read
+ * afterwards. Pin accounting on struct page is mm/page_pin.c's: it frees a
+ * page whose last reference a pin held, so it sits above the frame
+ * allocator, which this file sits below.
  */
 #include "mm/page.h"
-#include "errno.h"
-#include "mm/pmm.h"
 
 struct page *mm_memmap;
 u64 mm_memmap_start_pfn, mm_memmap_end_pfn;
@@ -20,104 +20,4 @@ void page_memmap_init(void *storage, u64 start_pfn, u64 end_pfn)
 	mm_memmap_end_pfn = end_pfn;
 	for (i = 0; i < end_pfn - start_pfn; i++)
 		mm_memmap[i] = (struct page){ .flags = PG_RESERVED };
-}
-
-static bool page_is_large_head(const struct page *p)
-{
-	return page_test_flags(p, PG_HEAD) && p->order > 0;
-}
-
-int page_pin_nr(struct page *p, u32 nr)
-{
-	bool large = page_is_large_head(p);
-	s32 add;
-	s32 old;
-
-	if (!page_test_flags(p, PG_HEAD) || nr == 0 || nr > PAGE_REF_MAX / PIN_BIAS)
-		return -EINVAL;
-	add = large ? (s32)nr : (s32)nr * PIN_BIAS;
-	/*
-	 * Add first, check after: a concurrent pinner may overshoot for a moment,
-	 * but both back out, and atomics wrap rather than overflow.
-	 */
-	old = atomic_fetch_add(&p->refcount, add);
-	if (old <= 0 || old > PAGE_REF_MAX - add) {
-		atomic_fetch_sub(&p->refcount, add);
-		return old <= 0 ? -EINVAL : -EOVERFLOW;
-	}
-	if (large)
-		atomic_fetch_add(&p->pincount, (s32)nr);
-	return 0;
-}
-
-int page_pin(struct page *p)
-{
-	return page_pin_nr(p, 1);
-}
-
-/*
- * Decrements *@v by @n unless that would take it below @floor. Returns the
- * value left, or -1 when it refused.
- */
-static s32 page_sub_above(s32 *v, s32 n, s32 floor)
-{
-	s32 old = atomic_load_relaxed(v);
-
-	for (;;) {
-		s32 seen;
-
-		if (old - n < floor)
-			return -1;
-		seen = atomic_cmpxchg(v, old, old - n);
-		if (seen == old)
-			return old - n;
-		old = seen;
-	}
-}
-
-int page_unpin_nr(struct page *p, u32 nr)
-{
-	s32 left;
-
-	if (nr == 0 || nr > PAGE_REF_MAX / PIN_BIAS)
-		return -EINVAL;
-	if (!page_is_large_head(p)) {
-		left = page_sub_above(&p->refcount, (s32)nr * PIN_BIAS, 0);
-	} else {
-		if (page_sub_above(&p->pincount, (s32)nr, 0) < 0)
-			return -EINVAL;
-		left = atomic_sub_return(&p->refcount, (s32)nr);
-	}
-	if (left < 0)
-		return -EINVAL;
-	/* The pin held the last reference (the page was unmapped meanwhile): free it. */
-	if (left == 0)
-		page_free(p, p->order);
-	return 0;
-}
-
-int page_unpin(struct page *p)
-{
-	return page_unpin_nr(p, 1);
-}
-
-struct page *page_block_head(struct page *p)
-{
-	while (page_test_flags(p, PG_TAIL))
-		p--;
-	return p;
-}
-
-bool page_pinned(const struct page *p)
-{
-	if (page_is_large_head(p))
-		return atomic_load_relaxed(&p->pincount) > 0;
-	return page_ref_count(p) >= PIN_BIAS;
-}
-
-u32 page_pin_count(const struct page *p)
-{
-	if (page_is_large_head(p))
-		return (u32)atomic_load_relaxed(&p->pincount);
-	return page_ref_count(p) > 0 ? (u32)page_ref_count(p) / PIN_BIAS : 0;
 }

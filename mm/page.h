@@ -212,6 +212,8 @@ static inline struct page *page_list_pop(struct page_list *l)
  */
 void page_memmap_init(void *storage, u64 start_pfn, u64 end_pfn);
 
+/* Pin accounting (mm/page_pin.c). */
+
 /*
  * Takes one pin on the allocated block headed by @p (FOLL_PIN style, see
  * above). Any context. Returns 0, -EINVAL if @p is not an allocated block's

@@ -1,0 +1,110 @@
+/*
+ * Pin accounting on struct page (declared in mm/page.h): pin counts change
+ * atomically, and the unpin that drops the last reference frees the page.
+ * Apart from mm/page.c because of that free: the frame allocator
+ * (mm/pmm.c) uses page.c's memmap, and page.c calling page_free() back
+ * made the two files a circle (docs/design.md, layering rules).
+ */
+#include "errno.h"
+#include "mm/page.h"
+#include "mm/pmm.h"
+
+static bool page_is_large_head(const struct page *p)
+{
+	return page_test_flags(p, PG_HEAD) && p->order > 0;
+}
+
+int page_pin_nr(struct page *p, u32 nr)
+{
+	bool large = page_is_large_head(p);
+	s32 add;
+	s32 old;
+
+	if (!page_test_flags(p, PG_HEAD) || nr == 0 || nr > PAGE_REF_MAX / PIN_BIAS)
+		return -EINVAL;
+	add = large ? (s32)nr : (s32)nr * PIN_BIAS;
+	/*
+	 * Add first, check after: a concurrent pinner may overshoot for a moment,
+	 * but both back out, and atomics wrap rather than overflow.
+	 */
+	old = atomic_fetch_add(&p->refcount, add);
+	if (old <= 0 || old > PAGE_REF_MAX - add) {
+		atomic_fetch_sub(&p->refcount, add);
+		return old <= 0 ? -EINVAL : -EOVERFLOW;
+	}
+	if (large)
+		atomic_fetch_add(&p->pincount, (s32)nr);
+	return 0;
+}
+
+int page_pin(struct page *p)
+{
+	return page_pin_nr(p, 1);
+}
+
+/*
+ * Decrements *@v by @n unless that would take it below @floor. Returns the
+ * value left, or -1 when it refused.
+ */
+static s32 page_sub_above(s32 *v, s32 n, s32 floor)
+{
+	s32 old = atomic_load_relaxed(v);
+
+	for (;;) {
+		s32 seen;
+
+		if (old - n < floor)
+			return -1;
+		seen = atomic_cmpxchg(v, old, old - n);
+		if (seen == old)
+			return old - n;
+		old = seen;
+	}
+}
+
+int page_unpin_nr(struct page *p, u32 nr)
+{
+	s32 left;
+
+	if (nr == 0 || nr > PAGE_REF_MAX / PIN_BIAS)
+		return -EINVAL;
+	if (!page_is_large_head(p)) {
+		left = page_sub_above(&p->refcount, (s32)nr * PIN_BIAS, 0);
+	} else {
+		if (page_sub_above(&p->pincount, (s32)nr, 0) < 0)
+			return -EINVAL;
+		left = atomic_sub_return(&p->refcount, (s32)nr);
+	}
+	if (left < 0)
+		return -EINVAL;
+	/* The pin held the last reference (the page was unmapped meanwhile): free it. */
+	if (left == 0)
+		page_free(p, p->order);
+	return 0;
+}
+
+int page_unpin(struct page *p)
+{
+	return page_unpin_nr(p, 1);
+}
+
+struct page *page_block_head(struct page *p)
+{
+	while (page_test_flags(p, PG_TAIL))
+		p--;
+	return p;
+}
+
+bool page_pinned(const struct page *p)
+{
+	if (page_is_large_head(p))
+		return atomic_load_relaxed(&p->pincount) > 0;
+	return page_ref_count(p) >= PIN_BIAS;
+}
+
+u32 page_pin_count(const struct page *p)
+{
+	if (page_is_large_head(p))
+		return (u32)atomic_load_relaxed(&p->pincount);
+	return page_ref_count(p) > 0 ? (u32)page_ref_count(p) / PIN_BIAS : 0;
+}
