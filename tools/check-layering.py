@@ -10,8 +10,9 @@ Rules (default: the first three; --all: every rule):
                    Never mm/, bench/ or tests/ (mm reaches arch through hooks
                    such as arch_set_fault_hook(), not the other way).
   mm-no-cycle      no include circle among mm/ files: in the graph "mm/X.c
-                   includes mm/Y.h and mm/Y.c exists", no two files reach
-                   each other (strongly connected components of one file only).
+                   includes mm/Y.h (directly or through other mm headers) and
+                   mm/Y.c exists", no two files reach each other (strongly
+                   connected components of one file only).
   mm-arch-iface    mm/ reaches the architecture through <arch/arch.h> and
                    <arch/mmu.h> alone (no <arch/layout.h>, <arch/pte.h>, ...),
                    and includes nothing from arch/ or boot/ by path.
@@ -91,19 +92,39 @@ def check_arch_floor(root):
     return out
 
 
+def mm_header_includes(root, rel):
+    """(line, mm header) of every quoted mm/*.h that file rel includes directly."""
+    return [(n, name) for n, quote, name in includes(root, rel)
+            if quote == '"' and name.startswith("mm/") and name.endswith(".h")
+            and os.path.isfile(os.path.join(root, name))]
+
+
+def mm_reach(root, rel):
+    """{mm header: (line in rel, [headers on the way])} of every mm header rel
+    includes, directly or through other mm headers."""
+    reach = {}
+    todo = [(name, n, []) for n, name in mm_header_includes(root, rel)]
+    while todo:
+        name, n, via = todo.pop(0)
+        if name in reach:
+            continue
+        reach[name] = (n, via)
+        todo += [(inner, n, via + [name]) for _, inner in mm_header_includes(root, name)]
+    return reach
+
+
 def mm_graph(root):
-    """{mm/X.c: {mm/Y.c: line}} for every mm/X.c that includes mm/Y.h with mm/Y.c present."""
+    """{mm/X.c: {mm/Y.c: (line, via)}} for every mm/X.c that includes mm/Y.h,
+    directly or through other mm headers, with mm/Y.c present."""
     graph = {}
     for rel in sources(root, "mm"):
         if not rel.endswith(".c"):
             continue
         edges = graph.setdefault(rel, {})
-        for n, quote, name in includes(root, rel):
-            if quote != '"' or not name.startswith("mm/") or not name.endswith(".h"):
-                continue
+        for name, (n, via) in sorted(mm_reach(root, rel).items()):
             target = name[:-2] + ".c"
             if target != rel and os.path.isfile(os.path.join(root, target)):
-                edges.setdefault(target, n)
+                edges.setdefault(target, (n, via))
     return graph
 
 
@@ -147,10 +168,11 @@ def check_mm_no_cycle(root):
         members = set(comp)
         circle = ", ".join(comp)
         for src in comp:
-            for dst, n in sorted(graph[src].items()):
+            for dst, (n, via) in sorted(graph[src].items()):
                 if dst in members:
-                    out.append((src, n, "includes %s.h, and %s reaches %s back (circle: %s)"
-                                % (dst[:-2], dst, src, circle)))
+                    how = " (through %s)" % " -> ".join(via) if via else ""
+                    out.append((src, n, "includes %s.h%s, and %s reaches %s back (circle: %s)"
+                                % (dst[:-2], how, dst, src, circle)))
     return out
 
 

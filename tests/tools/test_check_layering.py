@@ -125,9 +125,21 @@ class MmNoCycle(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn("circle: mm/mapping.c, mm/mm.c, mm/tlb.c", out)
 
+    def test_circle_through_a_header_fails(self):
+        # pmm.h includes page.h: pmm.c reaches page.c, and page.c includes pmm.h.
+        with tree({"mm/page.c": '#include "mm/page.h"\n#include "mm/pmm.h"\n',
+                   "mm/page.h": "",
+                   "mm/pmm.c": '#include "mm/pmm.h"\n',
+                   "mm/pmm.h": '#include "mm/page.h"\n'}) as root:
+            rc, out, _ = cli(root, "--rule", "mm-no-cycle")
+        self.assertEqual(rc, 1)
+        self.assertIn("mm/pmm.c:1: rule mm-no-cycle: includes mm/page.h (through mm/pmm.h)", out)
+        self.assertIn("circle: mm/page.c, mm/pmm.c", out)
+
     def test_header_without_c_file_makes_no_edge(self):
         # mm_types.h has no mm_types.c: including it from both sides is no circle.
-        with tree({"mm/mm_types.h": '#include "mm/mm.h"\n'}) as root:
+        with tree({"mm/mapping.c": '#include "mm/mapping.h"\n#include "mm/mm_types.h"\n',
+                   "mm/mm.c": '#include "mm/mm.h"\n#include "mm/mapping.h"\n'}) as root:
             rc, out, _ = cli(root, "--rule", "mm-no-cycle")
         self.assertEqual(rc, 0, out)
 
