@@ -37,19 +37,14 @@
 #define BENCH_BARRIER_TIMEOUT_MS 120000
 #define BENCH_EMPTY_LOOPS 1000
 
-extern const struct bench bench_ipi, bench_tlb, bench_pin, bench_pagemap, bench_faultlock,
-	bench_swapfree;
+/* Bounds of the bench_set section (BENCH_REGISTER): from linker.ld. */
+extern const struct bench_entry __start_bench_set[];
+extern const struct bench_entry __stop_bench_set[];
 
-static const struct bench *const benches[] = {
-	&bench_ipi,
-	&bench_tlb,
-	&bench_pin,
-	&bench_pagemap,
-	&bench_faultlock,
-	&bench_swapfree,
-};
-
-static const char *names[ARRAY_SIZE(benches) + 1];
+/* The registered benchmarks in run order, and their names, NULL-terminated. */
+static const struct bench *benches[BENCH_MAX_BENCHES];
+static unsigned nbenches;
+static const char *names[BENCH_MAX_BENCHES + 1];
 
 struct barrier {
 	u32 arrived;
@@ -72,9 +67,30 @@ static struct variant_runs vruns[BENCH_MAX_VARIANTS];
 static u64 values[BENCH_MAX_RUNS]; /* sorted copies for the statistics */
 static u32 episode_seq;		   /* episodes of the current case so far */
 static u64 rng_state;
+/* Sorts the bench_set section by order key into benches[], once. */
+static void collect_benches(void)
+{
+	static unsigned order[BENCH_MAX_BENCHES];
+	const struct bench_entry *e;
+	unsigned i;
+
+	if (nbenches)
+		return;
+	for (e = __start_bench_set; e < __stop_bench_set && nbenches < BENCH_MAX_BENCHES; e++) {
+		for (i = nbenches; i > 0 && order[i - 1] > e->order; i--) {
+			benches[i] = benches[i - 1];
+			order[i] = order[i - 1];
+		}
+		benches[i] = e->b;
+		order[i] = e->order;
+		nbenches++;
+	}
+}
+
 const char *const *bench_names(void)
 {
-	for (unsigned i = 0; i < ARRAY_SIZE(benches); i++)
+	collect_benches();
+	for (unsigned i = 0; i < nbenches; i++)
 		names[i] = benches[i]->name;
 	return names;
 }
@@ -608,7 +624,8 @@ unsigned bench_run_all(const struct options *opt)
 	measure_empty_loop();
 	printk("# bench: %u CPUs online, empty timing loop %lu cycles, TSC %lu Hz\n", ncpus_online,
 	       (unsigned long)empty_loop_cycles, (unsigned long)arch_tsc_hz());
-	for (unsigned i = 0; i < ARRAY_SIZE(benches); i++) {
+	collect_benches();
+	for (unsigned i = 0; i < nbenches; i++) {
 		struct bench_outcome out;
 
 		if (!options_bench_selected(opt, benches[i]->name))

@@ -164,7 +164,24 @@ int bench_load_mm(const struct bench_ctx *c, struct mm *mm);
  */
 int pin_bench_check_lockless(struct bench_ctx *c);
 
-/* Every benchmark built in, NULL-terminated names for the command line. */
+/* Most benchmarks BENCH_REGISTER may register; more are left out. */
+#define BENCH_MAX_BENCHES 16
+
+/* One registered benchmark and its place in the run (smaller first). */
+struct bench_entry {
+	const struct bench *b;
+	unsigned order;
+};
+
+/*
+ * BENCH_REGISTER(bench_x, order), after the definition of struct bench
+ * bench_x in its own file, adds it to the bench_set section: the run and
+ * bench= take their benchmarks from there, in order of @order (the
+ * section's own order is the link order, which is not the run order).
+ */
+#define BENCH_REGISTER(bname, ord)                                                                 	static const struct bench_entry bench_entry_##bname __used __section("bench_set")        		__aligned(8) = { &bname, ord }
+
+/* Every benchmark registered, in run order: NULL-terminated names for bench=. */
 const char *const *bench_names(void);
 
 struct options;

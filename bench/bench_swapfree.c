@@ -207,3 +207,4 @@ const struct bench bench_swapfree = {
 	.report = sf_report,
 	.teardown = sf_teardown,
 };
+BENCH_REGISTER(bench_swapfree, 60);

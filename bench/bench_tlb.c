@@ -332,3 +332,4 @@ const struct bench bench_tlb = {
 	.report = tlb_bench_report,
 	.teardown = tlb_bench_teardown,
 };
+BENCH_REGISTER(bench_tlb, 20);

@@ -265,6 +265,23 @@ static void test_bench_teardown_failure(struct ktest *t)
 	KEXPECT_EQ(t, mm_destroy(probe_mm), 0);
 }
 
+/*
+ * BENCH_REGISTER's order keys, not the link order, give the run order: the
+ * one the baseline's BENCH lines have. bench_names() is what bench= accepts.
+ */
+static void test_bench_registered_order(struct ktest *t)
+{
+	static const char *const want[] = { "ipi",	 "tlb",	      "pin",
+					    "pagemap", "faultlock", "swapfree" };
+	const char *const *got = bench_names();
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(want) && got[i]; i++)
+		KEXPECT_STREQ(t, got[i], want[i]);
+	KEXPECT_EQ(t, i, ARRAY_SIZE(want));
+	KEXPECT(t, got[i] == NULL);
+}
+
 static const struct ktest_case bench_cases[] = {
 	KTEST_CASE(test_bench_counts_calls),
 	KTEST_CASE(test_bench_idle_targets),
@@ -272,5 +289,6 @@ static const struct ktest_case bench_cases[] = {
 	KTEST_CASE(test_bench_adaptive_range),
 	KTEST_CASE(test_bench_counts_skips),
 	KTEST_CASE(test_bench_teardown_failure),
+	KTEST_CASE(test_bench_registered_order),
 };
 KTEST_SUITE(bench, bench_cases);

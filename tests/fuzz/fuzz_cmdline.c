@@ -14,7 +14,7 @@
 #include "errno.h"
 #include "kernel/cmdline.h"
 
-/* The kernel's benchmark names (kernel/run.c's run_bench_names()). */
+/* The kernel's benchmark names (bench/bench.c's bench_names()). */
 static const char *const fuzz_bench_names[] = { "tlb",	     "pin", "pagemap", "swapfree",
 						"faultlock", "ipi", NULL };
 
