@@ -46,6 +46,10 @@ static const struct bench *benches[BENCH_MAX_BENCHES];
 static unsigned nbenches;
 static const char *names[BENCH_MAX_BENCHES + 1];
 
+u32 bench_seed = 1;
+/* seed=: the per-round shuffle of the variants' order. */
+OPTION_UINT(seed, bench_seed, 1, 1000000000, 1);
+
 struct barrier {
 	u32 arrived;
 	u32 generation;
@@ -519,7 +523,7 @@ static void run_case(struct bench_ctx *c, const struct options *opt, struct benc
 	episode_seq = 0;
 	bench_case_label(c, label, sizeof(label), ' ', '=');
 	printk("# bench %s cpus=%u %s: variants alternate run by run (order shuffled, seed %u), "
-	       "%u..%u timed runs each\n", b->name, c->ncpus, label, opt->seed, min, max);
+	       "%u..%u timed runs each\n", b->name, c->ncpus, label, bench_seed, min, max);
 	run_rounds(c, min, max);
 	for (unsigned v = 0; v < b->nvariants; v++) {
 		c->variant = v;
@@ -600,7 +604,7 @@ void bench_run(const struct bench *b, const struct options *opt, struct bench_ou
 	if (!empty_loop_cycles)
 		measure_empty_loop();
 	/* Each benchmark's order depends on seed= alone, not on which others ran. */
-	rng_state = 0x9e3779b97f4a7c15ull * ((u64)opt->seed + 1);
+	rng_state = 0x9e3779b97f4a7c15ull * ((u64)bench_seed + 1);
 	if (b->nvariants > BENCH_MAX_VARIANTS) {
 		printk("# bench FAIL %s: %u variants, the harness holds %u\n", b->name, b->nvariants,
 		       BENCH_MAX_VARIANTS);

@@ -164,6 +164,11 @@ int bench_load_mm(const struct bench_ctx *c, struct mm *mm);
  */
 int pin_bench_check_lockless(struct bench_ctx *c);
 
+/* remote=: what the tlb bench's remote CPUs do while pages are unmapped (bench/bench_tlb.c). */
+enum opt_remote { OPT_REMOTE_ALL, OPT_REMOTE_BUSY, OPT_REMOTE_IDLE, OPT_REMOTE_COUNT };
+extern enum opt_remote tlb_bench_remote; /* remote=, default all */
+extern u32 bench_seed;			 /* seed=: the run-order shuffle, default 1 */
+
 /* Most benchmarks BENCH_REGISTER may register; more are left out. */
 #define BENCH_MAX_BENCHES 16
 

@@ -11,7 +11,6 @@
 #include "kernel/smp.h"
 #include "lib/string.h"
 #include "mm/quarantine.h"
-#include "mm/tlb.h"
 
 /* Bounds of the run_modes section: from the host linker or linker.ld. */
 extern const struct run_mode __start_run_modes[];
@@ -55,7 +54,6 @@ void run_main(const struct options *opt)
 	const char *word = options_word("mode", opt->mode);
 
 	crash_on_purpose(opt->crash);
-	tlb_set_ceiling(opt->tlb_ceiling);
 	for (const struct run_mode *m = __start_run_modes; m < __stop_run_modes; m++) {
 		if (word && strcmp(m->name, word) == 0)
 			m->run(opt);

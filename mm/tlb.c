@@ -10,6 +10,7 @@
  */
 #include "mm/tlb.h"
 #include "errno.h"
+#include "kernel/cmdline.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
@@ -27,6 +28,8 @@ struct tlb_flush_req {
 BUILD_ASSERT(sizeof(struct tlb_flush_req) <= SMP_CALL_DATA_MAX);
 
 static unsigned flush_ceiling = TLB_FLUSH_CEILING;
+/* tlb_ceiling=: the knee of every flush, set before any CPU flushes. */
+OPTION_UINT(tlb_ceiling, flush_ceiling, 1, 512, TLB_FLUSH_CEILING);
 
 void tlb_set_ceiling(unsigned pages)
 {

@@ -119,16 +119,18 @@ static struct bench probe_bench = {
 static void run_probe_with(unsigned iters, unsigned seed, struct bench_outcome *out)
 {
 	static struct options opt;
+	u32 saved = bench_seed;
 
 	options_set_defaults(&opt);
 	opt.cpus.n = 1;
 	opt.cpus.count[0] = ncpus_online;
 	opt.iters = iters;
-	opt.seed = seed;
+	bench_seed = seed;
 	probe = (struct probe_counts){ 0 };
 	bench_set_diagnostic_results(true);
 	bench_run(&probe_bench, &opt, out);
 	bench_set_diagnostic_results(false);
+	bench_seed = saved;
 }
 
 static void run_probe(struct ktest *t, bool idle_targets, struct bench_outcome *out)
