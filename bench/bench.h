@@ -18,6 +18,7 @@
 
 #include "kernel/cmdline.h"
 #include "kernel/percpu.h"
+#include "mm/counters.h"
 #include "types.h"
 
 #define BENCH_MAX_PARAMS 4

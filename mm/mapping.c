@@ -7,11 +7,14 @@
  * only while no fault runs (tests and benchmarks between runs).
  */
 #include "mm/mapping.h"
+#include "mm/counters.h"
 #include "errno.h"
 #include "kernel/percpu.h"
 #include "lib/atomic.h"
 #include "mm/mm.h"
 #include "mm/pt.h"
+
+PCPU_COUNTER(PCPU_MAPPING_LOCKS, "mapping_locks");
 
 static const struct fault_lock_ops *fault_lock_cur = &fault_lock_fixed;
 

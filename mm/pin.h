@@ -25,6 +25,7 @@
 #ifndef MM_PIN_H
 #define MM_PIN_H
 
+#include "mm/counters.h"
 #include "types.h"
 
 struct mm;

@@ -9,6 +9,7 @@
  * interrupts off.
  */
 #include "mm/tlb.h"
+#include "mm/counters.h"
 #include "errno.h"
 #include "kernel/cmdline.h"
 #include "kernel/panic.h"
@@ -18,6 +19,10 @@
 #include "mm/mm.h"
 #include "mm/page.h"
 #include <arch/arch.h>
+
+PCPU_COUNTER(PCPU_TLB_FLUSH_ONE, "tlb_flush_one");
+PCPU_COUNTER(PCPU_TLB_FLUSH_ALL, "tlb_flush_all");
+PCPU_COUNTER(PCPU_TLB_SHOOTDOWNS, "tlb_shootdowns");
 
 struct tlb_flush_req {
 	struct mm *mm;

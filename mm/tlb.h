@@ -27,6 +27,7 @@
 #ifndef MM_TLB_H
 #define MM_TLB_H
 
+#include "mm/counters.h"
 #include "mm/pt.h"
 #include "types.h"
 
