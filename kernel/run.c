@@ -10,11 +10,12 @@
 #include "kernel/report.h"
 #include "kernel/smp.h"
 #include "lib/string.h"
-#include "mm/quarantine.h"
 
 /* Bounds of the run_modes section: from the host linker or linker.ld. */
 extern const struct run_mode __start_run_modes[];
 extern const struct run_mode __stop_run_modes[];
+extern const struct run_report __start_run_reports[] __attribute__((weak));
+extern const struct run_report __stop_run_reports[] __attribute__((weak));
 
 static const char *const no_names[] = { NULL };
 
@@ -35,18 +36,16 @@ void run_finish(const char *status, enum arch_exit_status code, const char *why)
 
 bool run_healthy(void)
 {
-	struct quarantine_stats q;
+	bool ok = true;
 	cpumask_t dead;
 	unsigned cpu;
 
-	quarantine_stats_get(&q);
+	for (const struct run_report *r = __start_run_reports; r < __stop_run_reports; r++)
+		ok &= r->report();
 	smp_dead_cpus(&dead);
-	if (q.flushes)
-		printk("mmlab: %lu flushes did not complete: %lu frames and %lu page tables quarantined (never reused)\n",
-		       (unsigned long)q.flushes, (unsigned long)q.frames, (unsigned long)q.tables);
 	for_each_cpu(cpu, &dead)
 		printk("mmlab: error: CPU %u missed a deadline and is out of the run\n", cpu);
-	return cpumask_empty(&dead);
+	return ok && cpumask_empty(&dead);
 }
 
 void run_main(const struct options *opt)

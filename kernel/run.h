@@ -30,6 +30,20 @@ struct run_mode {
 	static const struct run_mode run_mode_##mname __used __section("run_modes")               \
 		__aligned(8) = { #mname, run_fn, names_fn }
 
+/*
+ * RUN_REPORT(name, fn) registers fn to run after every mode's cases, before
+ * the health verdict: a module reports state it keeps (mm/quarantine_report.c what
+ * it holds). Returns false when that state fails the run. Same kind of
+ * linker set as RUN_MODE (run_reports).
+ */
+struct run_report {
+	const char *name;
+	bool (*report)(void);
+};
+#define RUN_REPORT(rname, fn)                                                                      \
+	static const struct run_report run_report_##rname __used __section("run_reports")         \
+		__aligned(8) = { #rname, fn }
+
 /* The names bench= accepts (from the registered modes), NULL-terminated. */
 const char *const *run_bench_names(void);
 
@@ -37,9 +51,9 @@ const char *const *run_bench_names(void);
 __noreturn void run_main(const struct options *opt);
 
 /*
- * After the run: reports CPUs that missed a deadline and what the
- * quarantine holds. Returns false when a CPU is out of the run: then the
- * run fails whatever its cases said. Boot CPU.
+ * After the run: the registered reports (RUN_REPORT), then CPUs that
+ * missed a deadline. Returns false when a CPU is out of the run or a report
+ * says so: then the run fails whatever its cases said. Boot CPU.
  */
 bool run_healthy(void);
 
