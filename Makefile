@@ -42,11 +42,11 @@ KERNEL_SRCS := kernel/cmdline.c kernel/crash.c kernel/json.c kernel/ksyms.c kern
 	kernel/panic.c kernel/percpu.c kernel/printk.c kernel/report.c kernel/run.c kernel/rwlock.c \
 	kernel/smp.c kernel/spinlock.c kernel/version.c
 LIB_SRCS := lib/errno.c lib/format.c lib/parse.c lib/stats.c lib/string.c
-MM_SRCS := mm/devmem.c mm/fault.c mm/fork.c mm/kstack.c mm/mapping.c mm/pin.c mm/tlb.c mm/mm.c mm/page.c mm/pagemap.c mm/pmm.c mm/pt.c mm/pt_leaf.c \
+MM_SRCS := mm/devmem.c mm/fault.c mm/fork.c mm/kstack.c mm/mapping.c mm/pin.c mm/tlb.c mm/tlb_designs.c mm/mm.c mm/page.c mm/pagemap.c mm/pmm.c mm/pt.c mm/pt_leaf.c \
 	mm/swap.c mm/swap_check.c mm/swap_cluster.c mm/swap_free.c mm/swap_mm.c mm/swapdev.c
 MM_SRCS += mm/quarantine.c
 MM_SRCS += mm/quarantine_report.c
-BENCH_SRCS := bench/bench.c bench/bench_mode.c bench/bench_result.c bench/bench_faultlock.c bench/bench_ipi.c bench/bench_pagemap.c bench/bench_pin.c bench/bench_swapfree.c bench/bench_tlb.c \
+BENCH_SRCS := bench/bench.c bench/bench_design.c bench/bench_mode.c bench/bench_result.c bench/bench_faultlock.c bench/bench_ipi.c bench/bench_pagemap.c bench/bench_pin.c bench/bench_swapfree.c bench/bench_tlb.c \
 	bench/read_loss.c bench/tlb_readers.c
 # Tests that build for both the host and the kernel, then kernel-only ones.
 TEST_COMMON_SRCS := tests/acpi_fw.c tests/test_read_loss.c tests/test_acpi.c tests/test_cmdline.c tests/test_console.c tests/test_cpumask.c \
@@ -60,11 +60,16 @@ TEST_COMMON_SRCS += tests/test_percpu.c
 TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/test_bench_work.c tests/test_boot.c tests/test_pin.c tests/test_tlb.c tests/test_tlb_stale.c tests/test_fault.c tests/test_faultlock.c tests/test_kpt.c tests/test_pic.c tests/test_smp.c \
 	tests/test_smpboot.c tests/test_traps.c tests/test_tsc.c
 TEST_KERNEL_SRCS += tests/test_mapping_flush.c
+# make TEST_DESIGN=1 (best with its own O=): adds the example designs of
+# tests/design_example.c to their tables, the "adding a design" proof (docs/design.md).
+ifeq ($(TEST_DESIGN),1)
+TEST_KERNEL_SRCS += tests/design_example.c
+endif
 # Host-only: the runner and the fake arch interface.
 TEST_HOST_SRCS := tests/ktest.c tests/host/host_main.c tests/host/fake_arch.c tests/host/fake_tlb.c tests/test_tlb_model.c
 HOST_LIB_SRCS := boot/mb1_cmdline.c arch/x86_64/acpi.c boot/bootinfo.c bench/read_loss.c arch/x86_64/console.c lib/errno.c lib/format.c lib/parse.c lib/stats.c kernel/cmdline.c \
 	kernel/json.c kernel/percpu.c kernel/rwlock.c kernel/spinlock.c mm/fault.c mm/fork.c mm/mapping.c mm/mm.c mm/page.c mm/pagemap.c mm/pmm.c mm/pt.c \
-	mm/pt_leaf.c mm/swap.c mm/swap_check.c mm/swap_cluster.c mm/swap_free.c mm/swap_mm.c mm/swapdev.c mm/tlb.c
+	mm/pt_leaf.c mm/swap.c mm/swap_check.c mm/swap_cluster.c mm/swap_free.c mm/swap_mm.c mm/swapdev.c mm/tlb.c mm/tlb_designs.c
 HOST_LIB_SRCS += mm/quarantine.c
 
 HOST_LIB_SRCS += mm/devmem.c
@@ -83,6 +88,9 @@ KCFLAGS := -std=gnu11 -ffreestanding -nostdlib -nostdinc -isystem $(shell $(CC) 
 	-DMAX_CPUS=$(MAX_CPUS) $(INCLUDES) -MMD -MP
 ifneq ($(findstring clang,$(CC)),)
 KCFLAGS += --target=x86_64-unknown-none-elf
+endif
+ifeq ($(TEST_DESIGN),1)
+KCFLAGS += -DMMLAB_TEST_DESIGN
 endif
 KASFLAGS := $(filter-out -std=gnu11,$(KCFLAGS)) -D__ASSEMBLER__
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments \

@@ -390,6 +390,7 @@ static void run_episode(struct bench_ctx *c, unsigned v)
 	int err;
 
 	c->variant = v;
+	c->design = bench_design(c->b, v);
 	c->error = 0;
 	c->priv = NULL;
 	err = bench_teardown_failed_before(c);
@@ -428,7 +429,7 @@ static unsigned round_order(const struct bench *b, unsigned *order)
 {
 	unsigned n = 0;
 
-	for (unsigned v = 0; v < b->nvariants; v++)
+	for (unsigned v = 0; v < bench_ndesigns(b); v++)
 		if (!vruns[v].failed)
 			order[n++] = v;
 	for (unsigned i = n; i > 1; i--) {
@@ -467,7 +468,7 @@ static void run_rounds(struct bench_ctx *c, unsigned min_rounds, unsigned max_ro
 			return;
 		for (unsigned i = 0; i < n; i++)
 			run_episode(c, order[i]);
-		for (unsigned v = 0; v < c->b->nvariants && done; v++)
+		for (unsigned v = 0; v < bench_ndesigns(c->b) && done; v++)
 			done = vruns[v].failed || median_ci_within_target(&vruns[v]);
 		if (done)
 			return;
@@ -499,11 +500,11 @@ static bool finish_variant(struct bench_ctx *c, const char *label, const struct 
 		fmt_snprintf(vr->errmsg, sizeof(vr->errmsg), "no timed run");
 	}
 	if (vr->failed) {
-		printk("# bench FAIL %s %s cpus=%u %s: %s\n", b->name, b->variants[c->variant],
+		printk("# bench FAIL %s %s cpus=%u %s: %s\n", b->name, c->design->name,
 		       c->ncpus, label, vr->errmsg);
 	} else {
 		printk("# bench %s %s cpus=%u %s: %u timed runs, each after %u warm-up\n", b->name,
-		       b->variants[c->variant], c->ncpus, label, vr->n, b->warmup);
+		       c->design->name, c->ncpus, label, vr->n, b->warmup);
 		median = bench_print_result(c, vr);
 	}
 	bench_print_lava(c, !vr->failed, median, opt);
@@ -525,8 +526,9 @@ static void run_case(struct bench_ctx *c, const struct options *opt, struct benc
 	printk("# bench %s cpus=%u %s: variants alternate run by run (order shuffled, seed %u), "
 	       "%u..%u timed runs each\n", b->name, c->ncpus, label, bench_seed, min, max);
 	run_rounds(c, min, max);
-	for (unsigned v = 0; v < b->nvariants; v++) {
+	for (unsigned v = 0; v < bench_ndesigns(b); v++) {
 		c->variant = v;
+		c->design = bench_design(b, v);
 		if (finish_variant(c, label, opt))
 			out->passed++;
 		else
@@ -589,7 +591,7 @@ static void run_sweep(const struct bench *b, const unsigned *counts, unsigned nc
 			}
 			printk("# bench %s cpus=%u: outside its range %u..%u CPUs: skipped\n", b->name,
 			       counts[k], b->min_cpus, b->max_cpus ? b->max_cpus : ncpus_online);
-			count_skipped(out, b->nvariants, opt->cpus.n > 0);
+			count_skipped(out, bench_ndesigns(b), opt->cpus.n > 0);
 		}
 	}
 }
@@ -605,13 +607,13 @@ void bench_run(const struct bench *b, const struct options *opt, struct bench_ou
 		measure_empty_loop();
 	/* Each benchmark's order depends on seed= alone, not on which others ran. */
 	rng_state = 0x9e3779b97f4a7c15ull * ((u64)bench_seed + 1);
-	if (b->nvariants > BENCH_MAX_VARIANTS) {
-		printk("# bench FAIL %s: %u variants, the harness holds %u\n", b->name, b->nvariants,
-		       BENCH_MAX_VARIANTS);
+	if (bench_ndesigns(b) > BENCH_MAX_VARIANTS) {
+		printk("# bench FAIL %s: %u variants, the harness holds %u\n", b->name,
+		       bench_ndesigns(b), BENCH_MAX_VARIANTS);
 		out->failed++;
 		return;
 	}
-	count_skipped(out, beyond * b->ncases * b->nvariants, true);
+	count_skipped(out, beyond * b->ncases * bench_ndesigns(b), true);
 	if (b->min_cpus > ncpus_online) {
 		printk("# bench %s: needs %u CPUs, %u online: skipped\n", b->name, b->min_cpus,
 		       ncpus_online);

@@ -1,6 +1,6 @@
 /*
  * The benchmark harness. A benchmark is a struct bench: its variants (the
- * naive design and the batched/fixed/cached one, chosen at run time), its
+ * designs of its mechanism's table, kernel/design.h, naive first), its
  * parameter sets, set-up/run/verify/teardown hooks and its metric. The
  * harness runs every variant of every parameter set at each CPU count of
  * the sweep, back to back in one boot: all participating CPUs are released
@@ -17,6 +17,7 @@
 #define BENCH_BENCH_H
 
 #include "kernel/cmdline.h"
+#include "kernel/design.h"
 #include "kernel/percpu.h"
 #include "mm/counters.h"
 #include "types.h"
@@ -24,7 +25,7 @@
 #define BENCH_MAX_PARAMS 4
 #define BENCH_MAX_COUNTERS 8
 #define BENCH_MAX_RUNS OPT_ITERS_MAX
-#define BENCH_MAX_VARIANTS 2
+#define BENCH_MAX_VARIANTS 4
 /* Adaptive runs stop once every variant's median is known within ±this %, 95% confidence. */
 #define BENCH_CI_TARGET_PCT 5
 
@@ -48,8 +49,12 @@ struct bench {
 	const char *name;
 	const char *metric_name;     /* NULL: the metric's usual name, e.g. "cycles_per_op" */
 	const char *unit;            /* NULL: the metric's usual unit, e.g. "cycles" */
-	const char *const *variants; /* [0] the naive design, [1] the improved one */
-	unsigned nvariants;
+	/*
+	 * The mechanism's NULL-terminated design table (tlb_designs, say):
+	 * every entry but the controls (design.control) is a variant, in
+	 * table order, the naive baseline first.
+	 */
+	const struct design *const *designs;
 	const char *param_names[BENCH_MAX_PARAMS];
 	/* Optional words for a parameter's values (value i prints as words[i]). */
 	const char *const *param_words[BENCH_MAX_PARAMS];
@@ -129,7 +134,8 @@ struct bench {
 struct bench_ctx {
 	const struct bench *b;
 	const struct options *opt; /* the run's options (sizes such as swapfree_mb) */
-	unsigned variant;        /* index into b->variants */
+	unsigned variant;        /* index among bench_ndesigns(b) */
+	const struct design *design; /* bench_design(b, variant): the one running */
 	const struct bench_case *bcase;
 	unsigned ncpus;          /* participating CPUs */
 	unsigned cpu[MAX_CPUS];  /* idx -> CPU number; cpu[0] is the boot CPU */
@@ -165,6 +171,20 @@ int bench_load_mm(const struct bench_ctx *c, struct mm *mm);
  */
 int pin_bench_check_lockless(struct bench_ctx *c);
 
+/* The variants of @b: its table's designs less the controls. */
+unsigned bench_ndesigns(const struct bench *b);
+
+/* Variant @v of @b (v < bench_ndesigns(b)). */
+const struct design *bench_design(const struct bench *b, unsigned v);
+
+/*
+ * verify's generic half: every promise of c->design holds over
+ * c->runs_done runs of @units units each, sent to @targets CPUs. Fails @c naming the first broken
+ * one and returns -EINVAL, else 0. bench.c.
+ */
+int bench_check_promises(struct bench_ctx *c, u64 units, u64 targets);
+
+
 /* remote=: what the tlb bench's remote CPUs do while pages are unmapped (bench/bench_tlb.c). */
 enum opt_remote { OPT_REMOTE_ALL, OPT_REMOTE_BUSY, OPT_REMOTE_IDLE, OPT_REMOTE_COUNT };
 extern enum opt_remote tlb_bench_remote; /* remote=, default all */
@@ -185,7 +205,9 @@ struct bench_entry {
  * bench= take their benchmarks from there, in order of @order (the
  * section's own order is the link order, which is not the run order).
  */
-#define BENCH_REGISTER(bname, ord)                                                                 	static const struct bench_entry bench_entry_##bname __used __section("bench_set")        		__aligned(8) = { &bname, ord }
+#define BENCH_REGISTER(bname, ord)                                                                 \
+	static const struct bench_entry bench_entry_##bname __used __section("bench_set")          \
+		__aligned(8) = { &bname, ord }
 
 /* Every benchmark registered, in run order: NULL-terminated names for bench=. */
 const char *const *bench_names(void);

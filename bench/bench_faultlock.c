@@ -15,8 +15,8 @@
  *                with no other user, so each write only makes its page
  *                writable again.
  *   naive: every fault takes the shared mapping lock's read side, so its
- *          cache line bounces between the K CPUs (fault_lock_naive)
- *   fixed: only faults on shareable regions take it (fault_lock_fixed)
+ *          cache line bounces between the K CPUs (fault_lock_ops_naive)
+ *   fixed: only faults on shareable regions take it (fault_lock_ops_fixed)
  * Parameter region: "private" (anonymous private: fixed takes no lock) or
  * "shareable" (MM_PT_SHAREABLE: both designs must take it). Metric: faults
  * per second over all CPUs; the BENCH line adds faults per second per CPU.
@@ -49,8 +49,6 @@ struct fl_bench {
 };
 
 static struct fl_bench fb;
-static const struct fault_lock_ops *const fl_bench_ops[] = { &fault_lock_naive,
-							     &fault_lock_fixed };
 
 static void fl_bench_switch_away(void *arg)
 {
@@ -89,7 +87,6 @@ static int fl_bench_teardown(struct bench_ctx *c)
 		}
 		fb.parent[idx] = NULL;
 	}
-	fault_set_lock_ops(&fault_lock_fixed);
 	return err;
 }
 
@@ -126,7 +123,7 @@ static int fl_bench_setup(struct bench_ctx *c)
 	fb.pages = (unsigned)bench_param(c, "pages");
 	if (fb.pages * PT_PAGE_4K > FL_BENCH_SPAN)
 		return -EINVAL;
-	mapping_init(&fb.mapping, "fl_bench");
+	mapping_init(&fb.mapping, "fl_bench", fault_lock_ops_of(c->design));
 	cpumask_clear(&fb.others);
 	for (unsigned idx = 1; idx < c->ncpus; idx++)
 		cpumask_set_cpu(c->cpu[idx], &fb.others);
@@ -138,7 +135,6 @@ static int fl_bench_setup(struct bench_ctx *c)
 	}
 	for (unsigned ev = 0; ev < FAULT_NR_EVENTS; ev++)
 		fb.events0[ev] = fault_event_count(ev);
-	fault_set_lock_ops(fl_bench_ops[c->variant]);
 	/* One operation is one page fault. */
 	c->ops = (u64)c->ncpus * fb.pages;
 	return 0;
@@ -229,12 +225,16 @@ static int fl_bench_verify_events(struct bench_ctx *c)
 	return 0;
 }
 
-/* Exact promises: one timed fault per page; naive one lock per fault, fixed none on private. */
+/*
+ * Exact counts: one timed fault per page; a lock per fault where the
+ * design promises one (naive), or the region is shareable; else none.
+ */
 static int fl_bench_verify(struct bench_ctx *c)
 {
 	u64 faults = c->counter_total[PCPU_PAGE_FAULTS];
 	u64 locks = c->counter_total[PCPU_MAPPING_LOCKS];
-	bool locked = c->variant == 0 || bench_param(c, "region") == FL_REGION_SHAREABLE;
+	bool locked = design_promise(c->design, PCPU_MAPPING_LOCKS) ||
+		      bench_param(c, "region") == FL_REGION_SHAREABLE;
 	u64 want_locks = locked ? faults : 0;
 
 	if (faults != c->runs_done * c->ops || locks != want_locks) {
@@ -255,7 +255,6 @@ static void fl_bench_report(const struct bench_ctx *c, struct json *j, u64 media
 		json_str(j, "vm_scalability_case", "anon-cow-seq");
 }
 
-static const char *const fl_variants[] = { "naive", "fixed" };
 static const char *const fl_region_words[] = { "private", "shareable" };
 static const char *const fl_fault_words[] = { "demand-zero", "cow-copy", "cow-reuse" };
 static const struct bench_case fl_cases[] = {
@@ -271,8 +270,7 @@ const struct bench bench_faultlock = {
 	.name = "faultlock",
 	.metric_name = "faults_per_sec",
 	.unit = "faults/s",
-	.variants = fl_variants,
-	.nvariants = 2,
+	.designs = fault_lock_designs,
 	.param_names = { "region", "fault", "pages" },
 	.param_words = { fl_region_words, fl_fault_words, NULL },
 	.cases = fl_cases,

@@ -36,10 +36,6 @@ struct pin_bench {
 
 static struct pin_bench pb;
 
-static const struct pin_policy pin_bench_policy[] = {
-	{ &pin_flag_naive, &pin_pagemap_cached },
-	{ &pin_flag_fixed, &pin_pagemap_cached },
-};
 
 static vaddr_t region_of(unsigned idx)
 {
@@ -111,13 +107,14 @@ static int pin_bench_setup(struct bench_ctx *c)
 /* get: pin the whole region, per_call pages at a time. */
 static void pin_bench_get(struct bench_ctx *c, unsigned idx)
 {
-	const struct pin_policy *pol = &pin_bench_policy[c->variant];
+	/* The flag design under test; the pagemap choice is the default's (cached). */
+	const struct pin_policy pol = { pin_flag_ops_of(c->design), pin_policy_default.pagemap };
 	struct page **pages = pages_of(idx);
 	vaddr_t base = region_of(idx);
 
 	for (unsigned i = 0; i < PIN_BENCH_PAGES; i += pb.per_call) {
 		int n = pin_pages_fast(pb.mm, base + (vaddr_t)i * PT_PAGE_4K, pb.per_call,
-				       PIN_FAST_ONLY, pages + i, pol);
+				       PIN_FAST_ONLY, pages + i, &pol);
 
 		if (n != (int)pb.per_call) {
 			bench_fail(c, "CPU %u: pin at page %u returned %d", c->cpu[idx], i, n);
@@ -150,21 +147,19 @@ int pin_bench_check_lockless(struct bench_ctx *c)
 
 static int pin_bench_verify(struct bench_ctx *c)
 {
-	u64 writes = c->counter_total[PCPU_PIN_FLAG_WRITES];
-	u64 calls = c->runs_done * c->ops;
-
-	if (c->variant == 0 && writes != calls) {
-		bench_fail(c, "naive: %lu flag writes for %lu calls", (unsigned long)writes,
-			   (unsigned long)calls);
-		return -EINVAL;
-	}
 	/*
-	 * fixed: the first calls may race past the test on every CPU before
-	 * one of them sets the bit, so 1..K writes per mm, then never again.
+	 * A design promises writes per call (naive), or at most one per CPU
+	 * per mm (fixed: the first calls may race past the test on every CPU
+	 * before one of them sets the bit; the episode has one mm).
 	 */
-	if (c->variant == 1 && (writes < 1 || writes > c->ncpus)) {
-		bench_fail(c, "fixed: %lu flag writes, expected 1 to %u per mm", (unsigned long)writes,
-			   c->ncpus);
+	const struct design_promise *p = design_promise(c->design, PCPU_PIN_FLAG_WRITES);
+	u64 writes = c->counter_total[PCPU_PIN_FLAG_WRITES];
+	bool per_mm = p && p->at_most;
+
+	if (!p || !design_kept(p, writes, per_mm ? 1 : c->runs_done * c->ops, 1, c->ncpus)) {
+		bench_fail(c, "%s: %lu flag writes for %lu calls on %u CPUs break its promise",
+			   c->design->name, (unsigned long)writes,
+			   (unsigned long)(c->runs_done * c->ops), c->ncpus);
 		return -EINVAL;
 	}
 	if (pin_bench_check_lockless(c))
@@ -185,7 +180,6 @@ static void pin_bench_report(const struct bench_ctx *c, struct json *j, u64 medi
 	json_u64(j, "pages_per_round", PIN_BENCH_PAGES);
 }
 
-static const char *const pin_variants[] = { "naive", "fixed" };
 static const char *const pin_region_words[] = { "shared", "own" };
 /* per_call 1 is gup_test's default, 512 its -m 512 run in the 2021 thread. */
 static const struct bench_case pin_cases[] = {
@@ -198,8 +192,7 @@ const struct bench bench_pin = {
 	.name = "pin",
 	.metric_name = "get_us_per_round",
 	.unit = "us",
-	.variants = pin_variants,
-	.nvariants = 2,
+	.designs = pin_flag_designs,
 	.param_names = { "region", "per_call" },
 	.param_words = { pin_region_words, NULL },
 	.cases = pin_cases,

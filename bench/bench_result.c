@@ -175,7 +175,7 @@ static void json_identity(struct json *j, const struct bench_ctx *c, const struc
 	const struct bench *b = c->b;
 
 	json_str(j, "bench", b->name);
-	json_str(j, "variant", b->variants[c->variant]);
+	json_str(j, "variant", c->design->name);
 	json_u64(j, "cpus", c->ncpus);
 	json_params(j, c);
 	json_str(j, "metric", metric_name(b));
@@ -231,6 +231,6 @@ void bench_print_lava(const struct bench_ctx *c, bool pass, u64 median, const st
 	bench_case_label(c, label, sizeof(label), '-', '-');
 	fmt_fixed(value, sizeof(value), (s64)median, 3);
 	printk("MMLAB-LAVA test_case_id=%s-%s-cpus%u%s%s result=%s measurement=%s units=%s\n",
-	       c->b->name, c->b->variants[c->variant], c->ncpus, label[0] ? "-" : "", label,
+	       c->b->name, c->design->name, c->ncpus, label[0] ? "-" : "", label,
 	       pass ? "pass" : "fail", pass ? value : "0", metric_unit(c->b));
 }

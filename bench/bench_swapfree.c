@@ -41,7 +41,6 @@ struct sf_bench {
 };
 
 static struct sf_bench sf;
-static const struct swap_free_ops *const sf_ops[] = { &swap_free_naive, &swap_free_batched };
 
 /* Returns 0 or the first error (-EBUSY: an mm still loaded, or swap slots still in use). */
 static int sf_teardown(struct bench_ctx *c)
@@ -61,7 +60,6 @@ static int sf_teardown(struct bench_ctx *c)
 			err = -EBUSY;
 	}
 	sf.swap_on = false;
-	swap_set_unmap_ops(&swap_free_batched);
 	return err;
 }
 
@@ -90,7 +88,8 @@ static int sf_setup(struct bench_ctx *c)
 		sf_teardown(c); /* the setup error is the one reported */
 		return err;
 	}
-	swap_set_unmap_ops(sf_ops[c->variant]);
+	for (unsigned idx = 0; idx < c->ncpus; idx++)
+		swap_mm_set_free(sf.mm[idx], swap_free_of(c->design));
 	c->ops = sf.bytes * c->ncpus; /* the metric counts bytes */
 	return 0;
 }
@@ -141,14 +140,16 @@ static void sf_run(struct bench_ctx *c, unsigned idx)
 }
 
 /*
- * Exact promises per run: every slot freed once; naive one cluster and one
- * device lock per page, batched one each per folio and no fallback; and
- * the device empty again.
+ * Exact counts per run: every slot freed once; the design's locks per
+ * slot (naive) or per folio (batched), cluster and device alike, and no
+ * fallback; and the device empty again.
  */
 static int sf_verify(struct bench_ctx *c)
 {
 	u64 runs = c->runs_done, pages = c->ops / PT_PAGE_4K;
-	u64 locks = c->variant == 0 ? pages : pages / SF_FOLIO_PAGES;
+	u64 units = strcmp(c->design->unit, "folio") == 0 ? pages / SF_FOLIO_PAGES : pages;
+	const struct design_promise *p = design_promise(c->design, PCPU_SWAP_CLUSTER_LOCKS);
+	u64 locks = p ? design_expect(p, units, 0) : 0;
 	u64 freed = c->counter_total[PCPU_SWAP_SLOTS_FREED];
 	u64 cl = c->counter_total[PCPU_SWAP_CLUSTER_LOCKS];
 	u64 dl = c->counter_total[PCPU_SWAP_DEVICE_LOCKS];
@@ -180,15 +181,13 @@ static void sf_report(const struct bench_ctx *c, struct json *j, u64 median)
 	json_u64(j, "swap_mb", swap_mb);
 }
 
-static const char *const sf_variants[] = { "naive", "batched" };
 static const struct bench_case sf_cases[] = {
 	{ { SF_FOLIO_PAGES } },
 };
 
 const struct bench bench_swapfree = {
 	.name = "swapfree",
-	.variants = sf_variants,
-	.nvariants = 2,
+	.designs = swap_free_designs,
 	.param_names = { "folio_pages" },
 	.cases = sf_cases,
 	.ncases = ARRAY_SIZE(sf_cases),

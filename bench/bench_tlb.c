@@ -4,9 +4,9 @@
  * address space that is live on K CPUs. CPU index 0 unmaps; the other K-1
  * have the address space loaded and the pages in their TLBs. Before each
  * run (untimed) the pages are mapped again and touched on every CPU.
- *   naive:   one IPI round per page (mm/tlb.c tlb_ops_naive)
- *   batched: one IPI round per batch, page-by-page invalidation up to the
- *            ceiling and a full flush above it (tlb_ops_batched)
+ * Variants: every design of tlb_designs[] (mm/tlb_designs.c) but the
+ * control; today naive (one IPI round per page) and batched (one round per
+ * gather, page by page up to the ceiling, a full flush above it).
  * Parameter remote: "busy" remotes run readers of the mapping during the
  * timed region (bench/tlb_readers.c), as in Gorman's lru-file-mmap-read;
  * their lost read throughput, against a baseline window just before, is
@@ -56,7 +56,6 @@ struct tlb_bench {
 };
 
 static struct tlb_bench tb;
-static const struct tlb_ops *const tlb_bench_ops[] = { &tlb_ops_naive, &tlb_ops_batched };
 
 static void switch_to_bench_mm(void *arg)
 {
@@ -190,7 +189,7 @@ static void tlb_bench_run(struct bench_ctx *c, unsigned idx)
 	(void)idx;
 	if (tb.busy)
 		tlb_readers_timed_begin(tb.counted);
-	err = tlb_unmap_pages(tb.mm, TLB_BENCH_BASE, tb.pages, tlb_bench_ops[c->variant]);
+	err = tlb_unmap_pages(tb.mm, TLB_BENCH_BASE, tb.pages, tlb_ops_of(c->design));
 	if (tb.busy)
 		tlb_readers_timed_end();
 	tb.last_run_cycles = arch_tsc_read() - t0;
@@ -208,30 +207,28 @@ static void round_flushes(u64 n, u64 *one, u64 *all)
 }
 
 /*
- * Exact promises: naive one round of one page per page, batched one round
- * per batch of PT_GATHER_PAGES; every CPU with the mm loaded (the initiator
- * and each remote) flushes each round page by page up to the ceiling and
- * fully above it.
+ * The design's own promises (rounds and IPIs per page), then what every
+ * design's targets do with each round: each CPU with the mm loaded (the
+ * initiator and each remote) flushes page by page up to the ceiling and
+ * fully above it; a round holds as many pages as the rounds promise covers.
  */
 static int tlb_bench_verify(struct bench_ctx *c)
 {
-	u64 runs = c->runs_done, remotes = c->ncpus - 1, one = 0, all = 0, rounds = 0;
-	u64 batch = c->variant == 0 ? 1 : PT_GATHER_PAGES;
+	u64 runs = c->runs_done, one = 0, all = 0;
+	const struct design_promise *p = design_promise(c->design, PCPU_TLB_SHOOTDOWNS);
+	u64 batch = p ? p->per : tb.pages;
 	const u64 *t = c->counter_total;
 
-	for (u64 left = tb.pages; left; left -= MIN(left, batch), rounds++)
+	if (bench_check_promises(c, tb.pages, c->ncpus - 1))
+		return -EINVAL;
+	for (u64 left = tb.pages; left; left -= MIN(left, batch))
 		round_flushes(MIN(left, batch), &one, &all);
-	if (t[PCPU_TLB_SHOOTDOWNS] != runs * rounds || t[PCPU_IPI_SENT] != runs * rounds * remotes ||
-	    t[PCPU_TLB_FLUSH_ONE] != runs * one * c->ncpus ||
+	if (t[PCPU_TLB_FLUSH_ONE] != runs * one * c->ncpus ||
 	    t[PCPU_TLB_FLUSH_ALL] != runs * all * c->ncpus) {
-		bench_fail(c,
-			   "%lu rounds, %lu IPIs, %lu invlpg, %lu full flushes in %lu runs; "
-			   "expected %lu, %lu, %lu, %lu",
-			   (unsigned long)t[PCPU_TLB_SHOOTDOWNS], (unsigned long)t[PCPU_IPI_SENT],
+		bench_fail(c, "%lu invlpg, %lu full flushes in %lu runs; expected %lu, %lu",
 			   (unsigned long)t[PCPU_TLB_FLUSH_ONE], (unsigned long)t[PCPU_TLB_FLUSH_ALL],
-			   (unsigned long)runs, (unsigned long)(runs * rounds),
-			   (unsigned long)(runs * rounds * remotes),
-			   (unsigned long)(runs * one * c->ncpus), (unsigned long)(runs * all * c->ncpus));
+			   (unsigned long)runs, (unsigned long)(runs * one * c->ncpus),
+			   (unsigned long)(runs * all * c->ncpus));
 		return -EINVAL;
 	}
 	return 0;
@@ -304,7 +301,6 @@ static const char *tlb_control(const struct bench_ctx *c)
 	return bench_param(c, "pages") == 1 ? "pages=1: both designs send one round" : NULL;
 }
 
-static const char *const tlb_variants[] = { "naive", "batched" };
 static const char *const tlb_remote_words[] = { "busy", "idle" };
 /* Both sides of the default ceiling (33): 32 and 33 page by page, 34 a full flush. */
 #define TLB_PAGES_SWEEP(remote)                                                                    \
@@ -318,8 +314,7 @@ static const struct bench_case tlb_cases[] = {
 const struct bench bench_tlb = {
 	.name = "tlb",
 	.metric_name = "cycles_per_page",
-	.variants = tlb_variants,
-	.nvariants = 2,
+	.designs = tlb_designs,
 	.param_names = { "remote", "pages" },
 	.param_words = { tlb_remote_words, NULL },
 	.cases = tlb_cases,

@@ -99,10 +99,18 @@ struct opt_constraint {
  * linker.ld defines them too. OPTION_CONSTRAINT(lesser, greater, why) does
  * the same for a relation (cmdline_constraints).
  */
-#define OPTION_DEFINE(k, ...)                                                                     	static const struct opt_key opt_key_##k __used __section("cmdline_opts")                 		__aligned(8) = { #k, __VA_ARGS__ }
-#define OPTION_UINT(k, var, lo, hi, d)                                                            	_Static_assert(sizeof(var) == sizeof(u32), #k ": a u32");                                 	OPTION_DEFINE(k, OPT_UINT, &(var), 0, NULL, lo, hi, d)
-#define OPTION_ENUM(k, var, w, d)                                                                 	_Static_assert(sizeof(var) == sizeof(int), #k ": an int-sized enum");                     	OPTION_DEFINE(k, OPT_ENUM, &(var), 0, w, 0, 0, d)
-#define OPTION_CONSTRAINT(lesser, greater, why)                                                   	static const struct opt_constraint opt_constraint_##lesser##_##greater __used             		__section("cmdline_constraints") __aligned(8) = { #lesser, #greater, why }
+#define OPTION_DEFINE(k, ...)                                                                      \
+	static const struct opt_key opt_key_##k __used __section("cmdline_opts")                   \
+		__aligned(8) = { #k, __VA_ARGS__ }
+#define OPTION_UINT(k, var, lo, hi, d)                                                             \
+	_Static_assert(sizeof(var) == sizeof(u32), #k ": a u32");                                  \
+	OPTION_DEFINE(k, OPT_UINT, &(var), 0, NULL, lo, hi, d)
+#define OPTION_ENUM(k, var, w, d)                                                                  \
+	_Static_assert(sizeof(var) == sizeof(int), #k ": an int-sized enum");                      \
+	OPTION_DEFINE(k, OPT_ENUM, &(var), 0, w, 0, 0, d)
+#define OPTION_CONSTRAINT(lesser, greater, why)                                                    \
+	static const struct opt_constraint opt_constraint_##lesser##_##greater __used              \
+		__section("cmdline_constraints") __aligned(8) = { #lesser, #greater, why }
 
 void options_set_defaults(struct options *opt);
 int cmdline_parse(const char *line, const char *const *bench_names, struct options *opt, char *err,

@@ -43,7 +43,10 @@ struct pcpu_counter_desc {
  * pcpu_counters section (a C identifier: the host linker provides its
  * bounds, linker.ld defines them too).
  */
-#define PCPU_COUNTER(idx, cname)                                                                   	_Static_assert((idx) < PCPU_MAX_COUNTERS, #idx ": no counter slot");                      	static const struct pcpu_counter_desc pcpu_counter_##idx __used                           		__section("pcpu_counters") __aligned(8) = { idx, cname }
+#define PCPU_COUNTER(idx, cname)                                                                   \
+	_Static_assert((idx) < PCPU_MAX_COUNTERS, #idx ": no counter slot");                       \
+	static const struct pcpu_counter_desc pcpu_counter_##idx __used                            \
+		__section("pcpu_counters") __aligned(8) = { idx, cname }
 
 /* Written by other CPUs: posting calls to this CPU (kernel/smp.c). */
 struct smp_mailbox {
@@ -51,7 +54,7 @@ struct smp_mailbox {
 } __cacheline_aligned;
 
 /* Bytes of argument a call descriptor holds a copy of (smp_call_copy()). */
-#define SMP_CALL_DATA_MAX 32
+#define SMP_CALL_DATA_MAX 48
 
 /* A call this CPU is making to others (kernel/smp.c). */
 struct smp_call_desc {

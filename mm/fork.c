@@ -59,7 +59,7 @@ static int fork_swap(const struct fork_ctx *fc, const struct pt_leaf *leaf)
 		return err;
 	err = pt_swap_set(fc->dst->root, leaf->va, leaf->swp);
 	if (err)
-		mm_swap->release(&leaf->swp, 1);
+		mm_swap->release(fc->dst, &leaf->swp, 1);
 	return err;
 }
 
@@ -145,6 +145,7 @@ int mm_fork(struct mm *src, struct mm **out)
 
 	if (err)
 		return err;
+	dst->swap_free = src->swap_free; /* the child frees its slots as the parent does */
 	write_lock(&src->lock);
 	/* Lockless pinners that overlap the copy undo their walk (mm/pin.c). */
 	mm_wp_seq_write_begin(src);

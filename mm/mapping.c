@@ -1,32 +1,29 @@
 /*
  * Mapping objects and the fault path's mapping-lock designs (see
  * mm/mapping.h): attaching regions, the writer path that zaps what the
- * attached regions map, and fault_lock_naive / fault_lock_fixed.
+ * attached regions map, and fault_lock_ops_naive / fault_lock_ops_fixed.
  *
- * Locking and lock order as mm/mapping.h says. fault_lock_cur is written
- * only while no fault runs (tests and benchmarks between runs).
+ * Locking and lock order as mm/mapping.h says.
  */
 #include "mm/mapping.h"
 #include "mm/counters.h"
 #include "errno.h"
 #include "kernel/percpu.h"
-#include "lib/atomic.h"
 #include "mm/mm.h"
 #include "mm/pt.h"
 
 PCPU_COUNTER(PCPU_MAPPING_LOCKS, "mapping_locks");
 
-static const struct fault_lock_ops *fault_lock_cur = &fault_lock_fixed;
-
-void mapping_init(struct mm_mapping *m, const char *name)
+void mapping_init(struct mm_mapping *m, const char *name, const struct fault_lock_ops *fault_lock)
 {
 	rwlock_init(&m->lock, name);
+	m->fault_lock = fault_lock;
 	m->nattach = 0;
 	for (unsigned i = 0; i < MAPPING_MAX_ATTACH; i++)
 		m->attach[i] = (struct mm_mapping_attach){ NULL, 0, 0, 0 };
 }
 
-/* attaching */
+/* ---- attaching ---- */
 
 /* What the region of @mm at @start is, for the table; checks it may be attached. */
 static int mapping_region_info(struct mm *mm, vaddr_t start, struct mm_mapping_attach *a)
@@ -110,7 +107,7 @@ int mapping_detach(struct mm_mapping *m, struct mm *mm, vaddr_t start)
 	return mapping_table_remove(m, mm, start);
 }
 
-/* the writer path */
+/* ---- the writer path ---- */
 
 /* Unmaps @a's range; mm->lock (side as mm/mapping.h says) and the mapping's write side held. */
 static int mapping_zap_locked(struct mm_mapping *m, const struct mm_mapping_attach *a)
@@ -188,14 +185,14 @@ int mapping_zap(struct mm_mapping *m, struct mm *mm)
 	return err;
 }
 
-/* the fault path: naive */
+/* ---- the fault path: naive ---- */
 
 static bool fault_needs_lock_naive(const struct mm_region *r)
 {
 	return r->mapping != NULL;
 }
 
-/* the fault path: fixed */
+/* ---- the fault path: fixed ---- */
 
 /* Only a region whose tables may be shared can lose a table under the fault. */
 static bool fault_needs_lock_fixed(const struct mm_region *r)
@@ -203,22 +200,27 @@ static bool fault_needs_lock_fixed(const struct mm_region *r)
 	return r->mapping != NULL && (r->flags & MM_PT_SHAREABLE);
 }
 
-const struct fault_lock_ops fault_lock_naive = { "naive", fault_needs_lock_naive };
-const struct fault_lock_ops fault_lock_fixed = { "fixed", fault_needs_lock_fixed };
+const struct fault_lock_ops fault_lock_ops_naive = {
+	.d = { .name = "naive", .desc = "every fault on a mapped region takes the mapping lock",
+	       .source = "the 2020 hugetlbfs i_mmap_rwsem regression", .unit = "fault",
+	       .promises = { { PCPU_MAPPING_LOCKS, 1, 1, false, false } } },
+	.needs_lock = fault_needs_lock_naive,
+};
 
-void fault_set_lock_ops(const struct fault_lock_ops *ops)
-{
-	atomic_store_release(&fault_lock_cur, ops);
-}
+/* Locks only on shareable regions: no promise the fault count alone can state. */
+const struct fault_lock_ops fault_lock_ops_fixed = {
+	.d = { .name = "fixed", .desc = "only faults on shareable regions take the mapping lock",
+	       .source = "the fix of that regression: lock only where tables may be shared",
+	       .unit = "fault" },
+	.needs_lock = fault_needs_lock_fixed,
+};
 
-const struct fault_lock_ops *fault_get_lock_ops(void)
-{
-	return atomic_load_acquire(&fault_lock_cur);
-}
+const struct design *const fault_lock_designs[] = { &fault_lock_ops_naive.d,
+						    &fault_lock_ops_fixed.d, NULL };
 
 bool mapping_fault_lock(const struct mm_region *r)
 {
-	if (!fault_get_lock_ops()->needs_lock(r))
+	if (!r->mapping || !r->mapping->fault_lock->needs_lock(r))
 		return false;
 	read_lock(&r->mapping->lock);
 	this_cpu_inc(PCPU_MAPPING_LOCKS);

@@ -1,7 +1,8 @@
 /*
  * Mapping objects: what regions of several address spaces map in common
  * (a file, say), with the reader-writer lock that stands in for Linux's
- * i_mmap_rwsem, and the fault path's two designs for taking it:
+ * i_mmap_rwsem, and the fault path's designs for taking it (a mapping's
+ * own, given to mapping_init(); table fault_lock_designs[]):
  *   naive: every fault on a region attached to a mapping takes the lock's
  *          read side (hugetlbfs after c0d0381ade, 2020);
  *   fixed: only faults on regions whose page tables may be shared
@@ -30,6 +31,7 @@
 
 #include "mm/counters.h"
 #include "compiler.h"
+#include "kernel/design.h"
 #include "kernel/rwlock.h"
 #include "types.h"
 
@@ -45,6 +47,22 @@ struct mm_region;
  */
 #define MAPPING_SHARE_ALIGN (1ul << 21)
 
+/* A fault-lock design (kernel/design.h); promises count PCPU_MAPPING_LOCKS per fault. */
+struct fault_lock_ops {
+	struct design d; /* first: fault_lock_designs[] holds &ops.d */
+	bool (*needs_lock)(const struct mm_region *r);
+};
+
+extern const struct fault_lock_ops fault_lock_ops_naive, fault_lock_ops_fixed;
+
+/* Every fault-lock design, naive first, NULL-terminated. */
+extern const struct design *const fault_lock_designs[];
+
+static inline const struct fault_lock_ops *fault_lock_ops_of(const struct design *d)
+{
+	return container_of(d, struct fault_lock_ops, d);
+}
+
 /* One region attached to the mapping. */
 struct mm_mapping_attach {
 	struct mm *mm; /* NULL: a free slot */
@@ -57,19 +75,18 @@ struct mm_mapping {
 	rwlock_t lock __cacheline_aligned;
 	/* attach[0..nattach) holds every attached region; an empty slot has mm NULL. */
 	unsigned nattach __cacheline_aligned;
+	/* How faults on the attached regions take @lock (set once, by mapping_init()). */
+	const struct fault_lock_ops *fault_lock;
 	struct mm_mapping_attach attach[MAPPING_MAX_ATTACH];
 };
 
 /* The fault path's design: whether a fault on region @r takes its mapping's lock. */
-struct fault_lock_ops {
-	const char *name; /* "naive" | "fixed" */
-	bool (*needs_lock)(const struct mm_region *r);
-};
-
-extern const struct fault_lock_ops fault_lock_naive, fault_lock_fixed;
-
-/* Initialises @m with no attached region. Any context, before first use. */
-void mapping_init(struct mm_mapping *m, const char *name);
+/*
+ * Initialises @m with no attached region, its faults taking the lock as
+ * design @fault_lock says (an entry of fault_lock_designs[]). Any context,
+ * before first use.
+ */
+void mapping_init(struct mm_mapping *m, const char *name, const struct fault_lock_ops *fault_lock);
 
 /*
  * Attaches the region of @mm that starts at @start to @m. Task context;
@@ -93,15 +110,9 @@ int mapping_detach(struct mm_mapping *m, struct mm *mm, vaddr_t start);
  */
 int mapping_zap(struct mm_mapping *m, struct mm *mm);
 
-/* Chooses the fault path's design (default fault_lock_fixed). While no fault runs. */
-void fault_set_lock_ops(const struct fault_lock_ops *ops);
-
-/* The design in use. */
-const struct fault_lock_ops *fault_get_lock_ops(void);
-
 /*
  * Fault path, mm->lock's read side held: takes @r's mapping lock for
- * reading if the design asks for it, counting PCPU_MAPPING_LOCKS. Returns
+ * reading if the mapping's design asks for it, counting PCPU_MAPPING_LOCKS. Returns
  * whether it did; pass that to mapping_fault_unlock().
  */
 bool mapping_fault_lock(const struct mm_region *r);

@@ -220,10 +220,9 @@ static void mm_gather_release(struct pt_gather *g, struct page *page)
 
 static void mm_gather_swap(struct pt_gather *g, const u64 *swp, unsigned n)
 {
-	(void)g;
 	/* Swap entries exist only once a device went on, which set the hooks. */
 	ASSERT(mm_swap);
-	mm_swap->release(swp, n);
+	mm_swap->release(g->arg, swp, n);
 }
 
 void mm_gather_init(struct pt_gather *g, struct mm *mm)

@@ -83,6 +83,12 @@ struct mm {
 	 */
 	u32 has_pinned __cacheline_aligned;
 	unsigned long flags;
+	/*
+	 * The swap-free design unmap and swap-in use for this mm's slots
+	 * (mm/swap.h swap_free_designs[]; NULL: swap_free_ops_batched). Set
+	 * with swap_mm_set_free() while no unmap runs; a fork inherits it.
+	 */
+	const struct swap_free_ops *swap_free;
 };
 
 /* struct mm flags */
@@ -137,9 +143,10 @@ struct mm_swap_hooks {
 		      unsigned fault_flags);
 	/*
 	 * The @n swap entries of consecutive pages, in address order, are no
-	 * longer mapped (unmap, destroy): drop their slots' references.
+	 * longer mapped from @mm (unmap, destroy): drop their slots' references,
+	 * the way @mm's swap-free design does.
 	 */
-	void (*release)(const u64 *swp, unsigned n);
+	void (*release)(struct mm *mm, const u64 *swp, unsigned n);
 	/* Swap entry @swp is being mapped once more (fork). Returns 0 or a negative error. */
 	int (*dup)(u64 swp);
 };

@@ -45,8 +45,23 @@ static void note_pinned_fixed(struct mm *mm)
 	this_cpu_inc(PCPU_PIN_FLAG_WRITES);
 }
 
-const struct pin_flag_ops pin_flag_naive = { "naive", note_pinned_naive };
-const struct pin_flag_ops pin_flag_fixed = { "fixed", note_pinned_fixed };
+const struct pin_flag_ops pin_flag_ops_naive = {
+	.d = { .name = "naive", .desc = "writes the mm's shared has_pinned flag on every call",
+	       .source = "Linux's mm->has_pinned, written per call (the 2021 line bounce)", .unit = "call",
+	       .promises = { { PCPU_PIN_FLAG_WRITES, 1, 1, false, false } } },
+	.note_pinned = note_pinned_naive,
+};
+
+/* At most one write per CPU racing past the test, then none: per target (CPU) per mm. */
+const struct pin_flag_ops pin_flag_ops_fixed = {
+	.d = { .name = "fixed", .desc = "tests a bit in mm->flags and sets it once",
+	       .source = "Linux's MMF_HAS_PINNED test-before-set (2021)", .unit = "mm",
+	       .promises = { { PCPU_PIN_FLAG_WRITES, 1, 1, true, true } } },
+	.note_pinned = note_pinned_fixed,
+};
+
+const struct design *const pin_flag_designs[] = { &pin_flag_ops_naive.d, &pin_flag_ops_fixed.d,
+						  NULL };
 
 /* ---- pagemap: naive ---- */
 
@@ -80,12 +95,30 @@ static void pagemap_done(struct dev_pagemap *pgmap)
 		pagemap_put(pgmap);
 }
 
-const struct pin_pagemap_ops pin_pagemap_naive = { "naive", pagemap_get_naive,
-						   pagemap_after_naive, pagemap_done };
-const struct pin_pagemap_ops pin_pagemap_cached = { "cached", pagemap_get_cached,
-						    pagemap_after_cached, pagemap_done };
+const struct pin_pagemap_ops pin_pagemap_ops_naive = {
+	.d = { .name = "naive", .desc = "looks the pagemap up and takes a reference per device page",
+	       .source = "get_user_pages before Busch 2018", .unit = "page",
+	       .promises = { { PCPU_PAGEMAP_LOOKUPS, 1, 1, false, false },
+			     { PCPU_PAGEMAP_REFS, 1, 1, false, false } } },
+	.get = pagemap_get_naive,
+	.after_page = pagemap_after_naive,
+	.done = pagemap_done,
+};
 
-const struct pin_policy pin_policy_default = { &pin_flag_fixed, &pin_pagemap_cached };
+const struct pin_pagemap_ops pin_pagemap_ops_cached = {
+	.d = { .name = "cached", .desc = "keeps the last pagemap while pages fall in it",
+	       .source = "Keith Busch, \"mm: faster get user pages\" (2018)", .unit = "range",
+	       .promises = { { PCPU_PAGEMAP_LOOKUPS, 1, 1, false, false },
+			     { PCPU_PAGEMAP_REFS, 1, 1, false, false } } },
+	.get = pagemap_get_cached,
+	.after_page = pagemap_after_cached,
+	.done = pagemap_done,
+};
+
+const struct design *const pin_pagemap_designs[] = { &pin_pagemap_ops_naive.d,
+						     &pin_pagemap_ops_cached.d, NULL };
+
+const struct pin_policy pin_policy_default = { &pin_flag_ops_fixed, &pin_pagemap_ops_cached };
 
 /* ---- the walk ---- */
 

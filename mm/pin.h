@@ -25,6 +25,8 @@
 #ifndef MM_PIN_H
 #define MM_PIN_H
 
+#include "compiler.h"
+#include "kernel/design.h"
 #include "mm/counters.h"
 #include "types.h"
 
@@ -36,14 +38,16 @@ struct dev_pagemap;
 #define PIN_WRITE (1u << 0)	/* the caller will write: fault in write-protected pages */
 #define PIN_FAST_ONLY (1u << 1) /* no faulting: stop at the first page not present */
 
+/* A has_pinned design (kernel/design.h); promises count PCPU_PIN_FLAG_WRITES per call. */
 struct pin_flag_ops {
-	const char *name;
+	struct design d; /* first: pin_flag_designs[] holds &ops.d */
 	/* Records that @mm has pinned pages; once per pin_pages_fast() call. */
 	void (*note_pinned)(struct mm *mm);
 };
 
+/* A pagemap design; promises count lookups and references per page or per range crossed. */
 struct pin_pagemap_ops {
-	const char *name;
+	struct design d; /* first: pin_pagemap_designs[] holds &ops.d */
 	/* The pagemap of device page @pfn with a reference, given @last from the previous page. */
 	struct dev_pagemap *(*get)(u64 pfn, struct dev_pagemap *last);
 	/* After device page @pfn is pinned: naive drops its reference at once. Returns what to keep. */
@@ -52,8 +56,22 @@ struct pin_pagemap_ops {
 	void (*done)(struct dev_pagemap *pgmap);
 };
 
-extern const struct pin_flag_ops pin_flag_naive, pin_flag_fixed;
-extern const struct pin_pagemap_ops pin_pagemap_naive, pin_pagemap_cached;
+extern const struct pin_flag_ops pin_flag_ops_naive, pin_flag_ops_fixed;
+extern const struct pin_pagemap_ops pin_pagemap_ops_naive, pin_pagemap_ops_cached;
+
+/* The designs of each choice, naive first, NULL-terminated. */
+extern const struct design *const pin_flag_designs[];
+extern const struct design *const pin_pagemap_designs[];
+
+static inline const struct pin_flag_ops *pin_flag_ops_of(const struct design *d)
+{
+	return container_of(d, struct pin_flag_ops, d);
+}
+
+static inline const struct pin_pagemap_ops *pin_pagemap_ops_of(const struct design *d)
+{
+	return container_of(d, struct pin_pagemap_ops, d);
+}
 
 struct pin_policy {
 	const struct pin_flag_ops *flag;

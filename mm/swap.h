@@ -22,6 +22,7 @@
 
 #include "mm/counters.h"
 #include "compiler.h"
+#include "kernel/design.h"
 #include "kernel/percpu.h"
 #include "mm/pt.h"
 #include "mm/swapdev.h"
@@ -183,10 +184,17 @@ int swap_cache_del(swp_entry_t e, unsigned nr);
  *            the whole run; otherwise the naive path (PCPU_SWAP_BATCH_FALLBACKS).
  */
 struct swap_free_ops {
-	const char *name; /* "naive" | "batched" */
+	struct design d; /* first: swap_free_designs[] holds &ops.d (kernel/design.h) */
 	int (*free)(swp_entry_t e, unsigned nr);
 };
-extern const struct swap_free_ops swap_free_naive, swap_free_batched;
+extern const struct swap_free_ops swap_free_ops_naive, swap_free_ops_batched;
+/* Every swap-free design, naive first, NULL-terminated. */
+extern const struct design *const swap_free_designs[];
+
+static inline const struct swap_free_ops *swap_free_of(const struct design *d)
+{
+	return container_of(d, struct swap_free_ops, d);
+}
 
 /*
  * Copies the page @buf (4 KiB) to the slot @e names / the slot's contents to
@@ -252,12 +260,11 @@ struct mm;
 int swap_out_folio(struct mm *mm, vaddr_t va, unsigned nr, unsigned type);
 
 /*
- * The freeing design unmap and swap-in use for the slots of swap entries
- * (batched by default). The setter returns the old one; call it only while
- * no unmap runs.
+ * Chooses the freeing design unmap and swap-in use for the slots of @mm's
+ * swap entries (an entry of swap_free_designs[]; NULL: the default,
+ * batched). Only while no unmap or fault of @mm runs; a fork inherits it.
  */
-const struct swap_free_ops *swap_set_unmap_ops(const struct swap_free_ops *ops);
-const struct swap_free_ops *swap_unmap_ops(void);
+void swap_mm_set_free(struct mm *mm, const struct swap_free_ops *ops);
 
 /* Bad calls refused so far (bad entries, frees of free slots, ...), all devices. */
 u64 swap_errors(void);

@@ -20,7 +20,7 @@
 
 PCPU_COUNTER(PCPU_SWAP_BATCH_FALLBACKS, "swap_batch_fallbacks");
 
-/* shared helpers */
+/* ---- shared helpers ---- */
 
 /* Drops one reference from each of @nr slots from @e, one slot at a time; reports bad slots. */
 static int swap_put_each(struct swap_info *si, swp_entry_t e, unsigned nr)
@@ -40,7 +40,7 @@ static int swap_put_each(struct swap_info *si, swp_entry_t e, unsigned nr)
 	return err;
 }
 
-/* naive */
+/* ---- naive ---- */
 
 static int swap_free_range_naive(swp_entry_t e, unsigned nr)
 {
@@ -51,7 +51,7 @@ static int swap_free_range_naive(swp_entry_t e, unsigned nr)
 	return swap_put_each(si, e, nr);
 }
 
-/* batched */
+/* ---- batched ---- */
 
 static int swap_free_range_batched(swp_entry_t e, unsigned nr)
 {
@@ -67,12 +67,21 @@ static int swap_free_range_batched(swp_entry_t e, unsigned nr)
 	return swap_put_each(si, e, nr);
 }
 
-const struct swap_free_ops swap_free_naive = {
-	.name = "naive",
+const struct swap_free_ops swap_free_ops_naive = {
+	.d = { .name = "naive", .desc = "one cluster lock per slot",
+	       .source = "zap_pte_range() freeing swap entries one by one", .unit = "slot",
+	       .promises = { { PCPU_SWAP_CLUSTER_LOCKS, 1, 1, false, false } } },
 	.free = swap_free_range_naive,
 };
 
-const struct swap_free_ops swap_free_batched = {
-	.name = "batched",
+const struct swap_free_ops swap_free_ops_batched = {
+	.d = { .name = "batched", .desc = "one cluster lock per folio's run of slots",
+	       .source = "Barry Song, \"mm: attempt to batch free swap entries for "
+			 "zap_pte_range()\" (2024)",
+	       .unit = "folio",
+	       .promises = { { PCPU_SWAP_CLUSTER_LOCKS, 1, 1, false, false } } },
 	.free = swap_free_range_batched,
 };
+
+const struct design *const swap_free_designs[] = { &swap_free_ops_naive.d,
+						   &swap_free_ops_batched.d, NULL };

@@ -31,23 +31,18 @@ PCPU_COUNTER(PCPU_SWAP_OUT_PAGES, "swap_out_pages");
 
 static const struct mm_swap_hooks swap_mm_hooks;
 
-/* Written only while no unmap runs (tests and benchmarks between runs). */
-static const struct swap_free_ops *swap_unmap_cur = &swap_free_batched;
-
-const struct swap_free_ops *swap_set_unmap_ops(const struct swap_free_ops *ops)
+void swap_mm_set_free(struct mm *mm, const struct swap_free_ops *ops)
 {
-	const struct swap_free_ops *old = swap_unmap_cur;
-
-	swap_unmap_cur = ops;
-	return old;
+	mm->swap_free = ops;
 }
 
-const struct swap_free_ops *swap_unmap_ops(void)
+/* @mm's swap-free design: its own, else the default. */
+static const struct swap_free_ops *swap_mm_free_ops(const struct mm *mm)
 {
-	return swap_unmap_cur;
+	return mm->swap_free ? mm->swap_free : &swap_free_ops_batched;
 }
 
-/* swap-out */
+/* ---- swap-out ---- */
 
 /* What swap-out keeps of one page until its copy is on the device. */
 struct swap_out_page {
@@ -106,7 +101,7 @@ static void swap_out_undo(struct mm *mm, vaddr_t va, unsigned nr, swp_entry_t e,
 
 		ASSERT(!err); /* the write side kept everyone else away */
 	}
-	swap_free_naive.free(e, nr);
+	swap_free_ops_naive.free(e, nr);
 }
 
 /* Write side held, pages checked, slots [e, e + nr) allocated with count 1. */
@@ -164,7 +159,7 @@ int swap_out_folio(struct mm *mm, vaddr_t va, unsigned nr, unsigned type)
 	return err;
 }
 
-/* swap-in */
+/* ---- swap-in ---- */
 
 /* True while the entry at @va still holds swap entry @swp. */
 static bool swapin_entry_unchanged(struct mm *mm, vaddr_t va, u64 swp)
@@ -198,7 +193,7 @@ static int swapin_locked(struct mm *mm, const struct mm_region *r, vaddr_t va, u
 		mm_page_drop(p);
 		return err;
 	}
-	swap_unmap_cur->free(e, 1); /* the reference the entry held */
+	swap_mm_free_ops(mm)->free(e, 1); /* the reference the entry held */
 	return 0;
 }
 
@@ -226,7 +221,7 @@ static int swap_mm_swapin(struct mm *mm, const struct mm_region *r, vaddr_t va, 
 	return err;
 }
 
-/* unmap and fork */
+/* ---- unmap and fork ---- */
 
 /*
  * How many of the @n entries from @swp, the first naming @e, form one run
@@ -243,7 +238,7 @@ static unsigned swap_release_run(struct swap_info *si, const u64 *swp, unsigned 
 	return len;
 }
 
-static void swap_mm_release(const u64 *swp, unsigned n)
+static void swap_mm_release(struct mm *mm, const u64 *swp, unsigned n)
 {
 	unsigned i = 0, len;
 
@@ -259,7 +254,7 @@ static void swap_mm_release(const u64 *swp, unsigned n)
 		si = swap_info_get(e, 1);
 		len = si ? swap_release_run(si, swp + i, n - i, e) : 1;
 		if (si)
-			swap_unmap_cur->free(e, len);
+			swap_mm_free_ops(mm)->free(e, len);
 		i += len;
 	}
 }

@@ -1,8 +1,10 @@
 /*
- * TLB shootdown (see mm/tlb.h). The flush request travels through
- * smp_call(): kernel/smp.c is the only place that sends IPIs, so both
- * designs pay for exactly the same IPI machinery and differ only in how
- * many rounds they send and what each target does.
+ * TLB shootdown (see mm/tlb.h): the flush machinery every design shares
+ * and the unmap loop that drives a design's hooks. The designs themselves
+ * are in mm/tlb_designs.c. The real designs' requests travel through
+ * smp_call(): kernel/smp.c is the only place that sends IPIs, so they pay
+ * for exactly the same IPI machinery and differ only in how many rounds
+ * they send and what each target does.
  *
  * Locking: callers hold mm->lock's write side (mm/mm.h) or otherwise own
  * the range; this file takes no lock. Targets run in the call IPI with
@@ -23,12 +25,6 @@
 PCPU_COUNTER(PCPU_TLB_FLUSH_ONE, "tlb_flush_one");
 PCPU_COUNTER(PCPU_TLB_FLUSH_ALL, "tlb_flush_all");
 PCPU_COUNTER(PCPU_TLB_SHOOTDOWNS, "tlb_shootdowns");
-
-struct tlb_flush_req {
-	struct mm *mm;
-	vaddr_t start, last;
-	bool global;
-};
 
 BUILD_ASSERT(sizeof(struct tlb_flush_req) <= SMP_CALL_DATA_MAX);
 
@@ -69,18 +65,24 @@ void tlb_flush_local(vaddr_t start, vaddr_t last, bool global)
 	this_cpu_add(PCPU_TLB_FLUSH_ONE, pages);
 }
 
-/* On each target, in the IPI: nothing to do if it switched away meanwhile (lazy). */
-static void tlb_flush_ipi(void *arg)
+/* What every real design's target does: nothing if it switched away meanwhile (lazy). */
+void tlb_target_flush(const struct tlb_flush_req *req)
 {
-	const struct tlb_flush_req *req = arg;
-
 	if (mm_current() == req->mm)
 		tlb_flush_local(req->start, req->last, req->global);
 }
 
-static int tlb_shootdown(struct mm *mm, vaddr_t start, vaddr_t last, bool global)
+/* On each target, in the IPI: the design's target side. */
+static void tlb_flush_ipi(void *arg)
 {
-	struct tlb_flush_req req = { mm, start, last, global };
+	const struct tlb_flush_req *req = arg;
+
+	req->target(req);
+}
+
+int tlb_flush_send(const struct tlb_flush_req *req)
+{
+	struct mm *mm = req->mm;
 	int err, werr;
 
 	/*
@@ -95,83 +97,51 @@ static int tlb_shootdown(struct mm *mm, vaddr_t start, vaddr_t last, bool global
 	 * A copy of the request: a target late past the deadline must not
 	 * read this frame after we returned.
 	 */
-	err = smp_call_copy(mm_cpumask(mm), tlb_flush_ipi, &req, sizeof(req), false);
-	if (mm_current() == mm)
-		tlb_flush_local(start, last, global);
+	err = smp_call_copy(mm_cpumask(mm), tlb_flush_ipi, (void *)req, sizeof(*req), false);
+	req->target(req);
 	/* Even after an error the live targets were sent the request: wait for them. */
 	werr = err == -EINVAL ? 0 : smp_call_wait();
 	return err ? err : werr;
 }
 
+/* Flushes outside tlb_unmap_pages() (mprotect, a region's unmap): the real designs' way. */
 int tlb_flush_range(struct mm *mm, vaddr_t start, vaddr_t last)
 {
-	return tlb_shootdown(mm, start, last, false);
+	struct tlb_flush_req req = { mm, tlb_target_flush, start, last, false };
+
+	return tlb_flush_send(&req);
 }
 
 int tlb_flush_gather(struct mm *mm, const struct pt_gather *g)
 {
-	return tlb_shootdown(mm, g->start, g->last, g->global);
+	struct tlb_flush_req req = { mm, tlb_target_flush, g->start, g->last, g->global };
+
+	return tlb_flush_send(&req);
 }
 
-/* ---- shared helpers ---- */
+/* The gather's flush during tlb_unmap_pages(): the request travels the design's way. */
+static void tlb_batch_flush(struct pt_gather *g)
+{
+	struct tlb_batch *b = container_of(g, struct tlb_batch, g);
+	struct tlb_flush_req req = { b->mm, b->ops->target_flush, g->start, g->last, g->global };
+	int err = b->ops->flush(&req);
 
-/* The one gather set-up: mm_gather_init()'s flush, frame release and swap-slot release. */
-static void tlb_begin(struct tlb_batch *b, struct mm *mm)
+	if (err && !g->err)
+		g->err = err;
+}
+
+void tlb_batch_begin(struct tlb_batch *b, struct mm *mm, const struct tlb_ops *ops)
 {
 	b->mm = mm;
-	mm_gather_init(&b->g, mm);
+	b->ops = ops;
+	mm_gather_init(&b->g, mm); /* frame and swap-slot release as every unmap */
+	b->g.flush = tlb_batch_flush;
 }
 
-static int tlb_unmap_one(struct tlb_batch *b, vaddr_t va)
+int tlb_add_queued(struct tlb_batch *b, vaddr_t va)
 {
 	return pt_unmap(b->mm->root, va, PAGE_SIZE, &b->g);
 }
-
-static void tlb_finish(struct tlb_batch *b)
-{
-	pt_gather_finish(&b->g);
-}
-
-/* ---- naive ---- */
-
-/* One page, one IPI round, wait, free: then the next page. */
-static int tlb_add_naive(struct tlb_batch *b, vaddr_t va)
-{
-	int err = tlb_unmap_one(b, va);
-
-	pt_gather_finish(&b->g);
-	return err;
-}
-
-/* ---- batched ---- */
-
-/* Queue only: the gather flushes when it is full, and at finish. */
-static int tlb_add_batched(struct tlb_batch *b, vaddr_t va)
-{
-	return tlb_unmap_one(b, va);
-}
-
-/* ---- the detector's control: no remote flush at all ---- */
-
-static void tlb_gather_flush_local_only(struct pt_gather *g)
-{
-	struct mm *mm = g->arg;
-
-	atomic_fetch_add(&mm->tlb_gen, 1);
-	if (mm_current() == mm)
-		tlb_flush_local(g->start, g->last, g->global);
-}
-
-static void tlb_begin_no_remote(struct tlb_batch *b, struct mm *mm)
-{
-	tlb_begin(b, mm);
-	b->g.flush = tlb_gather_flush_local_only;
-}
-
-const struct tlb_ops tlb_ops_naive = { "naive", tlb_begin, tlb_add_naive, tlb_finish };
-const struct tlb_ops tlb_ops_batched = { "batched", tlb_begin, tlb_add_batched, tlb_finish };
-const struct tlb_ops tlb_ops_no_remote = { "no-remote", tlb_begin_no_remote, tlb_add_batched,
-					   tlb_finish };
 
 int tlb_unmap_pages(struct mm *mm, vaddr_t start, unsigned nr, const struct tlb_ops *ops)
 {
@@ -179,10 +149,10 @@ int tlb_unmap_pages(struct mm *mm, vaddr_t start, unsigned nr, const struct tlb_
 	int err = 0;
 
 	write_lock(&mm->lock);
-	ops->begin(&b, mm);
+	tlb_batch_begin(&b, mm, ops);
 	for (unsigned i = 0; i < nr && !err; i++)
 		err = ops->add(&b, start + (vaddr_t)i * PAGE_SIZE);
-	ops->finish(&b);
+	pt_gather_finish(&b.g);
 	write_unlock(&mm->lock);
 	return err ? err : b.g.err;
 }

@@ -2,7 +2,8 @@
  * TLB shootdown: flushing translations of an address space from every CPU
  * that has it loaded (mm_cpumask), and the gather that unmapping uses:
  * collect unmapped pages (and emptied page-table pages), flush, then free.
- * Two designs behind one interface, chosen at run time:
+ * Designs behind one interface (struct tlb_ops, table tlb_designs[]), chosen
+ * per call:
  *   naive:   every page gets its own IPI round: each CPU in the mask does one
  *            invlpg, and the initiator waits for every acknowledgement before
  *            it unmaps the next page.
@@ -11,7 +12,10 @@
  *            a target invalidates page by page up to the ceiling (tlb_ceiling=,
  *            default TLB_FLUSH_CEILING) and flushes everything above it; the
  *            initiator's own flush overlaps the wait for the acknowledgements.
- * Either way a frame is freed only after the flush that covers it completed:
+ * The hooks follow the shape of Linux's pv_ops.mmu.flush_tlb_multi (a
+ * request that says what to flush, and a variant that decides how it
+ * reaches the CPUs of a mask). In every design but the control, a frame is
+ * freed only after the flush that covers it completed:
  * a stale entry on another CPU could otherwise reach the frame's next owner.
  * A flush that did not complete (a CPU missed the deadline: it is out of
  * the run from then on, kernel/smp.h) frees nothing: its frames and tables
@@ -27,6 +31,8 @@
 #ifndef MM_TLB_H
 #define MM_TLB_H
 
+#include "compiler.h"
+#include "kernel/design.h"
 #include "mm/counters.h"
 #include "mm/pt.h"
 #include "types.h"
@@ -44,14 +50,34 @@ struct mm;
 
 struct tlb_batch;
 
+/* One flush request: what a target invalidates. Copied to each target (smp_call_copy()). */
+struct tlb_flush_req {
+	struct mm *mm;
+	/* What the target runs: the design's target_flush. */
+	void (*target)(const struct tlb_flush_req *req);
+	vaddr_t start, last;	   /* start > last: everything */
+	bool global;
+};
+
+/*
+ * A TLB design (kernel/design.h): when the gathered pages are flushed
+ * (add), how a flush request travels to the CPUs that may hold the
+ * translations (flush), and what each of them does with it
+ * (target_flush). The unmap loop around them (tlb_unmap_pages()) is the
+ * same for every design: lock, gather, add each page, finish.
+ */
 struct tlb_ops {
-	const char *name; /* "naive" | "batched" | "no-remote" (detector control only) */
-	/* Starts an unmap of pages of @mm. */
-	void (*begin)(struct tlb_batch *b, struct mm *mm);
-	/* Unmaps the 4 KiB page at @va: naive shoots it down now; batched queues it. */
+	struct design d; /* first: the table holds &ops.d */
+	/* Unmaps the 4 KiB page at @va into the gather: naive flushes it now; batched queues it. */
 	int (*add)(struct tlb_batch *b, vaddr_t va);
-	/* Flushes what is queued and frees what was unmapped. */
-	void (*finish)(struct tlb_batch *b);
+	/*
+	 * Sends @req to every CPU of @req->mm's mask (the caller's own flush
+	 * included) and returns once it is done: 0 or -ETIMEDOUT. Bumps the
+	 * mm's tlb_gen first so lazy CPUs flush on switching back.
+	 */
+	int (*flush)(const struct tlb_flush_req *req);
+	/* On a CPU that received @req (in the IPI, interrupts off, or the initiator). */
+	void (*target_flush)(const struct tlb_flush_req *req);
 };
 
 struct tlb_batch {
@@ -63,9 +89,35 @@ struct tlb_batch {
 extern const struct tlb_ops tlb_ops_naive, tlb_ops_batched;
 /*
  * The control run of the stale-translation detector: flushes the calling
- * CPU only, never the others. Wrong on purpose; only the self-test uses it.
+ * CPU only, never the others. Wrong on purpose (design.control): only the
+ * self-tests use it, the benchmark never does.
  */
 extern const struct tlb_ops tlb_ops_no_remote;
+
+/* Every TLB design, naive first, NULL-terminated (mm/tlb_designs.c). */
+extern const struct design *const tlb_designs[];
+
+/* The tlb_ops that design header @d (an entry of tlb_designs[]) begins. */
+static inline const struct tlb_ops *tlb_ops_of(const struct design *d)
+{
+	return container_of(d, struct tlb_ops, d);
+}
+
+/* The IPI shootdown every real design's flush is: one round to the mask, each runs req->target. */
+int tlb_flush_send(const struct tlb_flush_req *req);
+
+/* The target side of the real designs: the flush policy, if the target still has req->mm. */
+void tlb_target_flush(const struct tlb_flush_req *req);
+
+/*
+ * Starts an unmap of pages of @mm through @ops: the gather every unmap
+ * uses, its flush sent @ops' way. Then ops->add per page and
+ * pt_gather_finish(&b->g). @mm's write side held.
+ */
+void tlb_batch_begin(struct tlb_batch *b, struct mm *mm, const struct tlb_ops *ops);
+
+/* The add of batched: queue the page, the gather flushes when full and at finish. */
+int tlb_add_queued(struct tlb_batch *b, vaddr_t va);
 
 /*
  * Flushes [start, last] (start > last: everything) of @mm from every CPU

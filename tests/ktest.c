@@ -53,7 +53,7 @@ static bool ktest_item_matches(const char *name, const char *item, size_t n)
 }
 
 /* @filter is a comma-separated list of items; NULL or "" selects everything. */
-static bool ktest_suite_matches(const struct ktest_suite *s, const char *filter)
+static bool ktest_name_matches(const char *name, const char *filter)
 {
 	const char *p = filter;
 
@@ -63,10 +63,44 @@ static bool ktest_suite_matches(const struct ktest_suite *s, const char *filter)
 		const char *end = strchr(p, ',');
 		size_t n = end ? (size_t)(end - p) : strlen(p);
 
-		if (n && ktest_item_matches(s->name, p, n))
+		if (n && ktest_item_matches(name, p, n))
 			return true;
 		p += n + (end ? 1 : 0);
 	}
+	return false;
+}
+
+/* A design-table suite's run names: <suite>_<design>. */
+#define KTEST_NAME_MAX 64
+
+static const char *ktest_run_name(char *buf, const struct ktest_suite *s, const struct design *d)
+{
+	if (!d)
+		return s->name;
+	fmt_snprintf(buf, KTEST_NAME_MAX, "%s_%s", s->name, d->name);
+	return buf;
+}
+
+/* Whether the run of @s for design @d (NULL: a plain suite) is selected. */
+static bool ktest_run_matches(const struct ktest_suite *s, const struct design *d,
+			      const char *filter)
+{
+	char buf[KTEST_NAME_MAX];
+
+	if (d && d->control)
+		return false;
+	return ktest_name_matches(s->name, filter) ||
+	       (d && ktest_name_matches(ktest_run_name(buf, s, d), filter));
+}
+
+/* Whether any run of @s is selected. */
+static bool ktest_suite_matches(const struct ktest_suite *s, const char *filter)
+{
+	if (!s->designs)
+		return ktest_run_matches(s, NULL, filter);
+	for (const struct design *const *d = s->designs; *d; d++)
+		if (ktest_run_matches(s, *d, filter))
+			return true;
 	return false;
 }
 
@@ -243,7 +277,7 @@ static const char *ktest_lava_result(const struct ktest *t)
 	return t->skipped ? "skip" : "pass";
 }
 
-static void ktest_print_lava(const struct ktest_suite *s, const struct ktest *t, u64 cycles)
+static void ktest_print_lava(const char *sname, const struct ktest *t, u64 cycles)
 {
 	u64 hz = arch_tsc_hz();
 	u64 us = hz ? mul_div_u64(cycles, 1000000, hz) : 0;
@@ -251,14 +285,16 @@ static void ktest_print_lava(const struct ktest_suite *s, const struct ktest *t,
 
 	fmt_fixed(ms, sizeof(ms), (s64)us, 3);
 	ktest_printf("MMLAB-LAVA test_case_id=selftest-%s-%s result=%s measurement=%s units=ms\n",
-		     s->name, t->name, ktest_lava_result(t), ms);
+		     sname, t->name, ktest_lava_result(t), ms);
 }
 
-/* Runs case @k of suite @s with its hooks and prints its result line. */
-static void ktest_run_case(const struct ktest_suite *s, unsigned k, struct ktest_totals *sum)
+/* Runs case @k of suite @s (for design @d, or NULL) with its hooks and prints its result line. */
+static void ktest_run_case(const struct ktest_suite *s, const struct design *d, const char *sname,
+			   unsigned k, struct ktest_totals *sum)
 {
 	const struct ktest_case *c = &s->cases[k - 1];
-	struct ktest t = { .suite = s, .name = c->name };
+	struct ktest t = { .suite = s, .name = c->name, .param = d ? (const void *)d : s->param,
+			   .design = d };
 	u64 start = arch_tsc_read();
 	int err = s->init ? s->init(&t) : 0;
 
@@ -282,27 +318,30 @@ static void ktest_run_case(const struct ktest_suite *s, unsigned k, struct ktest
 		sum->passed++;
 	}
 	if (ktest_lava)
-		ktest_print_lava(s, &t, arch_tsc_read() - start);
+		ktest_print_lava(sname, &t, arch_tsc_read() - start);
 }
 
-/* Runs suite @s, numbered @n at the top level, adding its cases to @tot. */
-static void ktest_run_suite(const struct ktest_suite *s, unsigned n, struct ktest_totals *tot)
+/* Runs suite @s for design @d (NULL: a plain suite), numbered @n at the top level. */
+static void ktest_run_suite(const struct ktest_suite *s, const struct design *d, unsigned n,
+			    struct ktest_totals *tot)
 {
 	struct ktest_totals sum = { 0, 0, 0, 0 };
+	char buf[KTEST_NAME_MAX];
+	const char *name = ktest_run_name(buf, s, d);
 	unsigned k;
 
 	ktest_printf(KTEST_INDENT "KTAP version 1\n");
-	ktest_printf(KTEST_INDENT "# Subtest: %s\n", s->name);
+	ktest_printf(KTEST_INDENT "# Subtest: %s\n", name);
 	ktest_printf(KTEST_INDENT "1..%u\n", (unsigned)s->ncases);
 	for (k = 1; k <= s->ncases; k++)
-		ktest_run_case(s, k, &sum);
+		ktest_run_case(s, d, name, k, &sum);
 	if (sum.failed)
-		ktest_printf("not ok %u %s\n", n, s->name);
+		ktest_printf("not ok %u %s\n", n, name);
 	else if (sum.passed == 0)
-		ktest_printf("ok %u %s # SKIP %s\n", n, s->name,
+		ktest_printf("ok %u %s # SKIP %s\n", n, name,
 			     s->ncases ? "all cases skipped" : "no test cases");
 	else
-		ktest_printf("ok %u %s\n", n, s->name);
+		ktest_printf("ok %u %s\n", n, name);
 	tot->passed += sum.passed;
 	tot->failed += sum.failed;
 	tot->skipped += sum.skipped;
@@ -318,6 +357,30 @@ static void ktest_run_suite(const struct ktest_suite *s, unsigned n, struct ktes
  * tot->suites at 0 for the caller to report. Runs on the calling CPU,
  * which must be the only one running tests.
  */
+/*
+ * Runs (or with @tot NULL only counts) the selected runs of @s: one, or one
+ * per selected design of its table. Returns how many.
+ */
+static unsigned ktest_suite_runs(const struct ktest_suite *s, const char *filter,
+				 struct ktest_totals *tot)
+{
+	unsigned n = 0;
+
+	if (!s->designs) {
+		if (tot)
+			ktest_run_suite(s, NULL, ++tot->suites, tot);
+		return 1;
+	}
+	for (const struct design *const *d = s->designs; *d; d++) {
+		if (!ktest_run_matches(s, *d, filter))
+			continue;
+		if (tot)
+			ktest_run_suite(s, *d, ++tot->suites, tot);
+		n++;
+	}
+	return n;
+}
+
 void ktest_run_all(const char *filter, struct ktest_totals *tot)
 {
 	const struct ktest_suite *s;
@@ -325,8 +388,8 @@ void ktest_run_all(const char *filter, struct ktest_totals *tot)
 
 	*tot = (struct ktest_totals){ 0, 0, 0, 0 };
 	for (s = ktest_next_suite(NULL, filter); s; s = ktest_next_suite(s, filter))
-		n++;
+		n += ktest_suite_runs(s, filter, NULL);
 	ktest_printf("KTAP version 1\n1..%u\n", n);
 	for (s = ktest_next_suite(NULL, filter); s; s = ktest_next_suite(s, filter))
-		ktest_run_suite(s, ++tot->suites, tot);
+		ktest_suite_runs(s, filter, tot);
 }

@@ -1,6 +1,6 @@
 /*
  * ktest: the KTAP v1 unit-test harness shared by host and kernel builds
- * (STYLE.md section 11). A test case is void fn(struct ktest *t); cases are
+ * (docs/testing.md). A test case is void fn(struct ktest *t); cases are
  * grouped in a suite registered with KTEST_SUITE into the ktest_suites
  * section, from which ktest_run_all() runs them sorted by name. Output goes
  * through ktest_emit(), which each environment provides. Suites run one at
@@ -10,6 +10,7 @@
 #define MMLAB_TESTS_KTEST_H
 
 #include "compiler.h"
+#include "kernel/design.h"
 #include "types.h"
 
 struct ktest_suite;
@@ -22,6 +23,8 @@ struct ktest {
 	bool skipped;
 	const char *skip_reason; /* must outlive the case (a literal) */
 	void *priv;		 /* for the suite's init hook to pass state to the case */
+	const void *param;	 /* the suite's param, or the design under test */
+	const struct design *design; /* KTEST_SUITE_DESIGNS: the table entry under test */
 };
 
 struct ktest_case {
@@ -36,6 +39,8 @@ struct ktest_suite {
 	int (*init)(struct ktest *t);  /* optional, before each case; nonzero fails it */
 	void (*exit)(struct ktest *t); /* optional, after each case that init let run */
 	const void *param;	       /* optional, e.g. the variant's ops under test */
+	/* Optional: run once per (non-control) entry, as <name>_<design> (KTEST_SUITE_DESIGNS). */
+	const struct design *const *designs;
 };
 
 struct ktest_totals {
@@ -48,7 +53,7 @@ struct ktest_totals {
 /*
  * KTEST_SUITE_EXT(name, cases, init, exit, param) registers a suite with
  * hooks and a parameter, so one case array can run once per variant:
- *   KTEST_SUITE_EXT(tlb_naive, tlb_cases, NULL, NULL, &tlb_ops_naive);
+ *   KTEST_SUITE_EXT(pin, pin_cases, pin_suite_init, pin_suite_exit, NULL);
  * The section name is a C identifier, so the host linker provides
  * __start_ktest_suites/__stop_ktest_suites; linker.ld defines them too.
  */
@@ -56,11 +61,28 @@ struct ktest_totals {
 	static const struct ktest_suite ktest_suite_##sname __used __section("ktest_suites")       \
 		__aligned(8) = {                                                                   \
 			#sname, case_array, ARRAY_SIZE(case_array), init_fn, exit_fn, param_ptr,  \
+			NULL,                                                                      \
 		}
 #define KTEST_SUITE(sname, case_array) KTEST_SUITE_EXT(sname, case_array, NULL, NULL, NULL)
 
-/* The param of the suite running @t (NULL when it has none). */
-#define ktest_param(t) ((t)->suite->param)
+/*
+ * KTEST_SUITE_DESIGNS(name, cases, init, exit, table) runs the cases once
+ * per entry of a mechanism's design table (kernel/design.h), in table
+ * order, each run a suite of its own named name_<design> ("tlb_naive");
+ * controls (design.control) are left out, they break invariants on
+ * purpose. ktest_design(t) is the entry under test; a design added to the
+ * table is tested with no test file touched.
+ */
+#define KTEST_SUITE_DESIGNS(sname, case_array, init_fn, exit_fn, table)                             \
+	static const struct ktest_suite ktest_suite_##sname __used __section("ktest_suites")       \
+		__aligned(8) = {                                                                   \
+			#sname, case_array, ARRAY_SIZE(case_array), init_fn, exit_fn, NULL, table, \
+		}
+
+/* The param of the suite running @t (NULL when it has none), or its design. */
+#define ktest_param(t) ((t)->param)
+/* The design under test (KTEST_SUITE_DESIGNS), else NULL. */
+#define ktest_design(t) ((t)->design)
 
 static inline bool ktest_on_host(void)
 {

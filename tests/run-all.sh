@@ -302,6 +302,26 @@ v2=$(tlb_per_op "$bench_runs/tlb-ceiling-512.log" 64 tlb_flush_one_per_op)
 o2=$(tlb_per_op "$bench_runs/tlb-ceiling-512.log" 64 tlb_flush_all_per_op)
 check tlb_ceiling_512_page_by_page "$([ "$v2" = 2.000 ] && [ "$o2" = 0.000 ] && echo 1 || echo 0)" \
 	"pages=64: tlb_flush_one_per_op '$v2' (want 2.000), tlb_flush_all_per_op '$o2' (want 0.000)"
+# The "adding a design" proof (docs/design.md): make TEST_DESIGN=1 builds in
+# tests/design_example.c, a TLB design the real table never holds, through its
+# one line in tlb_designs[]. With no other file touched it must reach the BENCH
+# lines (verified against its own promises), the table, the plots, and the
+# design-table self-tests (tlb_example).
+td_out=$O/test-design
+if make -s -C "$here" TEST_DESIGN=1 O="$td_out" all > "$logs/test-design-build.log" 2>&1; then
+	check test_design_build 1
+	TEST_DESIGN=1 O="$td_out" expect_run bench-test-design 0 --bench tlb --accel tcg --boot kernel \
+		--smp 2 -- iters=1 cpus=2 remote=idle
+	check test_design_bench_lines "$(has "$last_log" '^BENCH \{"bench":"tlb","variant":"example"')"
+	check test_design_in_table "$(has "$contract_runs/bench-test-design/table.txt" '\(naive vs example\)')"
+	check test_design_in_plots "$(grep -lq example "$contract_runs"/bench-test-design/plots/tlb-*.svg 2>/dev/null && echo 1 || echo 0)"
+	TEST_DESIGN=1 O="$td_out" expect_run selftest-test-design 0 --selftest --accel tcg --boot kernel \
+		--smp 2 --timeout 300 -- ktest=tlb
+	check test_design_selftest_suite "$(has "$last_log" '^ok [0-9]+ tlb_example\b')"
+	check real_table_has_no_example "$(has "$bench_runs/all/serial.log" '"variant":"example"' | tr 01 10)"
+else
+	check test_design_build 0 "$(tail -n 3 "$logs/test-design-build.log" | tr '\n' ' ')"
+fi
 # A CPU that misses a shootdown deadline (timeout_ms=1 under TCG): named, out of the run, the
 # cases that need it fail, and the run ends with status fail (exit 1), not a pass that freed frames.
 expect_run bench-tlb-timeout 1 --bench tlb --accel tcg --boot kernel --smp 4 -- timeout_ms=1 iters=1

@@ -93,13 +93,14 @@ static int probe_teardown(struct bench_ctx *c)
 	return probe_leak_cpu ? mm_destroy(probe_mm) : 0;
 }
 
-static const char *const probe_variants[] = { "naive", "broken" };
+static const struct design probe_naive = { .name = "naive", .unit = "op" };
+static const struct design probe_broken = { .name = "broken", .unit = "op" };
+static const struct design *const probe_designs[] = { &probe_naive, &probe_broken, NULL };
 static const struct bench_case probe_cases[] = { { { 1 } } };
 
 static struct bench probe_bench = {
 	.name = "probe",
-	.variants = probe_variants,
-	.nvariants = 2,
+	.designs = probe_designs,
 	.param_names = { "p" },
 	.cases = probe_cases,
 	.ncases = 1,

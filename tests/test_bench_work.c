@@ -59,13 +59,13 @@ static void phases_run2(struct bench_ctx *c, unsigned idx)
 	atomic_add_return(&ph.phase2_done, 1);
 }
 
-static const char *const phases_variants[] = { "only" };
+static const struct design phases_only = { .name = "only", .unit = "run" };
+static const struct design *const phases_designs[] = { &phases_only, NULL };
 static const struct bench_case phases_cases[] = { { { 0 } } };
 
 static const struct bench phases_bench = {
 	.name = "phases",
-	.variants = phases_variants,
-	.nvariants = 1,
+	.designs = phases_designs,
 	.cases = phases_cases,
 	.ncases = 1,
 	.metric = BENCH_US_PER_RUN,
@@ -172,7 +172,7 @@ static void test_bench_tlb_busy_readers(struct ktest *t)
 		return;
 	}
 	run_bench(&bench_tlb, 2, 1, OPT_REMOTE_BUSY, &out);
-	KEXPECT_EQ(t, out.passed, bench_tlb.ncases / 2 * bench_tlb.nvariants);
+	KEXPECT_EQ(t, out.passed, bench_tlb.ncases / 2 * bench_ndesigns(&bench_tlb));
 	KEXPECT_EQ(t, out.failed, 0);
 	tlb_readers_totals(&base, &timed); /* of the last case: batched, 512 pages */
 	KEXPECT_GT(t, base.reads, 0);
@@ -191,7 +191,7 @@ static void test_bench_counts_hold(struct ktest *t)
 		struct bench_outcome out;
 
 		run_bench(benches[i], ncpus_online, 1, OPT_REMOTE_ALL, &out);
-		KEXPECT_EQ(t, out.passed, benches[i]->ncases * benches[i]->nvariants);
+		KEXPECT_EQ(t, out.passed, benches[i]->ncases * bench_ndesigns(benches[i]));
 		KEXPECT_EQ(t, out.failed, 0);
 	}
 }

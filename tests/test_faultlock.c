@@ -50,17 +50,16 @@ static u64 my_count(enum pcpu_counter c)
 	return percpu_counter_read(arch_cpu_id(), c);
 }
 
-static int faultlock_init(struct ktest *t)
+/* Whether the design promises a mapping lock on every fault (naive does). */
+static bool locks_every_fault(struct ktest *t)
 {
-	fault_set_lock_ops(ktest_param(t));
-	mapping_init(&fl_mapping, "fl_mapping");
-	return 0;
+	return design_promise(ktest_design(t), PCPU_MAPPING_LOCKS) != NULL;
 }
 
-static void faultlock_exit(struct ktest *t)
+static int faultlock_init(struct ktest *t)
 {
-	(void)t;
-	fault_set_lock_ops(&fault_lock_fixed);
+	mapping_init(&fl_mapping, "fl_mapping", fault_lock_ops_of(ktest_design(t)));
+	return 0;
 }
 
 /* An mm with a shareable and a private region attached, and a plain one. */
@@ -118,7 +117,7 @@ static void fl_touch(vaddr_t base, unsigned n, u64 *faults, u64 *locks)
 static void test_faultlock_counts(struct ktest *t)
 {
 	static const vaddr_t bases[] = { SHARE_BASE, PRIV_BASE, PLAIN_BASE };
-	bool naive = ktest_param(t) == &fault_lock_naive;
+	bool naive = locks_every_fault(t);
 	const u64 want[] = { COUNT_PAGES, naive ? COUNT_PAGES : 0, 0 };
 	struct mm *mm;
 	u64 faults, locks;
@@ -273,7 +272,7 @@ static int fl_leaf_check(void *arg, const struct pt_leaf *leaf)
 
 static void test_faultlock_writer_race(struct ktest *t)
 {
-	bool naive = ktest_param(t) == &fault_lock_naive;
+	bool naive = locks_every_fault(t);
 	u64 l0 = percpu_counter_sum(PCPU_MAPPING_LOCKS), f0 = percpu_counter_sum(PCPU_PAGE_FAULTS);
 	u64 locks, faults;
 	unsigned zaps = 0;
@@ -409,7 +408,4 @@ static const struct ktest_case faultlock_cases[] = {
 	KTEST_CASE(test_faultlock_writer_race),
 	KTEST_CASE(test_faultlock_populate_race),
 };
-KTEST_SUITE_EXT(faultlock_naive, faultlock_cases, faultlock_init, faultlock_exit,
-		&fault_lock_naive);
-KTEST_SUITE_EXT(faultlock_fixed, faultlock_cases, faultlock_init, faultlock_exit,
-		&fault_lock_fixed);
+KTEST_SUITE_DESIGNS(faultlock, faultlock_cases, faultlock_init, NULL, fault_lock_designs);

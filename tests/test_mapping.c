@@ -36,7 +36,7 @@ static struct mm_mapping tm_mapping;
 
 static int mapping_suite_init(struct ktest *t)
 {
-	mapping_init(&tm_mapping, "tm_mapping");
+	mapping_init(&tm_mapping, "tm_mapping", &fault_lock_ops_fixed);
 	return emul_suite_init(t);
 }
 

@@ -60,7 +60,7 @@ static void mf_zap_case(struct ktest *t, unsigned flags)
 	}
 	cpumask_clear(&one);
 	cpumask_set_cpu(1, &one);
-	mapping_init(&mf_mapping, "mf_mapping");
+	mapping_init(&mf_mapping, "mf_mapping", &fault_lock_ops_fixed);
 	KASSERT_EQ(t, mm_create(&mf_mm), 0);
 	KASSERT_EQ(t, mm_map_region(mf_mm, MF_BASE, MAPPING_SHARE_ALIGN, flags), 0);
 	KASSERT_EQ(t, mapping_attach(&mf_mapping, mf_mm, MF_BASE), 0);

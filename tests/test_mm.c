@@ -215,8 +215,9 @@ static int fake_swapin(struct mm *mm, const struct mm_region *r, vaddr_t va, u64
 	return -EIO;
 }
 
-static void fake_swap_release(const u64 *swp, unsigned n)
+static void fake_swap_release(struct mm *mm, const u64 *swp, unsigned n)
 {
+	(void)mm;
 	swap_released += n;
 	swap_last = swp[n - 1];
 }

@@ -25,8 +25,6 @@
 #define PIN_PAGES 64
 #define PIN_ROUNDS 200
 
-static const struct pin_policy naive_flag = { &pin_flag_naive, &pin_pagemap_naive };
-static const struct pin_policy fixed_flag = { &pin_flag_fixed, &pin_pagemap_cached };
 
 static struct mm *pin_mm;
 static struct page *pages[PIN_PAGES];
@@ -108,29 +106,42 @@ static void test_pin_overflow_refused(struct ktest *t)
 	KEXPECT_EQ(t, page_free(p, 0), 0);
 }
 
-/* naive: one shared-line write per call; fixed: one per mm, ever. */
-static void test_pin_flag_writes(struct ktest *t)
+/* Flag writes of @calls calls through flag design @d on a fresh mm, on this CPU alone. */
+static u64 flag_writes(struct ktest *t, const struct design *d, unsigned calls)
 {
+	const struct pin_policy pol = { pin_flag_ops_of(d), pin_policy_default.pagemap };
 	struct mm *mm;
 	u64 before;
 
-	KASSERT_EQ(t, mm_create(&mm), 0);
-	KASSERT_EQ(t, mm_map_region(mm, PIN_BASE, PT_PAGE_4K, MM_READ | MM_WRITE), 0);
+	if (!KEXPECT_EQ(t, mm_create(&mm), 0))
+		return 0;
+	KEXPECT_EQ(t, mm_map_region(mm, PIN_BASE, PT_PAGE_4K, MM_READ | MM_WRITE), 0);
 	mm_switch(mm);
 	before = my_count(PCPU_PIN_FLAG_WRITES);
-	for (int i = 0; i < 10; i++) {
-		KEXPECT_EQ(t, pin_pages_fast(mm, PIN_BASE, 1, 0, pages, &naive_flag), 1);
+	for (unsigned i = 0; i < calls; i++) {
+		KEXPECT_EQ(t, pin_pages_fast(mm, PIN_BASE, 1, 0, pages, &pol), 1);
 		unpin_pages(pages, 1);
 	}
-	KEXPECT_EQ(t, my_count(PCPU_PIN_FLAG_WRITES) - before, 10);
-	before = my_count(PCPU_PIN_FLAG_WRITES);
-	for (int i = 0; i < 10; i++) {
-		KEXPECT_EQ(t, pin_pages_fast(mm, PIN_BASE, 1, 0, pages, &fixed_flag), 1);
-		unpin_pages(pages, 1);
-	}
-	KEXPECT_EQ(t, my_count(PCPU_PIN_FLAG_WRITES) - before, 1);
+	before = my_count(PCPU_PIN_FLAG_WRITES) - before;
 	mm_switch(pin_mm);
 	KEXPECT_EQ(t, mm_destroy(mm), 0);
+	return before;
+}
+
+/*
+ * Each flag design keeps its promise: naive one shared-line write per
+ * call; fixed at most one per CPU per mm, ever (here one CPU: exactly one).
+ */
+static void test_pin_flag_writes(struct ktest *t)
+{
+	for (const struct design *const *d = pin_flag_designs; *d; d++) {
+		const struct design_promise *p = design_promise(*d, PCPU_PIN_FLAG_WRITES);
+		u64 got = flag_writes(t, *d, 10);
+
+		KASSERT(t, p != NULL);
+		if (!KEXPECT(t, design_kept(p, got, p->at_most ? 1 : 10, 1, 1)))
+			ktest_log(t, "%s: %lu flag writes in 10 calls", (*d)->name, (unsigned long)got);
+	}
 }
 
 struct pin_torture {
@@ -203,7 +214,7 @@ static void test_pin_concurrent_counts_restored(struct ktest *t)
 	}
 }
 
-/* Device pages: naive walks the tree per page, cached once per pagemap range. */
+/* Device pages: each pagemap design's lookups and references (naive per page, cached per range). */
 static void test_pin_device_lookups(struct ktest *t)
 {
 	static struct devmem dm;
@@ -215,18 +226,20 @@ static void test_pin_device_lookups(struct ktest *t)
 	KASSERT_EQ(t, mm_map_region(pin_mm, base, npages * PT_PAGE_4K, MM_READ | MM_WRITE), 0);
 	for (u64 i = 0; i < npages; i++)
 		KASSERT_EQ(t, mm_map_page(pin_mm, base + i * PT_PAGE_4K, devmem_page(&dm, i)), 0);
-	lk = my_count(PCPU_PAGEMAP_LOOKUPS);
-	refs = my_count(PCPU_PAGEMAP_REFS);
-	KEXPECT_EQ(t, pin_pages_fast(pin_mm, base, npages, 0, pages, &naive_flag), npages);
-	KEXPECT_EQ(t, my_count(PCPU_PAGEMAP_LOOKUPS) - lk, npages);
-	KEXPECT_EQ(t, my_count(PCPU_PAGEMAP_REFS) - refs, npages);
-	unpin_pages(pages, npages);
-	lk = my_count(PCPU_PAGEMAP_LOOKUPS);
-	refs = my_count(PCPU_PAGEMAP_REFS);
-	KEXPECT_EQ(t, pin_pages_fast(pin_mm, base, npages, 0, pages, &fixed_flag), npages);
-	KEXPECT_EQ(t, my_count(PCPU_PAGEMAP_LOOKUPS) - lk, 2);
-	KEXPECT_EQ(t, my_count(PCPU_PAGEMAP_REFS) - refs, 2);
-	unpin_pages(pages, npages);
+	for (const struct design *const *d = pin_pagemap_designs; *d; d++) {
+		const struct pin_policy pol = { pin_policy_default.flag, pin_pagemap_ops_of(*d) };
+		/* The promises count per page, or per pagemap range crossed (2 here). */
+		u64 units = strcmp((*d)->unit, "range") == 0 ? 2 : npages;
+
+		lk = my_count(PCPU_PAGEMAP_LOOKUPS);
+		refs = my_count(PCPU_PAGEMAP_REFS);
+		KEXPECT_EQ(t, pin_pages_fast(pin_mm, base, npages, 0, pages, &pol), npages);
+		KEXPECT_EQ(t, my_count(PCPU_PAGEMAP_LOOKUPS) - lk,
+			   design_expect(design_promise(*d, PCPU_PAGEMAP_LOOKUPS), units, 0));
+		KEXPECT_EQ(t, my_count(PCPU_PAGEMAP_REFS) - refs,
+			   design_expect(design_promise(*d, PCPU_PAGEMAP_REFS), units, 0));
+		unpin_pages(pages, npages);
+	}
 	KEXPECT_EQ(t, dm.pgmap[0].ref, 0);
 	KEXPECT_EQ(t, dm.pgmap[1].ref, 0);
 	KEXPECT_EQ(t, mm_unmap_region(pin_mm, base, npages * PT_PAGE_4K), 0);
@@ -364,8 +377,13 @@ static void race_done(struct dev_pagemap *pgmap)
 		pagemap_put(pgmap);
 }
 
-static const struct pin_pagemap_ops race_pagemap = { "race", race_get, race_after, race_done };
-static const struct pin_policy race_policy = { &pin_flag_fixed, &race_pagemap };
+static const struct pin_pagemap_ops race_pagemap = {
+	.d = { .name = "race", .unit = "page" },
+	.get = race_get,
+	.after_page = race_after,
+	.done = race_done,
+};
+static const struct pin_policy race_policy = { &pin_flag_ops_fixed, &race_pagemap };
 
 /* Device pages 0 and 2 mapped at race.va and the page after it. Returns 0 or -1 (failed). */
 static int race_setup(struct ktest *t)

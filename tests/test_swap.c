@@ -16,7 +16,7 @@
 #define SLOTS_4C (4 * SWAP_CLUSTER_SLOTS)
 #define RUN SWAP_FOLIO_SLOTS
 
-/* helpers */
+/* ---- helpers ---- */
 
 static u32 cluster_of(swp_entry_t e)
 {
@@ -59,7 +59,7 @@ static unsigned fill_runs(unsigned type, unsigned nr, swp_entry_t *out, unsigned
 	return n;
 }
 
-/* cases */
+/* ---- cases ---- */
 
 static void test_swap_entry_encoding(struct ktest *t)
 {
@@ -115,7 +115,7 @@ static void test_swap_alloc_runs_aligned(struct ktest *t)
 		for (i = 0; i < nr; i++)
 			KEXPECT_EQ(t, swap_map_read(swap_entry_next(e, i)), 1);
 		KEXPECT_EQ(t, stats_of(type).inuse, nr);
-		KEXPECT_EQ(t, swap_free_naive.free(e, nr), 0);
+		KEXPECT_EQ(t, swap_free_ops_naive.free(e, nr), 0);
 		swapt_expect_consistent(t, type);
 	}
 }
@@ -140,7 +140,7 @@ static void test_swap_alloc_fill_runs(struct ktest *t)
 		KASSERT_EQ(t, seen[i], 1);
 	expect_lists(t, type, 0, 0, 0, 4);
 	for (i = 0; i < n; i++)
-		KEXPECT_EQ(t, swap_free_naive.free(runs[i], RUN), 0);
+		KEXPECT_EQ(t, swap_free_ops_naive.free(runs[i], RUN), 0);
 	expect_lists(t, type, 4, 0, 0, 0);
 }
 
@@ -159,11 +159,11 @@ static void test_swap_cluster_lists(struct ktest *t)
 		KEXPECT_EQ(t, cluster_of(runs[i]), cluster_of(runs[0]));
 	}
 	expect_lists(t, type, 3, 0, 0, 1);
-	KEXPECT_EQ(t, swap_free_naive.free(runs[5], RUN), 0);
+	KEXPECT_EQ(t, swap_free_ops_naive.free(runs[5], RUN), 0);
 	expect_lists(t, type, 3, 1, 0, 0);
 	for (i = 0; i < n; i++)
 		if (i != 5)
-			KEXPECT_EQ(t, swap_free_naive.free(runs[i], RUN), 0);
+			KEXPECT_EQ(t, swap_free_ops_naive.free(runs[i], RUN), 0);
 	expect_lists(t, type, 4, 0, 0, 0);
 }
 
@@ -181,14 +181,14 @@ static void test_swap_cluster_frag(struct ktest *t)
 	for (i = 0; i < ARRAY_SIZE(runs); i++)
 		KASSERT_EQ(t, swap_slot_alloc(type, RUN, &runs[i]), 0);
 	for (i = 0; i < ARRAY_SIZE(runs); i++)
-		KEXPECT_EQ(t, swap_free_naive.free(runs[i], 1), 0); /* first slot of each */
+		KEXPECT_EQ(t, swap_free_ops_naive.free(runs[i], 1), 0); /* first slot of each */
 	KEXPECT_EQ(t, fill_runs(type, RUN, NULL, 0), SWAP_CLUSTER_SLOTS / RUN);
 	expect_lists(t, type, 0, 0, 1, 1);
 	KEXPECT_EQ(t, swap_slot_alloc(type, RUN, &e), -ENOSPC);
 	KASSERT_EQ(t, swap_slot_alloc(type, 1, &single), 0);
 	KEXPECT_EQ(t, cluster_of(single), cluster_of(runs[0]));
 	expect_lists(t, type, 0, 0, 1, 1);
-	KEXPECT_EQ(t, swap_free_naive.free(swap_entry_next(runs[3], 1), RUN - 1), 0);
+	KEXPECT_EQ(t, swap_free_ops_naive.free(swap_entry_next(runs[3], 1), RUN - 1), 0);
 	expect_lists(t, type, 0, 1, 0, 1);
 	KEXPECT_EQ(t, swap_slot_alloc(type, RUN, &e), 0);
 	KEXPECT_EQ(t, swap_entry_offset(e), swap_entry_offset(runs[3]));
@@ -253,7 +253,7 @@ static void test_swap_enospc(struct ktest *t)
 	KEXPECT_EQ(t, stats_of(type).inuse, nslots);
 	expect_lists(t, type, 0, 0, 0, 2);
 	for (i = 0; i < nslots; i += 2)
-		KEXPECT_EQ(t, swap_free_naive.free(swap_entry_make(type, i), 1), 0);
+		KEXPECT_EQ(t, swap_free_ops_naive.free(swap_entry_make(type, i), 1), 0);
 	KEXPECT_EQ(t, swap_slot_alloc(type, RUN, &e), -ENOSPC); /* no aligned run is free */
 	KEXPECT_EQ(t, swap_slot_alloc(type, 1, &e), 0);
 	KEXPECT_EQ(t, stats_of(type).inuse, nslots / 2 + 1);
@@ -286,7 +286,7 @@ static void test_swap_dup_cache(struct ktest *t)
 	KASSERT_EQ(t, swap_slot_alloc(type, RUN, &e), 0);
 	KEXPECT_EQ(t, swap_dup(e, RUN), 0);
 	KEXPECT_EQ(t, swap_count(swap_entry_next(e, RUN - 1)), 2);
-	KEXPECT_EQ(t, swap_free_naive.free(e, RUN), 0);
+	KEXPECT_EQ(t, swap_free_ops_naive.free(e, RUN), 0);
 	KEXPECT_EQ(t, stats_of(type).inuse, RUN);
 	for (i = 1; i < SWAP_MAP_MAX; i++)
 		KASSERT_EQ(t, swap_dup(swap_entry_next(e, 3), 1), 0);
@@ -294,15 +294,15 @@ static void test_swap_dup_cache(struct ktest *t)
 	KEXPECT_EQ(t, swap_dup(e, RUN), -EOVERFLOW);
 	KEXPECT_EQ(t, swap_count(e), 1); /* rolled back */
 	for (i = 1; i < SWAP_MAP_MAX; i++)
-		swap_free_naive.free(swap_entry_next(e, 3), 1);
+		swap_free_ops_naive.free(swap_entry_next(e, 3), 1);
 	KEXPECT_EQ(t, swap_cache_add(swap_entry_next(e, 10), 1), 0);
 	KEXPECT_EQ(t, swap_cache_add(e, RUN), -EEXIST);
 	KEXPECT_EQ(t, swap_map_read(swap_entry_next(e, 9)), 1); /* rolled back */
-	KEXPECT_EQ(t, swap_free_naive.free(swap_entry_next(e, 10), 1), 0);
+	KEXPECT_EQ(t, swap_free_ops_naive.free(swap_entry_next(e, 10), 1), 0);
 	KEXPECT_EQ(t, swap_map_read(swap_entry_next(e, 10)), SWAP_HAS_CACHE);
 	KEXPECT_EQ(t, stats_of(type).inuse, RUN);
 	KEXPECT_EQ(t, swap_dup(swap_entry_next(e, 10), 1), 0); /* a cached slot mapped again */
-	KEXPECT_EQ(t, swap_free_naive.free(swap_entry_next(e, 10), 1), 0);
+	KEXPECT_EQ(t, swap_free_ops_naive.free(swap_entry_next(e, 10), 1), 0);
 	KEXPECT_EQ(t, swap_cache_del(swap_entry_next(e, 10), 1), 0);
 	KEXPECT_EQ(t, swap_map_read(swap_entry_next(e, 10)), 0);
 	KEXPECT_EQ(t, stats_of(type).inuse, RUN - 1);
@@ -353,7 +353,7 @@ static void test_swap_on_off(struct ktest *t)
 	KASSERT_EQ(t, swap_on_ram(SLOTS_4C, &type), 0);
 	KASSERT_EQ(t, swap_slot_alloc(type, RUN, &e), 0);
 	KEXPECT_EQ(t, swap_off(type), -EBUSY);
-	KEXPECT_EQ(t, swap_free_batched.free(e, RUN), 0);
+	KEXPECT_EQ(t, swap_free_ops_batched.free(e, RUN), 0);
 	KEXPECT_EQ(t, swap_off(type), 0);
 	KEXPECT_EQ(t, swap_off(type), -EINVAL);
 	KEXPECT_EQ(t, swap_off(SWAP_MAX_DEVS), -EINVAL);

@@ -158,7 +158,7 @@ static void test_swap_page_io(struct ktest *t)
 		KEXPECT_EQ(t, swapt_checksum(buf), sums[i]);
 	}
 	KEXPECT_EQ(t, ram_stats(swap_dev_of(type)).frames, SWAP_FOLIO_SLOTS);
-	KEXPECT_EQ(t, swap_free_batched.free(e, SWAP_FOLIO_SLOTS), 0);
+	KEXPECT_EQ(t, swap_free_ops_batched.free(e, SWAP_FOLIO_SLOTS), 0);
 	KEXPECT_EQ(t, ram_stats(swap_dev_of(type)).frames, 0);
 	KEXPECT_EQ(t, swap_read_page(e, buf), -ENOENT);
 	KEXPECT_EQ(t, swap_write_page(e, buf), -ENOENT);

@@ -20,7 +20,7 @@
 #include "kernel/smp.h"
 #endif
 
-/* fixture */
+/* ---- fixture ---- */
 
 static unsigned swapt_types[SWAP_MAX_DEVS];
 static unsigned swapt_ntypes;
@@ -66,7 +66,7 @@ int swapt_dev_drain(unsigned type)
 		swp_entry_t e = swap_entry_make(type, off);
 
 		while (swap_count(e))
-			swap_free_naive.free(e, 1);
+			swap_free_ops_naive.free(e, 1);
 		if (swap_map_read(e) & SWAP_HAS_CACHE)
 			swap_cache_del(e, 1);
 	}

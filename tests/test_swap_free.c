@@ -32,12 +32,14 @@ struct swap_free_param {
 	bool batches; /* frees a qualifying run under one lock of each kind */
 };
 
-static const struct swap_free_param param_naive = { &swap_free_naive, false };
-static const struct swap_free_param param_batched = { &swap_free_batched, true };
-
+/* The design under test; it batches when its lock promise counts per folio. */
 static const struct swap_free_param *param(struct ktest *t)
 {
-	return ktest_param(t);
+	static struct swap_free_param p;
+
+	p.ops = swap_free_of(ktest_design(t));
+	p.batches = strcmp(p.ops->d.unit, "folio") == 0;
+	return &p;
 }
 
 /* Counter values around one operation. */
@@ -296,7 +298,7 @@ static void test_swap_free_same_state(struct ktest *t)
 	KASSERT(t, swapt_dev_new(t, nslots, &mine));
 	KASSERT(t, swapt_dev_new(t, nslots, &ref));
 	run_script(mine, param(t)->ops);
-	run_script(ref, &swap_free_naive);
+	run_script(ref, swap_free_of(swap_free_designs[0])); /* the baseline */
 	for (off = 0; off < nslots; off++)
 		diffs += swap_map_read(swap_entry_make(mine, off)) !=
 			 swap_map_read(swap_entry_make(ref, off));
@@ -311,7 +313,7 @@ static void test_swap_free_same_state(struct ktest *t)
 	swapt_expect_consistent(t, ref);
 }
 
-/* concurrency */
+/* ---- concurrency ---- */
 
 struct conc_result {
 	u64 freed, frees, errors;
@@ -457,5 +459,4 @@ static const struct ktest_case swap_free_cases[] = {
 	KTEST_CASE(test_swap_free_same_state),
 	KTEST_CASE(test_swap_free_concurrent),
 };
-KTEST_SUITE_EXT(swap_free_naive, swap_free_cases, swapt_init, swapt_exit, &param_naive);
-KTEST_SUITE_EXT(swap_free_batched, swap_free_cases, swapt_init, swapt_exit, &param_batched);
+KTEST_SUITE_DESIGNS(swap_free, swap_free_cases, swapt_init, swapt_exit, swap_free_designs);

@@ -32,15 +32,11 @@ BUILD_ASSERT(FOLIO == 1u << FOLIO_ORDER);
 
 static int swapmm_init(struct ktest *t)
 {
-	int err = emul_suite_init(t);
-
-	swap_set_unmap_ops(&swap_free_batched);
-	return err;
+	return emul_suite_init(t);
 }
 
 static void swapmm_exit(struct ktest *t)
 {
-	swap_set_unmap_ops(&swap_free_batched);
 	swapt_exit(t);
 }
 
@@ -153,23 +149,25 @@ static void test_swap_mm_roundtrip(struct ktest *t)
 /* Unmapping swapped-out folios frees every slot, with each design's exact lock round trips. */
 static void test_swap_mm_unmap_locks(struct ktest *t)
 {
-	static const struct swap_free_ops *const designs[] = { &swap_free_naive,
-							       &swap_free_batched };
 	unsigned d, type;
 
 	KASSERT(t, swapt_dev_new(t, 4 * NPAGES, &type));
-	for (d = 0; d < ARRAY_SIZE(designs); d++) {
+	for (d = 0; swap_free_designs[d]; d++) {
+		const struct swap_free_ops *ops = swap_free_of(swap_free_designs[d]);
 		struct mm *mm = swapmm_mm_new(t, NPAGES, 2000);
-		u64 cl, dl, freed, per_folio = d == 0 ? FOLIO : 1;
+		/* The promise counts per slot, or per folio (its FOLIO slots). */
+		u64 per_unit = design_promise(&ops->d, PCPU_SWAP_CLUSTER_LOCKS)->count;
+		u64 cl, dl, freed;
+		u64 per_folio = strcmp(ops->d.unit, "folio") == 0 ? per_unit : FOLIO * per_unit;
 
 		KASSERT(t, mm != NULL);
 		KEXPECT_EQ(t, swapmm_out_all(mm, NFOLIOS, type), 0);
-		swap_set_unmap_ops(designs[d]);
+		swap_mm_set_free(mm, ops);
 		cl = swapt_counter(PCPU_SWAP_CLUSTER_LOCKS);
 		dl = swapt_counter(PCPU_SWAP_DEVICE_LOCKS);
 		freed = swapt_counter(PCPU_SWAP_SLOTS_FREED);
 		KEXPECT_EQ(t, mm_unmap_region(mm, REG, (u64)NPAGES * KB4), 0);
-		ktest_log(t, "%s: %lu cluster and %lu device locks for %u folios", designs[d]->name,
+		ktest_log(t, "%s: %lu cluster and %lu device locks for %u folios", ops->d.name,
 			  (unsigned long)(swapt_counter(PCPU_SWAP_CLUSTER_LOCKS) - cl),
 			  (unsigned long)(swapt_counter(PCPU_SWAP_DEVICE_LOCKS) - dl), NFOLIOS);
 		KEXPECT_EQ(t, swapt_counter(PCPU_SWAP_CLUSTER_LOCKS) - cl, NFOLIOS * per_folio);
@@ -207,7 +205,7 @@ static void test_swap_mm_unmap_singles(struct ktest *t)
 		KEXPECT(t, swap_entry_from_word(swp, &e));
 		KEXPECT_EQ(t, swap_entry_offset(e), i);
 	}
-	swap_set_unmap_ops(&swap_free_batched);
+	swap_mm_set_free(mm, &swap_free_ops_batched);
 	cl = swapt_counter(PCPU_SWAP_CLUSTER_LOCKS);
 	KEXPECT_EQ(t, mm_unmap_region(mm, REG, FOLIO_BYTES), 0);
 	KEXPECT_EQ(t, swapt_counter(PCPU_SWAP_CLUSTER_LOCKS) - cl, FOLIO);
@@ -217,23 +215,22 @@ static void test_swap_mm_unmap_singles(struct ktest *t)
 }
 
 /*
- * tlb_unmap_pages() of swapped-out pages frees their slots, through either
- * shootdown design: its gather is mm_gather_init()'s, swap hook included.
+ * tlb_unmap_pages() of swapped-out pages frees their slots, through every
+ * shootdown design of the table (the control too: slots do not depend on the flush): its gather is mm_gather_init()'s, swap hook included.
  */
 static void test_swap_mm_tlb_unmap_frees_slots(struct ktest *t)
 {
-	static const struct tlb_ops *const designs[] = { &tlb_ops_naive, &tlb_ops_batched };
 	unsigned d, type;
 
 	KASSERT(t, swapt_dev_new(t, 4 * NPAGES, &type));
-	for (d = 0; d < ARRAY_SIZE(designs); d++) {
+	for (d = 0; tlb_designs[d]; d++) {
 		struct mm *mm = swapmm_mm_new(t, NPAGES, 2700 + d);
 		u64 freed = swapt_counter(PCPU_SWAP_SLOTS_FREED);
 
 		KASSERT(t, mm != NULL);
 		KEXPECT_EQ(t, swapmm_out_all(mm, NFOLIOS, type), 0);
 		KEXPECT_EQ(t, swapmm_inuse(type), NPAGES);
-		KEXPECT_EQ(t, tlb_unmap_pages(mm, REG, NPAGES, designs[d]), 0);
+		KEXPECT_EQ(t, tlb_unmap_pages(mm, REG, NPAGES, tlb_ops_of(tlb_designs[d])), 0);
 		KEXPECT_EQ(t, swapt_counter(PCPU_SWAP_SLOTS_FREED) - freed, NPAGES);
 		KEXPECT_EQ(t, swapmm_inuse(type), 0);
 		swapt_expect_consistent(t, type);
@@ -374,9 +371,9 @@ static struct swapmm_final swapmm_mixed(struct ktest *t, const struct swap_free_
 	const char *why;
 	u64 freed = swapt_counter(PCPU_SWAP_SLOTS_FREED);
 
-	swap_set_unmap_ops(ops);
 	if (!KEXPECT(t, mm != NULL))
 		return f;
+	swap_mm_set_free(mm, ops);
 	KEXPECT_EQ(t, swapmm_out_all(mm, NFOLIOS, type), 0);
 	for (unsigned i = 0; i < NPAGES; i += 5) /* holes in the runs */
 		(void)emul_read(t, mm, page_va(i));
@@ -398,8 +395,8 @@ static void test_swap_mm_same_state(struct ktest *t)
 	unsigned type;
 
 	KASSERT(t, swapt_dev_new(t, 4 * NPAGES, &type));
-	f[0] = swapmm_mixed(t, &swap_free_naive, type);
-	f[1] = swapmm_mixed(t, &swap_free_batched, type);
+	f[0] = swapmm_mixed(t, &swap_free_ops_naive, type);
+	f[1] = swapmm_mixed(t, &swap_free_ops_batched, type);
 	KEXPECT_EQ(t, f[0].consistent, 0);
 	KEXPECT_EQ(t, f[1].consistent, 0);
 	KEXPECT_EQ(t, f[0].inuse, f[1].inuse);

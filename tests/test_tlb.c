@@ -30,7 +30,17 @@ static struct mm *tmm;
 
 static const struct tlb_ops *ops_of(struct ktest *t)
 {
-	return ktest_param(t);
+	return tlb_ops_of(ktest_design(t));
+}
+
+/* The design's rounds promise: one round per this many pages (every real design makes it). */
+static const struct design_promise *rounds_promise(struct ktest *t)
+{
+	static const struct design_promise none = { PCPU_TLB_SHOOTDOWNS, 0, 1, false, false };
+	const struct design_promise *p = design_promise(&ops_of(t)->d, PCPU_TLB_SHOOTDOWNS);
+
+	KEXPECT(t, p != NULL);
+	return p ? p : &none;
 }
 
 static void switch_to(void *mm)
@@ -94,8 +104,8 @@ static void frames_of(struct page **frames, unsigned n)
 static void check_counts(struct ktest *t, unsigned n)
 {
 	const struct tlb_ops *ops = ops_of(t);
-	bool naive = ops == &tlb_ops_naive;
-	unsigned remotes = ncpus_online - 1, rounds = naive ? n : 1;
+	unsigned remotes = ncpus_online - 1;
+	u64 rounds = design_expect(rounds_promise(t), n, 0);
 	u64 sent = percpu_counter_sum(PCPU_IPI_SENT), sd = percpu_counter_sum(PCPU_TLB_SHOOTDOWNS);
 	u64 one = percpu_counter_sum(PCPU_TLB_FLUSH_ONE), all = percpu_counter_sum(PCPU_TLB_FLUSH_ALL);
 	cpumask_t m;
@@ -110,12 +120,13 @@ static void check_counts(struct ktest *t, unsigned n)
 	KASSERT_EQ(t, tlb_unmap_pages(tmm, TLB_BASE, n, ops), 0);
 	KEXPECT_EQ(t, percpu_counter_sum(PCPU_TLB_SHOOTDOWNS) - sd, rounds);
 	KEXPECT_EQ(t, percpu_counter_sum(PCPU_IPI_SENT) - sent, (u64)rounds * remotes);
-	if (naive || n <= tlb_ceiling()) {
+	/* Each round of at most the promise's pages: page by page up to the ceiling. */
+	if ((n < rounds_promise(t)->per ? n : rounds_promise(t)->per) <= tlb_ceiling()) {
 		KEXPECT_EQ(t, percpu_counter_sum(PCPU_TLB_FLUSH_ONE) - one, (u64)n * ncpus_online);
 		KEXPECT_EQ(t, percpu_counter_sum(PCPU_TLB_FLUSH_ALL) - all, 0);
 	} else {
 		KEXPECT_EQ(t, percpu_counter_sum(PCPU_TLB_FLUSH_ONE) - one, 0);
-		KEXPECT_EQ(t, percpu_counter_sum(PCPU_TLB_FLUSH_ALL) - all, ncpus_online);
+		KEXPECT_EQ(t, percpu_counter_sum(PCPU_TLB_FLUSH_ALL) - all, rounds * ncpus_online);
 	}
 }
 
@@ -226,15 +237,16 @@ static void test_tlb_free_after_flush(struct ktest *t)
 	frames_of(frames, N);
 	ord = (typeof(ord)){ 0 };
 	write_lock(&tmm->lock);
-	ops_of(t)->begin(&b, tmm);
+	tlb_batch_begin(&b, tmm, ops_of(t));
 	ord.flush = b.g.flush;
 	ord.release = b.g.release;
 	b.g.flush = ord_flush;
 	b.g.release = ord_release;
 	for (unsigned i = 0; i < N; i++)
 		KEXPECT_EQ(t, ops_of(t)->add(&b, TLB_BASE + i * PAGE_SIZE), 0);
-	KEXPECT_EQ(t, b.g.flushes, ops_of(t) == &tlb_ops_naive ? N : 0);
-	ops_of(t)->finish(&b);
+	/* Only whole rounds of the design's promise went out before the finish. */
+	KEXPECT_EQ(t, b.g.flushes, N / rounds_promise(t)->per);
+	pt_gather_finish(&b.g);
 	write_unlock(&tmm->lock);
 	KEXPECT_EQ(t, b.g.err, 0);
 	KEXPECT_EQ(t, ord.released, N);
@@ -377,7 +389,7 @@ static void test_tlb_timeout_quarantines(struct ktest *t)
 	KEXPECT_EQ(t, err, -ETIMEDOUT);
 	KEXPECT(t, smp_cpu_dead(1));
 	KEXPECT_EQ(t, q1.frames - q0.frames, N);
-	KEXPECT_EQ(t, q1.flushes - q0.flushes, ops_of(t) == &tlb_ops_naive ? N : 1);
+	KEXPECT_EQ(t, q1.flushes - q0.flushes, design_expect(rounds_promise(t), N, 0));
 	KEXPECT_EQ(t, p1.free, p0.free);
 	for (unsigned i = 0; i < N; i++)
 		KEXPECT(t, frames[i] && !page_test_flags(frames[i], PG_FREED) &&
@@ -394,5 +406,4 @@ static const struct ktest_case tlb_cases[] = {
 	KTEST_CASE(test_tlb_lazy_cpu),
 	KTEST_CASE(test_tlb_timeout_quarantines),
 };
-KTEST_SUITE_EXT(tlb_naive, tlb_cases, tlb_suite_init, tlb_suite_exit, &tlb_ops_naive);
-KTEST_SUITE_EXT(tlb_batched, tlb_cases, tlb_suite_init, tlb_suite_exit, &tlb_ops_batched);
+KTEST_SUITE_DESIGNS(tlb, tlb_cases, tlb_suite_init, tlb_suite_exit, tlb_designs);

@@ -115,7 +115,7 @@ static void model_check(struct ktest *t, const struct tlb_ops *ops, unsigned nr,
 
 	KASSERT(t, mm != NULL);
 	stale = model_unmap_and_reread(t, mm, nr, ops);
-	ktest_log(t, "%s, %u pages: stale reads: %u of %u", ops->name, nr, stale, nr * READERS);
+	ktest_log(t, "%s, %u pages: stale reads: %u of %u", ops->d.name, nr, stale, nr * READERS);
 	KEXPECT_EQ(t, stale, want_stale);
 	KEXPECT_EQ(t, emul_stale_uses() - stale_uses, want_stale);
 	model_all_cpus_away();
@@ -133,16 +133,12 @@ static void test_tlb_model_control_stale(struct ktest *t)
 		model_check(t, &tlb_ops_no_remote, model_sizes[s], model_sizes[s] * READERS);
 }
 
-static void test_tlb_model_naive(struct ktest *t)
+/* Every design of the table but the control leaves no stale entry in use. */
+static void test_tlb_model_designs(struct ktest *t)
 {
-	for (unsigned s = 0; s < ARRAY_SIZE(model_sizes); s++)
-		model_check(t, &tlb_ops_naive, model_sizes[s], 0);
-}
-
-static void test_tlb_model_batched(struct ktest *t)
-{
-	for (unsigned s = 0; s < ARRAY_SIZE(model_sizes); s++)
-		model_check(t, &tlb_ops_batched, model_sizes[s], 0);
+	for (const struct design *const *d = tlb_designs; *d; d++)
+		for (unsigned s = 0; s < ARRAY_SIZE(model_sizes) && !(*d)->control; s++)
+			model_check(t, tlb_ops_of(*d), model_sizes[s], 0);
 }
 
 /* The model itself: an entry stays until its CPU flushes it (INVLPG of its page, or all). */
@@ -177,16 +173,17 @@ static void model_flush(struct pt_gather *g)
 /* The designs free a frame only after the flush; freeing first is what the model flags. */
 static void test_tlb_model_free_order(struct ktest *t)
 {
-	const struct tlb_ops *const designs[] = { &tlb_ops_naive, &tlb_ops_batched };
 	u64 early = fake_tlb_early_frees(NULL);
 	struct pt_gather g;
 	struct page *p;
 	struct mm *mm;
 
-	for (unsigned d = 0; d < ARRAY_SIZE(designs); d++) {
+	for (const struct design *const *d = tlb_designs; *d; d++) {
+		if ((*d)->control)
+			continue;
 		mm = model_mm_new(t, PT_GATHER_PAGES + 1);
 		KASSERT(t, mm != NULL);
-		KEXPECT_EQ(t, tlb_unmap_pages(mm, REG, PT_GATHER_PAGES + 1, designs[d]), 0);
+		KEXPECT_EQ(t, tlb_unmap_pages(mm, REG, PT_GATHER_PAGES + 1, tlb_ops_of(*d)), 0);
 		KEXPECT_EQ(t, fake_tlb_early_frees(NULL) - early, 0);
 		model_all_cpus_away();
 		KEXPECT_EQ(t, mm_destroy(mm), 0);
@@ -286,8 +283,7 @@ static void test_tlb_model_asid_reuse(struct ktest *t)
 }
 static const struct ktest_case tlb_model_cases[] = {
 	KTEST_CASE(test_tlb_model_control_stale),
-	KTEST_CASE(test_tlb_model_naive),
-	KTEST_CASE(test_tlb_model_batched),
+	KTEST_CASE(test_tlb_model_designs),
 	KTEST_CASE(test_tlb_model_invlpg),
 	KTEST_CASE(test_tlb_model_free_order),
 	KTEST_CASE(test_tlb_model_lazy),

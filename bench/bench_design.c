@@ -1,0 +1,45 @@
+/*
+ * A benchmark's variants are its mechanism's designs (kernel/design.h):
+ * the table's entries less the controls, in table order. And the generic
+ * half of verify: each design's own promises, checked against the exact
+ * counters of its runs.
+ */
+#include "bench/bench.h"
+#include "errno.h"
+
+unsigned bench_ndesigns(const struct bench *b)
+{
+	unsigned n = 0;
+
+	for (const struct design *const *d = b->designs; *d; d++)
+		n += !(*d)->control;
+	return n;
+}
+
+const struct design *bench_design(const struct bench *b, unsigned v)
+{
+	for (const struct design *const *d = b->designs; *d; d++)
+		if (!(*d)->control && v-- == 0)
+			return *d;
+	return NULL;
+}
+
+int bench_check_promises(struct bench_ctx *c, u64 units, u64 targets)
+{
+	const struct design *d = c->design;
+
+	for (unsigned i = 0; i < DESIGN_MAX_PROMISES && d->promises[i].count; i++) {
+		const struct design_promise *p = &d->promises[i];
+		u64 got = c->counter_total[p->counter];
+
+		if (design_kept(p, got, c->runs_done, units, targets))
+			continue;
+		bench_fail(c, "%s promises %s%u %s per %u %s(s)%s (%lu in %lu runs of %lu, %lu targets)",
+			   d->name, p->at_most ? "at most " : "", p->count,
+			   percpu_counter_name(p->counter), p->per, d->unit,
+			   p->per_target ? " per target" : "", (unsigned long)got,
+			   (unsigned long)c->runs_done, (unsigned long)units, (unsigned long)targets);
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -1,0 +1,90 @@
+/*
+ * The common header of a mechanism's designs (docs/design.md, "Adding a
+ * design"). Every mechanism (tlb, ipi, pin flag, pagemap, swapfree,
+ * faultlock) has one ops type whose first member is a struct design, and
+ * exports one NULL-terminated table of pointers to those headers, the
+ * naive baseline first. Benchmarks take their variants from that table,
+ * tests run their suites once per entry, and both check each design's
+ * promises: exact event counts per unit of work, stated here once instead
+ * of in each checker.
+ *
+ * A promise reads "@count events of @counter for every @per units,
+ * rounded up, times the targets when @per_target". Example: batched TLB
+ * shootdown promises one PCPU_TLB_SHOOTDOWNS per 64 pages and one
+ * PCPU_IPI_SENT per 64 pages per remote CPU.
+ *
+ * Context: any; these are constant data and pure helpers.
+ */
+#ifndef KERNEL_DESIGN_H
+#define KERNEL_DESIGN_H
+
+#include "kernel/percpu.h"
+#include "types.h"
+
+#define DESIGN_MAX_PROMISES 4
+
+struct design_promise {
+	enum pcpu_counter counter;
+	u32 count;	 /* 0 ends the list */
+	u32 per;	 /* units a group holds; the last, partial group counts whole */
+	bool per_target; /* times the CPUs the work is sent to (the remotes) */
+	bool at_most;	 /* an upper bound, not an exact count (once per CPU, say) */
+};
+
+struct design {
+	const char *name;   /* the BENCH line's variant, a test suite's suffix */
+	const char *desc;   /* one line: what this design does differently */
+	const char *source; /* the commit or paper it follows */
+	const char *unit;   /* what the promises count per: "page", "call", "folio" */
+	/*
+	 * Wrong on purpose (a detector's control run): tests use it, the
+	 * benchmarks never run it.
+	 */
+	bool control;
+	struct design_promise promises[DESIGN_MAX_PROMISES];
+};
+
+/* Entries of a NULL-terminated design table. */
+static inline unsigned design_count(const struct design *const *table)
+{
+	unsigned n = 0;
+
+	while (table[n])
+		n++;
+	return n;
+}
+
+/* @d's promise about @counter, or NULL when it makes none. */
+static inline const struct design_promise *design_promise(const struct design *d,
+							  enum pcpu_counter counter)
+{
+	for (unsigned i = 0; i < DESIGN_MAX_PROMISES && d->promises[i].count; i++)
+		if (d->promises[i].counter == counter)
+			return &d->promises[i];
+	return NULL;
+}
+
+/* Events @p promises for @units of work sent to @targets CPUs. */
+static inline u64 design_expect(const struct design_promise *p, u64 units, u64 targets)
+{
+	u64 groups = (units + p->per - 1) / p->per;
+
+	return groups * p->count * (p->per_target ? targets : 1);
+}
+
+/*
+ * Whether @got keeps promise @p for @calls calls of @units units each,
+ * sent to @targets CPUs (an at-most promise also holds with fewer, but
+ * never with none when one was promised per call).
+ */
+static inline bool design_kept(const struct design_promise *p, u64 got, u64 calls, u64 units,
+			       u64 targets)
+{
+	u64 want = calls * design_expect(p, units, targets);
+
+	if (p->at_most)
+		return got <= want && (got > 0 || want == 0);
+	return got == want;
+}
+
+#endif

@@ -1,0 +1,97 @@
+/*
+ * The TLB designs (struct tlb_ops, mm/tlb.h) and their table. A new design
+ * is one more section here (or a file of its own) and one line in
+ * tlb_designs[]; the benchmark, its verify and the self-tests pick it up
+ * from the table.
+ *
+ * Promises count per page unmapped: PCPU_TLB_SHOOTDOWNS rounds the
+ * initiator sends, PCPU_IPI_SENT per remote CPU with the mm loaded.
+ */
+#include "lib/atomic.h"
+#include "mm/mm.h"
+#include "mm/tlb.h"
+
+/* ---- naive ---- */
+
+/* One page, one IPI round, wait, free: then the next page. */
+static int tlb_add_naive(struct tlb_batch *b, vaddr_t va)
+{
+	int err = tlb_add_queued(b, va);
+
+	pt_gather_finish(&b->g);
+	return err;
+}
+
+const struct tlb_ops tlb_ops_naive = {
+	.d = {
+		.name = "naive",
+		.desc = "one IPI round per page, each target invalidates that page",
+		.source = "Linux before 2015 (flush_tlb_page per unmapped page)",
+		.unit = "page",
+		.promises = {
+			{ PCPU_TLB_SHOOTDOWNS, 1, 1, false, false },
+			{ PCPU_IPI_SENT, 1, 1, true, false },
+		},
+	},
+	.add = tlb_add_naive,
+	.flush = tlb_flush_send,
+	.target_flush = tlb_target_flush,
+};
+
+/* ---- batched ---- */
+
+const struct tlb_ops tlb_ops_batched = {
+	.d = {
+		.name = "batched",
+		.desc = "one IPI round per gather of pages, page by page up to the ceiling",
+		.source = "Mel Gorman, \"send one IPI per CPU to TLB flush all entries after "
+			  "unmapping pages\" (Linux 4.3, 2015)",
+		.unit = "page",
+		.promises = {
+			{ PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES, false, false },
+			{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, false },
+		},
+	},
+	.add = tlb_add_queued,
+	.flush = tlb_flush_send,
+	.target_flush = tlb_target_flush,
+};
+
+/* ---- no-remote: the detector's control ---- */
+
+/* The request never leaves this CPU: no round, no IPI (the generation still moves). */
+static int tlb_flush_no_remote(const struct tlb_flush_req *req)
+{
+	atomic_fetch_add(&req->mm->tlb_gen, 1);
+	req->target(req);
+	return 0;
+}
+
+const struct tlb_ops tlb_ops_no_remote = {
+	.d = {
+		.name = "no-remote",
+		.desc = "flushes the initiator only: stale entries elsewhere, on purpose",
+		.source = "the stale-translation detector's control run (tests/test_tlb_stale.c)",
+		.unit = "page",
+		.control = true, /* promises nothing */
+	},
+	.add = tlb_add_queued,
+	.flush = tlb_flush_no_remote,
+	.target_flush = tlb_target_flush,
+};
+
+/* ---- the table ---- */
+
+#ifdef MMLAB_TEST_DESIGN
+extern const struct tlb_ops tlb_ops_example;
+#endif
+
+const struct design *const tlb_designs[] = {
+	&tlb_ops_naive.d,
+	&tlb_ops_batched.d,
+	&tlb_ops_no_remote.d,
+#ifdef MMLAB_TEST_DESIGN
+	&tlb_ops_example.d, /* tests/design_example.c, make TEST_DESIGN=1 only */
+#endif
+	NULL,
+};
