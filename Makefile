@@ -51,7 +51,8 @@ MM_SRCS := mm/devmem.c mm/fault.c mm/fork.c mm/kstack.c mm/mapping.c mm/pin.c mm
 MM_SRCS += mm/quarantine.c
 MM_SRCS += mm/boot_mem.c mm/kernel_map.c
 MM_SRCS += mm/populate.c mm/tlb_batch.c mm/page_pin.c
-BENCH_SRCS := bench/bench.c bench/bench_design.c bench/bench_result.c bench/bench_faultlock.c bench/bench_ipi.c bench/bench_pagemap.c bench/bench_pin.c bench/bench_swapfree.c bench/bench_tlb.c \
+MM_SRCS += mm/quarantine_report.c
+BENCH_SRCS := bench/bench.c bench/bench_design.c bench/bench_mode.c bench/bench_result.c bench/bench_faultlock.c bench/bench_ipi.c bench/bench_pagemap.c bench/bench_pin.c bench/bench_swapfree.c bench/bench_tlb.c \
 	bench/read_loss.c bench/tlb_readers.c
 # Tests that build for both the host and the kernel, then kernel-only ones.
 TEST_COMMON_SRCS := tests/acpi_fw.c tests/test_read_loss.c tests/test_acpi.c tests/test_cmdline.c tests/test_console.c tests/test_cpumask.c \
@@ -61,7 +62,8 @@ TEST_COMMON_SRCS := tests/acpi_fw.c tests/test_read_loss.c tests/test_acpi.c tes
 TEST_COMMON_SRCS += tests/test_tlb_policy.c
 TEST_COMMON_SRCS += tests/test_mapping.c
 TEST_COMMON_SRCS += tests/test_swap_cluster.c
-TEST_KERNEL_SRCS := tests/ktest.c tests/test_bench.c tests/test_bench_work.c tests/test_boot.c tests/test_pin.c tests/test_tlb.c tests/test_tlb_stale.c tests/test_fault.c tests/test_faultlock.c tests/test_kpt.c tests/test_pic.c tests/test_smp.c \
+TEST_COMMON_SRCS += tests/test_percpu.c
+TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/test_bench_work.c tests/test_boot.c tests/test_pin.c tests/test_tlb.c tests/test_tlb_stale.c tests/test_fault.c tests/test_faultlock.c tests/test_kpt.c tests/test_pic.c tests/test_smp.c \
 	tests/test_smpboot.c tests/test_traps.c tests/test_tsc.c
 TEST_KERNEL_SRCS += tests/test_mapping_flush.c
 # make TEST_DESIGN=1 (best with its own O=): adds the example designs of

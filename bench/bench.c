@@ -37,19 +37,18 @@
 #define BENCH_BARRIER_TIMEOUT_MS 120000
 #define BENCH_EMPTY_LOOPS 1000
 
-extern const struct bench bench_ipi, bench_tlb, bench_pin, bench_pagemap, bench_faultlock,
-	bench_swapfree;
+/* Bounds of the bench_set section (BENCH_REGISTER): from linker.ld. */
+extern const struct bench_entry __start_bench_set[];
+extern const struct bench_entry __stop_bench_set[];
 
-static const struct bench *const benches[] = {
-	&bench_ipi,
-	&bench_tlb,
-	&bench_pin,
-	&bench_pagemap,
-	&bench_faultlock,
-	&bench_swapfree,
-};
+/* The registered benchmarks in run order, and their names, NULL-terminated. */
+static const struct bench *benches[BENCH_MAX_BENCHES];
+static unsigned nbenches;
+static const char *names[BENCH_MAX_BENCHES + 1];
 
-static const char *names[ARRAY_SIZE(benches) + 1];
+u32 bench_seed = 1;
+/* seed=: the per-round shuffle of the variants' order. */
+OPTION_UINT(seed, bench_seed, 1, 1000000000, 1);
 
 struct barrier {
 	u32 arrived;
@@ -72,9 +71,30 @@ static struct variant_runs vruns[BENCH_MAX_VARIANTS];
 static u64 values[BENCH_MAX_RUNS]; /* sorted copies for the statistics */
 static u32 episode_seq;		   /* episodes of the current case so far */
 static u64 rng_state;
+/* Sorts the bench_set section by order key into benches[], once. */
+static void collect_benches(void)
+{
+	static unsigned order[BENCH_MAX_BENCHES];
+	const struct bench_entry *e;
+	unsigned i;
+
+	if (nbenches)
+		return;
+	for (e = __start_bench_set; e < __stop_bench_set && nbenches < BENCH_MAX_BENCHES; e++) {
+		for (i = nbenches; i > 0 && order[i - 1] > e->order; i--) {
+			benches[i] = benches[i - 1];
+			order[i] = order[i - 1];
+		}
+		benches[i] = e->b;
+		order[i] = e->order;
+		nbenches++;
+	}
+}
+
 const char *const *bench_names(void)
 {
-	for (unsigned i = 0; i < ARRAY_SIZE(benches); i++)
+	collect_benches();
+	for (unsigned i = 0; i < nbenches; i++)
 		names[i] = benches[i]->name;
 	return names;
 }
@@ -504,7 +524,7 @@ static void run_case(struct bench_ctx *c, const struct options *opt, struct benc
 	episode_seq = 0;
 	bench_case_label(c, label, sizeof(label), ' ', '=');
 	printk("# bench %s cpus=%u %s: variants alternate run by run (order shuffled, seed %u), "
-	       "%u..%u timed runs each\n", b->name, c->ncpus, label, opt->seed, min, max);
+	       "%u..%u timed runs each\n", b->name, c->ncpus, label, bench_seed, min, max);
 	run_rounds(c, min, max);
 	for (unsigned v = 0; v < bench_ndesigns(b); v++) {
 		c->variant = v;
@@ -586,7 +606,7 @@ void bench_run(const struct bench *b, const struct options *opt, struct bench_ou
 	if (!empty_loop_cycles)
 		measure_empty_loop();
 	/* Each benchmark's order depends on seed= alone, not on which others ran. */
-	rng_state = 0x9e3779b97f4a7c15ull * ((u64)opt->seed + 1);
+	rng_state = 0x9e3779b97f4a7c15ull * ((u64)bench_seed + 1);
 	if (bench_ndesigns(b) > BENCH_MAX_VARIANTS) {
 		printk("# bench FAIL %s: %u variants, the harness holds %u\n", b->name,
 		       bench_ndesigns(b), BENCH_MAX_VARIANTS);
@@ -610,7 +630,8 @@ unsigned bench_run_all(const struct options *opt)
 	measure_empty_loop();
 	printk("# bench: %u CPUs online, empty timing loop %lu cycles, TSC %lu Hz\n", ncpus_online,
 	       (unsigned long)empty_loop_cycles, (unsigned long)arch_tsc_hz());
-	for (unsigned i = 0; i < ARRAY_SIZE(benches); i++) {
+	collect_benches();
+	for (unsigned i = 0; i < nbenches; i++) {
 		struct bench_outcome out;
 
 		if (!options_bench_selected(opt, benches[i]->name))

@@ -19,6 +19,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/design.h"
 #include "kernel/percpu.h"
+#include "mm/counters.h"
 #include "types.h"
 
 #define BENCH_MAX_PARAMS 4
@@ -183,7 +184,32 @@ const struct design *bench_design(const struct bench *b, unsigned v);
  */
 int bench_check_promises(struct bench_ctx *c, u64 units, u64 targets);
 
-/* Every benchmark built in, NULL-terminated names for the command line. */
+
+/* remote=: what the tlb bench's remote CPUs do while pages are unmapped (bench/bench_tlb.c). */
+enum opt_remote { OPT_REMOTE_ALL, OPT_REMOTE_BUSY, OPT_REMOTE_IDLE, OPT_REMOTE_COUNT };
+extern enum opt_remote tlb_bench_remote; /* remote=, default all */
+extern u32 bench_seed;			 /* seed=: the run-order shuffle, default 1 */
+
+/* Most benchmarks BENCH_REGISTER may register; more are left out. */
+#define BENCH_MAX_BENCHES 16
+
+/* One registered benchmark and its place in the run (smaller first). */
+struct bench_entry {
+	const struct bench *b;
+	unsigned order;
+};
+
+/*
+ * BENCH_REGISTER(bench_x, order), after the definition of struct bench
+ * bench_x in its own file, adds it to the bench_set section: the run and
+ * bench= take their benchmarks from there, in order of @order (the
+ * section's own order is the link order, which is not the run order).
+ */
+#define BENCH_REGISTER(bname, ord)                                                                 \
+	static const struct bench_entry bench_entry_##bname __used __section("bench_set")          \
+		__aligned(8) = { &bname, ord }
+
+/* Every benchmark registered, in run order: NULL-terminated names for bench=. */
 const char *const *bench_names(void);
 
 struct options;

@@ -289,3 +289,4 @@ const struct bench bench_faultlock = {
 	.report = fl_bench_report,
 	.teardown = fl_bench_teardown,
 };
+BENCH_REGISTER(bench_faultlock, 50);

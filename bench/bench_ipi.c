@@ -156,3 +156,4 @@ const struct bench bench_ipi = {
 	.verify = ipi_verify,
 	.control = ipi_control,
 };
+BENCH_REGISTER(bench_ipi, 10);

@@ -199,3 +199,4 @@ const struct bench bench_pagemap = {
 	.report = pagemap_bench_report,
 	.teardown = pagemap_bench_teardown,
 };
+BENCH_REGISTER(bench_pagemap, 40);

@@ -211,3 +211,4 @@ const struct bench bench_pin = {
 	.report = pin_bench_report,
 	.teardown = pin_bench_teardown,
 };
+BENCH_REGISTER(bench_pin, 30);

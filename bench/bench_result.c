@@ -159,7 +159,7 @@ static void json_design(struct json *j, struct bench_ctx *c, const struct varian
 {
 	const char *control = c->b->control ? c->b->control(c) : NULL;
 
-	json_u64(j, "seed", c->opt->seed);
+	json_u64(j, "seed", bench_seed);
 	json_array_begin(j, "seq");
 	for (unsigned i = 0; i < vr->n; i++)
 		json_elem_u64(j, vr->seq[i]);

@@ -63,18 +63,24 @@ static int sf_teardown(struct bench_ctx *c)
 	return err;
 }
 
+static u32 swap_mb, swapfree_mb;
+/* swap_mb=: the RAM swap device's size; swapfree_mb=: the memory swapped out and freed. */
+OPTION_UINT(swap_mb, swap_mb, 1, 16384, 512);
+OPTION_UINT(swapfree_mb, swapfree_mb, 1, 16384, 256);
+OPTION_CONSTRAINT(swapfree_mb, swap_mb, "the swapfree benchmark swaps it all out");
+
 static int sf_setup(struct bench_ctx *c)
 {
-	u64 total = (u64)c->opt->swapfree_mb << 20;
+	u64 total = (u64)swapfree_mb << 20;
 	int err;
 
 	sf.bytes = ALIGN_DOWN(total / c->ncpus, SF_FOLIO_BYTES);
-	if (!sf.bytes || (u64)c->opt->swap_mb << 20 < sf.bytes * c->ncpus) {
+	if (!sf.bytes || (u64)swap_mb << 20 < sf.bytes * c->ncpus) {
 		bench_fail(c, "swapfree_mb=%u needs swap_mb >= %u (swap_mb=%u)",
-			   c->opt->swapfree_mb, c->opt->swapfree_mb, c->opt->swap_mb);
+			   swapfree_mb, swapfree_mb, swap_mb);
 		return -ENOSPC;
 	}
-	err = swap_on_ram((u64)c->opt->swap_mb * SWAP_SLOTS_PER_MB, &sf.type);
+	err = swap_on_ram((u64)swap_mb * SWAP_SLOTS_PER_MB, &sf.type);
 	sf.swap_on = !err;
 	for (unsigned idx = 0; idx < c->ncpus && !err; idx++)
 		err = mm_create(&sf.mm[idx]);
@@ -172,7 +178,7 @@ static void sf_report(const struct bench_ctx *c, struct json *j, u64 median)
 	(void)median;
 	json_u64(j, "mb", c->ops >> 20);
 	json_u64(j, "folio_kb", SF_FOLIO_BYTES >> 10);
-	json_u64(j, "swap_mb", c->opt->swap_mb);
+	json_u64(j, "swap_mb", swap_mb);
 }
 
 static const struct bench_case sf_cases[] = {
@@ -206,3 +212,4 @@ const struct bench bench_swapfree = {
 	.report = sf_report,
 	.teardown = sf_teardown,
 };
+BENCH_REGISTER(bench_swapfree, 60);

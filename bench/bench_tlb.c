@@ -276,10 +276,20 @@ static void tlb_bench_report(const struct bench_ctx *c, struct json *j, u64 medi
 }
 
 /* remote=busy|idle on the command line keeps only that half of the cases. */
+static const char *const remote_words[] = {
+	[OPT_REMOTE_ALL] = "all",
+	[OPT_REMOTE_BUSY] = "busy",
+	[OPT_REMOTE_IDLE] = "idle",
+	[OPT_REMOTE_COUNT] = NULL,
+};
+enum opt_remote tlb_bench_remote;
+OPTION_ENUM(remote, tlb_bench_remote, remote_words, OPT_REMOTE_ALL);
+
 static bool tlb_bench_case_selected(const struct bench_case *bc, const struct options *opt)
 {
-	return opt->remote == OPT_REMOTE_ALL ||
-	       (opt->remote == OPT_REMOTE_BUSY) == (bc->param[0] == TLB_REMOTE_BUSY);
+	(void)opt;
+	return tlb_bench_remote == OPT_REMOTE_ALL ||
+	       (tlb_bench_remote == OPT_REMOTE_BUSY) == (bc->param[0] == TLB_REMOTE_BUSY);
 }
 
 /*
@@ -327,3 +337,4 @@ const struct bench bench_tlb = {
 	.report = tlb_bench_report,
 	.teardown = tlb_bench_teardown,
 };
+BENCH_REGISTER(bench_tlb, 20);

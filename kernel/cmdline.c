@@ -1,7 +1,9 @@
 /*
  * Strict kernel command-line parsing. The line is split on blanks into
- * key=value words; each key is looked up in opt_keys[], whose entry says
- * how to parse the value and where in struct options to store it. Nothing
+ * key=value words; each key is looked up in the cmdline_opts linker set,
+ * whose entry says how to parse the value and where to store it: a field
+ * of struct options (the run's own options, declared below) or the owning
+ * module's variable (OPTION_UINT/OPTION_ENUM next to its code). Nothing
  * is ignored: an unknown key, a bad or empty value, a repeated key or a
  * malformed list fails the whole parse with a message quoting the word.
  * Runs once on the boot CPU before SMP bring-up; no locks, no allocation.
@@ -12,22 +14,17 @@
 #include "lib/parse.h"
 #include "lib/string.h"
 
-enum opt_type {
-	OPT_ENUM,  /* one word of ->words; stored as its index */
-	OPT_UINT,  /* decimal or 0x number in ->min..->max, a u32 */
-	OPT_CPUS,  /* "all" or increasing counts in ->min..->max, struct opt_cpus */
-	OPT_NAMES, /* "all" or distinct names from bench_names, struct opt_names */
-	OPT_IDENT, /* [A-Za-z0-9_] items, comma-separated, 1..->max characters, a char array */
-};
+/*
+ * Bounds of the linker sets (kernel/cmdline.h): from the host linker or
+ * linker.ld. Weak, because a host program may link no relation at all: the
+ * host linker then defines neither bound and both are NULL (an empty set).
+ */
+extern const struct opt_key __start_cmdline_opts[], __stop_cmdline_opts[];
+extern const struct opt_constraint __start_cmdline_constraints[] __attribute__((weak));
+extern const struct opt_constraint __stop_cmdline_constraints[] __attribute__((weak));
 
-struct opt_key {
-	const char *key;
-	enum opt_type type;
-	size_t offset;		  /* of the field in struct options */
-	const char *const *words; /* OPT_ENUM: NULL-terminated, index = value */
-	u32 min, max;		  /* value range, or length limit for OPT_IDENT */
-	u32 def;		  /* default of OPT_ENUM and OPT_UINT fields */
-};
+#define OPT_NKEYS ((size_t)(__stop_cmdline_opts - __start_cmdline_opts))
+#define OPT_MAX_KEYS 64 /* one bit each in options.given */
 
 /* One word being parsed, with what error messages need to quote. */
 struct cmdline_ctx {
@@ -50,29 +47,6 @@ static const char *const opt_format_words[] = {
 	[OPT_FORMAT_LAVA] = "lava",
 	[OPT_FORMAT_COUNT] = NULL,
 };
-static const char *const opt_console_words[] = {
-	[OPT_CONSOLE_TTYS0] = "ttyS0",
-	[OPT_CONSOLE_TTYS1] = "ttyS1",
-	[OPT_CONSOLE_COUNT] = NULL,
-};
-static const char *const opt_apic_words[] = {
-	[OPT_APIC_AUTO] = "auto",
-	[OPT_APIC_XAPIC] = "xapic",
-	[OPT_APIC_X2APIC] = "x2apic",
-	[OPT_APIC_COUNT] = NULL,
-};
-static const char *const opt_tsc_calibrate_words[] = {
-	[OPT_TSC_AUTO] = "auto",
-	[OPT_TSC_PIT] = "pit",
-	[OPT_TSC_HPET] = "hpet",
-	[OPT_TSC_COUNT] = NULL,
-};
-static const char *const opt_remote_words[] = {
-	[OPT_REMOTE_ALL] = "all",
-	[OPT_REMOTE_BUSY] = "busy",
-	[OPT_REMOTE_IDLE] = "idle",
-	[OPT_REMOTE_COUNT] = NULL,
-};
 static const char *const opt_crash_words[] = {
 	[OPT_CRASH_NONE] = "none",
 	[OPT_CRASH_UD] = "ud",
@@ -84,54 +58,21 @@ static const char *const opt_crash_words[] = {
 	[OPT_CRASH_COUNT] = NULL,
 };
 
-#define OPT_FIELD(f) offsetof(struct options, f)
-#define OPT_KEY_ENUM(k, f, w, d) { k, OPT_ENUM, OPT_FIELD(f), w, 0, 0, d }
-#define OPT_KEY_UINT(k, f, lo, hi, d) { k, OPT_UINT, OPT_FIELD(f), NULL, lo, hi, d }
+#define OPT_FIELD(k, ...) OPTION_DEFINE(k, __VA_ARGS__)
+#define OPT_AT(f) NULL, offsetof(struct options, f)
 
-/* One line per key. Ranges come from DESIGN.md and the benchmarks' needs. */
-static const struct opt_key opt_keys[] = {
-	OPT_KEY_ENUM("mode", mode, opt_mode_words, OPT_MODE_BENCH),
-	{ "bench", OPT_NAMES, OPT_FIELD(bench), NULL, 0, 0, 0 },
-	{ "cpus", OPT_CPUS, OPT_FIELD(cpus), NULL, 1, MAX_CPUS, 0 },
-	OPT_KEY_UINT("iters", iters, 1, OPT_ITERS_MAX, 0),
-	OPT_KEY_ENUM("format", format, opt_format_words, OPT_FORMAT_JSON),
-	OPT_KEY_ENUM("console", console, opt_console_words, OPT_CONSOLE_TTYS0),
-	OPT_KEY_ENUM("apic", apic, opt_apic_words, OPT_APIC_AUTO),
-	{ "ktest", OPT_IDENT, OPT_FIELD(ktest), NULL, 1, OPT_KTEST_MAX, 0 },
-	OPT_KEY_UINT("timeout_ms", timeout_ms, 1, 600000, 1000),
-	OPT_KEY_UINT("tlb_ceiling", tlb_ceiling, 1, 512, 33),
-	OPT_KEY_UINT("swap_mb", swap_mb, 1, 16384, 512),
-	OPT_KEY_UINT("swapfree_mb", swapfree_mb, 1, 16384, 256),
-	OPT_KEY_UINT("seed", seed, 1, 1000000000, 1),
-	OPT_KEY_ENUM("crash", crash, opt_crash_words, OPT_CRASH_NONE),
-	OPT_KEY_ENUM("tsc_calibrate", tsc_calibrate, opt_tsc_calibrate_words, OPT_TSC_AUTO),
-	OPT_KEY_UINT("ap_nostart", ap_nostart, 0, MAX_CPUS - 1, 0),
-	OPT_KEY_ENUM("remote", remote, opt_remote_words, OPT_REMOTE_ALL),
-	OPT_KEY_UINT("apic_fw_off", apic_fw_off, 0, 1, 0),
-	OPT_KEY_UINT("fwdump", fwdump, 0, 1, 0),
-};
+/* The run's own options, stored in struct options. */
+OPT_FIELD(mode, OPT_ENUM, OPT_AT(mode), opt_mode_words, 0, 0, OPT_MODE_BENCH);
+OPT_FIELD(bench, OPT_NAMES, OPT_AT(bench), NULL, 0, 0, 0);
+OPT_FIELD(cpus, OPT_CPUS, OPT_AT(cpus), NULL, 1, MAX_CPUS, 0);
+OPT_FIELD(iters, OPT_UINT, OPT_AT(iters), NULL, 1, OPT_ITERS_MAX, 0);
+OPT_FIELD(format, OPT_ENUM, OPT_AT(format), opt_format_words, 0, 0, OPT_FORMAT_JSON);
+OPT_FIELD(ktest, OPT_IDENT, OPT_AT(ktest), NULL, 1, OPT_KTEST_MAX, 0);
+OPT_FIELD(crash, OPT_ENUM, OPT_AT(crash), opt_crash_words, 0, 0, OPT_CRASH_NONE);
 
-/*
- * Relations between number keys, checked once the whole line is read, with
- * defaults standing in for keys left out: a line that breaks one can never
- * run, so it is a usage error naming both words, like a bad word.
- */
-struct opt_constraint {
-	const char *lesser, *greater; /* lesser's value must not exceed greater's */
-	const char *why;
-};
-
-static const struct opt_constraint opt_constraints[] = {
-	{ "swapfree_mb", "swap_mb", "the swapfree benchmark swaps it all out" },
-};
-
-BUILD_ASSERT(ARRAY_SIZE(opt_keys) <= 64); /* one bit each in options.given */
 /* Enum fields are read and written as int through the table. */
 BUILD_ASSERT(sizeof(enum opt_mode) == sizeof(int) && sizeof(enum opt_format) == sizeof(int));
-BUILD_ASSERT(sizeof(enum opt_console) == sizeof(int) && sizeof(enum opt_apic) == sizeof(int));
 BUILD_ASSERT(sizeof(enum opt_crash) == sizeof(int));
-BUILD_ASSERT(sizeof(enum opt_tsc_calibrate) == sizeof(int));
-BUILD_ASSERT(sizeof(enum opt_remote) == sizeof(int));
 BUILD_ASSERT(sizeof(((struct options *)0)->ktest) == OPT_KTEST_MAX + 1);
 BUILD_ASSERT(MAX_CPUS >= 1);
 
@@ -148,13 +89,28 @@ static bool cmdline_word_is(const char *s, size_t n, const char *word)
 
 static const struct opt_key *cmdline_find_key(const char *s, size_t n)
 {
-	size_t i;
+	const struct opt_key *k;
 
-	for (i = 0; i < ARRAY_SIZE(opt_keys); i++) {
-		if (cmdline_word_is(s, n, opt_keys[i].key))
-			return &opt_keys[i];
+	for (k = __start_cmdline_opts; k < __stop_cmdline_opts; k++) {
+		if (cmdline_word_is(s, n, k->key))
+			return k;
 	}
 	return NULL;
+}
+
+/* Where @k's value lives: its module's variable, or its field of @opt. */
+static void *cmdline_field(const struct opt_key *k, const struct options *opt)
+{
+	return k->value ? k->value : (char *)opt + k->offset;
+}
+
+/* Writes @k's default into @field (lists and names start empty: zeroed). */
+static void cmdline_set_default(const struct opt_key *k, void *field)
+{
+	if (k->type == OPT_ENUM)
+		*(int *)field = (int)k->def;
+	else if (k->type == OPT_UINT)
+		*(u32 *)field = k->def;
 }
 
 static __printf(2, 3) int cmdline_error(struct cmdline_ctx *c, const char *fmt, ...)
@@ -351,7 +307,10 @@ static int cmdline_word(struct cmdline_ctx *c, struct options *opt)
 	if (!c->key)
 		return cmdline_error(c, "unknown option '%.*s' in word '%.*s'", (int)(eq - c->word),
 				     c->word, c->wlen, c->word);
-	bit = 1ull << (c->key - opt_keys);
+	if ((size_t)(c->key - __start_cmdline_opts) >= OPT_MAX_KEYS)
+		return cmdline_error(c, "option '%s': more than %d options registered", c->key->key,
+				     OPT_MAX_KEYS);
+	bit = 1ull << (c->key - __start_cmdline_opts);
 	if (opt->given & bit)
 		return cmdline_error(c, "option '%s' given twice", c->key->key);
 	opt->given |= bit;
@@ -359,33 +318,34 @@ static int cmdline_word(struct cmdline_ctx *c, struct options *opt)
 	c->vlen = c->word + c->wlen - c->val;
 	if (c->vlen == 0)
 		return cmdline_error(c, "empty value in word '%.*s'", c->wlen, c->word);
-	c->field = (char *)opt + c->key->offset;
+	c->field = cmdline_field(c->key, opt);
 	return cmdline_value(c);
 }
 
-/**
- * options_set_defaults - fill @opt with the value of every key left out
- *
- * mode=bench, every benchmark, cpus=all, iters=0 (each benchmark's own
- * default), format=json, console=ttyS0 (the firmware's SPCR console may
- * replace it while console= is not given), apic=auto, every ktest suite,
- * crash=none, tsc_calibrate=auto, ap_nostart=0, remote=all and the defaults in
- * opt_keys[] for the rest; nothing marked as given.
- */
 static u32 cmdline_uint_of(const struct options *opt, const struct opt_key *k)
 {
-	return *(const u32 *)((const char *)opt + k->offset);
+	return *(const u32 *)cmdline_field(k, opt);
 }
 
-/* Checks opt_constraints[] on a parsed line; -EINVAL with both words in the message. */
+/*
+ * Checks the cmdline_constraints set on a parsed line; -EINVAL with both
+ * words in the message. A relation naming an option not built in has no
+ * consumer either: it is reported the same way, never skipped.
+ */
 static int cmdline_check_constraints(struct cmdline_ctx *c, const struct options *opt)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(opt_constraints); i++) {
-		const struct opt_constraint *oc = &opt_constraints[i];
+	const struct opt_constraint *oc;
+
+	for (oc = __start_cmdline_constraints; oc < __stop_cmdline_constraints; oc++) {
 		const struct opt_key *a = cmdline_find_key(oc->lesser, strlen(oc->lesser));
 		const struct opt_key *b = cmdline_find_key(oc->greater, strlen(oc->greater));
-		u32 va = cmdline_uint_of(opt, a), vb = cmdline_uint_of(opt, b);
+		u32 va, vb;
 
+		if (!a || !b)
+			return cmdline_error(c, "relation '%s' <= '%s': option not built in",
+					     oc->lesser, oc->greater);
+		va = cmdline_uint_of(opt, a);
+		vb = cmdline_uint_of(opt, b);
 		if (va <= vb)
 			continue;
 		return cmdline_error(c, "'%s=%u'%s contradicts '%s=%u'%s: %s must not exceed %s (%s)",
@@ -396,18 +356,32 @@ static int cmdline_check_constraints(struct cmdline_ctx *c, const struct options
 	return 0;
 }
 
+/**
+ * options_set_defaults - fill @opt with the default of each of its fields
+ *
+ * mode=bench, every benchmark, cpus=all, iters=0 (each benchmark's own
+ * default), format=json, every ktest suite, crash=none; nothing marked as
+ * given. Modules' own options are left alone: cmdline_parse() resets them.
+ */
 void options_set_defaults(struct options *opt)
 {
-	size_t i;
+	const struct opt_key *k;
 
 	memset(opt, 0, sizeof(*opt));
-	for (i = 0; i < ARRAY_SIZE(opt_keys); i++) {
-		void *field = (char *)opt + opt_keys[i].offset;
+	for (k = __start_cmdline_opts; k < __stop_cmdline_opts; k++) {
+		if (!k->value)
+			cmdline_set_default(k, cmdline_field(k, opt));
+	}
+}
 
-		if (opt_keys[i].type == OPT_ENUM)
-			*(int *)field = (int)opt_keys[i].def;
-		else if (opt_keys[i].type == OPT_UINT)
-			*(u32 *)field = opt_keys[i].def;
+/* Every module-owned option back to its default. */
+static void cmdline_reset_modules(void)
+{
+	const struct opt_key *k;
+
+	for (k = __start_cmdline_opts; k < __stop_cmdline_opts; k++) {
+		if (k->value)
+			cmdline_set_default(k, k->value);
 	}
 }
 
@@ -423,7 +397,9 @@ void options_set_defaults(struct options *opt)
  * @errlen:      size of @err
  *
  * Stops at the first bad word; then checks the relations between words
- * (opt_constraints[]), so a line whose words contradict fails too. Boot CPU, once, any IRQ state.
+ * (the cmdline_constraints set), so a line whose words contradict fails too.
+ * Every module-owned option is reset to its default first, then set from
+ * the line (and reset again on failure). Boot CPU, once, any IRQ state.
  * Returns 0 with @opt filled, or -EINVAL with @opt reset to defaults and
  * @err naming the offending word.
  */
@@ -439,6 +415,7 @@ int cmdline_parse(const char *line, const char *const *bench_names, struct optio
 	int ret = 0;
 
 	options_set_defaults(opt);
+	cmdline_reset_modules();
 	if (c.errlen)
 		err[0] = '\0';
 	while (ret == 0) {
@@ -454,8 +431,10 @@ int cmdline_parse(const char *line, const char *const *bench_names, struct optio
 	}
 	if (ret == 0)
 		ret = cmdline_check_constraints(&c, opt);
-	if (ret)
+	if (ret) {
 		options_set_defaults(opt);
+		cmdline_reset_modules();
+	}
 	return ret;
 }
 
@@ -470,7 +449,7 @@ bool options_given(const struct options *opt, const char *key)
 {
 	const struct opt_key *k = cmdline_find_key(key, strlen(key));
 
-	return k && (opt->given & (1ull << (k - opt_keys)));
+	return k && (opt->given & (1ull << (k - __start_cmdline_opts)));
 }
 
 /**
@@ -509,4 +488,50 @@ bool options_bench_selected(const struct options *opt, const char *name)
 			return true;
 	}
 	return false;
+}
+
+/**
+ * options_value - the current value of the number or enum option @key
+ *
+ * Reads where the option lives (a module's variable; struct options
+ * fields are the caller's, so they are not found here). Returns false,
+ * leaving @value alone, when no module-owned number or enum option @key is
+ * built in. Any CPU; for tests and reports.
+ */
+bool options_value(const char *key, u32 *value)
+{
+	const struct opt_key *k = cmdline_find_key(key, strlen(key));
+
+	if (!k || !k->value || (k->type != OPT_UINT && k->type != OPT_ENUM))
+		return false;
+	*value = *(const u32 *)k->value;
+	return true;
+}
+
+static u32 options_saved[OPT_MAX_KEYS];
+
+/**
+ * options_save - remember every module-owned option's value
+ *
+ * With options_restore(), lets a test of the parser run inside a kernel
+ * whose modules keep the values the boot command line gave them. Boot CPU,
+ * nothing else parsing; one saved state at a time.
+ */
+void options_save(void)
+{
+	for (size_t i = 0; i < OPT_NKEYS && i < OPT_MAX_KEYS; i++) {
+		if (__start_cmdline_opts[i].value)
+			options_saved[i] = *(const u32 *)__start_cmdline_opts[i].value;
+	}
+}
+
+/**
+ * options_restore - put back the values options_save() remembered
+ */
+void options_restore(void)
+{
+	for (size_t i = 0; i < OPT_NKEYS && i < OPT_MAX_KEYS; i++) {
+		if (__start_cmdline_opts[i].value)
+			*(u32 *)__start_cmdline_opts[i].value = options_saved[i];
+	}
 }

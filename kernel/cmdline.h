@@ -1,7 +1,8 @@
 /*
  * The kernel command line: space-separated key=value words, parsed strictly
- * into struct options (DESIGN.md, "Kernel command line"). Every key is one
- * line of the table in kernel/cmdline.c; the fields below are its results.
+ * (docs/design.md, "Kernel command line"). Every key is one entry of the
+ * cmdline_opts linker set: the run's own options (struct options) from
+ * kernel/cmdline.c, each module's knobs from the module (OPTION_UINT).
  * Contracts are at the definitions in kernel/cmdline.c.
  */
 #ifndef MMLAB_KERNEL_CMDLINE_H
@@ -21,12 +22,6 @@
 
 enum opt_mode { OPT_MODE_BENCH, OPT_MODE_SELFTEST, OPT_MODE_COUNT };
 enum opt_format { OPT_FORMAT_JSON, OPT_FORMAT_LAVA, OPT_FORMAT_COUNT };
-enum opt_console { OPT_CONSOLE_TTYS0, OPT_CONSOLE_TTYS1, OPT_CONSOLE_COUNT };
-enum opt_apic { OPT_APIC_AUTO, OPT_APIC_XAPIC, OPT_APIC_X2APIC, OPT_APIC_COUNT };
-/* tsc_calibrate=: auto tries CPUID, the hypervisor leaf, the PIT, then the HPET. */
-enum opt_tsc_calibrate { OPT_TSC_AUTO, OPT_TSC_PIT, OPT_TSC_HPET, OPT_TSC_COUNT };
-/* remote=: what the tlb bench's remote CPUs do while pages are unmapped (bench/bench_tlb.c). */
-enum opt_remote { OPT_REMOTE_ALL, OPT_REMOTE_BUSY, OPT_REMOTE_IDLE, OPT_REMOTE_COUNT };
 /* crash=: a deliberate failure after the header, to test failure paths (kernel/crash.c). */
 enum opt_crash {
 	OPT_CRASH_NONE,
@@ -51,28 +46,71 @@ struct opt_cpus {
 	u32 count[OPT_CPUS_MAX]; /* strictly increasing, 1..MAX_CPUS */
 };
 
+/*
+ * The run's own options, which callers (the modes, tests of the harness)
+ * pass around; every module-specific knob lives in its module instead
+ * (OPTION_UINT/OPTION_ENUM below).
+ */
 struct options {
-	enum opt_mode mode;	       /* mode=bench|selftest */
+	enum opt_mode mode;	       /* mode=bench|selftest (kernel/run.c) */
 	struct opt_names bench;	       /* bench=NAME,...|all */
 	struct opt_cpus cpus;	       /* cpus=N,...|all */
 	u32 iters;		       /* iters=1..OPT_ITERS_MAX; 0: benchmark's default */
 	enum opt_format format;	       /* format=json|lava */
-	enum opt_console console;      /* console=ttyS0|ttyS1 */
-	enum opt_apic apic;	       /* apic=auto|xapic|x2apic */
 	char ktest[OPT_KTEST_MAX + 1]; /* ktest=SUITE,...; "": every suite */
-	u32 timeout_ms;		       /* timeout_ms=: cross-CPU wait limit */
-	u32 tlb_ceiling;	       /* tlb_ceiling=: pages flushed one by one at most */
-	u32 swap_mb;		       /* swap_mb=: swap device size */
-	u32 swapfree_mb;	       /* swapfree_mb=: memory the swapfree bench unmaps */
-	u32 seed;		       /* seed=: the benchmark harness's run-order shuffle */
 	enum opt_crash crash;	       /* crash=none|ud|de|pf|gp|panic|hang */
-	enum opt_tsc_calibrate tsc_calibrate; /* tsc_calibrate=auto|pit|hpet */
-	u32 ap_nostart;		       /* ap_nostart=N: the last N APs get no INIT/SIPI (test hook) */
-	enum opt_remote remote;	       /* remote=all|busy|idle: tlb bench cases to run */
-	u32 apic_fw_off;	       /* apic_fw_off=1: disable the local APIC as firmware could (test hook) */
-	u32 fwdump;		       /* fwdump=1: hex-dump firmware tables and boot info (fuzz seeds) */
-	u64 given;		       /* bit i: table key i was on the line */
+	u64 given;		       /* bit i: option i of the set was on the line */
 };
+
+enum opt_type {
+	OPT_ENUM,  /* one word of ->words; stored as its index, an int */
+	OPT_UINT,  /* decimal or 0x number in ->min..->max, a u32 */
+	OPT_CPUS,  /* "all" or increasing counts in ->min..->max, struct opt_cpus */
+	OPT_NAMES, /* "all" or distinct names from bench_names, struct opt_names */
+	OPT_IDENT, /* [A-Za-z0-9_] items, comma-separated, 1..->max characters, a char array */
+};
+
+/* One command-line option: its word, how to parse it, where the value lives. */
+struct opt_key {
+	const char *key;
+	enum opt_type type;
+	void *value;		  /* the owning module's variable; NULL: in struct options */
+	size_t offset;		  /* of the field in struct options, when @value is NULL */
+	const char *const *words; /* OPT_ENUM: NULL-terminated, index = value */
+	u32 min, max;		  /* value range, or length limit for OPT_IDENT */
+	u32 def;		  /* default of OPT_ENUM and OPT_UINT values */
+};
+
+/*
+ * A relation between two number options, checked once the whole line is
+ * read (defaults standing in): @lesser's value must not exceed @greater's.
+ */
+struct opt_constraint {
+	const char *lesser, *greater;
+	const char *why;
+};
+
+/*
+ * OPTION_UINT(key, var, min, max, def) and OPTION_ENUM(key, var, words, def),
+ * at file scope next to the code that uses @var, register key= in the
+ * cmdline_opts section; the parse stores into @var (a u32, or an int-sized
+ * enum), so an option without its consumer cannot exist. The section name
+ * is a C identifier: the host linker provides __start_/__stop_cmdline_opts,
+ * linker.ld defines them too. OPTION_CONSTRAINT(lesser, greater, why) does
+ * the same for a relation (cmdline_constraints).
+ */
+#define OPTION_DEFINE(k, ...)                                                                      \
+	static const struct opt_key opt_key_##k __used __section("cmdline_opts")                   \
+		__aligned(8) = { #k, __VA_ARGS__ }
+#define OPTION_UINT(k, var, lo, hi, d)                                                             \
+	_Static_assert(sizeof(var) == sizeof(u32), #k ": a u32");                                  \
+	OPTION_DEFINE(k, OPT_UINT, &(var), 0, NULL, lo, hi, d)
+#define OPTION_ENUM(k, var, w, d)                                                                  \
+	_Static_assert(sizeof(var) == sizeof(int), #k ": an int-sized enum");                      \
+	OPTION_DEFINE(k, OPT_ENUM, &(var), 0, w, 0, 0, d)
+#define OPTION_CONSTRAINT(lesser, greater, why)                                                    \
+	static const struct opt_constraint opt_constraint_##lesser##_##greater __used              \
+		__section("cmdline_constraints") __aligned(8) = { #lesser, #greater, why }
 
 void options_set_defaults(struct options *opt);
 int cmdline_parse(const char *line, const char *const *bench_names, struct options *opt, char *err,
@@ -80,5 +118,8 @@ int cmdline_parse(const char *line, const char *const *bench_names, struct optio
 bool options_given(const struct options *opt, const char *key);
 const char *options_word(const char *key, int value);
 bool options_bench_selected(const struct options *opt, const char *name);
+bool options_value(const char *key, u32 *value);
+void options_save(void);
+void options_restore(void);
 
 #endif

@@ -65,7 +65,7 @@ static void bring_up(char *err, size_t errlen)
 		stop("fail", EXIT_FAIL, err);
 	arch_load_kmap(&kmap);
 	if (mm_boot_stacks(&machine, &kmap, err, errlen) ||
-	    arch_start_boot_cpu(&options, err, errlen))
+	    arch_start_boot_cpu(err, errlen))
 		stop("fail", EXIT_FAIL, err);
 	rc = arch_start_aps(&options, err, errlen);
 	mm_boot_done(&kmap); /* every AP that came up runs on the kernel root now */

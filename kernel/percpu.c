@@ -10,27 +10,13 @@ struct percpu percpu[MAX_CPUS];
 unsigned ncpus_online;
 cpumask_t cpu_online_mask;
 
-static const char *const counter_names[PCPU_NR_COUNTERS] = {
-	[PCPU_IPI_SENT] = "ipi_sent",
-	[PCPU_IPI_RECEIVED] = "ipi_received",
-	[PCPU_INTERRUPTS] = "interrupts",
-	[PCPU_CALLS_RUN] = "calls_run",
-	[PCPU_TLB_FLUSH_ONE] = "tlb_flush_one",
-	[PCPU_TLB_FLUSH_ALL] = "tlb_flush_all",
-	[PCPU_PAGE_FAULTS] = "page_faults",
-	[PCPU_TLB_SHOOTDOWNS] = "tlb_shootdowns",
-	[PCPU_PIN_FLAG_WRITES] = "pin_flag_writes",
-	[PCPU_PAGEMAP_LOOKUPS] = "pagemap_lookups",
-	[PCPU_PAGEMAP_REFS] = "pagemap_refs",
-	[PCPU_PIN_UNLOADED] = "pin_unloaded",
-	[PCPU_PIN_RETRIES] = "pin_retries",
-	[PCPU_MAPPING_LOCKS] = "mapping_locks",
-	[PCPU_SWAP_CLUSTER_LOCKS] = "swap_cluster_locks",
-	[PCPU_SWAP_DEVICE_LOCKS] = "swap_device_locks",
-	[PCPU_SWAP_SLOTS_FREED] = "swap_slots_freed",
-	[PCPU_SWAP_BATCH_FALLBACKS] = "swap_batch_fallbacks",
-	[PCPU_SWAP_OUT_PAGES] = "swap_out_pages",
-};
+/* Bounds of the pcpu_counters section: from the host linker or linker.ld. */
+extern const struct pcpu_counter_desc __start_pcpu_counters[], __stop_pcpu_counters[];
+
+PCPU_COUNTER(PCPU_IPI_SENT, "ipi_sent");
+PCPU_COUNTER(PCPU_IPI_RECEIVED, "ipi_received");
+PCPU_COUNTER(PCPU_INTERRUPTS, "interrupts");
+PCPU_COUNTER(PCPU_CALLS_RUN, "calls_run");
 
 u64 percpu_counter_read(unsigned cpu, enum pcpu_counter c)
 {
@@ -49,7 +35,13 @@ u64 percpu_counter_sum(enum pcpu_counter c)
 
 const char *percpu_counter_name(enum pcpu_counter c)
 {
-	return c < PCPU_NR_COUNTERS ? counter_names[c] : "?";
+	const struct pcpu_counter_desc *d;
+
+	for (d = __start_pcpu_counters; d < __stop_pcpu_counters; d++) {
+		if (d->index == (unsigned)c)
+			return d->name;
+	}
+	return "?";
 }
 
 void percpu_set_online(unsigned cpu)

@@ -14,29 +14,39 @@
 #include "kernel/cpumask.h"
 #include "types.h"
 
-/* Event counters: exact counts that explain benchmark results. */
+/*
+ * Event counters: exact counts that explain benchmark results. kernel/
+ * owns the first PCPU_KERNEL_COUNTERS indexes; a module that counts gives
+ * its counters the indexes after them in its own header (mm/counters.h)
+ * and names each one with PCPU_COUNTER next to the code that counts it.
+ */
 enum pcpu_counter {
-	PCPU_IPI_SENT,		/* IPIs this CPU sent (one per target) */
-	PCPU_IPI_RECEIVED,	/* call IPIs this CPU handled */
-	PCPU_INTERRUPTS,	/* every interrupt taken, IPIs included */
-	PCPU_CALLS_RUN,		/* cross-CPU call functions this CPU ran */
-	PCPU_TLB_FLUSH_ONE,	/* single-page invalidations */
-	PCPU_TLB_FLUSH_ALL,	/* full (non-global) flushes */
-	PCPU_PAGE_FAULTS,	/* page faults handled */
-	PCPU_TLB_SHOOTDOWNS,	/* shootdown rounds this CPU initiated (one IPI wave each) */
-	PCPU_PIN_FLAG_WRITES,	/* writes to an mm's shared has_pinned flag */
-	PCPU_PAGEMAP_LOOKUPS,	/* device pagemap tree lookups */
-	PCPU_PAGEMAP_REFS,	/* device pagemap references taken */
-	PCPU_PIN_UNLOADED,	/* pin calls on a CPU without the mm loaded: walked under its lock */
-	PCPU_PIN_RETRIES,	/* pins undone: their entry changed, or fork ran under a lockless walk */
-	PCPU_MAPPING_LOCKS,	/* mapping rwlock acquisitions on the fault path */
-	PCPU_SWAP_CLUSTER_LOCKS,   /* swap cluster lock acquisitions (mm/swap_internal.h) */
-	PCPU_SWAP_DEVICE_LOCKS,	   /* swap device lock acquisitions */
-	PCPU_SWAP_SLOTS_FREED,	   /* swap slots returned to their cluster */
-	PCPU_SWAP_BATCH_FALLBACKS, /* batched swap frees that fell back to one slot at a time */
-	PCPU_SWAP_OUT_PAGES,	   /* pages swapped out (mm/swap_mm.c) */
-	PCPU_NR_COUNTERS,
+	PCPU_IPI_SENT,	   /* IPIs this CPU sent (one per target) */
+	PCPU_IPI_RECEIVED, /* call IPIs this CPU handled */
+	PCPU_INTERRUPTS,   /* every interrupt taken, IPIs included */
+	PCPU_CALLS_RUN,	   /* cross-CPU call functions this CPU ran */
+	PCPU_KERNEL_COUNTERS,
 };
+
+/* Counter slots in every CPU's array: every index a module may give out. */
+#define PCPU_MAX_COUNTERS 32
+#define PCPU_NR_COUNTERS PCPU_MAX_COUNTERS
+
+/* A counter's name, e.g. "ipi_sent", registered by its owner (PCPU_COUNTER). */
+struct pcpu_counter_desc {
+	unsigned index;
+	const char *name;
+};
+
+/*
+ * PCPU_COUNTER(PCPU_X, "x") at file scope names counter PCPU_X in the
+ * pcpu_counters section (a C identifier: the host linker provides its
+ * bounds, linker.ld defines them too).
+ */
+#define PCPU_COUNTER(idx, cname)                                                                   \
+	_Static_assert((idx) < PCPU_MAX_COUNTERS, #idx ": no counter slot");                       \
+	static const struct pcpu_counter_desc pcpu_counter_##idx __used                            \
+		__section("pcpu_counters") __aligned(8) = { idx, cname }
 
 /* Written by other CPUs: posting calls to this CPU (kernel/smp.c). */
 struct smp_mailbox {
@@ -62,20 +72,6 @@ struct smp_work {
 	void *arg;
 };
 
-/*
- * Swap allocation hints (mm/swap_cluster.c): for each swap device and run
- * order, the slot offset + 1 where this CPU allocates next (0: none), so each
- * CPU keeps to its own cluster. A hint is only a guess, checked under the
- * cluster lock; gen drops hints left from an earlier device of the same
- * index. mm/swap.h asserts that its limits fit these.
- */
-#define PCPU_SWAP_DEVS 4
-#define PCPU_SWAP_ORDERS 10
-struct pcpu_swap {
-	u32 next[PCPU_SWAP_DEVS][PCPU_SWAP_ORDERS];
-	u32 gen[PCPU_SWAP_DEVS]; /* the swap_on() generation the hints belong to */
-};
-
 struct percpu {
 	struct percpu *self; /* offset 0: this_cpu() reads %gs:0 */
 	unsigned cpu_id;
@@ -85,8 +81,7 @@ struct percpu {
 	unsigned spin_held;	   /* spinlocks this CPU holds (kernel/spinlock.c) */
 	const char *spin_last;	   /* the name of the last one it took */
 	void *mm; /* the address space loaded on this CPU (struct mm) */
-	u64 counters[PCPU_NR_COUNTERS];
-	struct pcpu_swap swap; /* written only by this CPU */
+	u64 counters[PCPU_MAX_COUNTERS];
 	struct smp_work work;
 	struct smp_call_desc call;
 	struct smp_mailbox mailbox;
@@ -118,7 +113,7 @@ u64 percpu_counter_sum(enum pcpu_counter c);
 /* Reads counter @c of CPU @cpu. */
 u64 percpu_counter_read(unsigned cpu, enum pcpu_counter c);
 
-/* Name of counter @c, e.g. "ipi_sent". */
+/* Name of counter @c, e.g. "ipi_sent" ("?" when no module named it). */
 const char *percpu_counter_name(enum pcpu_counter c);
 
 /* Marks @cpu (whose percpu the arch code has set up) online. Boot CPU / bring-up only. */

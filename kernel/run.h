@@ -1,18 +1,63 @@
 /*
- * What a boot does once the machine is up: the self-tests (mode=selftest)
- * or the benchmarks (mode=bench), ending with the trailer and the exit.
+ * What a boot does once the machine is up: the run mode mode= names, which
+ * ends with the trailer and the exit. kernel/ knows no mode: each module
+ * that offers one (tests/ the self-tests, bench/ the benchmarks) registers
+ * it with RUN_MODE into the run_modes section, and run_main() looks it up
+ * by the mode= word.
  */
 #ifndef KERNEL_RUN_H
 #define KERNEL_RUN_H
 
 #include "compiler.h"
+#include <arch/arch.h>
 
 struct options;
 
-/* The benchmark names bench= accepts, NULL-terminated. */
+/* One run mode: the mode= word, and the run, which must end it (run_finish). */
+struct run_mode {
+	const char *name;
+	__noreturn void (*run)(const struct options *opt);
+	/* Optional: the NULL-terminated names bench= accepts, NULL: none. */
+	const char *const *(*names)(void);
+};
+
+/*
+ * RUN_MODE(name, run, names) registers mode=name. The section name is a C
+ * identifier, so the host linker provides __start_run_modes and
+ * __stop_run_modes; linker.ld defines them too.
+ */
+#define RUN_MODE(mname, run_fn, names_fn)                                                          \
+	static const struct run_mode run_mode_##mname __used __section("run_modes")               \
+		__aligned(8) = { #mname, run_fn, names_fn }
+
+/*
+ * RUN_REPORT(name, fn) registers fn to run after every mode's cases, before
+ * the health verdict: a module reports state it keeps (mm/quarantine_report.c what
+ * it holds). Returns false when that state fails the run. Same kind of
+ * linker set as RUN_MODE (run_reports).
+ */
+struct run_report {
+	const char *name;
+	bool (*report)(void);
+};
+#define RUN_REPORT(rname, fn)                                                                      \
+	static const struct run_report run_report_##rname __used __section("run_reports")         \
+		__aligned(8) = { #rname, fn }
+
+/* The names bench= accepts (from the registered modes), NULL-terminated. */
 const char *const *run_bench_names(void);
 
-/* Runs the selected mode and ends the run; never returns. */
+/* Runs the mode the options select and ends the run; never returns. */
 __noreturn void run_main(const struct options *opt);
+
+/*
+ * After the run: the registered reports (RUN_REPORT), then CPUs that
+ * missed a deadline. Returns false when a CPU is out of the run or a report
+ * says so: then the run fails whatever its cases said. Boot CPU.
+ */
+bool run_healthy(void);
+
+/* Prints the trailer (@why may be NULL) and exits with @code. Boot CPU. */
+__noreturn void run_finish(const char *status, enum arch_exit_status code, const char *why);
 
 #endif

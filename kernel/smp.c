@@ -23,6 +23,7 @@
  */
 #include "kernel/smp.h"
 #include "errno.h"
+#include "kernel/cmdline.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/spinlock.h"
@@ -32,6 +33,8 @@
 
 static u64 timeout_cycles;
 static u32 timeout_ms = 1000;
+/* timeout_ms=: how long a cross-CPU call waits before its target is out of the run. */
+OPTION_UINT(timeout_ms, timeout_ms, 1, 600000, 1000);
 static cpumask_t cpu_dead_mask; /* CPUs out of the run: each missed a deadline */
 
 void smp_set_timeout_ms(u32 ms)

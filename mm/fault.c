@@ -12,6 +12,7 @@
  * Counts: fault_cpus[cpu] is written only by its own CPU.
  */
 #include "mm/fault.h"
+#include "mm/counters.h"
 #include "errno.h"
 #include "kernel/percpu.h"
 #include "lib/atomic.h"
@@ -23,6 +24,8 @@
 #include "mm/pt.h"
 #include "mm/quarantine.h"
 #include <arch/arch.h>
+
+PCPU_COUNTER(PCPU_PAGE_FAULTS, "page_faults");
 
 struct fault_cpu {
 	u64 events[FAULT_NR_EVENTS];

@@ -16,6 +16,7 @@
 #ifndef MM_FAULT_H
 #define MM_FAULT_H
 
+#include "mm/counters.h"
 #include "types.h"
 #include <arch/arch.h>
 

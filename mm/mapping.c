@@ -6,10 +6,13 @@
  * Locking and lock order as mm/mapping.h says.
  */
 #include "mm/mapping.h"
+#include "mm/counters.h"
 #include "errno.h"
 #include "kernel/percpu.h"
 #include "mm/mm.h"
 #include "mm/pt.h"
+
+PCPU_COUNTER(PCPU_MAPPING_LOCKS, "mapping_locks");
 
 void mapping_init(struct mm_mapping *m, const char *name, const struct fault_lock_ops *fault_lock)
 {

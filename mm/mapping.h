@@ -29,6 +29,7 @@
 #ifndef MM_MAPPING_H
 #define MM_MAPPING_H
 
+#include "mm/counters.h"
 #include "compiler.h"
 #include "kernel/design.h"
 #include "kernel/rwlock.h"

@@ -7,11 +7,15 @@
  * Lock order: pagemap_tree_lock only; it is never held while calling out.
  */
 #include "mm/pagemap.h"
+#include "mm/counters.h"
 #include "errno.h"
 #include "kernel/percpu.h"
 #include "kernel/spinlock.h"
 #include "lib/atomic.h"
 #include "mm/pmm.h"
+
+PCPU_COUNTER(PCPU_PAGEMAP_LOOKUPS, "pagemap_lookups");
+PCPU_COUNTER(PCPU_PAGEMAP_REFS, "pagemap_refs");
 
 #define PAGEMAP_LEVELS 4
 #define PAGEMAP_SLOT_BITS 9

@@ -17,6 +17,7 @@
 #ifndef MM_PAGEMAP_H
 #define MM_PAGEMAP_H
 
+#include "mm/counters.h"
 #include "compiler.h"
 #include "types.h"
 

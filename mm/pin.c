@@ -8,6 +8,7 @@
  * the slow path faults one page in through mm/fault.c and walks again.
  */
 #include "mm/pin.h"
+#include "mm/counters.h"
 #include "errno.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
@@ -19,6 +20,10 @@
 #include "mm/pagemap.h"
 #include "mm/pt.h"
 #include <arch/arch.h>
+
+PCPU_COUNTER(PCPU_PIN_FLAG_WRITES, "pin_flag_writes");
+PCPU_COUNTER(PCPU_PIN_UNLOADED, "pin_unloaded");
+PCPU_COUNTER(PCPU_PIN_RETRIES, "pin_retries");
 
 /* ---- has_pinned: naive ---- */
 

@@ -27,6 +27,7 @@
 
 #include "compiler.h"
 #include "kernel/design.h"
+#include "mm/counters.h"
 #include "types.h"
 
 struct mm;

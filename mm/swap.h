@@ -20,6 +20,7 @@
 #ifndef MM_SWAP_H
 #define MM_SWAP_H
 
+#include "mm/counters.h"
 #include "compiler.h"
 #include "kernel/design.h"
 #include "kernel/percpu.h"
@@ -38,8 +39,6 @@
 /* Slots per MiB, to size a device from the swap_mb option. */
 #define SWAP_SLOTS_PER_MB ((1u << 20) / SWAP_SLOT_SIZE)
 
-BUILD_ASSERT(SWAP_MAX_DEVS <= PCPU_SWAP_DEVS);
-BUILD_ASSERT(SWAP_NR_ORDERS <= PCPU_SWAP_ORDERS);
 BUILD_ASSERT(SWAP_CLUSTER_SLOTS == 1u << (SWAP_NR_ORDERS - 1));
 BUILD_ASSERT(SWAP_MAX_SLOTS < (1ull << 32)); /* per-CPU hints are u32 */
 

@@ -19,11 +19,17 @@
  * out again before its old contents are gone.
  */
 #include "errno.h"
+#include "mm/counters.h"
 #include "kernel/panic.h"
 #include "lib/string.h"
 #include "mm/page.h"
 #include "mm/pmm.h"
 #include "mm/swap_internal.h"
+#include <arch/arch.h>
+
+PCPU_COUNTER(PCPU_SWAP_CLUSTER_LOCKS, "swap_cluster_locks");
+PCPU_COUNTER(PCPU_SWAP_DEVICE_LOCKS, "swap_device_locks");
+PCPU_COUNTER(PCPU_SWAP_SLOTS_FREED, "swap_slots_freed");
 
 static inline struct swap_cluster *swap_cluster_of(struct swap_info *si, u64 offset)
 {
@@ -323,10 +329,24 @@ static struct swap_cluster *swap_cluster_pick(struct swap_info *si, unsigned ord
 
 /* allocation */
 
+/*
+ * Allocation hints, one set per CPU and written only by it: for each device
+ * and run order, the slot offset + 1 where this CPU allocates next (0:
+ * none), so each CPU keeps to its own cluster. A hint is only a guess,
+ * checked under the cluster lock; gen drops hints left from an earlier
+ * device of the same index.
+ */
+struct swap_cpu_hints {
+	u32 next[SWAP_MAX_DEVS][SWAP_NR_ORDERS];
+	u32 gen[SWAP_MAX_DEVS]; /* the swap_on() generation the hints belong to */
+} __cacheline_aligned;
+
+static struct swap_cpu_hints swap_hints[MAX_CPUS];
+
 /* This CPU's hint for runs of @order on @si, after dropping those of older devices. */
 static u32 *swap_hint(struct swap_info *si, unsigned order)
 {
-	struct pcpu_swap *ps = &this_cpu()->swap;
+	struct swap_cpu_hints *ps = &swap_hints[arch_cpu_id()];
 
 	if (ps->gen[si->type] != si->gen) {
 		memset(ps->next[si->type], 0, sizeof(ps->next[si->type]));

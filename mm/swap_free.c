@@ -14,8 +14,11 @@
  * in mm/swap_internal.h).
  */
 #include "errno.h"
+#include "mm/counters.h"
 #include "kernel/percpu.h"
 #include "mm/swap_internal.h"
+
+PCPU_COUNTER(PCPU_SWAP_BATCH_FALLBACKS, "swap_batch_fallbacks");
 
 /* ---- shared helpers ---- */
 

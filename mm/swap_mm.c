@@ -18,6 +18,7 @@
  * out (a folio's), and each run goes to the chosen freeing design at once.
  */
 #include "errno.h"
+#include "mm/counters.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "mm/mm.h"
@@ -25,6 +26,8 @@
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "mm/swap_internal.h"
+
+PCPU_COUNTER(PCPU_SWAP_OUT_PAGES, "swap_out_pages");
 
 static const struct mm_swap_hooks swap_mm_hooks;
 

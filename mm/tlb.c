@@ -14,7 +14,9 @@
  * interrupts off.
  */
 #include "mm/tlb.h"
+#include "mm/counters.h"
 #include "errno.h"
+#include "kernel/cmdline.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
@@ -23,9 +25,15 @@
 #include "mm/page.h"
 #include <arch/arch.h>
 
+PCPU_COUNTER(PCPU_TLB_FLUSH_ONE, "tlb_flush_one");
+PCPU_COUNTER(PCPU_TLB_FLUSH_ALL, "tlb_flush_all");
+PCPU_COUNTER(PCPU_TLB_SHOOTDOWNS, "tlb_shootdowns");
+
 BUILD_ASSERT(sizeof(struct tlb_flush_req) <= SMP_CALL_DATA_MAX);
 
 static unsigned flush_ceiling = TLB_FLUSH_CEILING;
+/* tlb_ceiling=: the knee of every flush, set before any CPU flushes. */
+OPTION_UINT(tlb_ceiling, flush_ceiling, 1, 512, TLB_FLUSH_CEILING);
 
 void tlb_set_ceiling(unsigned pages)
 {

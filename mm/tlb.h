@@ -33,6 +33,7 @@
 
 #include "compiler.h"
 #include "kernel/design.h"
+#include "mm/counters.h"
 #include "mm/pt.h"
 #include "types.h"
 

@@ -120,16 +120,18 @@ static struct bench probe_bench = {
 static void run_probe_with(unsigned iters, unsigned seed, struct bench_outcome *out)
 {
 	static struct options opt;
+	u32 saved = bench_seed;
 
 	options_set_defaults(&opt);
 	opt.cpus.n = 1;
 	opt.cpus.count[0] = ncpus_online;
 	opt.iters = iters;
-	opt.seed = seed;
+	bench_seed = seed;
 	probe = (struct probe_counts){ 0 };
 	bench_set_diagnostic_results(true);
 	bench_run(&probe_bench, &opt, out);
 	bench_set_diagnostic_results(false);
+	bench_seed = saved;
 }
 
 static void run_probe(struct ktest *t, bool idle_targets, struct bench_outcome *out)
@@ -266,6 +268,23 @@ static void test_bench_teardown_failure(struct ktest *t)
 	KEXPECT_EQ(t, mm_destroy(probe_mm), 0);
 }
 
+/*
+ * BENCH_REGISTER's order keys, not the link order, give the run order: the
+ * one the baseline's BENCH lines have. bench_names() is what bench= accepts.
+ */
+static void test_bench_registered_order(struct ktest *t)
+{
+	static const char *const want[] = { "ipi",	 "tlb",	      "pin",
+					    "pagemap", "faultlock", "swapfree" };
+	const char *const *got = bench_names();
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(want) && got[i]; i++)
+		KEXPECT_STREQ(t, got[i], want[i]);
+	KEXPECT_EQ(t, i, ARRAY_SIZE(want));
+	KEXPECT(t, got[i] == NULL);
+}
+
 static const struct ktest_case bench_cases[] = {
 	KTEST_CASE(test_bench_counts_calls),
 	KTEST_CASE(test_bench_idle_targets),
@@ -273,5 +292,6 @@ static const struct ktest_case bench_cases[] = {
 	KTEST_CASE(test_bench_adaptive_range),
 	KTEST_CASE(test_bench_counts_skips),
 	KTEST_CASE(test_bench_teardown_failure),
+	KTEST_CASE(test_bench_registered_order),
 };
 KTEST_SUITE(bench, bench_cases);

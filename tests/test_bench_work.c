@@ -84,15 +84,17 @@ static void run_bench(const struct bench *b, unsigned ncpus, unsigned iters,
 		      enum opt_remote remote, struct bench_outcome *out)
 {
 	static struct options opt;
+	enum opt_remote saved = tlb_bench_remote;
 
 	options_set_defaults(&opt);
 	opt.cpus.n = 1;
 	opt.cpus.count[0] = ncpus;
 	opt.iters = iters;
-	opt.remote = remote;
+	tlb_bench_remote = remote;
 	bench_set_diagnostic_results(true);
 	bench_run(b, &opt, out);
 	bench_set_diagnostic_results(false);
+	tlb_bench_remote = saved;
 }
 
 static void test_bench_phases_apart(struct ktest *t)
@@ -138,14 +140,16 @@ static void test_bench_tlb_sweep_ceiling(struct ktest *t)
 
 static unsigned tlb_selected(enum opt_remote remote, unsigned want_param)
 {
+	enum opt_remote saved = tlb_bench_remote;
 	struct options opt;
 	unsigned n = 0;
 
 	options_set_defaults(&opt);
-	opt.remote = remote;
+	tlb_bench_remote = remote;
 	for (unsigned i = 0; i < bench_tlb.ncases; i++)
 		if (bench_tlb.case_selected(&bench_tlb.cases[i], &opt))
 			n += bench_tlb.cases[i].param[0] == want_param ? 1 : 1000;
+	tlb_bench_remote = saved;
 	return n;
 }
 

@@ -3,15 +3,28 @@
  * class of bad input (syntax, unknown keys, duplicates, ranges, enum words,
  * cpu and bench lists, ktest names), checking that the message quotes the
  * offending word. Pure parsing: the same cases run on the host and in the
- * kernel.
+ * kernel; the options of modules only the kernel links (bench/, arch/'s
+ * bring-up, kernel/smp.c) are tested in the kernel run. Each case puts the
+ * modules' option values back as the boot command line left them.
  */
 #include "errno.h"
 #include "kernel/cmdline.h"
 #include "lib/format.h"
 #include "lib/string.h"
 #include "tests/ktest.h"
+#include "arch/x86_64/console.h"
+#ifndef HOST_BUILD
+#include "arch/x86_64/apic.h"
+#include "bench/bench.h"
+/* Only the kernel links the modules that own these options. */
+#define KERNEL_WORDS(s) s
+#define IS_HOST false
+#else
+#define KERNEL_WORDS(s) ""
+#define IS_HOST true
+#endif
 
-static const char *const bench_names[] = { "tlb", "pin", "pagemap", "swapfree", "faultlock", NULL };
+static const char *const test_bench_names[] = { "tlb", "pin", "pagemap", "swapfree", "faultlock", NULL };
 
 /* Parses @line into *o; on failure checks that the message holds @fragment. */
 static bool cmdline_bad(struct ktest *t, int line, const char *cmdline, const char *fragment)
@@ -20,7 +33,7 @@ static bool cmdline_bad(struct ktest *t, int line, const char *cmdline, const ch
 	struct options o;
 	bool ok;
 
-	ok = KEXPECT_EQ(t, cmdline_parse(cmdline, bench_names, &o, err, sizeof(err)), -EINVAL);
+	ok = KEXPECT_EQ(t, cmdline_parse(cmdline, test_bench_names, &o, err, sizeof(err)), -EINVAL);
 	ok &= KEXPECT(t, strstr(err, fragment) != NULL);
 	if (!ok)
 		ktest_log(t, "from line %d: '%s' gave \"%s\"", line, cmdline, err);
@@ -31,7 +44,7 @@ static bool cmdline_good(struct ktest *t, int line, const char *cmdline, struct 
 {
 	char err[160];
 
-	if (KEXPECT_EQ(t, cmdline_parse(cmdline, bench_names, o, err, sizeof(err)), 0))
+	if (KEXPECT_EQ(t, cmdline_parse(cmdline, test_bench_names, o, err, sizeof(err)), 0))
 		return true;
 	ktest_log(t, "from line %d: '%s' gave \"%s\"", line, cmdline, err);
 	return false;
@@ -40,6 +53,31 @@ static bool cmdline_good(struct ktest *t, int line, const char *cmdline, struct 
 #define BAD(t, line, fragment) cmdline_bad(t, __LINE__, line, fragment)
 #define GOOD(t, line, o) cmdline_good(t, __LINE__, line, o)
 
+/* A module-owned option's value, or ~0 when it is not built in. */
+static u32 val(const char *key)
+{
+	u32 v = ~0u;
+
+	options_value(key, &v);
+	return v;
+}
+
+/* The module-owned option @key holds @want; in the kernel it must exist. */
+static void expect_val(struct ktest *t, const char *key, u32 want, bool kernel_only)
+{
+	u32 v;
+
+	if (!options_value(key, &v)) {
+		if (kernel_only && IS_HOST)
+			return; /* its module is not in the host build */
+		KEXPECT(t, false);
+		ktest_log(t, "option '%s' is not built in", key);
+		return;
+	}
+	if (!KEXPECT_EQ(t, v, want))
+		ktest_log(t, "option '%s'", key);
+}
+
 static void expect_defaults(struct ktest *t, const struct options *o)
 {
 	KEXPECT_EQ(t, o->mode, OPT_MODE_BENCH);
@@ -47,33 +85,35 @@ static void expect_defaults(struct ktest *t, const struct options *o)
 	KEXPECT_EQ(t, o->cpus.n, 0);
 	KEXPECT_EQ(t, o->iters, 0);
 	KEXPECT_EQ(t, o->format, OPT_FORMAT_JSON);
-	KEXPECT_EQ(t, o->console, OPT_CONSOLE_TTYS0);
-	KEXPECT_EQ(t, o->apic, OPT_APIC_AUTO);
 	KEXPECT_STREQ(t, o->ktest, "");
-	KEXPECT_EQ(t, o->timeout_ms, 1000);
-	KEXPECT_EQ(t, o->tlb_ceiling, 33);
-	KEXPECT_EQ(t, o->swap_mb, 512);
-	KEXPECT_EQ(t, o->swapfree_mb, 256);
-	KEXPECT_EQ(t, o->seed, 1);
 	KEXPECT_EQ(t, o->crash, OPT_CRASH_NONE);
-	KEXPECT_EQ(t, o->tsc_calibrate, OPT_TSC_AUTO);
-	KEXPECT_EQ(t, o->ap_nostart, 0);
-	KEXPECT_EQ(t, o->remote, OPT_REMOTE_ALL);
-	KEXPECT_EQ(t, o->fwdump, 0);
 	KEXPECT_EQ(t, o->given, 0);
+	expect_val(t, "console", OPT_CONSOLE_TTYS0, false);
+	expect_val(t, "tlb_ceiling", 33, false);
+	expect_val(t, "apic", 0, true); /* auto */
+	expect_val(t, "timeout_ms", 1000, true);
+	expect_val(t, "swap_mb", 512, true);
+	expect_val(t, "swapfree_mb", 256, true);
+	expect_val(t, "seed", 1, true);
+	expect_val(t, "tsc_calibrate", 0, true); /* auto */
+	expect_val(t, "ap_nostart", 0, true);
+	expect_val(t, "remote", 0, true); /* all */
+	expect_val(t, "apic_fw_off", 0, true);
+	expect_val(t, "fwdump", 0, true);
 }
 
 static void test_cmdline_defaults(struct ktest *t)
 {
 	struct options o;
 
+	KASSERT(t, GOOD(t, "", &o));
 	options_set_defaults(&o);
 	expect_defaults(t, &o);
 	KASSERT(t, GOOD(t, "", &o));
 	expect_defaults(t, &o);
 	KASSERT(t, GOOD(t, "  \t ", &o));
 	expect_defaults(t, &o);
-	KASSERT_EQ(t, cmdline_parse(NULL, bench_names, &o, NULL, 0), 0);
+	KASSERT_EQ(t, cmdline_parse(NULL, test_bench_names, &o, NULL, 0), 0);
 	expect_defaults(t, &o);
 	KEXPECT(t, !options_given(&o, "console"));
 	KEXPECT(t, options_bench_selected(&o, "tlb"));
@@ -85,30 +125,32 @@ static void test_cmdline_all_keys(struct ktest *t)
 
 	KASSERT(t, GOOD(t,
 			"mode=selftest bench=pin,tlb cpus=1,2,4 iters=0x10 format=lava "
-			"console=ttyS1 apic=x2apic ktest=tlb_naive timeout_ms=5000 "
-			"tlb_ceiling=64 swap_mb=512 swapfree_mb=128 seed=7 tsc_calibrate=hpet "
-			"ap_nostart=1",
+			"console=ttyS1 ktest=tlb_naive tlb_ceiling=64"
+			KERNEL_WORDS(" apic=x2apic timeout_ms=5000 swap_mb=512 swapfree_mb=128 "
+				     "seed=7 tsc_calibrate=hpet ap_nostart=1"),
 			&o));
 	KEXPECT_EQ(t, o.mode, OPT_MODE_SELFTEST);
 	KASSERT_EQ(t, o.bench.n, 2);
 	KEXPECT_STREQ(t, o.bench.name[0], "pin");
-	KEXPECT_EQ(t, o.bench.name[1], bench_names[0]);
+	KEXPECT_EQ(t, o.bench.name[1], test_bench_names[0]);
 	KASSERT_EQ(t, o.cpus.n, 3);
 	KEXPECT(t, o.cpus.count[0] == 1 && o.cpus.count[1] == 2 && o.cpus.count[2] == 4);
 	KEXPECT_EQ(t, o.iters, 16);
 	KEXPECT_EQ(t, o.format, OPT_FORMAT_LAVA);
-	KEXPECT_EQ(t, o.console, OPT_CONSOLE_TTYS1);
-	KEXPECT_EQ(t, o.apic, OPT_APIC_X2APIC);
 	KEXPECT_STREQ(t, o.ktest, "tlb_naive");
-	KEXPECT_EQ(t, o.timeout_ms, 5000);
-	KEXPECT_EQ(t, o.tlb_ceiling, 64);
-	KEXPECT_EQ(t, o.swap_mb, 512);
-	KEXPECT_EQ(t, o.swapfree_mb, 128);
-	KEXPECT_EQ(t, o.seed, 7);
-	KEXPECT_EQ(t, o.tsc_calibrate, OPT_TSC_HPET);
-	KEXPECT_EQ(t, o.ap_nostart, 1);
-	KEXPECT(t, options_given(&o, "console") && options_given(&o, "swapfree_mb"));
-	KEXPECT(t, options_given(&o, "tsc_calibrate") && options_given(&o, "ap_nostart"));
+	expect_val(t, "console", OPT_CONSOLE_TTYS1, false);
+	expect_val(t, "tlb_ceiling", 64, false);
+	KEXPECT(t, options_given(&o, "console") && options_given(&o, "tlb_ceiling"));
+#ifndef HOST_BUILD
+	expect_val(t, "apic", OPT_APIC_X2APIC, true);
+	expect_val(t, "timeout_ms", 5000, true);
+	expect_val(t, "swap_mb", 512, true);
+	expect_val(t, "swapfree_mb", 128, true);
+	expect_val(t, "seed", 7, true);
+	expect_val(t, "tsc_calibrate", 2, true); /* hpet */
+	expect_val(t, "ap_nostart", 1, true);
+	KEXPECT(t, options_given(&o, "tsc_calibrate") && options_given(&o, "swapfree_mb"));
+#endif
 	KEXPECT(t, !options_given(&o, "nosuchkey"));
 	KEXPECT(t, options_bench_selected(&o, "tlb") && !options_bench_selected(&o, "swapfree"));
 }
@@ -129,36 +171,41 @@ static void test_cmdline_enums(struct ktest *t)
 
 	KEXPECT(t, GOOD(t, "mode=bench", &o) && o.mode == OPT_MODE_BENCH);
 	KEXPECT(t, GOOD(t, "format=json", &o) && o.format == OPT_FORMAT_JSON);
-	KEXPECT(t, GOOD(t, "console=ttyS0", &o) && o.console == OPT_CONSOLE_TTYS0);
+	KEXPECT(t, GOOD(t, "console=ttyS1", &o) && val("console") == OPT_CONSOLE_TTYS1);
+	KEXPECT(t, GOOD(t, "console=ttyS0", &o) && val("console") == OPT_CONSOLE_TTYS0);
 	KEXPECT(t, options_given(&o, "console"));
-	KEXPECT(t, GOOD(t, "apic=xapic", &o) && o.apic == OPT_APIC_XAPIC);
-	KEXPECT(t, GOOD(t, "apic=auto", &o) && o.apic == OPT_APIC_AUTO);
 	KEXPECT(t, GOOD(t, "crash=pf", &o) && o.crash == OPT_CRASH_PF);
 	KEXPECT(t, GOOD(t, "crash=none", &o) && o.crash == OPT_CRASH_NONE);
 	KEXPECT(t, GOOD(t, "crash=hang", &o) && o.crash == OPT_CRASH_HANG);
-	KEXPECT(t, GOOD(t, "tsc_calibrate=pit", &o) && o.tsc_calibrate == OPT_TSC_PIT);
-	KEXPECT(t, GOOD(t, "tsc_calibrate=auto", &o) && o.tsc_calibrate == OPT_TSC_AUTO);
-	BAD(t, "tsc_calibrate=acpi",
-	    "bad value 'acpi' for 'tsc_calibrate' (expected auto|pit|hpet)");
 	BAD(t, "format=7", "bad value '7' for 'format' (expected json|lava)");
 	BAD(t, "mode=Bench", "bad value 'Bench' for 'mode' (expected bench|selftest)");
 	BAD(t, "console=ttyS2", "'ttyS2'");
-	BAD(t, "apic=x2", "bad value 'x2' for 'apic' (expected auto|xapic|x2apic)");
 	BAD(t, "format=jsonx", "'jsonx'");
 	BAD(t, "format=jso", "'jso'");
 	BAD(t, "mode==bench", "'=bench'");
 	BAD(t, "crash=segv", "bad value 'segv' for 'crash' (expected none|ud|de|pf|gp|panic|hang)");
-	KEXPECT(t, GOOD(t, "remote=busy", &o) && o.remote == OPT_REMOTE_BUSY);
-	KEXPECT(t, GOOD(t, "remote=idle", &o) && o.remote == OPT_REMOTE_IDLE);
-	KEXPECT(t, GOOD(t, "remote=all", &o) && o.remote == OPT_REMOTE_ALL);
+	KEXPECT_STREQ(t, options_word("format", OPT_FORMAT_LAVA), "lava");
+	KEXPECT_STREQ(t, options_word("mode", OPT_MODE_SELFTEST), "selftest");
+	KEXPECT_STREQ(t, options_word("console", OPT_CONSOLE_TTYS1), "ttyS1");
+	KEXPECT_EQ(t, options_word("console", OPT_CONSOLE_COUNT), NULL);
+	KEXPECT_EQ(t, options_word("console", -1), NULL);
+	KEXPECT_EQ(t, options_word("tlb_ceiling", 0), NULL);
+#ifndef HOST_BUILD
+	KEXPECT(t, GOOD(t, "apic=xapic", &o) && val("apic") == OPT_APIC_XAPIC);
+	KEXPECT(t, GOOD(t, "apic=auto", &o) && val("apic") == OPT_APIC_AUTO);
+	BAD(t, "apic=x2", "bad value 'x2' for 'apic' (expected auto|xapic|x2apic)");
+	KEXPECT_STREQ(t, options_word("apic", OPT_APIC_X2APIC), "x2apic");
+	KEXPECT(t, GOOD(t, "tsc_calibrate=pit", &o) && val("tsc_calibrate") == 1);
+	KEXPECT(t, GOOD(t, "tsc_calibrate=auto", &o) && val("tsc_calibrate") == 0);
+	BAD(t, "tsc_calibrate=acpi",
+	    "bad value 'acpi' for 'tsc_calibrate' (expected auto|pit|hpet)");
+	KEXPECT(t, GOOD(t, "remote=busy", &o) && val("remote") == OPT_REMOTE_BUSY);
+	KEXPECT(t, GOOD(t, "remote=idle", &o) && val("remote") == OPT_REMOTE_IDLE);
+	KEXPECT(t, GOOD(t, "remote=all", &o) && val("remote") == OPT_REMOTE_ALL);
 	KEXPECT(t, options_given(&o, "remote"));
 	BAD(t, "remote=lazy", "bad value 'lazy' for 'remote' (expected all|busy|idle)");
 	BAD(t, "remote=Busy", "'Busy'");
-	KEXPECT_STREQ(t, options_word("format", OPT_FORMAT_LAVA), "lava");
-	KEXPECT_STREQ(t, options_word("mode", OPT_MODE_SELFTEST), "selftest");
-	KEXPECT_STREQ(t, options_word("apic", OPT_APIC_X2APIC), "x2apic");
-	KEXPECT_EQ(t, options_word("apic", OPT_APIC_COUNT), NULL);
-	KEXPECT_EQ(t, options_word("apic", -1), NULL);
+#endif
 	KEXPECT_EQ(t, options_word("iters", 0), NULL);
 	KEXPECT_EQ(t, options_word("bogus", 0), NULL);
 }
@@ -166,24 +213,25 @@ static void test_cmdline_enums(struct ktest *t)
 /* The range-checked number keys, to test each one's limits the same way. */
 static const struct {
 	const char *key;
-	size_t offset;
 	u32 min, max, def;
 	const char *partner; /* a word that keeps every value of the range consistent */
 } uint_keys[] = {
-	{ "iters", offsetof(struct options, iters), 1, OPT_ITERS_MAX, 0, "" },
-	{ "timeout_ms", offsetof(struct options, timeout_ms), 1, 600000, 1000, "" },
-	{ "tlb_ceiling", offsetof(struct options, tlb_ceiling), 1, 512, 33, "" },
-	{ "swap_mb", offsetof(struct options, swap_mb), 1, 16384, 512, " swapfree_mb=1" },
-	{ "swapfree_mb", offsetof(struct options, swapfree_mb), 1, 16384, 256, " swap_mb=16384" },
-	{ "seed", offsetof(struct options, seed), 1, 1000000000, 1, "" },
-	{ "ap_nostart", offsetof(struct options, ap_nostart), 0, MAX_CPUS - 1, 0, "" },
-	{ "apic_fw_off", offsetof(struct options, apic_fw_off), 0, 1, 0, "" },
-	{ "fwdump", offsetof(struct options, fwdump), 0, 1, 0, "" },
+	{ "iters", 1, OPT_ITERS_MAX, 0, "" }, /* struct options */
+	{ "tlb_ceiling", 1, 512, 33, "" },
+#ifndef HOST_BUILD
+	{ "timeout_ms", 1, 600000, 1000, "" },
+	{ "swap_mb", 1, 16384, 512, " swapfree_mb=1" },
+	{ "swapfree_mb", 1, 16384, 256, " swap_mb=16384" },
+	{ "seed", 1, 1000000000, 1, "" },
+	{ "ap_nostart", 0, MAX_CPUS - 1, 0, "" },
+	{ "apic_fw_off", 0, 1, 0, "" },
+	{ "fwdump", 0, 1, 0, "" },
+#endif
 };
 
 static u32 uint_field(const struct options *o, size_t i)
 {
-	return *(const u32 *)((const char *)o + uint_keys[i].offset);
+	return strcmp(uint_keys[i].key, "iters") == 0 ? o->iters : val(uint_keys[i].key);
 }
 
 static void test_cmdline_number_ranges(struct ktest *t)
@@ -195,8 +243,7 @@ static void test_cmdline_number_ranges(struct ktest *t)
 	for (i = 0; i < ARRAY_SIZE(uint_keys); i++) {
 		const char *k = uint_keys[i].key, *p = uint_keys[i].partner;
 
-		options_set_defaults(&o);
-		KEXPECT_EQ(t, uint_field(&o, i), uint_keys[i].def);
+		KEXPECT(t, GOOD(t, "", &o) && uint_field(&o, i) == uint_keys[i].def);
 		fmt_snprintf(line, sizeof(line), "%s=%u%s", k, uint_keys[i].min, p);
 		KEXPECT(t, GOOD(t, line, &o) && uint_field(&o, i) == uint_keys[i].min);
 		fmt_snprintf(line, sizeof(line), "%s=%u%s", k, uint_keys[i].max, p);
@@ -222,13 +269,18 @@ static void test_cmdline_contradiction(struct ktest *t)
 {
 	struct options o;
 
+	if (IS_HOST) {
+		ktest_skip(t, "swap_mb and swapfree_mb are bench/'s: kernel only");
+		return;
+	}
 	BAD(t, "swap_mb=4 swapfree_mb=8",
 	    "'swapfree_mb=8' contradicts 'swap_mb=4': swapfree_mb must not exceed swap_mb");
 	BAD(t, "swapfree_mb=8 swap_mb=4", "'swapfree_mb=8' contradicts 'swap_mb=4'");
 	BAD(t, "swap_mb=128", "'swapfree_mb=256' (default) contradicts 'swap_mb=128'");
 	BAD(t, "swapfree_mb=1024", "'swapfree_mb=1024' contradicts 'swap_mb=512' (default)");
-	KEXPECT(t, GOOD(t, "swap_mb=8 swapfree_mb=8", &o) && o.swapfree_mb == 8 && o.swap_mb == 8);
-	KEXPECT(t, GOOD(t, "swap_mb=4 swapfree_mb=2", &o) && o.swapfree_mb == 2);
+	KEXPECT(t, GOOD(t, "swap_mb=8 swapfree_mb=8", &o) && val("swapfree_mb") == 8 &&
+		       val("swap_mb") == 8);
+	KEXPECT(t, GOOD(t, "swap_mb=4 swapfree_mb=2", &o) && val("swapfree_mb") == 2);
 }
 
 static void test_cmdline_bad_numbers(struct ktest *t)
@@ -243,8 +295,8 @@ static void test_cmdline_bad_numbers(struct ktest *t)
 	BAD(t, "iters=1k", "'1k'");
 	BAD(t, "iters=010", "'010'");
 	BAD(t, "iters=0x", "'0x'");
-	BAD(t, "timeout_ms=1.5", "'1.5'");
-	BAD(t, "swap_mb=64M", "'64M'");
+	BAD(t, "tlb_ceiling=1.5", "'1.5'");
+	BAD(t, "tlb_ceiling=64M", "'64M'");
 }
 
 static void test_cmdline_syntax_errors(struct ktest *t)
@@ -364,13 +416,14 @@ static void test_cmdline_failure_resets(struct ktest *t)
 	struct options o;
 
 	KEXPECT_EQ(t,
-		   cmdline_parse("iters=5 format=lava bogus=1", bench_names, &o, err, sizeof(err)),
+		   cmdline_parse("iters=5 tlb_ceiling=64 format=lava bogus=1", test_bench_names, &o, err,
+				 sizeof(err)),
 		   -EINVAL);
 	expect_defaults(t, &o);
 	/* A short buffer still gets a terminated (truncated) message. */
 	KEXPECT_STREQ(t, err, "unknown");
-	KEXPECT_EQ(t, cmdline_parse("bench=nope", bench_names, &o, NULL, 0), -EINVAL);
-	KEXPECT_EQ(t, cmdline_parse("format=x", bench_names, &o, err, 1), -EINVAL);
+	KEXPECT_EQ(t, cmdline_parse("bench=nope", test_bench_names, &o, NULL, 0), -EINVAL);
+	KEXPECT_EQ(t, cmdline_parse("format=x", test_bench_names, &o, err, 1), -EINVAL);
 	KEXPECT_STREQ(t, err, "");
 }
 
@@ -389,4 +442,18 @@ static const struct ktest_case cmdline_cases[] = {
 	KTEST_CASE(test_cmdline_ktest_filter),
 	KTEST_CASE(test_cmdline_failure_resets),
 };
-KTEST_SUITE(cmdline, cmdline_cases);
+/* The boot command line's values stay with the modules that own them. */
+static int cmdline_init(struct ktest *t)
+{
+	(void)t;
+	options_save();
+	return 0;
+}
+
+static void cmdline_exit(struct ktest *t)
+{
+	(void)t;
+	options_restore();
+}
+
+KTEST_SUITE_EXT(cmdline, cmdline_cases, cmdline_init, cmdline_exit, NULL);

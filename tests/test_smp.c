@@ -16,6 +16,7 @@
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "lib/atomic.h"
+#include "mm/counters.h"
 #include "tests/ktest.h"
 #include <arch/arch.h>
 

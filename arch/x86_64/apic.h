@@ -10,6 +10,8 @@
 #include "types.h"
 
 enum apic_mode { APIC_MODE_XAPIC, APIC_MODE_X2APIC };
+/* apic=auto|xapic|x2apic, an option of arch/x86_64/init.c. */
+enum opt_apic { OPT_APIC_AUTO, OPT_APIC_XAPIC, OPT_APIC_X2APIC, OPT_APIC_COUNT };
 
 /*
  * Checks that the boot CPU has a usable local APIC; one the firmware

@@ -152,7 +152,7 @@ static bool early_console(const struct options *opt)
 	bool ok;
 
 	acpi_init(&early_acpi);
-	console_choose(&early_acpi.spcr, given ? (int)opt->console : CONSOLE_NOT_GIVEN, &c);
+	console_choose(&early_acpi.spcr, given ? (int)console_opt : CONSOLE_NOT_GIVEN, &c);
 	ok = serial_uart_init(&c.uart);
 	if (!ok) {
 		console_fall_back(&c);
@@ -164,17 +164,35 @@ static bool early_console(const struct options *opt)
 	return ok || !given;
 }
 
-/* The test and calibration hooks the command line sets for later bring-up steps. */
-static void early_options(const struct options *opt)
+/* tsc_calibrate=: auto tries CPUID, the hypervisor leaf, the PIT, then the HPET. */
+enum opt_tsc_calibrate { OPT_TSC_AUTO, OPT_TSC_PIT, OPT_TSC_HPET, OPT_TSC_COUNT };
+static const char *const tsc_calibrate_words[] = {
+	[OPT_TSC_AUTO] = "auto",
+	[OPT_TSC_PIT] = "pit",
+	[OPT_TSC_HPET] = "hpet",
+	[OPT_TSC_COUNT] = NULL,
+};
+static enum opt_tsc_calibrate tsc_calibrate;
+static u32 ap_nostart; /* test hook: the last N APs get no INIT/SIPI */
+static u32 fwdump;     /* hex-dump firmware tables and boot info (fuzz seeds) */
+OPTION_ENUM(tsc_calibrate, tsc_calibrate, tsc_calibrate_words, OPT_TSC_AUTO);
+OPTION_UINT(ap_nostart, ap_nostart, 0, MAX_CPUS - 1, 0);
+OPTION_UINT(fwdump, fwdump, 0, 1, 0);
+
+/*
+ * The test and calibration hooks the command line sets for later bring-up
+ * steps (a line that did not parse left them at their defaults).
+ */
+static void early_options(void)
 {
 	enum tsc_calibration cal = TSC_CAL_AUTO;
 
-	if (opt && opt->tsc_calibrate == OPT_TSC_PIT)
+	if (tsc_calibrate == OPT_TSC_PIT)
 		cal = TSC_CAL_PIT;
-	else if (opt && opt->tsc_calibrate == OPT_TSC_HPET)
+	else if (tsc_calibrate == OPT_TSC_HPET)
 		cal = TSC_CAL_HPET;
 	tsc_set_calibration(cal);
-	smpboot_set_nostart(opt ? opt->ap_nostart : 0);
+	smpboot_set_nostart(ap_nostart);
 }
 
 bool arch_early_init(const struct options *opt)
@@ -195,9 +213,9 @@ bool arch_early_init(const struct options *opt)
 	gdt_boot_ist(ist);
 	gdt_init_cpu(0, ist);
 	idt_init();
-	early_options(opt);
+	early_options();
 	ok = early_console(opt);
-	if (opt && opt->fwdump)
+	if (fwdump)
 		fwdump_write(); /* before anything reuses the loader's memory */
 	return ok;
 }

@@ -7,11 +7,21 @@
  */
 #include "arch/x86_64/console.h"
 #include "arch/x86_64/acpi.h"
+#include "kernel/cmdline.h"
 #include "lib/format.h"
 #include "lib/string.h"
 #include <arch/layout.h>
 
 static const u16 console_ports[] = { SERIAL_COM1, SERIAL_COM2 };
+
+static const char *const console_words[] = {
+	[OPT_CONSOLE_TTYS0] = "ttyS0",
+	[OPT_CONSOLE_TTYS1] = "ttyS1",
+	[OPT_CONSOLE_COUNT] = NULL,
+};
+enum opt_console console_opt;
+/* console=: arch/x86_64/arch.c hands it to console_choose() when given. */
+OPTION_ENUM(console, console_opt, console_words, OPT_CONSOLE_TTYS0);
 
 static struct serial_uart console_io(u16 port, u32 baud)
 {

@@ -15,6 +15,12 @@
 struct acpi_spcr_info;
 struct json;
 
+/* console=ttyS0|ttyS1, an option of arch/x86_64/console.c. */
+enum opt_console { OPT_CONSOLE_TTYS0, OPT_CONSOLE_TTYS1, OPT_CONSOLE_COUNT };
+
+/* The console= value (OPT_CONSOLE_TTYS0 when not given: see options_given()). */
+extern enum opt_console console_opt;
+
 enum console_source {
 	CONSOLE_DEFAULT, /* COM1: no console=, no usable SPCR */
 	CONSOLE_CMDLINE, /* console=ttyS0|ttyS1 */

@@ -44,6 +44,17 @@ static struct tsc_sync_result sync_res;
 static u32 apic_ids[MAX_CPUS];
 static unsigned cpus_wanted = 1;
 
+static const char *const apic_words[] = {
+	[OPT_APIC_AUTO] = "auto",
+	[OPT_APIC_XAPIC] = "xapic",
+	[OPT_APIC_X2APIC] = "x2apic",
+	[OPT_APIC_COUNT] = NULL,
+};
+static enum opt_apic apic_opt;
+static u32 apic_fw_off; /* test hook: disable the local APIC as firmware could */
+OPTION_ENUM(apic, apic_opt, apic_words, OPT_APIC_AUTO);
+OPTION_UINT(apic_fw_off, apic_fw_off, 0, 1, 0);
+
 const struct acpi_info *arch_acpi_info(void)
 {
 	return &acpi;
@@ -103,7 +114,6 @@ static int bring_up_cpus(const struct options *opt, char *err, size_t errlen)
 	unsigned n;
 	int rc;
 
-	smp_set_timeout_ms(opt->timeout_ms);
 	ipi_init();
 	sti();
 	if (!acpi.madt.present || limit == 1) {
@@ -172,7 +182,7 @@ static unsigned stack_cpus(const struct options *opt)
 	return 1 + MIN(others, limit - 1);
 }
 
-int arch_start_boot_cpu(const struct options *opt, char *err, size_t errlen)
+int arch_start_boot_cpu(char *err, size_t errlen)
 {
 	struct machine_stacks st;
 	int rc;
@@ -182,12 +192,12 @@ int arch_start_boot_cpu(const struct options *opt, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	gdt_init_cpu(0, st.irq_top);
-	if (opt->apic_fw_off && cpuinfo.apic)
+	if (apic_fw_off && cpuinfo.apic)
 		apic_fw_disable();
 	rc = apic_probe(err, errlen);
 	if (rc)
 		return rc;
-	rc = apic_init_bsp(opt->apic, acpi.madt.present ? acpi.madt.lapic_base : DEFAULT_LAPIC_BASE,
+	rc = apic_init_bsp(apic_opt, acpi.madt.present ? acpi.madt.lapic_base : DEFAULT_LAPIC_BASE,
 			   err, errlen);
 	if (rc)
 		return rc;

@@ -37,7 +37,7 @@ int arch_init(const struct options *opt, struct machine_desc *d, char *err, size
 void arch_load_kmap(const struct machine_kmap *km);
 
 /* The boot CPU's TSS on its stacks from the kernel map, its local APIC, the legacy interrupt controllers. */
-int arch_start_boot_cpu(const struct options *opt, char *err, size_t errlen);
+int arch_start_boot_cpu(char *err, size_t errlen);
 
 /* Every other CPU the options allow, on the kernel map; then the TSC check. */
 int arch_start_aps(const struct options *opt, char *err, size_t errlen);

@@ -1,0 +1,53 @@
+/*
+ * mode=bench: every benchmark bench= selects (bench_run_all), tallied into
+ * the trailer. Registered with RUN_MODE, so kernel/run.c knows nothing of
+ * bench/; it also gives the command line the names bench= accepts.
+ */
+#include "bench/bench.h"
+#include "kernel/cmdline.h"
+#include "kernel/printk.h"
+#include "kernel/report.h"
+#include "kernel/run.h"
+#include "kernel/percpu.h"
+
+/*
+ * cpus= asking for more CPUs than came online can never be met on this
+ * machine: a usage error naming the word, before anything runs.
+ */
+static void check_cpus_online(const struct options *opt)
+{
+	unsigned last;
+
+	if (!opt->cpus.n)
+		return;
+	last = opt->cpus.count[opt->cpus.n - 1];
+	if (last <= ncpus_online)
+		return;
+	printk("mmlab: error: cpus=%u: only %u CPUs are online\n", last, ncpus_online);
+	run_finish("usage", EXIT_USAGE, "cpus= asks for more CPUs than are online");
+}
+
+/*
+ * A failed result fails the run; so does a run with no result at all, or
+ * one that skipped a CPU count or benchmark the command line asked for.
+ */
+static __noreturn void bench_mode_run(const struct options *opt)
+{
+	struct report_totals tot;
+	unsigned skipped_asked;
+
+	check_cpus_online(opt);
+	skipped_asked = bench_run_all(opt);
+	tot = report_totals();
+	if (!run_healthy())
+		run_finish("fail", EXIT_FAIL, "a CPU missed a deadline and is out of the run");
+	if (tot.failed)
+		run_finish("fail", EXIT_FAIL, NULL);
+	if (!tot.passed)
+		run_finish("fail", EXIT_FAIL, "no benchmark produced a result");
+	if (skipped_asked)
+		run_finish("fail", EXIT_FAIL, "a benchmark skipped what cpus= or bench= asked for");
+	run_finish("pass", EXIT_PASS, NULL);
+}
+
+RUN_MODE(bench, bench_mode_run, bench_names);

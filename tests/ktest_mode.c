@@ -1,0 +1,38 @@
+/*
+ * mode=selftest: every KTEST_SUITE linked into the kernel (or those ktest=
+ * names), reported as KTAP through printk and tallied into the trailer.
+ * Registered with RUN_MODE, so kernel/run.c knows nothing of tests/.
+ */
+#include "kernel/cmdline.h"
+#include "kernel/printk.h"
+#include "kernel/report.h"
+#include "kernel/run.h"
+#include "tests/ktest.h"
+
+/**
+ * ktest_emit - the kernel's ktest output: the console, through printk
+ */
+void ktest_emit(const char *s, size_t n)
+{
+	printk("%.*s", (int)n, s);
+}
+
+static __noreturn void ktest_mode_run(const struct options *opt)
+{
+	struct ktest_totals tot = { 0 };
+
+	ktest_set_lava(opt->format == OPT_FORMAT_LAVA);
+	ktest_run_all(opt->ktest[0] ? opt->ktest : NULL, &tot);
+	report_count(tot.passed, tot.failed, tot.skipped);
+	if (tot.passed + tot.failed + tot.skipped == 0) {
+		printk("mmlab: error: no self-test suite matches ktest=%s\n", opt->ktest);
+		run_finish("usage", EXIT_USAGE, "no self-test suite matches ktest=");
+	}
+	if (!run_healthy())
+		run_finish("fail", EXIT_FAIL, "a CPU missed a deadline and is out of the run");
+	if (tot.failed)
+		run_finish("fail", EXIT_FAIL, NULL);
+	run_finish("pass", EXIT_PASS, NULL);
+}
+
+RUN_MODE(selftest, ktest_mode_run, NULL);
