@@ -255,6 +255,17 @@ static void fl_bench_report(const struct bench_ctx *c, struct json *j, u64 media
 		json_str(j, "vm_scalability_case", "anon-cow-seq");
 }
 
+/*
+ * A shareable region needs the mapping lock in either design (fixed skips
+ * it only where the mapping cannot be shared): a control, ratio 1.
+ */
+static const char *fl_control(const struct bench_ctx *c)
+{
+	return bench_param(c, "region") == FL_REGION_SHAREABLE
+		       ? "region=shareable: both designs take the mapping lock"
+		       : NULL;
+}
+
 static const char *const fl_region_words[] = { "private", "shareable" };
 static const char *const fl_fault_words[] = { "demand-zero", "cow-copy", "cow-reuse" };
 static const struct bench_case fl_cases[] = {
@@ -288,5 +299,6 @@ const struct bench bench_faultlock = {
 	.verify = fl_bench_verify,
 	.report = fl_bench_report,
 	.teardown = fl_bench_teardown,
+	.control = fl_control,
 };
 BENCH_REGISTER(bench_faultlock, 50);
