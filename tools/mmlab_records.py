@@ -5,7 +5,7 @@ with the right type and every statistic is a finite number in a consistent
 order (min <= median, mean <= max); otherwise the check returns problems
 and no record, so a broken line never turns into numbers. The header and
 trailer stay plain dicts (they are descriptive) but are checked against the
-contract in DESIGN.md all the same. LAVA lines are fixed-format text.
+contract in docs/design.md all the same. LAVA lines are fixed-format text.
 """
 from __future__ import annotations
 
