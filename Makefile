@@ -52,7 +52,7 @@ MM_SRCS += mm/quarantine.c
 MM_SRCS += mm/boot_mem.c mm/kernel_map.c
 MM_SRCS += mm/populate.c mm/tlb_batch.c mm/page_pin.c
 MM_SRCS += mm/quarantine_report.c
-BENCH_SRCS := bench/bench.c bench/bench_design.c bench/bench_mode.c bench/bench_result.c bench/bench_faultlock.c bench/bench_ipi.c bench/bench_pagemap.c bench/bench_pin.c bench/bench_swapfree.c bench/bench_tlb.c \
+BENCH_SRCS := bench/bench.c bench/bench_runs.c bench/bench_design.c bench/bench_mode.c bench/bench_result.c bench/bench_faultlock.c bench/bench_ipi.c bench/bench_pagemap.c bench/bench_pin.c bench/bench_swapfree.c bench/bench_tlb.c \
 	bench/read_loss.c bench/tlb_readers.c
 # Tests that build for both the host and the kernel, then kernel-only ones.
 TEST_COMMON_SRCS := tests/acpi_fw.c tests/test_read_loss.c tests/test_acpi.c tests/test_cmdline.c tests/test_console.c tests/test_cpumask.c \

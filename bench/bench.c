@@ -1,24 +1,14 @@
 /*
- * The benchmark harness (see bench/bench.h): the CPU-count sweep, the
- * rounds of interleaved episodes and the barrier-released runs; the result
- * lines are bench/bench_result.c's.
- *
- * One case (bench, parameter set, CPU count) is rounds of episodes: each
- * round runs one episode of every variant, in an order shuffled from
- * seed=, so drift of the host hits the variants alike. An episode is
- * setup on the boot CPU; each other participating CPU is handed
- * bench_worker() through smp_run_async(), so it runs in task context with
- * interrupts on; then every CPU loops over the warm-up runs and one timed
- * run; then verify and teardown. Each run: all CPUs meet at barrier A, the
- * boot CPU snapshots the counters, barrier B releases everyone, each CPU
- * times its own run() with serialised TSC reads, and barrier C ends the
- * run, after which the boot CPU takes the second snapshot. Rounds go on
- * past the bench's minimum until every variant's median is known within
- * BENCH_CI_TARGET_PCT, or its maximum. Only the boot CPU touches the
- * statistics.
+ * The benchmark harness (see bench/bench.h): registration, the CPU-count
+ * sweep, and per case the rounds of episodes, each round one episode of
+ * every variant in an order shuffled from seed=, so host drift hits the
+ * variants alike, until every median is known within BENCH_CI_TARGET_PCT
+ * or the bench's maximum. An episode is setup, bench/bench_runs.c's runs,
+ * verify and teardown; bench/bench_result.c prints the result lines.
  */
 #include "bench/bench.h"
 #include "bench/bench_result.h"
+#include "bench/bench_runs.h"
 #include "errno.h"
 #include "kernel/cmdline.h"
 #include "kernel/json.h"
@@ -33,10 +23,6 @@
 #include "mm/mm.h"
 #include <arch/arch.h>
 
-/* A barrier wait longer than this means a CPU is stuck: fail the case. */
-#define BENCH_BARRIER_TIMEOUT_MS 120000
-#define BENCH_EMPTY_LOOPS 1000
-
 /* Bounds of the bench_set section (BENCH_REGISTER): from linker.ld. */
 extern const struct bench_entry __start_bench_set[];
 extern const struct bench_entry __stop_bench_set[];
@@ -50,27 +36,11 @@ u32 bench_seed = 1;
 /* seed=: the per-round shuffle of the variants' order. */
 OPTION_UINT(seed, bench_seed, 1, 1000000000, 1);
 
-struct barrier {
-	u32 arrived;
-	u32 generation;
-} __cacheline_aligned;
-
-struct run_state {
-	struct bench_ctx *c;
-	struct barrier a, p, q, b, mid, end;
-	u32 abort;
-	u32 total_runs, timed_runs;
-	u32 workers_left;
-	u64 elapsed[MAX_CPUS];
-	u64 elapsed2[MAX_CPUS];
-};
-
-static struct run_state rs;
-static u64 empty_loop_cycles;
 static struct variant_runs vruns[BENCH_MAX_VARIANTS];
 static u64 values[BENCH_MAX_RUNS]; /* sorted copies for the statistics */
 static u32 episode_seq;		   /* episodes of the current case so far */
 static u64 rng_state;
+
 /* Sorts the bench_set section by order key into benches[], once. */
 static void collect_benches(void)
 {
@@ -134,222 +104,6 @@ int bench_load_mm(const struct bench_ctx *c, struct mm *mm)
 	return smp_call(&others, bench_switch_mm, mm, true);
 }
 
-/* Sense-free barrier: the last arrival bumps the generation. False on timeout or abort. */
-static bool barrier_wait(struct barrier *b, unsigned n)
-{
-	u32 gen = atomic_load_acquire(&b->generation);
-	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * BENCH_BARRIER_TIMEOUT_MS;
-
-	if (atomic_add_return(&b->arrived, 1) == n) {
-		atomic_store_relaxed(&b->arrived, 0);
-		atomic_store_release(&b->generation, gen + 1);
-		return true;
-	}
-	while (atomic_load_acquire(&b->generation) == gen) {
-		if (atomic_load_relaxed(&rs.abort) || arch_tsc_read() > deadline) {
-			atomic_store_release(&rs.abort, 1);
-			return false;
-		}
-		arch_cpu_relax();
-	}
-	return true;
-}
-
-static void snapshot(u64 *out)
-{
-	for (unsigned k = 0; k < PCPU_NR_COUNTERS; k++)
-		out[k] = percpu_counter_sum(k);
-}
-
-static void bench_record_run(struct bench_ctx *c, u32 r);
-
-/* The boot CPU's part between runs; false ends the loop. */
-static bool boot_cpu_prepare(struct bench_ctx *c)
-{
-	int err;
-
-	if (!c->b->prepare)
-		return true;
-	err = c->b->prepare(c);
-	if (err) {
-		bench_fail(c, "prepare failed (%s)", errno_name(err));
-		atomic_store_release(&rs.abort, 1);
-		return false;
-	}
-	return true;
-}
-
-/*
- * The timed part of one run on one CPU: run(), then run_phase2() once
- * every CPU has finished run(), each phase timed on its own. The barrier
- * between them is untimed, so no CPU's second phase (gup_test's put)
- * overlaps another's first (get). False when the barrier failed.
- */
-static bool run_timed_phases(struct bench_ctx *c, unsigned idx, unsigned n)
-{
-	u64 t0 = arch_tsc_read();
-
-	c->b->run(c, idx);
-	rs.elapsed[idx] = arch_tsc_read() - t0;
-	if (!c->b->run_phase2)
-		return true;
-	if (!barrier_wait(&rs.mid, n))
-		return false;
-	t0 = arch_tsc_read();
-	c->b->run_phase2(c, idx);
-	rs.elapsed2[idx] = arch_tsc_read() - t0;
-	return true;
-}
-
-/*
- * One CPU's side of every run of a case; @idx 0 is the boot CPU. Barriers:
- * A (all here; boot CPU prepares), P (all prepare), Q (boot CPU snapshots
- * counters), B (go: timed part; MID between its two phases), END (boot CPU
- * snapshots and records).
- */
-static void bench_loop(unsigned idx)
-{
-	struct bench_ctx *c = rs.c;
-	unsigned n = c->b->idle_targets ? 1 : c->ncpus; /* CPUs in the barriers */
-	static u64 before[PCPU_NR_COUNTERS], after[PCPU_NR_COUNTERS];
-
-	for (u32 r = 0; r < rs.total_runs; r++) {
-		if (!barrier_wait(&rs.a, n) || (idx == 0 && !boot_cpu_prepare(c)))
-			return;
-		if (!barrier_wait(&rs.p, n))
-			return;
-		if (c->b->prepare_cpu)
-			c->b->prepare_cpu(c, idx);
-		if (!barrier_wait(&rs.q, n))
-			return;
-		if (idx == 0)
-			snapshot(before);
-		if (!barrier_wait(&rs.b, n))
-			return;
-		if (!run_timed_phases(c, idx, n))
-			return;
-		if (!barrier_wait(&rs.end, n))
-			return;
-		if (idx == 0) {
-			snapshot(after);
-			for (unsigned k = 0; k < PCPU_NR_COUNTERS; k++) {
-				c->counter_delta[k] = after[k] - before[k];
-				c->counter_total[k] += c->counter_delta[k];
-			}
-			bench_record_run(c, r);
-		}
-	}
-}
-
-static void bench_worker(void *arg)
-{
-	bench_loop((unsigned)(uintptr_t)arg);
-	atomic_sub_return(&rs.workers_left, 1);
-}
-
-/* A phase's time: the slowest CPU's, less the cost of timing nothing. */
-static u64 run_cycles(const struct bench_ctx *c, const u64 *elapsed)
-{
-	u64 slowest = 0;
-
-	for (unsigned i = 0; i < (c->b->idle_targets ? 1 : c->ncpus); i++)
-		slowest = MAX(slowest, elapsed[i]);
-	return slowest > empty_loop_cycles ? slowest - empty_loop_cycles : 1;
-}
-
-/* The metric of one run in thousandths of its unit. */
-static u64 metric_value(const struct bench_ctx *c, u64 cycles)
-{
-	u64 ns = MAX(mul_div_u64(cycles, 1000000000u, arch_tsc_hz()), 1ull);
-	u64 ops = MAX(c->ops, 1ull);
-
-	switch (c->b->metric) {
-	case BENCH_CYCLES_PER_OP:
-		return mul_div_u64(cycles, 1000, ops);
-	case BENCH_US_PER_RUN:
-		return ns;
-	case BENCH_BYTES_PER_MS:
-		return mul_div_u64(ops, 1000000000u, ns);
-	case BENCH_OPS_PER_SEC:
-		return mul_div_u64(ops * 1000, 1000000000u, ns);
-	}
-	return 0;
-}
-
-static void bench_record_run(struct bench_ctx *c, u32 r)
-{
-	unsigned warmup = rs.total_runs - rs.timed_runs;
-	struct variant_runs *vr = &vruns[c->variant];
-
-	c->runs_done = r + 1;
-	if (r < warmup || vr->n >= BENCH_MAX_RUNS)
-		return;
-	vr->sample[vr->n] = metric_value(c, run_cycles(c, rs.elapsed));
-	if (c->b->run_phase2)
-		vr->sample2[vr->n] = metric_value(c, run_cycles(c, rs.elapsed2));
-	vr->seq[vr->n++] = episode_seq;
-	for (unsigned k = 0; k < PCPU_NR_COUNTERS; k++)
-		vr->counter_sum[k] += c->counter_delta[k];
-}
-
-/* Minimum cost of two back-to-back serialised TSC reads on the boot CPU. */
-static void measure_empty_loop(void)
-{
-	u64 best = ~0ull;
-
-	for (int i = 0; i < BENCH_EMPTY_LOOPS; i++) {
-		u64 t0 = arch_tsc_read(), t1 = arch_tsc_read();
-
-		best = MIN(best, t1 - t0);
-	}
-	empty_loop_cycles = best;
-}
-
-/* Hands bench_loop() to every participating CPU but the boot CPU. */
-static int start_workers(struct bench_ctx *c)
-{
-	for (unsigned idx = 1; idx < c->ncpus && !c->b->idle_targets; idx++) {
-		int err = smp_run_async(c->cpu[idx], bench_worker, (void *)(uintptr_t)idx);
-
-		if (err) {
-			bench_fail(c, "CPU %u did not take the benchmark work (%s)", c->cpu[idx],
-				   errno_name(err));
-			atomic_store_release(&rs.abort, 1);
-			return err;
-		}
-		atomic_add_return(&rs.workers_left, 1);
-	}
-	return 0;
-}
-
-/* Waits for the workers to leave bench_loop(); a stuck one fails the case. */
-static void join_workers(struct bench_ctx *c)
-{
-	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * BENCH_BARRIER_TIMEOUT_MS;
-
-	while (atomic_load_acquire(&rs.workers_left)) {
-		if (arch_tsc_read() > deadline) {
-			bench_fail(c, "%u CPUs did not finish their runs", rs.workers_left);
-			return;
-		}
-		arch_cpu_relax();
-	}
-	if (atomic_load_acquire(&rs.abort) && !c->error)
-		bench_fail(c, "a CPU did not reach a barrier within %u ms", BENCH_BARRIER_TIMEOUT_MS);
-}
-
-static void run_case_runs(struct bench_ctx *c, unsigned iters, unsigned warmup)
-{
-	memset(&rs, 0, sizeof(rs));
-	memset(c->counter_total, 0, sizeof(c->counter_total));
-	rs.c = c;
-	rs.timed_runs = iters;
-	rs.total_runs = iters + warmup;
-	if (start_workers(c) == 0)
-		bench_loop(0);
-	join_workers(c);
-}
-
 /* ---- teardown failures: kept apart from the run loop ---- */
 
 /* The first teardown error of the benchmark running (0: none); reset by bench_run(). */
@@ -399,7 +153,7 @@ static void run_episode(struct bench_ctx *c, unsigned v)
 	if (err) {
 		bench_fail(c, "setup failed (%s)", errno_name(err));
 	} else {
-		run_case_runs(c, 1, b->warmup);
+		bench_run_case_runs(c, vr, episode_seq, 1, b->warmup);
 		/* Verification runs after the timed region, never inside it. */
 		if (!c->error && b->verify && (err = b->verify(c)))
 			bench_fail(c, "verification failed (%s)", errno_name(err));
@@ -603,8 +357,8 @@ void bench_run(const struct bench *b, const struct options *opt, struct bench_ou
 
 	*out = (struct bench_outcome){ 0 };
 	teardown_err = 0;
-	if (!empty_loop_cycles)
-		measure_empty_loop();
+	if (!bench_empty_loop_cycles())
+		bench_measure_empty_loop();
 	/* Each benchmark's order depends on seed= alone, not on which others ran. */
 	rng_state = 0x9e3779b97f4a7c15ull * ((u64)bench_seed + 1);
 	if (bench_ndesigns(b) > BENCH_MAX_VARIANTS) {
@@ -625,11 +379,11 @@ void bench_run(const struct bench *b, const struct options *opt, struct bench_ou
 
 unsigned bench_run_all(const struct options *opt)
 {
+	u64 empty = bench_measure_empty_loop();
 	unsigned asked = 0;
 
-	measure_empty_loop();
 	printk("# bench: %u CPUs online, empty timing loop %lu cycles, TSC %lu Hz\n", ncpus_online,
-	       (unsigned long)empty_loop_cycles, (unsigned long)arch_tsc_hz());
+	       (unsigned long)empty, (unsigned long)arch_tsc_hz());
 	collect_benches();
 	for (unsigned i = 0; i < nbenches; i++) {
 		struct bench_outcome out;
