@@ -45,6 +45,7 @@ ARCH_SRCS := arch/x86_64/acpi.c arch/x86_64/acpi_report.c arch/x86_64/ap_start.S
 KERNEL_SRCS := kernel/cmdline.c kernel/crash.c kernel/json.c kernel/ksyms.c kernel/main.c \
 	kernel/panic.c kernel/percpu.c kernel/printk.c kernel/report.c kernel/run.c kernel/rwlock.c \
 	kernel/smp.c kernel/spinlock.c kernel/version.c
+KERNEL_SRCS += kernel/run_modes.c
 LIB_SRCS := lib/errno.c lib/format.c lib/parse.c lib/stats.c lib/string.c
 MM_SRCS := mm/devmem.c mm/fault.c mm/fork.c mm/kstack.c mm/mapping.c mm/pin.c mm/tlb.c mm/tlb_designs.c mm/mm.c mm/page.c mm/pagemap.c mm/pmm.c mm/pt.c mm/pt_gather.c mm/pt_leaf.c mm/pt_root.c \
 	mm/swap.c mm/swap_check.c mm/swap_cluster.c mm/swap_free.c mm/swap_mm.c mm/swapdev.c
@@ -77,6 +78,8 @@ HOST_LIB_SRCS := boot/mb1_cmdline.c arch/x86_64/acpi.c boot/bootinfo.c bench/rea
 	kernel/json.c kernel/percpu.c kernel/rwlock.c kernel/spinlock.c mm/fault.c mm/fork.c mm/mapping.c mm/mm.c mm/page.c mm/pagemap.c mm/pmm.c mm/pt.c mm/pt_gather.c mm/pt_root.c \
 	mm/pt_leaf.c mm/swap.c mm/swap_check.c mm/swap_cluster.c mm/swap_free.c mm/swap_mm.c mm/swapdev.c mm/tlb.c mm/tlb_designs.c
 HOST_LIB_SRCS += mm/quarantine.c
+HOST_LIB_SRCS += kernel/run_modes.c
+TEST_HOST_SRCS += tests/host/host_owners.c
 
 HOST_LIB_SRCS += mm/devmem.c
 HOST_LIB_SRCS += mm/kernel_map.c
@@ -226,6 +229,7 @@ FUZZ_TIMEOUT ?= 2
 FUZZ_TARGETS := acpi mb1 mb2 console cmdline
 FUZZ_LIB_SRCS := arch/x86_64/acpi.c arch/x86_64/console.c boot/bootinfo.c boot/mb1_cmdline.c kernel/cmdline.c \
 	lib/errno.c lib/format.c lib/parse.c tests/fuzz/fuzz_mem.c tests/fuzz/fuzz_bootinfo.c
+FUZZ_LIB_SRCS += kernel/run_modes.c tests/host/host_owners.c
 FUZZ_LIB_OBJS := $(patsubst %,$(O)/fuzz/obj/%.o,$(FUZZ_LIB_SRCS))
 FUZZ_BINS := $(patsubst %,$(O)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_MAIN_OBJS := $(patsubst %,$(O)/fuzz/obj/tests/fuzz/fuzz_%.c.o,$(FUZZ_TARGETS))

@@ -230,11 +230,10 @@ static void run_rounds(struct bench_ctx *c, unsigned min_rounds, unsigned max_ro
 }
 
 /* Timed runs per variant: iters= exactly, else the bench's adaptive range. */
-static void round_limits(const struct bench *b, const struct options *opt, unsigned *min,
-			 unsigned *max)
+static void round_limits(const struct bench *b, unsigned *min, unsigned *max)
 {
-	if (opt->iters) {
-		*min = *max = MIN(opt->iters, (u32)BENCH_MAX_RUNS);
+	if (bench_iters) {
+		*min = *max = MIN(bench_iters, (u32)BENCH_MAX_RUNS);
 		return;
 	}
 	*min = MAX(b->iters, 1u);
@@ -273,7 +272,7 @@ static void run_case(struct bench_ctx *c, const struct options *opt, struct benc
 	char label[128];
 
 	c->opt = opt;
-	round_limits(b, opt, &min, &max);
+	round_limits(b, &min, &max);
 	memset(vruns, 0, sizeof(vruns));
 	episode_seq = 0;
 	bench_case_label(c, label, sizeof(label), ' ', '=');
@@ -294,18 +293,18 @@ static void run_case(struct bench_ctx *c, const struct options *opt, struct benc
  * The CPU counts to run at: cpus= if given (those online; *@beyond counts
  * the others), else 1, 2, 4, ... and all.
  */
-static unsigned sweep_counts(const struct options *opt, unsigned *counts, unsigned *beyond)
+static unsigned sweep_counts(unsigned *counts, unsigned *beyond)
 {
 	unsigned n = 0;
 
 	*beyond = 0;
-	if (opt->cpus.n) {
-		for (unsigned i = 0; i < opt->cpus.n; i++)
-			if (opt->cpus.count[i] <= ncpus_online) {
-				counts[n++] = opt->cpus.count[i];
+	if (bench_cpus.n) {
+		for (unsigned i = 0; i < bench_cpus.n; i++)
+			if (bench_cpus.value[i] <= ncpus_online) {
+				counts[n++] = bench_cpus.value[i];
 			} else {
 				printk("# WARN bench: cpus=%u skipped: only %u CPUs are online\n",
-				       opt->cpus.count[i], ncpus_online);
+				       bench_cpus.value[i], ncpus_online);
 				(*beyond)++;
 			}
 		return n;
@@ -345,15 +344,15 @@ static void run_sweep(const struct bench *b, const unsigned *counts, unsigned nc
 			}
 			printk("# bench %s cpus=%u: outside its range %u..%u CPUs: skipped\n", b->name,
 			       counts[k], b->min_cpus, b->max_cpus ? b->max_cpus : ncpus_online);
-			count_skipped(out, bench_ndesigns(b), opt->cpus.n > 0);
+			count_skipped(out, bench_ndesigns(b), bench_cpus.n > 0);
 		}
 	}
 }
 
 void bench_run(const struct bench *b, const struct options *opt, struct bench_outcome *out)
 {
-	unsigned counts[OPT_CPUS_MAX + 32], beyond;
-	unsigned ncounts = sweep_counts(opt, counts, &beyond);
+	unsigned counts[OPT_LIST_MAX + 32], beyond;
+	unsigned ncounts = sweep_counts(counts, &beyond);
 
 	*out = (struct bench_outcome){ 0 };
 	teardown_err = 0;
@@ -371,7 +370,7 @@ void bench_run(const struct bench *b, const struct options *opt, struct bench_ou
 	if (b->min_cpus > ncpus_online) {
 		printk("# bench %s: needs %u CPUs, %u online: skipped\n", b->name, b->min_cpus,
 		       ncpus_online);
-		count_skipped(out, 1, opt->cpus.n || opt->bench.n);
+		count_skipped(out, 1, bench_cpus.n || bench_selected.n);
 		return;
 	}
 	run_sweep(b, counts, ncounts, opt, out);
@@ -388,7 +387,7 @@ unsigned bench_run_all(const struct options *opt)
 	for (unsigned i = 0; i < nbenches; i++) {
 		struct bench_outcome out;
 
-		if (!options_bench_selected(opt, benches[i]->name))
+		if (!options_name_listed(&bench_selected, benches[i]->name))
 			continue;
 		bench_run(benches[i], opt, &out);
 		report_count(out.passed, out.failed, out.skipped);

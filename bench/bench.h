@@ -24,7 +24,7 @@
 
 #define BENCH_MAX_PARAMS 4
 #define BENCH_MAX_COUNTERS 8
-#define BENCH_MAX_RUNS OPT_ITERS_MAX
+#define BENCH_MAX_RUNS 1000 /* timed runs per result (iters= at most), all on one BENCH line */
 #define BENCH_MAX_VARIANTS 4
 /* Adaptive runs stop once every variant's median is known within ±this %, 95% confidence. */
 #define BENCH_CI_TARGET_PCT 5
@@ -213,6 +213,16 @@ struct bench_entry {
 const char *const *bench_names(void);
 
 struct options;
+
+/*
+ * The benchmark options, declared in bench/bench_mode.c: bench=NAME,...|all
+ * (n == 0: every benchmark), cpus=N,...|all (n == 0: 1, 2, 4, ... all; the
+ * largest also limits SMP bring-up), iters=1..BENCH_MAX_RUNS (0: each
+ * benchmark's default). Set by the parse, read-only afterwards.
+ */
+extern struct opt_names bench_selected;
+extern struct opt_uint_list bench_cpus;
+extern u32 bench_iters;
 
 /* Results of one benchmark: one per (variant, CPU count, parameter set). */
 struct bench_outcome {

@@ -10,17 +10,30 @@
 #include "kernel/run.h"
 #include "kernel/percpu.h"
 
+struct opt_names bench_selected;
+OPTION_NAMES(bench, bench_selected, bench_names, "benchmark");
+struct opt_uint_list bench_cpus;
+OPTION_UINT_LIST(cpus, bench_cpus, 1, MAX_CPUS, "cpu count");
+u32 bench_iters;
+OPTION_UINT(iters, bench_iters, 1, BENCH_MAX_RUNS, 0);
+
+/* The largest count of cpus=, all CPUs without it: read by SMP bring-up. */
+static unsigned bench_cpus_wanted(void)
+{
+	return bench_cpus.n ? bench_cpus.value[bench_cpus.n - 1] : MAX_CPUS;
+}
+
 /*
  * cpus= asking for more CPUs than came online can never be met on this
  * machine: a usage error naming the word, before anything runs.
  */
-static void check_cpus_online(const struct options *opt)
+static void check_cpus_online(void)
 {
 	unsigned last;
 
-	if (!opt->cpus.n)
+	if (!bench_cpus.n)
 		return;
-	last = opt->cpus.count[opt->cpus.n - 1];
+	last = bench_cpus.value[bench_cpus.n - 1];
 	if (last <= ncpus_online)
 		return;
 	printk("mmlab: error: cpus=%u: only %u CPUs are online\n", last, ncpus_online);
@@ -36,7 +49,7 @@ static __noreturn void bench_mode_run(const struct options *opt)
 	struct report_totals tot;
 	unsigned skipped_asked;
 
-	check_cpus_online(opt);
+	check_cpus_online();
 	skipped_asked = bench_run_all(opt);
 	tot = report_totals();
 	if (!run_healthy())
@@ -50,4 +63,4 @@ static __noreturn void bench_mode_run(const struct options *opt)
 	run_finish("pass", EXIT_PASS, NULL);
 }
 
-RUN_MODE(bench, bench_mode_run, bench_names);
+RUN_MODE(bench, bench_mode_run, true, bench_cpus_wanted);

@@ -2,13 +2,15 @@
  * Strict kernel command-line parsing. The line is split on blanks into
  * key=value words; each key is looked up in the cmdline_opts linker set,
  * whose entry says how to parse the value and where to store it: a field
- * of struct options (the run's own options, declared below) or the owning
- * module's variable (OPTION_UINT/OPTION_ENUM next to its code). Nothing
+ * of struct options (the kernel's own options, declared below) or the owning
+ * module's variable (OPTION_* next to its code). This file provides only
+ * the option types; the names a list accepts come from the module. Nothing
  * is ignored: an unknown key, a bad or empty value, a repeated key or a
  * malformed list fails the whole parse with a message quoting the word.
  * Runs once on the boot CPU before SMP bring-up; no locks, no allocation.
  */
 #include "kernel/cmdline.h"
+#include "kernel/run.h"
 #include "errno.h"
 #include "lib/format.h"
 #include "lib/parse.h"
@@ -23,7 +25,6 @@ extern const struct opt_key __start_cmdline_opts[], __stop_cmdline_opts[];
 extern const struct opt_constraint __start_cmdline_constraints[] __attribute__((weak));
 extern const struct opt_constraint __stop_cmdline_constraints[] __attribute__((weak));
 
-#define OPT_NKEYS ((size_t)(__stop_cmdline_opts - __start_cmdline_opts))
 #define OPT_MAX_KEYS 64 /* one bit each in options.given */
 
 /* One word being parsed, with what error messages need to quote. */
@@ -32,16 +33,10 @@ struct cmdline_ctx {
 	const char *word, *val; /* the whole key=value word, and its value */
 	int wlen, vlen;		/* int for "%.*s"; a boot command line is short */
 	void *field;
-	const char *const *bench_names;
 	char *err;
 	size_t errlen;
 };
 
-static const char *const opt_mode_words[] = {
-	[OPT_MODE_BENCH] = "bench",
-	[OPT_MODE_SELFTEST] = "selftest",
-	[OPT_MODE_COUNT] = NULL,
-};
 static const char *const opt_format_words[] = {
 	[OPT_FORMAT_JSON] = "json",
 	[OPT_FORMAT_LAVA] = "lava",
@@ -58,23 +53,17 @@ static const char *const opt_crash_words[] = {
 	[OPT_CRASH_COUNT] = NULL,
 };
 
-#define OPT_FIELD(k, ...) OPTION_DEFINE(k, __VA_ARGS__)
-#define OPT_AT(f) NULL, offsetof(struct options, f)
+#define OPT_AT(f) .offset = offsetof(struct options, f)
 
-/* The run's own options, stored in struct options. */
-OPT_FIELD(mode, OPT_ENUM, OPT_AT(mode), opt_mode_words, 0, 0, OPT_MODE_BENCH);
-OPT_FIELD(bench, OPT_NAMES, OPT_AT(bench), NULL, 0, 0, 0);
-OPT_FIELD(cpus, OPT_CPUS, OPT_AT(cpus), NULL, 1, MAX_CPUS, 0);
-OPT_FIELD(iters, OPT_UINT, OPT_AT(iters), NULL, 1, OPT_ITERS_MAX, 0);
-OPT_FIELD(format, OPT_ENUM, OPT_AT(format), opt_format_words, 0, 0, OPT_FORMAT_JSON);
-OPT_FIELD(ktest, OPT_IDENT, OPT_AT(ktest), NULL, 1, OPT_KTEST_MAX, 0);
-OPT_FIELD(crash, OPT_ENUM, OPT_AT(crash), opt_crash_words, 0, 0, OPT_CRASH_NONE);
+/* The kernel's own options, stored in struct options. */
+OPTION_DEFINE(mode, .type = OPT_WORD, OPT_AT(mode), .word_at = run_mode_word);
+OPTION_DEFINE(format, .type = OPT_ENUM, OPT_AT(format), .words = opt_format_words,
+	      .def = OPT_FORMAT_JSON);
+OPTION_DEFINE(crash, .type = OPT_ENUM, OPT_AT(crash), .words = opt_crash_words,
+	      .def = OPT_CRASH_NONE);
 
 /* Enum fields are read and written as int through the table. */
-BUILD_ASSERT(sizeof(enum opt_mode) == sizeof(int) && sizeof(enum opt_format) == sizeof(int));
-BUILD_ASSERT(sizeof(enum opt_crash) == sizeof(int));
-BUILD_ASSERT(sizeof(((struct options *)0)->ktest) == OPT_KTEST_MAX + 1);
-BUILD_ASSERT(MAX_CPUS >= 1);
+BUILD_ASSERT(sizeof(enum opt_format) == sizeof(int) && sizeof(enum opt_crash) == sizeof(int));
 
 static bool cmdline_is_blank(char c)
 {
@@ -104,13 +93,33 @@ static void *cmdline_field(const struct opt_key *k, const struct options *opt)
 	return k->value ? k->value : (char *)opt + k->offset;
 }
 
-/* Writes @k's default into @field (lists and names start empty: zeroed). */
+/* Bytes of @k's value: what a reset clears and options_save() keeps. */
+static size_t cmdline_value_size(const struct opt_key *k)
+{
+	switch (k->type) {
+	case OPT_UINT_LIST:
+		return sizeof(struct opt_uint_list);
+	case OPT_NAMES:
+		return sizeof(struct opt_names);
+	case OPT_IDENT:
+		return k->max + 1;
+	case OPT_WORD:
+		return sizeof(const char *);
+	default:
+		return sizeof(u32);
+	}
+}
+
+/* Writes @k's default into @field (lists, names and idents start empty). */
 static void cmdline_set_default(const struct opt_key *k, void *field)
 {
+	memset(field, 0, cmdline_value_size(k));
 	if (k->type == OPT_ENUM)
 		*(int *)field = (int)k->def;
 	else if (k->type == OPT_UINT)
 		*(u32 *)field = k->def;
+	else if (k->type == OPT_WORD)
+		*(const char **)field = k->word_at(-1);
 }
 
 static __printf(2, 3) int cmdline_error(struct cmdline_ctx *c, const char *fmt, ...)
@@ -150,6 +159,24 @@ static int cmdline_enum(struct cmdline_ctx *c)
 	cmdline_error(c, "bad value '%.*s' for '%s' (expected ", c->vlen, c->val, c->key->key);
 	for (w = c->key->words; *w; w++)
 		cmdline_error_append(c, "%s%s", w == c->key->words ? "" : "|", *w);
+	cmdline_error_append(c, ")");
+	return -EINVAL;
+}
+
+static int cmdline_word_of(struct cmdline_ctx *c)
+{
+	const char *w;
+	int i;
+
+	for (i = 0; (w = c->key->word_at(i)); i++) {
+		if (cmdline_word_is(c->val, c->vlen, w)) {
+			*(const char **)c->field = w;
+			return 0;
+		}
+	}
+	cmdline_error(c, "bad value '%.*s' for '%s' (expected ", c->vlen, c->val, c->key->key);
+	for (i = 0; (w = c->key->word_at(i)); i++)
+		cmdline_error_append(c, "%s%s", i ? "|" : "", w);
 	cmdline_error_append(c, ")");
 	return -EINVAL;
 }
@@ -223,31 +250,34 @@ static int cmdline_ident(struct cmdline_ctx *c)
 	return 0;
 }
 
-static int cmdline_cpu_item(struct cmdline_ctx *c, const char *s, int n)
+static int cmdline_list_item(struct cmdline_ctx *c, const char *s, int n)
 {
-	struct opt_cpus *cpus = c->field;
+	struct opt_uint_list *l = c->field;
+	const char *noun = c->key->noun;
 	u64 v;
 
 	if (parse_u64(s, n, &v) || v < c->key->min || v > c->key->max)
-		return cmdline_error(c, "bad cpu count '%.*s' in '%.*s' (expected %u..%u or all)",
-				     n, s, c->wlen, c->word, c->key->min, c->key->max);
-	if (cpus->n > 0 && v <= cpus->count[cpus->n - 1])
-		return cmdline_error(c, "cpu counts must increase: '%.*s' after %u in '%.*s'", n, s,
-				     cpus->count[cpus->n - 1], c->wlen, c->word);
-	if (cpus->n == OPT_CPUS_MAX)
-		return cmdline_error(c, "more than %d cpu counts in '%.*s'", OPT_CPUS_MAX, c->wlen,
+		return cmdline_error(c, "bad %s '%.*s' in '%.*s' (expected %u..%u or all)", noun, n,
+				     s, c->wlen, c->word, c->key->min, c->key->max);
+	if (l->n > 0 && v <= l->value[l->n - 1])
+		return cmdline_error(c, "%ss must increase: '%.*s' after %u in '%.*s'", noun, n, s,
+				     l->value[l->n - 1], c->wlen, c->word);
+	if (l->n == OPT_LIST_MAX)
+		return cmdline_error(c, "more than %d %ss in '%.*s'", OPT_LIST_MAX, noun, c->wlen,
 				     c->word);
-	cpus->count[cpus->n++] = (u32)v;
+	l->value[l->n++] = (u32)v;
 	return 0;
 }
 
-static int cmdline_unknown_name(struct cmdline_ctx *c, const char *s, int n)
+static int cmdline_unknown_name(struct cmdline_ctx *c, const char *const *known, const char *s,
+				int n)
 {
 	const char *const *b;
 
-	cmdline_error(c, "unknown benchmark '%.*s' in '%.*s' (known: ", n, s, c->wlen, c->word);
-	for (b = c->bench_names; b && *b; b++)
-		cmdline_error_append(c, "%s%s", b == c->bench_names ? "" : ",", *b);
+	cmdline_error(c, "unknown %s '%.*s' in '%.*s' (known: ", c->key->noun, n, s, c->wlen,
+		      c->word);
+	for (b = known; b && *b; b++)
+		cmdline_error_append(c, "%s%s", b == known ? "" : ",", *b);
 	cmdline_error_append(c, ")");
 	return -EINVAL;
 }
@@ -255,20 +285,21 @@ static int cmdline_unknown_name(struct cmdline_ctx *c, const char *s, int n)
 static int cmdline_name_item(struct cmdline_ctx *c, const char *s, int n)
 {
 	struct opt_names *names = c->field;
-	const char *const *b;
+	const char *const *known = c->key->names(), *const *b;
+	const char *noun = c->key->noun;
 	unsigned i;
 
-	for (b = c->bench_names; b && *b && !cmdline_word_is(s, n, *b); b++)
+	for (b = known; b && *b && !cmdline_word_is(s, n, *b); b++)
 		;
 	if (!b || !*b)
-		return cmdline_unknown_name(c, s, n);
+		return cmdline_unknown_name(c, known, s, n);
 	for (i = 0; i < names->n; i++) {
 		if (names->name[i] == *b)
-			return cmdline_error(c, "benchmark '%s' listed twice in '%.*s'", *b,
+			return cmdline_error(c, "%s '%s' listed twice in '%.*s'", noun, *b,
 					     c->wlen, c->word);
 	}
-	if (names->n == OPT_BENCH_MAX)
-		return cmdline_error(c, "more than %d benchmarks in '%.*s'", OPT_BENCH_MAX, c->wlen,
+	if (names->n == OPT_NAMES_MAX)
+		return cmdline_error(c, "more than %d %ss in '%.*s'", OPT_NAMES_MAX, noun, c->wlen,
 				     c->word);
 	names->name[names->n++] = *b;
 	return 0;
@@ -285,8 +316,10 @@ static int cmdline_value(struct cmdline_ctx *c)
 		return cmdline_uint(c);
 	case OPT_IDENT:
 		return cmdline_ident(c);
-	case OPT_CPUS:
-		return all ? 0 : cmdline_list(c, cmdline_cpu_item);
+	case OPT_WORD:
+		return cmdline_word_of(c);
+	case OPT_UINT_LIST:
+		return all ? 0 : cmdline_list(c, cmdline_list_item);
 	case OPT_NAMES:
 		return all ? 0 : cmdline_list(c, cmdline_name_item);
 	}
@@ -359,9 +392,9 @@ static int cmdline_check_constraints(struct cmdline_ctx *c, const struct options
 /**
  * options_set_defaults - fill @opt with the default of each of its fields
  *
- * mode=bench, every benchmark, cpus=all, iters=0 (each benchmark's own
- * default), format=json, every ktest suite, crash=none; nothing marked as
- * given. Modules' own options are left alone: cmdline_parse() resets them.
+ * mode= the default run mode (NULL when none is built in), format=json,
+ * crash=none; nothing marked as given. Modules' own options are left
+ * alone: cmdline_parse() resets them.
  */
 void options_set_defaults(struct options *opt)
 {
@@ -387,14 +420,12 @@ static void cmdline_reset_modules(void)
 
 /**
  * cmdline_parse - parse the kernel command line into options
- * @line:        NUL-terminated key=value words separated by blanks; NULL or
- *               empty means all defaults
- * @bench_names: NULL-terminated names bench= may use; bench.name[] points
- *               at these entries, so they must outlive @opt
- * @opt:         receives the options
- * @err:         receives a one-line message on failure; may be NULL if
- *               @errlen is 0
- * @errlen:      size of @err
+ * @line:   NUL-terminated key=value words separated by blanks; NULL or
+ *          empty means all defaults
+ * @opt:    receives the kernel's own options
+ * @err:    receives a one-line message on failure; may be NULL if @errlen
+ *          is 0
+ * @errlen: size of @err
  *
  * Stops at the first bad word; then checks the relations between words
  * (the cmdline_constraints set), so a line whose words contradict fails too.
@@ -403,11 +434,9 @@ static void cmdline_reset_modules(void)
  * Returns 0 with @opt filled, or -EINVAL with @opt reset to defaults and
  * @err naming the offending word.
  */
-int cmdline_parse(const char *line, const char *const *bench_names, struct options *opt, char *err,
-		  size_t errlen)
+int cmdline_parse(const char *line, struct options *opt, char *err, size_t errlen)
 {
 	struct cmdline_ctx c = {
-		.bench_names = bench_names,
 		.err = err,
 		.errlen = err ? errlen : 0,
 	};
@@ -473,18 +502,18 @@ const char *options_word(const char *key, int value)
 }
 
 /**
- * options_bench_selected - whether benchmark @name is to run
+ * options_name_listed - whether an OPTION_NAMES value selects @name
  *
- * True when bench= was absent or "all", or listed @name.
+ * True when the option was absent or "all", or listed @name.
  */
-bool options_bench_selected(const struct options *opt, const char *name)
+bool options_name_listed(const struct opt_names *names, const char *name)
 {
 	unsigned i;
 
-	if (opt->bench.n == 0)
+	if (names->n == 0)
 		return true;
-	for (i = 0; i < opt->bench.n; i++) {
-		if (strcmp(opt->bench.name[i], name) == 0)
+	for (i = 0; i < names->n; i++) {
+		if (strcmp(names->name[i], name) == 0)
 			return true;
 	}
 	return false;
@@ -508,21 +537,45 @@ bool options_value(const char *key, u32 *value)
 	return true;
 }
 
-static u32 options_saved[OPT_MAX_KEYS];
+#define OPT_SAVE_BYTES 2048 /* every module-owned value, packed */
+static u8 options_saved[OPT_SAVE_BYTES];
+
+/*
+ * Copies every module-owned value to (@save) or from the saved state.
+ * Returns false when they do not all fit (nothing past the first that does
+ * not is copied, either way): options_save() reports it to its caller.
+ */
+static bool options_copy(bool save)
+{
+	const struct opt_key *k;
+	size_t at = 0, n;
+
+	for (k = __start_cmdline_opts; k < __stop_cmdline_opts; k++) {
+		if (!k->value)
+			continue;
+		n = cmdline_value_size(k);
+		if (at + n > sizeof(options_saved))
+			return false;
+		if (save)
+			memcpy(options_saved + at, k->value, n);
+		else
+			memcpy(k->value, options_saved + at, n);
+		at += n;
+	}
+	return true;
+}
 
 /**
  * options_save - remember every module-owned option's value
  *
  * With options_restore(), lets a test of the parser run inside a kernel
  * whose modules keep the values the boot command line gave them. Boot CPU,
- * nothing else parsing; one saved state at a time.
+ * nothing else parsing; one saved state at a time. Returns false when the
+ * values outgrow the saved state (OPT_SAVE_BYTES): then they are not all kept.
  */
-void options_save(void)
+bool options_save(void)
 {
-	for (size_t i = 0; i < OPT_NKEYS && i < OPT_MAX_KEYS; i++) {
-		if (__start_cmdline_opts[i].value)
-			options_saved[i] = *(const u32 *)__start_cmdline_opts[i].value;
-	}
+	return options_copy(true);
 }
 
 /**
@@ -530,8 +583,5 @@ void options_save(void)
  */
 void options_restore(void)
 {
-	for (size_t i = 0; i < OPT_NKEYS && i < OPT_MAX_KEYS; i++) {
-		if (__start_cmdline_opts[i].value)
-			*(u32 *)__start_cmdline_opts[i].value = options_saved[i];
-	}
+	(void)options_copy(false);
 }

@@ -83,7 +83,7 @@ void kmain(u32 magic, paddr_t info)
 	bool console_ok;
 
 	options_set_defaults(&options);
-	opt_err = cmdline_parse(boot_info.cmdline, run_bench_names(), &options, err, sizeof(err));
+	opt_err = cmdline_parse(boot_info.cmdline, &options, err, sizeof(err));
 	console_ok = arch_early_init(opt_err ? NULL : &options);
 	if (!console_ok)
 		stop("usage", EXIT_USAGE, "no UART answers at the port console= names");

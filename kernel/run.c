@@ -11,22 +11,8 @@
 #include "kernel/smp.h"
 #include "lib/string.h"
 
-/* Bounds of the run_modes section: from the host linker or linker.ld. */
-extern const struct run_mode __start_run_modes[];
-extern const struct run_mode __stop_run_modes[];
 extern const struct run_report __start_run_reports[] __attribute__((weak));
 extern const struct run_report __stop_run_reports[] __attribute__((weak));
-
-static const char *const no_names[] = { NULL };
-
-const char *const *run_bench_names(void)
-{
-	for (const struct run_mode *m = __start_run_modes; m < __stop_run_modes; m++) {
-		if (m->names)
-			return m->names();
-	}
-	return no_names;
-}
 
 void run_finish(const char *status, enum arch_exit_status code, const char *why)
 {
@@ -50,13 +36,11 @@ bool run_healthy(void)
 
 void run_main(const struct options *opt)
 {
-	const char *word = options_word("mode", opt->mode);
+	const struct run_mode *m = run_mode_find(opt);
 
 	crash_on_purpose(opt->crash);
-	for (const struct run_mode *m = __start_run_modes; m < __stop_run_modes; m++) {
-		if (word && strcmp(m->name, word) == 0)
-			m->run(opt);
-	}
-	printk("mmlab: error: mode=%s is not built into this kernel\n", word ? word : "?");
+	if (m)
+		m->run(opt);
+	printk("mmlab: error: mode=%s is not built into this kernel\n", opt->mode ? opt->mode : "?");
 	run_finish("usage", EXIT_USAGE, "mode= names a run mode not built in");
 }

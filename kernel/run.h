@@ -17,18 +17,19 @@ struct options;
 struct run_mode {
 	const char *name;
 	__noreturn void (*run)(const struct options *opt);
-	/* Optional: the NULL-terminated names bench= accepts, NULL: none. */
-	const char *const *(*names)(void);
+	bool is_default; /* the mode when mode= is absent; at most one */
+	/* Optional: how many CPUs the run will use, read before bring-up; NULL: all. */
+	unsigned (*cpus_wanted)(void);
 };
 
 /*
- * RUN_MODE(name, run, names) registers mode=name. The section name is a C
- * identifier, so the host linker provides __start_run_modes and
- * __stop_run_modes; linker.ld defines them too.
+ * RUN_MODE(name, run, is_default, cpus_wanted) registers mode=name. The
+ * section name is a C identifier, so the host linker provides
+ * __start_run_modes and __stop_run_modes; linker.ld defines them too.
  */
-#define RUN_MODE(mname, run_fn, names_fn)                                                          \
+#define RUN_MODE(mname, run_fn, dflt, cpus_fn)                                                     \
 	static const struct run_mode run_mode_##mname __used __section("run_modes")               \
-		__aligned(8) = { #mname, run_fn, names_fn }
+		__aligned(8) = { #mname, run_fn, dflt, cpus_fn }
 
 /*
  * RUN_REPORT(name, fn) registers fn to run after every mode's cases, before
@@ -44,8 +45,14 @@ struct run_report {
 	static const struct run_report run_report_##rname __used __section("run_reports")         \
 		__aligned(8) = { #rname, fn }
 
-/* The names bench= accepts (from the registered modes), NULL-terminated. */
-const char *const *run_bench_names(void);
+/*
+ * The i-th registered mode's word, NULL past the last; i = -1: the default
+ * mode's word, NULL when none is. What mode= accepts (kernel/cmdline.c).
+ */
+const char *run_mode_word(int i);
+
+/* The registered mode mode= named in @opt, or NULL. */
+const struct run_mode *run_mode_find(const struct options *opt);
 
 /* Runs the mode the options select and ends the run; never returns. */
 __noreturn void run_main(const struct options *opt);

@@ -97,6 +97,10 @@ static inline bool ktest_on_host(void)
 void ktest_emit(const char *s, size_t n);
 
 void ktest_run_all(const char *filter, struct ktest_totals *tot);
+
+#define KTEST_NAMES_MAX 95 /* characters in ktest= */
+/* ktest=SUITE,...: the suites mode=selftest runs, "" every one (tests/ktest_mode.c). */
+extern char ktest_filter[KTEST_NAMES_MAX + 1];
 void ktest_set_lava(bool on);
 void ktest_skip(struct ktest *t, const char *reason);
 void ktest_log(struct ktest *t, const char *fmt, ...) __printf(2, 3);

@@ -7,6 +7,7 @@
 #include "kernel/printk.h"
 #include "kernel/report.h"
 #include "kernel/run.h"
+#include "lib/string.h"
 #include "tests/ktest.h"
 
 /**
@@ -17,15 +18,21 @@ void ktest_emit(const char *s, size_t n)
 	printk("%.*s", (int)n, s);
 }
 
+char ktest_filter[KTEST_NAMES_MAX + 1];
+OPTION_IDENT(ktest, ktest_filter, KTEST_NAMES_MAX);
+
 static __noreturn void ktest_mode_run(const struct options *opt)
 {
+	/* A copy: tests of the parser reset ktest_filter while the run reads its filter. */
+	static char filter[sizeof(ktest_filter)];
 	struct ktest_totals tot = { 0 };
 
+	memcpy(filter, ktest_filter, sizeof(filter));
 	ktest_set_lava(opt->format == OPT_FORMAT_LAVA);
-	ktest_run_all(opt->ktest[0] ? opt->ktest : NULL, &tot);
+	ktest_run_all(filter[0] ? filter : NULL, &tot);
 	report_count(tot.passed, tot.failed, tot.skipped);
 	if (tot.passed + tot.failed + tot.skipped == 0) {
-		printk("mmlab: error: no self-test suite matches ktest=%s\n", opt->ktest);
+		printk("mmlab: error: no self-test suite matches ktest=%s\n", filter);
 		run_finish("usage", EXIT_USAGE, "no self-test suite matches ktest=");
 	}
 	if (!run_healthy())
@@ -35,4 +42,4 @@ static __noreturn void ktest_mode_run(const struct options *opt)
 	run_finish("pass", EXIT_PASS, NULL);
 }
 
-RUN_MODE(selftest, ktest_mode_run, NULL);
+RUN_MODE(selftest, ktest_mode_run, false, NULL);

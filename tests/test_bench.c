@@ -121,17 +121,20 @@ static void run_probe_with(unsigned iters, unsigned seed, struct bench_outcome *
 {
 	static struct options opt;
 	u32 saved = bench_seed;
+	struct opt_uint_list saved_cpus = bench_cpus;
+	u32 saved_iters = bench_iters;
 
 	options_set_defaults(&opt);
-	opt.cpus.n = 1;
-	opt.cpus.count[0] = ncpus_online;
-	opt.iters = iters;
+	bench_cpus = (struct opt_uint_list){ .n = 1, .value = { ncpus_online } };
+	bench_iters = iters;
 	bench_seed = seed;
 	probe = (struct probe_counts){ 0 };
 	bench_set_diagnostic_results(true);
 	bench_run(&probe_bench, &opt, out);
 	bench_set_diagnostic_results(false);
 	bench_seed = saved;
+	bench_cpus = saved_cpus;
+	bench_iters = saved_iters;
 }
 
 static void run_probe(struct ktest *t, bool idle_targets, struct bench_outcome *out)

@@ -85,16 +85,19 @@ static void run_bench(const struct bench *b, unsigned ncpus, unsigned iters,
 {
 	static struct options opt;
 	enum opt_remote saved = tlb_bench_remote;
+	struct opt_uint_list saved_cpus = bench_cpus;
+	u32 saved_iters = bench_iters;
 
 	options_set_defaults(&opt);
-	opt.cpus.n = 1;
-	opt.cpus.count[0] = ncpus;
-	opt.iters = iters;
+	bench_cpus = (struct opt_uint_list){ .n = 1, .value = { ncpus } };
+	bench_iters = iters;
 	tlb_bench_remote = remote;
 	bench_set_diagnostic_results(true);
 	bench_run(b, &opt, out);
 	bench_set_diagnostic_results(false);
 	tlb_bench_remote = saved;
+	bench_cpus = saved_cpus;
+	bench_iters = saved_iters;
 }
 
 static void test_bench_phases_apart(struct ktest *t)

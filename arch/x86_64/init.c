@@ -75,10 +75,10 @@ unsigned arch_cpus_wanted(void)
 	return cpus_wanted;
 }
 
-/* How many CPUs to start: the largest count in cpus=, or all of them. */
+/* How many CPUs to start: as many as the run mode will use (bench/'s cpus=), or all. */
 static unsigned cpu_limit(const struct options *opt)
 {
-	return opt->cpus.n ? opt->cpus.count[opt->cpus.n - 1] : MAX_CPUS;
+	return options_cpus_wanted(opt);
 }
 
 static unsigned usable_apic_ids(void)
