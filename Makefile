@@ -8,10 +8,10 @@
 # Knobs (-D overrides, printed in the MMLAB header): MAX_CPUS.
 
 O ?= build
-# One spelling of every output path: the dependency files name their targets
-# as $(O) was spelled, and run.sh passes an absolute O, so a relative one
-# here would leave header changes untracked under run.sh.
-override O := $(abspath $(O))
+# Dependency files name each object both as $(O) is spelled and by its
+# absolute path (DEPTARGETS): run.sh passes an absolute O and make test a
+# relative one, and either must see a header change made under the other.
+DEPTARGETS = -MT $@ -MT $(abspath $@)
 V ?= 0
 CROSS_COMPILE ?=
 MAX_CPUS ?= 1024
@@ -120,12 +120,12 @@ all: $(O)/mmlab.elf $(O)/mmlab.iso
 $(O)/kernel/%.c.o: %.c Makefile
 	$(quiet) CC $<
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
+	$(Q)$(CC) $(KCFLAGS) $(DEPTARGETS) -c $< -o $@
 
 $(O)/kernel/%.S.o: %.S Makefile
 	$(quiet) AS $<
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(KASFLAGS) -c $< -o $@
+	$(Q)$(CC) $(KASFLAGS) $(DEPTARGETS) -c $< -o $@
 
 $(O)/kernel/kernel/version.c.o: KCFLAGS += -DMMLAB_VERSION='"$(VERSION)"'
 $(O)/kernel/kernel/version.c.o: $(O)/version.stamp
@@ -143,7 +143,7 @@ $(O)/ksyms0.S: tools/gen-ksyms.sh
 	$(Q)sh tools/gen-ksyms.sh $(NM) > $@
 
 $(O)/%.o: $(O)/%.S
-	$(Q)$(CC) $(KASFLAGS) -c $< -o $@
+	$(Q)$(CC) $(KASFLAGS) $(DEPTARGETS) -c $< -o $@
 
 $(O)/mmlab.pass1.elf: $(KOBJS) $(O)/ksyms0.o linker.ld
 	$(quiet) LD $@
@@ -205,7 +205,7 @@ $(TFTP)/boot/mmlab.elf: $(O)/mmlab.elf
 $(O)/host/%.c.o: %.c Makefile
 	$(quiet) HOSTCC $<
 	@mkdir -p $(@D)
-	$(Q)$(HOSTCC) $(HCFLAGS) -c $< -o $@
+	$(Q)$(HOSTCC) $(HCFLAGS) $(DEPTARGETS) -c $< -o $@
 
 $(O)/test-host: $(HOBJS)
 	$(quiet) LINK $@
@@ -240,7 +240,7 @@ FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -DHOST_BUILD -DMAX_CPUS=$
 $(O)/fuzz/obj/%.c.o: %.c Makefile
 	$(quiet) FUZZCC $<
 	@mkdir -p $(@D)
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPTARGETS) -c $< -o $@
 
 $(O)/fuzz/fuzz_%: $(O)/fuzz/obj/tests/fuzz/fuzz_%.c.o $(FUZZ_LIB_OBJS)
 	$(quiet) LINK $@

@@ -172,7 +172,7 @@ rm -rf "$deps_dir"
 for spelling in absolute relative; do
 	o=$O
 	[ $spelling = absolute ] || o=$(realpath --relative-to="$here" "$O")
-	make -s -C "$here" -q -W mm/pt.h O="$o" "$O/kernel/mm/fault.c.o" > /dev/null 2>&1
+	make -s -C "$here" -q -W mm/pt.h O="$o" "$o/kernel/mm/fault.c.o" > /dev/null 2>&1
 	rc=$?
 	check "build_tracks_headers_${spelling}_O" "$([ $rc = 1 ] && echo 1 || echo 0)" \
 		"make -q -W mm/pt.h O=$o: exit $rc (1: the object is out of date, as it must be)"
