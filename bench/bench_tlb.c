@@ -6,7 +6,8 @@
  * run (untimed) the pages are mapped again and touched on every CPU.
  * Variants: every design of tlb_designs[] (mm/tlb_designs.c) but the
  * control; today naive (one IPI round per page) and batched (one round per
- * gather, page by page up to the ceiling, a full flush above it).
+ * gather, page by page up to the ceiling, a full flush above it) and
+ * serial (batched with the local flush before the IPIs, pre-5.13 Linux).
  * Parameter remote: "busy" remotes run readers of the mapping during the
  * timed region (bench/tlb_readers.c), as in Gorman's lru-file-mmap-read;
  * their lost read throughput, against a baseline window just before, is

@@ -83,7 +83,7 @@ static void tlb_flush_ipi(void *arg)
 	req->target(req);
 }
 
-int tlb_flush_send(const struct tlb_flush_req *req)
+int tlb_flush_send_ordered(const struct tlb_flush_req *req, bool local_first)
 {
 	struct mm *mm = req->mm;
 	int err, werr;
@@ -95,16 +95,25 @@ int tlb_flush_send(const struct tlb_flush_req *req)
 	 */
 	atomic_fetch_add(&mm->tlb_gen, 1);
 	this_cpu_inc(PCPU_TLB_SHOOTDOWNS);
+	/* serial's order: our own flush while no IPI has left yet. */
+	if (local_first)
+		req->target(req);
 	/*
-	 * IPIs out first, then our own flush while they travel, then the wait.
 	 * A copy of the request: a target late past the deadline must not
 	 * read this frame after we returned.
 	 */
 	err = smp_call_copy(mm_cpumask(mm), tlb_flush_ipi, (void *)req, sizeof(*req), false);
-	req->target(req);
+	/* batched's order: IPIs out first, then our own flush while they travel. */
+	if (!local_first)
+		req->target(req);
 	/* Even after an error the live targets were sent the request: wait for them. */
 	werr = err == -EINVAL ? 0 : smp_call_wait();
 	return err ? err : werr;
+}
+
+int tlb_flush_send(const struct tlb_flush_req *req)
+{
+	return tlb_flush_send_ordered(req, false);
 }
 
 /* Flushes outside tlb_unmap_pages() (mprotect, a region's unmap): the real designs' way. */

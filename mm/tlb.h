@@ -12,6 +12,9 @@
  *            a target invalidates page by page up to the ceiling (tlb_ceiling=,
  *            default TLB_FLUSH_CEILING) and flushes everything above it; the
  *            initiator's own flush overlaps the wait for the acknowledgements.
+ *   serial:  batched's gather and rounds, but the initiator flushes its own
+ *            TLB before it sends the IPIs (Linux before 5.13), so nothing
+ *            overlaps: the cost that sending first removes, on its own.
  * The hooks follow the shape of Linux's pv_ops.mmu.flush_tlb_multi (a
  * request that says what to flush, and a variant that decides how it
  * reaches the CPUs of a mask). In every design but the control, a frame is
@@ -86,7 +89,7 @@ struct tlb_batch {
 	struct pt_gather g; /* mm_gather_init()'s: g.err is the first flush error */
 };
 
-extern const struct tlb_ops tlb_ops_naive, tlb_ops_batched;
+extern const struct tlb_ops tlb_ops_naive, tlb_ops_batched, tlb_ops_serial;
 /*
  * The control run of the stale-translation detector: flushes the calling
  * CPU only, never the others. Wrong on purpose (design.control): only the
@@ -105,6 +108,14 @@ static inline const struct tlb_ops *tlb_ops_of(const struct design *d)
 
 /* The IPI shootdown every real design's flush is: one round to the mask, each runs req->target. */
 int tlb_flush_send(const struct tlb_flush_req *req);
+
+/*
+ * tlb_flush_send() with the order of the initiator's own flush chosen:
+ * @local_first flushes this CPU before any IPI leaves (serial, Linux
+ * before 5.13), else after they are sent, overlapping the wait (what
+ * tlb_flush_send() does). One round either way; returns as it does.
+ */
+int tlb_flush_send_ordered(const struct tlb_flush_req *req, bool local_first);
 
 /* The target side of the real designs: the flush policy, if the target still has req->mm. */
 void tlb_target_flush(const struct tlb_flush_req *req);

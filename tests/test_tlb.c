@@ -1,6 +1,6 @@
 /*
  * Self-tests of TLB shootdown (mm/tlb.c), run once per design (suites
- * tlb_naive and tlb_batched): exact IPI and invalidation counts for given
+ * tlb_naive, tlb_batched, tlb_serial): exact IPI and invalidation counts for given
  * pages and CPUs, no IPI to CPUs outside mm_cpumask, frames freed only
  * after the flush that covers them, a CPU that switched away (lazy) never
  * sees a stale translation, and a CPU that does not acknowledge goes out
