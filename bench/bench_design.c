@@ -28,7 +28,7 @@ int bench_check_promises(struct bench_ctx *c, u64 units, u64 targets)
 {
 	const struct design *d = c->design;
 
-	for (unsigned i = 0; i < DESIGN_MAX_PROMISES && d->promises[i].count; i++) {
+	for (unsigned i = 0; i < DESIGN_MAX_PROMISES && d->promises[i].per; i++) {
 		const struct design_promise *p = &d->promises[i];
 		u64 got = c->counter_total[p->counter];
 

@@ -9,7 +9,8 @@
  * of in each checker.
  *
  * A promise reads "@count events of @counter for every @per units,
- * rounded up, times the targets when @per_target". Example: batched TLB
+ * rounded up, times the targets when @per_target"; @count 0 promises none
+ * at all (a design that never looks the pagemap up). Example: batched TLB
  * shootdown promises one PCPU_TLB_SHOOTDOWNS per 64 pages and one
  * PCPU_IPI_SENT per 64 pages per remote CPU.
  *
@@ -25,8 +26,8 @@
 
 struct design_promise {
 	enum pcpu_counter counter;
-	u32 count;	 /* 0 ends the list */
-	u32 per;	 /* units a group holds; the last, partial group counts whole */
+	u32 count;	 /* may be 0: "none of these, ever" is a promise too */
+	u32 per;	 /* units a group holds (0 ends the list); the last, partial group counts whole */
 	bool per_target; /* times the CPUs the work is sent to (the remotes) */
 	bool at_most;	 /* an upper bound, not an exact count (once per CPU, say) */
 };
@@ -58,7 +59,7 @@ static inline unsigned design_count(const struct design *const *table)
 static inline const struct design_promise *design_promise(const struct design *d,
 							  enum pcpu_counter counter)
 {
-	for (unsigned i = 0; i < DESIGN_MAX_PROMISES && d->promises[i].count; i++)
+	for (unsigned i = 0; i < DESIGN_MAX_PROMISES && d->promises[i].per; i++)
 		if (d->promises[i].counter == counter)
 			return &d->promises[i];
 	return NULL;

@@ -107,9 +107,10 @@ static bool devmem_pages_in_use(const struct devmem *d)
 int devmem_destroy(struct devmem *d)
 {
 	/*
-	 * Pagemaps first: once unregistered, no pin of a device page can
-	 * start (it needs a pagemap reference), so the page check after it
-	 * sees every pin there will be.
+	 * Pagemaps first: once unregistered, no pin that needs a pagemap
+	 * reference can start, so the page check after it sees every such
+	 * pin; a pin without one (pagemap design none) only reaches a page
+	 * still mapped, which the check refuses too.
 	 */
 	int err = devmem_unregister_all(d);
 

@@ -115,8 +115,31 @@ const struct pin_pagemap_ops pin_pagemap_ops_cached = {
 	.done = pagemap_done,
 };
 
+/*
+ * ---- pagemap: none ----
+ * Alistair Popple, "mm: Remove devmap related functions and page table
+ * bits" (2025, the pXX_devmap removal series): ZONE_DEVICE pages became
+ * ordinary refcounted pages, so gup never consults the pfn tree nor takes
+ * a pagemap reference; the removal's figure is the code gone, the per-page
+ * lookup gone with it. Why the page refcount suffices here: a fast pin
+ * only reaches a page still mapped, and its unmap waits for this CPU's
+ * flush acknowledgment (the walk runs with interrupts off), so by the time
+ * mm_unmap_region() returns every pin is either visible in the page's
+ * refcount or undone; devmem_destroy() refuses pages with a reference
+ * besides their own. Promises none of either counter, per call. (.get NULL
+ * tells the walk to pin directly.)
+ */
+const struct pin_pagemap_ops pin_pagemap_ops_none = {
+	.d = { .name = "none", .desc = "no pagemap lookup or reference: the page refcount alone",
+	       .source = "Alistair Popple, devmap removal (2025)", .unit = "call",
+	       .promises = { { PCPU_PAGEMAP_LOOKUPS, 0, 1, false, false },
+			     { PCPU_PAGEMAP_REFS, 0, 1, false, false } } },
+	.done = pagemap_done,
+};
+
 const struct design *const pin_pagemap_designs[] = { &pin_pagemap_ops_naive.d,
-						     &pin_pagemap_ops_cached.d, NULL };
+						     &pin_pagemap_ops_cached.d,
+						     &pin_pagemap_ops_none.d, NULL };
 
 const struct pin_policy pin_policy_default = { &pin_flag_ops_fixed, &pin_pagemap_ops_cached };
 
@@ -137,6 +160,8 @@ static int pin_device_page(struct pin_walk *w, struct page *p)
 {
 	int err;
 
+	if (!w->pol->pagemap->get)
+		return page_pin(p); /* none: the refcount alone keeps the page */
 	w->pgmap = w->pol->pagemap->get(page_to_pfn(p), w->pgmap);
 	if (!w->pgmap)
 		return -EFAULT; /* device memory no pagemap owns */

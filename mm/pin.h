@@ -20,7 +20,7 @@
  *     cache-line bounce); fixed tests a bit in mm->flags and sets it once.
  *   pagemap: naive looks the pagemap up (and takes and drops a reference)
  *     for every device page; cached keeps the last one while pages fall in
- *     it (Busch 2018).
+ *     it (Busch 2018); none never looks it up (Popple 2025).
  */
 #ifndef MM_PIN_H
 #define MM_PIN_H
@@ -45,7 +45,11 @@ struct pin_flag_ops {
 	void (*note_pinned)(struct mm *mm);
 };
 
-/* A pagemap design; promises count lookups and references per page or per range crossed. */
+/*
+ * A pagemap design; promises count lookups and references per page or per
+ * range crossed. @get NULL (none): device pages are pinned on their own
+ * refcount, with no lookup or reference at all.
+ */
 struct pin_pagemap_ops {
 	struct design d; /* first: pin_pagemap_designs[] holds &ops.d */
 	/* The pagemap of device page @pfn with a reference, given @last from the previous page. */
@@ -58,6 +62,7 @@ struct pin_pagemap_ops {
 
 extern const struct pin_flag_ops pin_flag_ops_naive, pin_flag_ops_fixed;
 extern const struct pin_pagemap_ops pin_pagemap_ops_naive, pin_pagemap_ops_cached;
+extern const struct pin_pagemap_ops pin_pagemap_ops_none;
 
 /* The designs of each choice, naive first, NULL-terminated. */
 extern const struct design *const pin_flag_designs[];

@@ -188,6 +188,7 @@ struct swap_free_ops {
 	int (*free)(swp_entry_t e, unsigned nr);
 };
 extern const struct swap_free_ops swap_free_ops_naive, swap_free_ops_batched;
+extern const struct swap_free_ops swap_free_ops_cluster;
 /* Every swap-free design, naive first, NULL-terminated. */
 extern const struct design *const swap_free_designs[];
 

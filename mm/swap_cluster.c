@@ -137,19 +137,20 @@ static void swap_clusters_init(struct swap_info *si)
  * slots: moves it to the list its count and order call for. A frag cluster
  * that just lost slots (@delta < 0) goes back to its non-full list.
  */
+static enum swap_list swap_cluster_want(struct swap_info *si, struct swap_cluster *ci, int delta)
+{
+	if (ci->count == 0)
+		return SWAP_LIST_FREE;
+	if (ci->count == swap_cluster_avail(si, ci))
+		return SWAP_LIST_FULL;
+	if (ci->list == SWAP_LIST_FRAG && delta > 0)
+		return SWAP_LIST_FRAG; /* taking slots cannot make room for a run */
+	return SWAP_LIST_NONFULL + ci->order;
+}
+
 static void swap_cluster_relist_locked(struct swap_info *si, struct swap_cluster *ci, int delta)
 {
-	enum swap_list want;
-
-	if (ci->count == 0)
-		want = SWAP_LIST_FREE;
-	else if (ci->count == swap_cluster_avail(si, ci))
-		want = SWAP_LIST_FULL;
-	else if (ci->list == SWAP_LIST_FRAG && delta > 0)
-		want = SWAP_LIST_FRAG; /* taking slots cannot make room for a run */
-	else
-		want = SWAP_LIST_NONFULL + ci->order;
-	swap_clist_move(si, ci, want);
+	swap_clist_move(si, ci, swap_cluster_want(si, ci, delta));
 }
 
 /*
@@ -162,7 +163,27 @@ static void swap_cluster_settle_locked(struct swap_info *si, struct swap_cluster
 	if (ci->count == 0)
 		ci->order = SWAP_ORDER_NONE;
 	swap_device_lock(si);
-	atomic_store_relaxed(&si->inuse, si->inuse + (u64)(s64)delta);
+	atomic_fetch_add(&si->inuse, (u64)(s64)delta); /* also changed without the lock */
+	swap_cluster_relist_locked(si, ci, delta);
+	swap_device_unlock(si);
+}
+
+/*
+ * The same without the device lock while @ci keeps its list (a put of
+ * SWAP_HOLD_LAST_CL): the in-use count is one atomic add, and ci->list,
+ * which changes only under both locks, is stable under the cluster lock we
+ * hold, so comparing it with the list the new count calls for is exact.
+ */
+static void swap_cluster_settle_cl_locked(struct swap_info *si, struct swap_cluster *ci,
+					  int delta)
+{
+	ci->count = (u16)(ci->count + delta);
+	if (ci->count == 0)
+		ci->order = SWAP_ORDER_NONE;
+	atomic_fetch_add(&si->inuse, (u64)(s64)delta);
+	if (swap_cluster_want(si, ci, delta) == ci->list)
+		return;
+	swap_device_lock(si);
 	swap_cluster_relist_locked(si, ci, delta);
 	swap_device_unlock(si);
 }
@@ -442,7 +463,7 @@ static int swap_put_step(u8 m, enum swap_hold how)
 
 	if (how == SWAP_HOLD_CACHE)
 		return (m & SWAP_HAS_CACHE) ? m & ~SWAP_HAS_CACHE : -ENOENT;
-	if (how == SWAP_HOLD_LAST)
+	if (how == SWAP_HOLD_LAST || how == SWAP_HOLD_LAST_CL)
 		return m == 1 ? 0 : -ENOENT;
 	if (count == 0 || count == SWAP_MAP_BAD)
 		return -ENOENT;
@@ -517,7 +538,10 @@ static void swap_range_put_locked(struct swap_info *si, struct swap_cluster *ci,
 	}
 	if (!freed)
 		return;
-	swap_cluster_settle_locked(si, ci, -(int)freed);
+	if (how == SWAP_HOLD_LAST_CL)
+		swap_cluster_settle_cl_locked(si, ci, -(int)freed);
+	else
+		swap_cluster_settle_locked(si, ci, -(int)freed);
 	this_cpu_add(PCPU_SWAP_SLOTS_FREED, freed);
 }
 
@@ -532,7 +556,7 @@ int swap_cluster_put_range(struct swap_info *si, u64 offset, unsigned nr, enum s
 	 * The unlocked look may be stale; it only spares a round trip that
 	 * would fail, and the check under the lock decides.
 	 */
-	if (how == SWAP_HOLD_LAST && swap_map_get(si, offset) != 1)
+	if ((how == SWAP_HOLD_LAST || how == SWAP_HOLD_LAST_CL) && swap_map_get(si, offset) != 1)
 		return -ENOENT;
 	swap_cluster_lock(ci);
 	err = swap_range_check_locked(si, offset, nr, how, swap_put_step);

@@ -71,7 +71,7 @@ struct swap_info {
 	/* The cluster level's (mm/swap_cluster.c), set up by swap_clusters_create(). */
 	spinlock_t lock;			/* the device lock */
 	struct swap_clist lists[SWAP_NR_LISTS]; /* device lock */
-	u64 inuse;				/* device lock (atomic reads for stats) */
+	u64 inuse;				/* atomic adds (a cluster-only put skips the device lock) */
 	u64 nslots;
 	u32 nclusters;
 	u8 *map; /* byte per slot, under its cluster's lock; atomic loads outside it */
@@ -151,6 +151,8 @@ enum swap_hold {
 	SWAP_HOLD_REF,	 /* one reference: a mapping of the slot */
 	SWAP_HOLD_CACHE, /* the has-cache flag */
 	SWAP_HOLD_LAST,	 /* put only: the one reference that is all the slot holds */
+	/* put only: as SWAP_HOLD_LAST, the device lock taken only if the cluster changes list */
+	SWAP_HOLD_LAST_CL,
 };
 
 /*
@@ -170,7 +172,9 @@ int swap_cluster_get_range(struct swap_info *si, u64 offset, unsigned nr, enum s
  * -ERANGE (the range leaves its cluster; no lock taken) or -ENOENT (some
  * slot does not hold @how; for SWAP_HOLD_LAST, some slot holds anything but
  * exactly one reference). SWAP_HOLD_LAST first looks at the first slot
- * without the lock and gives up with no round trip when it cannot qualify.
+ * without the lock and gives up with no round trip when it cannot qualify;
+ * SWAP_HOLD_LAST_CL does the same and takes the device lock only when the
+ * cluster changes list (the in-use count is an atomic add either way).
  */
 int swap_cluster_put_range(struct swap_info *si, u64 offset, unsigned nr, enum swap_hold how);
 
