@@ -9,6 +9,7 @@
  */
 #include "tests/ktest.h"
 #include "errno.h"
+#include "kernel/percpu.h"
 #include "lib/format.h"
 #include "lib/math.h"
 #include "lib/string.h"
@@ -237,6 +238,20 @@ void ktest_skip(struct ktest *t, const char *reason)
 {
 	t->skipped = true;
 	t->skip_reason = reason;
+}
+
+/**
+ * ktest_need_second_cpu - skip the running case unless a second CPU is online
+ *
+ * Returns true when one is; otherwise marks the case skipped ("needs 2
+ * CPUs") and returns false, and the case should return.
+ */
+bool ktest_need_second_cpu(struct ktest *t)
+{
+	if (ncpus_online >= 2)
+		return true;
+	ktest_skip(t, "needs 2 CPUs");
+	return false;
 }
 
 /**

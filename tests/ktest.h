@@ -103,6 +103,7 @@ void ktest_run_all(const char *filter, struct ktest_totals *tot);
 extern char ktest_filter[KTEST_NAMES_MAX + 1];
 void ktest_set_lava(bool on);
 void ktest_skip(struct ktest *t, const char *reason);
+bool ktest_need_second_cpu(struct ktest *t);
 void ktest_log(struct ktest *t, const char *fmt, ...) __printf(2, 3);
 
 /* Helpers behind the macros below; call the macros instead. */

@@ -236,8 +236,8 @@ static void test_bench_counts_skips(struct ktest *t)
 {
 	struct bench_outcome out;
 
-	if (ncpus_online < 2)
-		return ktest_skip(t, "needs 2 CPUs");
+	if (!ktest_need_second_cpu(t))
+		return;
 	probe_bench.max_cpus = 1;
 	run_probe_with(PROBE_ITERS, 1, &out);
 	probe_bench.max_cpus = 0;

@@ -104,10 +104,8 @@ static void test_bench_phases_apart(struct ktest *t)
 {
 	struct bench_outcome out;
 
-	if (ncpus_online < 2) {
-		ktest_skip(t, "needs 2 CPUs");
+	if (!ktest_need_second_cpu(t))
 		return;
-	}
 	ph.early = ph.phase2_done = 0;
 	run_bench(&phases_bench, ncpus_online, 3, OPT_REMOTE_ALL, &out);
 	KEXPECT_EQ(t, out.passed, 1);
@@ -170,10 +168,8 @@ static void test_bench_tlb_busy_readers(struct ktest *t)
 	struct read_window base, timed;
 	struct bench_outcome out;
 
-	if (ncpus_online < 2) {
-		ktest_skip(t, "needs 2 CPUs");
+	if (!ktest_need_second_cpu(t))
 		return;
-	}
 	run_bench(&bench_tlb, 2, 1, OPT_REMOTE_BUSY, &out);
 	KEXPECT_EQ(t, out.passed, bench_tlb.ncases / 2 * bench_ndesigns(&bench_tlb));
 	KEXPECT_EQ(t, out.failed, 0);

@@ -54,10 +54,8 @@ static void mf_zap_case(struct ktest *t, unsigned flags)
 	u64 sd, sent;
 	paddr_t pa;
 
-	if (ncpus_online < 2) {
-		ktest_skip(t, "needs 2 CPUs");
+	if (!ktest_need_second_cpu(t))
 		return;
-	}
 	cpumask_clear(&one);
 	cpumask_set_cpu(1, &one);
 	mapping_init(&mf_mapping, "mf_mapping", &fault_lock_ops_fixed);

@@ -227,10 +227,8 @@ static void test_tlb_free_after_flush(struct ktest *t)
 	struct tlb_batch b;
 	cpumask_t m;
 
-	if (ncpus_online < 2) {
-		ktest_skip(t, "needs 2 CPUs");
+	if (!ktest_need_second_cpu(t))
 		return;
-	}
 	others(&m);
 	if (!load_on(t, &m, N))
 		return;
@@ -276,10 +274,8 @@ static void test_tlb_lazy_cpu(struct ktest *t)
 	struct page *old;
 	paddr_t pa;
 
-	if (ncpus_online < 2) {
-		ktest_skip(t, "needs 2 CPUs");
+	if (!ktest_need_second_cpu(t))
 		return;
-	}
 	cpumask_clear(&one);
 	cpumask_set_cpu(1, &one);
 	if (!load_on(t, &one, 1))
@@ -369,10 +365,8 @@ static void test_tlb_timeout_quarantines(struct ktest *t)
 	u64 ipis = 0;
 	int err;
 
-	if (ncpus_online < 2) {
-		ktest_skip(t, "needs 2 CPUs");
+	if (!ktest_need_second_cpu(t))
 		return;
-	}
 	cpumask_clear(&one);
 	cpumask_set_cpu(1, &one);
 	if (!load_on(t, &one, N))
