@@ -14,8 +14,9 @@ import os
 import shutil
 import subprocess
 
-from mmlab_groups import plot_stems
+from mmlab_groups import group_results, plot_stems
 from mmlab_stats import median_ci
+from mmlab_sweep import sweep_results
 
 GNUPLOT_TIMEOUT = 60
 SIZE = "800,500"
@@ -25,6 +26,15 @@ LOG_X_SPAN = 4
 
 class GnuplotMissing(Exception):
     """gnuplot is not installed (or not on PATH)."""
+
+
+def plotted_groups(records):
+    """(group, file stem) of every plot a run's records get: by CPU count, then sweeps.
+
+    mmlab_results draws them and mmlab_html puts them on the results page.
+    """
+    groups = group_results(records) + sweep_results(records)
+    return list(zip(groups, plot_stems(groups)))
 
 
 def plot_groups(groups, plot_dir, gnuplot="gnuplot", subtitle=""):

@@ -19,10 +19,9 @@ import os
 import sys
 
 from mmlab_compare import render_compare
-from mmlab_groups import group_results
 from mmlab_log import parse_log
-from mmlab_plot import GnuplotMissing, plot_groups
-from mmlab_sweep import sweep_results
+from mmlab_html import write_run_page
+from mmlab_plot import GnuplotMissing, plot_groups, plotted_groups
 from mmlab_records import trailer_failed
 from mmlab_resultsfile import RESULTS_NAME, load_run, write_results_json
 from mmlab_stats import NOISE_FACTOR
@@ -47,12 +46,13 @@ def cmd_report(args):
     sys.stdout.write(table)
     if not args.no_plots:
         _write_plots(log, os.path.join(args.outdir, PLOTS_DIR), args.gnuplot)
+    write_run_page(log, args.outdir)
     return _report_status(log)
 
 
 def _write_plots(log, plot_dir, gnuplot):
     """Draw the plots; a missing gnuplot is reported, not fatal."""
-    groups = group_results(log.benches) + sweep_results(log.benches)
+    groups = [group for group, _ in plotted_groups(log.benches)]
     if not groups:
         return
     subtitle = (log.header or {}).get("cpu_model") or ""

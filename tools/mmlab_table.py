@@ -54,12 +54,11 @@ LEGEND = [
 def render_results_table(records, header=None, problems=(), failures=(), trailer=None):
     """The whole table.txt text for a run's records, failed cases and trailer."""
     lines = describe_run(header) + [""] + LEGEND
-    groups = group_results(records)
-    if not groups:
+    sections = table_sections(records)
+    if not sections:
         lines += ["", "No benchmark results."]
-    for group in groups:
-        for improved in group.improved_variants() or [None]:
-            lines += [""] + render_section(group, improved)
+    for group, improved in sections:
+        lines += [""] + render_section(group, improved)
     lines += render_failures(failures) + render_status(trailer)
     if problems:
         lines += ["", f"{len(problems)} problem(s) in the log; see results.json:"]
@@ -67,8 +66,23 @@ def render_results_table(records, header=None, problems=(), failures=(), trailer
     return "\n".join(lines) + "\n"
 
 
+def table_sections(records):
+    """(group, improved variant or None) for each section of the table, in order.
+
+    mmlab_html lays out the same sections as HTML.
+    """
+    return [(group, improved) for group in group_results(records)
+            for improved in group.improved_variants() or [None]]
+
+
 def render_section(group, improved):
     """Title and rows comparing naive with the improved variant in one group."""
+    title, headers, rows, align = section_table(group, improved)
+    return [title] + render_table(headers, rows, align)
+
+
+def section_table(group, improved):
+    """(title, headers, rows of cells, align) of one section, before any layout."""
     other = improved or "improved"
     title = (f"{group.title}: {group.metric} in {group.unit}, {group.better} is better"
              f" ({NAIVE} vs {other})")
@@ -77,7 +91,7 @@ def render_section(group, improved):
                "ratio", "95% CI", "outliers"]
     headers += [counter_label(c) for c in counters] + ["note"]
     rows = [section_row(group, improved, cpus, counters) for cpus in group.cpu_counts()]
-    return [title] + render_table(headers, rows, "rrrrrrrr" + "r" * len(counters) + "l")
+    return title, headers, rows, "rrrrrrrr" + "r" * len(counters) + "l"
 
 
 def compare_pair(naive, better, direction):
@@ -192,5 +206,6 @@ def _counter(rec, name):
     return format_count(rec.counters[name])
 
 
-__all__ = ["render_results_table", "render_section", "section_row", "main_counters",
+__all__ = ["render_results_table", "render_section", "section_table", "table_sections",
+           "section_row", "main_counters",
            "counter_label", "compare_pair", "format_percent"]

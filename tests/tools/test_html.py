@@ -1,0 +1,241 @@
+"""Tests for tools/mmlab_html.py: the results page (index.html) of a run.
+
+bench_page.log is a real run's lines (tlb with 8 runs a side, so some ratios
+are significant and some not; pin with 2, so no interval) with a failed
+case, a skipped benchmark and a failing trailer added.
+"""
+import base64
+import contextlib
+import io
+import os
+import shutil
+import tempfile
+import unittest
+from html.parser import HTMLParser
+
+from toolpath import data
+import mmlab_results
+from mmlab_html import _ratio_class, accelerator, main, render_run_page, write_run_page
+from mmlab_log import parse_log
+from mmlab_plot import plotted_groups
+from mmlab_table import section_table, table_sections
+
+# A valid 1x1 PNG: what the tests put where gnuplot's plots would be.
+PNG_1X1 = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
+
+
+class PageParser(HTMLParser):
+    """Collects the tags (with attributes), the table rows and the text of a page."""
+
+    def __init__(self):
+        super().__init__()
+        self.tags, self.rows, self.text = [], [], []
+        self._row, self._cell = None, None
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        if tag == "tr":
+            self._row = []
+        elif tag in ("td", "th"):
+            self._cell = [dict(attrs).get("class", ""), ""]
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self._row.append(tuple(self._cell))
+            self._cell = None
+        elif tag == "tr" and self._row is not None:
+            self.rows.append(self._row)
+            self._row = None
+
+    def handle_data(self, text):
+        self.text.append(text)
+        if self._cell is not None:
+            self._cell[1] += text
+
+    def attrs_of(self, tag):
+        """The attribute dicts of every tag named tag."""
+        return [a for t, a in self.tags if t == tag]
+
+
+def parse_page(text):
+    parser = PageParser()
+    parser.feed(text)
+    return parser
+
+
+class RunDir:
+    """A results folder holding the fixture as serial.log, with optional plots and trace."""
+
+    def __init__(self, plots=True, trace=False, missing=()):
+        self.dir = tempfile.mkdtemp(prefix="mmlab-html-")
+        shutil.copy(data("bench_page.log"), os.path.join(self.dir, "serial.log"))
+        self.log = parse_log(os.path.join(self.dir, "serial.log"))
+        self.stems = [stem for _, stem in plotted_groups(self.log.benches)]
+        if plots:
+            os.makedirs(os.path.join(self.dir, "plots"))
+            for stem in self.stems:
+                if stem not in missing:
+                    with open(os.path.join(self.dir, "plots", stem + ".png"), "wb") as f:
+                        f.write(PNG_1X1)
+        if trace:
+            with open(os.path.join(self.dir, "trace.json"), "w") as f:
+                f.write('{"traceEvents": []}\n')
+
+    def page(self):
+        return render_run_page(self.log, self.dir)
+
+    def cleanup(self):
+        shutil.rmtree(self.dir)
+
+
+class TestRunPage(unittest.TestCase):
+    def setUp(self):
+        self.run = RunDir()
+        self.addCleanup(self.run.cleanup)
+        self.text = self.run.page()
+        self.page = parse_page(self.text)
+
+    def test_self_contained(self):
+        # No network: no external stylesheet or script, every image inline.
+        self.assertEqual(self.page.attrs_of("link"), [])
+        self.assertTrue(all("src" not in a for a in self.page.attrs_of("script")))
+        for img in self.page.attrs_of("img"):
+            self.assertTrue(img["src"].startswith("data:image/png;base64,"), img["src"][:40])
+        self.assertNotIn("http://", self.text)
+        self.assertNotIn("https://", self.text)
+
+    def test_a_section_per_benchmark(self):
+        ids = [a["id"] for a in self.page.attrs_of("section")]
+        # ipi has no result at all, only its skip: it gets a section all the same.
+        self.assertEqual(ids, ["bench-tlb", "bench-pin", "bench-ipi"])
+
+    def test_header_facts(self):
+        text = "".join(self.page.text)
+        for want in ("fd7cdce-dirty", "QEMU TCG CPU version 2.5+", "TCG (QEMU's emulator)",
+                     "bios", "mode=bench bench=tlb iters=8 cpus=2 remote=idle"):
+            self.assertIn(want, text)
+
+    def test_every_plot_inline_once(self):
+        imgs = [a for a in self.page.attrs_of("img") if a.get("class") == "plot"]
+        # Each in its benchmark's section: tlb's (the sweep last), then pin's.
+        by_bench = [stem for bench in ("tlb", "pin") for g, stem in
+                    plotted_groups(self.run.log.benches) if g.bench == bench]
+        self.assertEqual([a["alt"] for a in imgs], by_bench)
+        self.assertEqual(len(self.run.stems), 5)
+        payload = imgs[0]["src"].split(",", 1)[1]
+        self.assertEqual(base64.b64decode(payload), PNG_1X1)
+
+    def test_tables_are_table_txt_sections(self):
+        # The same headers as mmlab_table's sections, in order: a column added there shows here.
+        heads = [[text for _, text in row] for row in self.page.rows
+                 if row and row[0][1] == "cpus"]
+        want = [section_table(g, v)[1] for g, v in table_sections(self.run.log.benches)]
+        self.assertEqual(heads, want)
+
+    def ratio_cells(self):
+        return [(cls.split(), text) for row in self.page.rows for cls, text in row
+                if text.endswith("x") and text[:1] in "~?0123456789"
+                and "-" not in text]
+
+    def test_significance_marked(self):
+        cells = self.ratio_cells()
+        # tlb pages=1 (~: CI includes 1), pages=8 and 64 (significant wins), pin (?: 2 runs).
+        self.assertEqual([t for _, t in cells][:6],
+                         ["~1.01x", "~1.00x", "5.06x", "5.01x", "12.19x", "12.08x"])
+        self.assertEqual([c[-1] for c, _ in cells],
+                         ["ns", "ns", "win", "win", "win", "win", "noci", "noci"])
+
+    def test_failures_skips_and_status(self):
+        text = "".join(self.page.text)
+        self.assertIn("Run status: fail: passed 12, failed 1, skipped 1", text)
+        self.assertIn("pin fixed cpus=2 region=own per_call=512: verification: 1 page left "
+                      "pinned (timed run 3)", text)
+        self.assertIn("bench ipi cpus=1: outside its range 2..64 CPUs: skipped", text)
+
+    def test_plot_check_placeholder(self):
+        spans = [a for a in self.page.attrs_of("span") if a.get("id") == "plot-check"]
+        self.assertEqual(len(spans), 1)
+        self.assertIn("naturalWidth > 0", self.text)
+
+    def test_no_trace_link_without_trace(self):
+        self.assertNotIn("trace.json", self.text)
+
+
+class TestRunPageEdges(unittest.TestCase):
+    def test_trace_linked_when_present(self):
+        run = RunDir(trace=True)
+        self.addCleanup(run.cleanup)
+        hrefs = [a.get("href") for a in parse_page(run.page()).attrs_of("a")]
+        self.assertIn("trace.json", hrefs)
+
+    def test_missing_plot_is_shown_not_dropped(self):
+        run = RunDir(missing=("tlb-pages-8-remote-idle",))
+        self.addCleanup(run.cleanup)
+        text = run.page()
+        imgs = [a for a in parse_page(text).attrs_of("img") if a.get("class") == "plot"]
+        self.assertEqual(len(imgs), len(run.stems) - 1)
+        self.assertIn("plot missing: tlb-pages-8-remote-idle.png", text)
+
+    def test_text_is_escaped(self):
+        run = RunDir(plots=False)
+        self.addCleanup(run.cleanup)
+        run.log.header["cmdline"] = "mode=bench <script>alert(1)</script>"
+        text = run.page()
+        self.assertNotIn("<script>alert", text)
+        self.assertIn("&lt;script&gt;alert(1)", text)
+
+    def test_no_results_still_a_page(self):
+        run = RunDir(plots=False)
+        self.addCleanup(run.cleanup)
+        run.log.benches, run.log.failures = [], []
+        with open(os.path.join(run.dir, "serial.log"), "w") as f:
+            f.write("")
+        text = run.page()
+        self.assertIn("No benchmark results.", text)
+        self.assertEqual(parse_page(text).attrs_of("section"), [])
+
+    def test_write_and_command_line(self):
+        run = RunDir()
+        self.addCleanup(run.cleanup)
+        path = write_run_page(run.log, run.dir)
+        self.assertEqual(path, os.path.join(run.dir, "index.html"))
+        os.remove(path)
+        self.assertEqual(main([run.dir]), 0)
+        self.assertTrue(os.path.getsize(path) > 1000)
+        self.assertEqual(main([]), 2)
+        self.assertEqual(main([os.path.join(run.dir, "nowhere")]), 1)
+
+
+class TestReportWritesPage(unittest.TestCase):
+    def test_report_writes_index_html(self):
+        # mmlab_results.py report (what run.sh calls after every benchmark run) writes the page.
+        outdir = tempfile.mkdtemp(prefix="mmlab-html-report-")
+        self.addCleanup(shutil.rmtree, outdir)
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            status = mmlab_results.main(["report", "--no-plots", data("bench_page.log"), outdir])
+        self.assertEqual(status, 1)  # the fixture's trailer fails
+        with open(os.path.join(outdir, "index.html")) as f:
+            text = f.read()
+        self.assertIn('id="bench-tlb"', text)
+        self.assertIn("bench ipi cpus=1: outside its range", text)
+
+
+class TestMarks(unittest.TestCase):
+    def test_ratio_classes(self):
+        self.assertEqual(_ratio_class("2.00x"), "win")
+        self.assertEqual(_ratio_class("0.50x"), "loss")
+        self.assertEqual(_ratio_class("1.00x"), "")
+        self.assertEqual(_ratio_class("~1.03x"), "ns")
+        self.assertEqual(_ratio_class("?1.03x"), "noci")
+        self.assertEqual(_ratio_class("n/a"), "")
+
+    def test_accelerator_from_hypervisor(self):
+        self.assertEqual(accelerator({"hypervisor": "TCGTCGTCGTCG"}), "TCG (QEMU's emulator)")
+        self.assertEqual(accelerator({"hypervisor": "KVMKVMKVM\0\0\0"}), "KVM")
+        self.assertIn("none reported", accelerator({"hypervisor": None}))
+        self.assertEqual(accelerator({"hypervisor": "VMwareVMware"}), "hypervisor VMwareVMware")
+
+
+if __name__ == "__main__":
+    unittest.main()
