@@ -157,14 +157,14 @@ def _td(css, text):
     return f"<td{attr}>{esc(text)}</td>"
 
 
-def plot_figure(path, caption):
+def plot_figure(path, caption, missing="was gnuplot installed?"):
     """A <figure> with the PNG at path inline, or a visible box when it is missing."""
     try:
         with open(path, "rb") as f:
             data = base64.b64encode(f.read()).decode("ascii")
     except OSError:
         return (f"<figure><div class=\"missing\">plot missing: {esc(caption)}.png "
-                "(was gnuplot installed?)</div></figure>")
+                f"({esc(missing)})</div></figure>")
     return (f"<figure><img class=\"plot\" alt=\"{esc(caption)}\" "
             f"src=\"data:image/png;base64,{data}\"><figcaption>{esc(caption)}</figcaption>"
             "</figure>")

@@ -2,14 +2,16 @@
 """Turns an mmlab serial log into results, and compares two runs.
 
 usage: mmlab_results.py report [--gnuplot PROG] [--no-plots] LOG OUTDIR
-       mmlab_results.py compare [--noise-factor F] A B
+       mmlab_results.py compare [--noise-factor F] [--outdir DIR] A B
 
 report writes OUTDIR/results.json, OUTDIR/table.txt and
 OUTDIR/plots/<bench>[-<params>].png and .svg, then prints the table. Problems
 in the log go to standard error (and results.json). Without gnuplot the
 plots are skipped with a message and the rest is still written.
 compare takes two results folders, results.json files or serial logs and
-prints a table of %change per result, positive meaning B is better.
+prints a table of %change per result, positive meaning B is better; with
+--outdir it also writes DIR/compare.txt and the comparison page DIR/index.html.
+report also writes OUTDIR/index.html, the run's results page (mmlab_html).
 
 Exit status: 0 done; 1 the log has problems or its trailer reports a
 failure (report), or a run could not be read (compare); 2 usage error.
@@ -18,9 +20,9 @@ import argparse
 import os
 import sys
 
-from mmlab_compare import render_compare
+from mmlab_compare import render_compare, render_compare_page
 from mmlab_log import parse_log
-from mmlab_html import write_run_page
+from mmlab_html import PAGE_NAME, write_run_page
 from mmlab_plot import GnuplotMissing, plot_groups, plotted_groups
 from mmlab_records import trailer_failed
 from mmlab_resultsfile import RESULTS_NAME, load_run, write_results_json
@@ -30,6 +32,7 @@ from mmlab_table import render_results_table
 PROG = "mmlab_results"
 TABLE_NAME = "table.txt"
 PLOTS_DIR = "plots"
+COMPARE_NAME = "compare.txt"
 
 
 def cmd_report(args):
@@ -84,7 +87,14 @@ def cmd_compare(args):
             print(f"{PROG}: {run.path}: {p}", file=sys.stderr)
     if any(p.kind == "unreadable" for run in runs for p in run.problems):
         return 1
-    sys.stdout.write(render_compare(runs[0], runs[1], args.noise_factor))
+    text = render_compare(runs[0], runs[1], args.noise_factor)
+    sys.stdout.write(text)
+    if args.outdir:
+        os.makedirs(args.outdir, exist_ok=True)
+        with open(os.path.join(args.outdir, COMPARE_NAME), "w") as f:
+            f.write(text)
+        with open(os.path.join(args.outdir, PAGE_NAME), "w") as f:
+            f.write(render_compare_page(runs[0], runs[1], args.noise_factor))
     return 0
 
 
@@ -112,6 +122,8 @@ def build_parser():
     compare.add_argument("--noise-factor", type=float, default=NOISE_FACTOR, metavar="F",
                          help="mark changes above F x the larger ±stddev%% "
                               f"(default {NOISE_FACTOR:g})")
+    compare.add_argument("--outdir", metavar="DIR",
+                         help="also write DIR/compare.txt and DIR/index.html (the page)")
     compare.set_defaults(func=cmd_compare)
     return parser
 

@@ -5,7 +5,8 @@ import tempfile
 import unittest
 
 from toolpath import data
-from mmlab_compare import compare_pair, compare_records, render_compare
+from mmlab_compare import (compare_pair, compare_records, design_sets, render_compare,
+                           render_compare_page)
 from mmlab_log import parse_log
 from mmlab_records import bench_from_json
 from mmlab_resultsfile import load_run, write_results_json
@@ -144,6 +145,67 @@ class TestLoadingRuns(unittest.TestCase):
     def test_missing_folder_is_a_problem(self):
         run = load_run(os.path.join(tempfile.gettempdir(), "no-such-mmlab-results"))
         self.assertEqual([p.kind for p in run.problems], ["unreadable"])
+
+
+def renamed(records, old, new, bench="tlb"):
+    """Copies of records with bench's design old renamed new (another design set)."""
+    out = []
+    for r in records:
+        obj = r.to_dict()
+        if r.bench == bench and r.variant == old:
+            obj["variant"] = new
+        out.append(bench_from_json(obj, r.line)[0])
+    return out
+
+
+class TestDesignSets(unittest.TestCase):
+    """Issue 18: runs with different designs compare, each missing design named."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.a = parse_log(data("bench_page.log"))
+        cls.b = parse_log(data("bench_page.log"))
+        # B: tlb has gen where A has serial, pin lost its naive design, and one fewer CPU count.
+        cls.b.benches = [r for r in renamed(cls.a.benches, "serial", "gen")
+                         if not (r.bench == "pin" and (r.variant == "naive" or r.cpus == 1))]
+
+    def test_design_differences_named_per_bench(self):
+        self.assertEqual(design_sets(self.a.benches, self.b.benches),
+                         [("tlb", ["serial"], ["gen"]), ("pin", ["naive"], [])])
+        self.assertEqual(design_sets(self.a.benches, self.a.benches), [])
+
+    def test_bench_in_one_run_only(self):
+        ipi = [record(10.0, bench="ipi", variant="naive"), record(9.0, bench="ipi")]
+        self.assertEqual(design_sets(self.a.benches, self.a.benches + ipi),
+                         [("ipi", [], ["naive", "batched"])])
+
+    def test_rendered_without_error(self):
+        text = render_compare(self.a, self.b)
+        lines = text.splitlines()
+        self.assertIn("Designs in one run only (their results are listed after the table):",
+                      lines)
+        self.assertIn("  tlb: serial only in A; gen only in B", lines)
+        self.assertIn("  pin: naive only in A", lines)
+        # Shared designs are still compared side by side.
+        self.assertTrue(any(line.split()[:5] == ["tlb", "pages=8,remote=idle",
+                                                  "cycles_per_page", "cycles", "batched"]
+                            for line in lines))
+        only_a = lines[lines.index("Only in A:") + 1:lines.index("Only in B:")]
+        serial = [line for line in only_a if " serial " in line]
+        self.assertEqual(len(serial), 3)
+        self.assertTrue(all(line.endswith("(design not in B)") for line in serial))
+        # pin fixed at 1 CPU is missing from B, but B has the design: no such note.
+        fixed = [line for line in only_a if " fixed cpus=1" in line]
+        self.assertEqual(len(fixed), 1)
+        self.assertNotIn("design not in", fixed[0])
+        self.assertTrue(any(line.endswith("gen cpus=2: 6480 cycles ±3.41% (design not in A)")
+                            for line in lines))
+
+    def test_page_names_the_differences(self):
+        text = render_compare_page(self.a, self.b)
+        self.assertIn("tlb: serial only in A; gen only in B", text)
+        self.assertIn('id="bench-tlb"', text)
+        self.assertIn('id="bench-pin"', text)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from html.parser import HTMLParser
 
 from toolpath import data
 import mmlab_results
+from mmlab_compare import _change_class
 from mmlab_html import _ratio_class, accelerator, main, render_run_page, write_run_page
 from mmlab_log import parse_log
 from mmlab_plot import plotted_groups
@@ -221,6 +222,45 @@ class TestReportWritesPage(unittest.TestCase):
         self.assertIn("bench ipi cpus=1: outside its range", text)
 
 
+class TestComparePage(unittest.TestCase):
+    def setUp(self):
+        self.a, self.b = RunDir(), RunDir(missing=("pin-per_call-16-region-own",))
+        self.addCleanup(self.a.cleanup)
+        self.addCleanup(self.b.cleanup)
+        self.out = tempfile.mkdtemp(prefix="mmlab-html-compare-")
+        self.addCleanup(shutil.rmtree, self.out)
+        with contextlib.redirect_stdout(io.StringIO()):
+            status = mmlab_results.main(["compare", "--outdir", self.out,
+                                         os.path.join(self.a.dir, "serial.log"),
+                                         os.path.join(self.b.dir, "serial.log")])
+        self.assertEqual(status, 0)
+        with open(os.path.join(self.out, "index.html")) as f:
+            self.text = f.read()
+        self.page = parse_page(self.text)
+
+    def test_written_beside_the_text(self):
+        with open(os.path.join(self.out, "compare.txt")) as f:
+            self.assertIn("%change", f.read())
+
+    def test_sections_and_plots_side_by_side(self):
+        self.assertEqual([a["id"] for a in self.page.attrs_of("section")],
+                         ["bench-tlb", "bench-pin"])
+        alts = [a["alt"] for a in self.page.attrs_of("img") if a.get("class") == "plot"]
+        # Every plot of A and of B, A's first; B lacks one, which is shown as missing.
+        self.assertEqual(len(alts), 2 * len(self.a.stems) - 1)
+        self.assertEqual(alts[:2], ["A: tlb-pages-1-remote-idle", "B: tlb-pages-1-remote-idle"])
+        self.assertIn("plot missing: B: pin-per_call-16-region-own.png (not in B&#x27;s plots)",
+                      self.text)
+        for img in self.page.attrs_of("img"):
+            self.assertTrue(img["src"].startswith("data:image/png;base64,"))
+
+    def test_identical_runs_are_within_noise(self):
+        changes = [(cls, text) for row in self.page.rows for cls, text in row
+                   if text.startswith(("+", "-")) and "%" in text]
+        self.assertTrue(changes)
+        self.assertTrue(all("ns" in cls.split() for cls, _ in changes), changes)
+
+
 class TestMarks(unittest.TestCase):
     def test_ratio_classes(self):
         self.assertEqual(_ratio_class("2.00x"), "win")
@@ -229,6 +269,12 @@ class TestMarks(unittest.TestCase):
         self.assertEqual(_ratio_class("~1.03x"), "ns")
         self.assertEqual(_ratio_class("?1.03x"), "noci")
         self.assertEqual(_ratio_class("n/a"), "")
+
+    def test_compare_change_classes(self):
+        self.assertEqual(_change_class("%change", "+20.00% *", "r"), "r win")
+        self.assertEqual(_change_class("%change", "-20.00% *", "r"), "r loss")
+        self.assertEqual(_change_class("%change", "+1.00%  ", "r"), "r ns")
+        self.assertEqual(_change_class("bench", "tlb", "l"), "l")
 
     def test_accelerator_from_hypervisor(self):
         self.assertEqual(accelerator({"hypervisor": "TCGTCGTCGTCG"}), "TCG (QEMU's emulator)")
