@@ -20,7 +20,8 @@ usage: ./run.sh [options] [-- kernel-words...]
        ./run.sh --compare A B
 
 Builds mmlab, boots it in QEMU (or Bochs), runs every benchmark (or the self-tests) and
-writes results/<date-time>/: serial.log, results.json, table.txt, plots/.
+writes results/<date-time>/: serial.log, results.json, table.txt, plots/ and
+index.html (the results page: open it in a browser).
 
   --emulator qemu|bochs  QEMU (default) or Bochs 2.7, a second x86
                          implementation: boots the GRUB ISO (BIOS, pc) only
@@ -53,7 +54,9 @@ writes results/<date-time>/: serial.log, results.json, table.txt, plots/.
                          default 300 for self-tests, 3600 for benchmarks,
                          three times that under Bochs)
   --quiet                no progress lines while the guest runs
-  --compare A B          compare two results folders (or serial logs)
+  --compare A B          compare two results folders (or serial logs); also writes
+                         compare.txt and the page index.html to --results DIR
+                         (default results/compare-<date-time>)
   --help                 this text
   -- WORDS               extra kernel command-line words (key=value)
 
@@ -334,7 +337,9 @@ report() {
 main() {
 	parse_args "$@"
 	if [ ${#compare[@]} -eq 2 ]; then
-		exec "$PYTHON" "$here/tools/mmlab_results.py" compare "${compare[0]}" "${compare[1]}"
+		[ -n "$results" ] || results=$here/results/compare-$(date +%Y-%m-%d-%H%M%S)
+		say "comparison page: $results/index.html"
+		exec "$PYTHON" "$here/tools/mmlab_results.py" compare --outdir "$results" "${compare[0]}" "${compare[1]}"
 	fi
 	install_missing
 	build
@@ -365,6 +370,7 @@ main() {
 	if [ "$rc" != 2 ] && [ "$rc" != 3 ]; then report; fi
 	if [ "$rc" = 2 ]; then grep -h '^mmlab: error:' "$results/serial.log" >&2; fi
 	say "results in $results"
+	[ "$mode" != bench ] || [ ! -f "$results/index.html" ] || say "results page: $results/index.html"
 	exit "$rc"
 }
 

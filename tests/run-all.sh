@@ -343,7 +343,7 @@ expect_run bench-tlb-timeout 1 --bench tlb --accel tcg --boot kernel --smp 4 -- 
 check bench_tlb_timeout_names_cpu "$(has "$last_log" 'did not answer within 1 ms: out of the run')"
 check bench_tlb_timeout_case_fails "$(has "$last_log" '^# bench FAIL tlb ')"
 check bench_tlb_timeout_run_fails "$(has "$last_log" '^MMLAB-DONE .*"status":"fail"')"
-"$here/run.sh" --compare "$bench_runs/A" "$bench_runs/B" > "$bench_runs/compare.txt" 2>&1
+"$here/run.sh" --compare "$bench_runs/A" "$bench_runs/B" --results "$bench_runs/compare" > "$bench_runs/compare.txt" 2>&1
 check bench_compare_runs "$([ $? = 0 ] && echo 1 || echo 0)"
 check bench_compare_change_column "$(has "$bench_runs/compare.txt" '%change')"
 # Issue 16: every result carries its samples, the variants' runs alternate,
@@ -378,6 +378,15 @@ check bench_no_result_reason "$(has "$last_log" '^MMLAB-DONE .*"skipped":1,"stat
 	echo "1..$ncase"
 	printf '%s\n' "${results[@]}"
 } > "$contract"
+
+# ---- results pages in a real browser (issue 20) ---------------------------------
+
+# The page of the bench-all run and the --compare page above, rendered by headless
+# Chromium: every plot decoded, a section per benchmark, a screenshot kept in
+# $logs/results-page/, and a copy with one plot corrupted must be caught.
+note "results pages in headless Chromium"
+"$PYTHON" "$here/tests/tools/page_check.py" "$logs/results-page" "$bench_runs/all" \
+	"$bench_runs/compare" "$bench_runs/A" > "$logs/results-page.ktap" 2> "$logs/results-page.stderr"
 
 # ---- lab machines (issue 10): what the boots above showed, and failure paths ----
 
