@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import html
+import json
 import os
 import re
 import sys
@@ -27,6 +28,7 @@ import sys
 from mmlab_log import parse_log, read_lines
 from mmlab_plot import plotted_groups
 from mmlab_resultsfile import load_run
+from mmlab_records import NAIVE
 from mmlab_table import LEGEND, NO_INTERVAL, NOT_SIGNIFICANT, section_table, table_sections
 
 PAGE_NAME = "index.html"
@@ -37,22 +39,25 @@ SKIP_RE = re.compile(r"^# (?:WARN )?bench\b.*\bskipped\b")
 # CPUID leaf 0x40000000 vendor strings of the accelerators QEMU offers.
 ACCELERATORS = {"TCGTCGTCGTCG": "TCG (QEMU's emulator)", "KVMKVMKVM": "KVM"}
 BIAS_WORDS = "a bias in the set-up"
+# How table.txt puts naive's and a design's values in one cell.
+PAIR_SEP = " / "
 
 CSS = """
-body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em auto; max-width: 1400px;
+body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em auto;
        padding: 0 1em; color: #222; }
 h1 { font-size: 1.5em; } h2 { border-bottom: 2px solid #888; margin-top: 2em; }
 h3 { font-size: 1em; margin: 1.5em 0 .3em; }
 table { border-collapse: collapse; margin: .3em 0 1em; }
 th, td { border: 1px solid #ccc; padding: 2px 6px; white-space: nowrap; }
 th { background: #eee; } td.r { text-align: right; font-variant-numeric: tabular-nums; }
-table.facts th { text-align: left; } table.facts td { white-space: normal; }
+table.facts th { text-align: left; } table.facts td { white-space: normal; max-width: 90em; }
 td.win { background: #c8f0c8; font-weight: bold; } td.loss { background: #f8c8c8;
   font-weight: bold; } td.ns, td.noci { color: #777; } td.bias { background: #ffe08a; }
 .plots { display: flex; flex-wrap: wrap; gap: 8px; }
 .designs { display: flex; flex-wrap: wrap; gap: 0 16px; align-items: flex-start; }
 caption { text-align: left; font-weight: bold; font-size: 13px; }
 td.l { white-space: normal; max-width: 22em; }
+tr.base td { border-top: 2px solid #888; background: #f6f6f6; }
 figure { margin: 0; width: 640px; } figure img { width: 100%; border: 1px solid #ddd; }
 figcaption { font-size: 12px; color: #555; } .missing { border: 2px dashed #c00;
   padding: 1em; color: #c00; } .bad { color: #b00; font-weight: bold; }
@@ -141,14 +146,15 @@ def _ratio_class(text):
     return "win" if value > 1 else "loss" if value < 1 else ""
 
 
-def html_table(headers, rows, align, classes=None):
+def html_table(headers, rows, align, classes=None, row_classes=None):
     """An HTML table of text cells; classes(header, cell, align) gives each cell's class."""
     classes = classes or cell_class
     head = "".join(f"<th>{esc(h)}</th>" for h in headers)
     body = []
-    for row in rows:
+    for i, row in enumerate(rows):
         cells = "".join(_td(classes(h, c, a), c) for h, c, a in zip(headers, row, align))
-        body.append(f"<tr>{cells}</tr>")
+        css = row_classes[i] if row_classes else ""
+        body.append(f"<tr class=\"{css}\">{cells}</tr>" if css else f"<tr>{cells}</tr>")
     return f"<table><tr>{head}</tr>{''.join(body)}</table>"
 
 
@@ -206,24 +212,95 @@ def bench_section(name, log, outdir, skips):
 
 
 def _group_tables(records, name):
-    """(group, [HTML table of naive vs each design]) for benchmark name's groups.
+    """(group, [HTML tables]) for benchmark name's groups: one table per group.
 
-    The tables are table.txt's sections (mmlab_table.section_table), so a
-    column added there appears here too; a group's designs sit side by side.
+    The tables come from table.txt's sections (mmlab_table.section_table),
+    so a column added there appears here too. A group's sections (naive
+    against each design) are merged into one table, a row per design under
+    naive's (merge_sections); sections that do not line up stay apart.
     """
-    out = []
+    by_group = []
     for group, improved in table_sections(records):
         if group.bench != name:
             continue
-        title, headers, rows, align = section_table(group, improved)
-        caption = title[title.rfind("(") + 1:-1] if title.endswith(")") else title
-        table = html_table(headers, rows, align).replace(
-            "<table>", f"<table><caption>{esc(caption)}</caption>", 1)
-        if out and out[-1][0] is group:
-            out[-1][1].append(table)
-        else:
-            out.append((group, [table]))
+        if not by_group or by_group[-1][0] is not group:
+            by_group.append((group, []))
+        by_group[-1][1].append((improved, *section_table(group, improved)[1:]))
+    out = []
+    for group, sections in by_group:
+        merged = merge_sections(sections)
+        if merged:
+            headers, rows, align, row_classes = merged
+            out.append((group, [html_table(headers, rows, align, row_classes=row_classes)]))
+            continue
+        out.append((group, [html_table(h, r, a).replace(
+            "<table>", f"<table><caption>{esc(NAIVE)} vs {esc(v)}</caption>", 1)
+            for v, h, r, a in sections]))
     return out
+
+
+def _design_header(header, variant):
+    """A section header with its design's name taken out: 'batched (cycles)' -> 'median (cycles)'."""
+    if variant and (header == variant or header.startswith(variant + " ")):
+        return "median" + header[len(variant):]
+    return header
+
+
+def _split_pair(cell):
+    """('naive part', 'design part') of a 'naive / design' cell, or None."""
+    parts = cell.split(PAIR_SEP)
+    return (parts[0], parts[1]) if len(parts) == 2 else None
+
+
+def merge_sections(sections):
+    """One (headers, rows, align, row classes) for a group's sections, or None.
+
+    sections: (design, headers, rows, align) of naive against each design.
+    Each section's columns before its design's median are naive's (and the
+    CPU count); they must be the same in every section. The columns from
+    the design's median on become the columns of a design row; a column
+    whose every cell is 'naive / design' gives naive its half on naive's row.
+    """
+    cut = _common_cut(sections)
+    if cut is None:
+        return None
+    _, h0, rows0, a0 = sections[0]
+    cols = [_design_header(h, sections[0][0]) for h in h0[cut:]]
+    naive_cols = {_design_header(h, NAIVE): j for j, h in enumerate(h0[:cut])}
+    lead = [j for j, h in enumerate(h0[:cut]) if _design_header(h, NAIVE) not in cols]
+    paired = {j for j in range(len(cols))
+              if all(_split_pair(r[cut + j]) for _, _, rows, _ in sections for r in rows)}
+    headers = [h0[j] for j in lead] + ["design"] + cols
+    rows, classes = [], []
+    for i, row in enumerate(rows0):
+        base = [row[naive_cols[c]] if c in naive_cols else
+                _split_pair(row[cut + j])[0] if j in paired else "" for j, c in enumerate(cols)]
+        rows.append([row[j] for j in lead] + [NAIVE] + base)
+        classes.append("base")
+        for v, _, vrows, _ in sections:
+            cells = [_split_pair(c)[1] if j in paired else c
+                     for j, c in enumerate(vrows[i][cut:])]
+            rows.append([vrows[i][j] for j in lead] + [v or "improved"] + cells)
+            classes.append("")
+    return headers, rows, "".join(a0[j] for j in lead) + "l" + a0[cut:], classes
+
+
+def _common_cut(sections):
+    """Where every section's design columns start, if naive's columns before are all alike."""
+    cuts = {_first_design_column(v, h) for v, h, _, _ in sections}
+    if len(cuts) != 1 or None in cuts:
+        return None
+    cut = cuts.pop()
+    naive_parts = {json.dumps([h[:cut]] + [r[:cut] for r in rows]) for _, h, rows, _ in sections}
+    design_headers = {tuple(_design_header(x, v) for x in h[cut:]) for v, h, _, _ in sections}
+    return cut if len(naive_parts) == 1 and len(design_headers) == 1 else None
+
+
+def _first_design_column(variant, headers):
+    """Where a section's design columns start: its design's median; None if not found."""
+    name = variant or "improved"
+    return next((j for j, h in enumerate(headers) if h == name or h.startswith(name + " ")),
+                None)
 
 
 def failure_text(f):
@@ -266,6 +343,9 @@ def legend():
             items[-1] += " " + line.strip()
         else:
             items.append(line)
+    items.append("On this page a group's designs share one table: naive's row first, then "
+                 "one row per design, each with its ratio against naive; a 'naive / design' "
+                 "cell of table.txt (outliers, counters) is split between the two rows.")
     items.append("Colours: green, the improved design wins significantly; red, it loses "
                  f"significantly; grey, '{NOT_SIGNIFICANT}' or '{NO_INTERVAL}' (no "
                  "significant difference); yellow note, a control that differs from 1.")
