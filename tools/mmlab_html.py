@@ -117,10 +117,19 @@ def header_facts(header, qemu_cmd=None):
              ("memory", f"{mem // (1 << 20)} MiB" if isinstance(mem, int) else "?"),
              ("TSC", f"{header.get('tsc_hz')} Hz ({header.get('tsc_method')})"),
              ("kernel command line", header.get("cmdline"))]
-    pairs += [(k, header[k]) for k in ("spinlock", "compiler", "trace_overhead") if k in header]
+    pairs += [(k, header[k]) for k in ("spinlock", "compiler") if k in header]
     if qemu_cmd:
         pairs.append(("QEMU command", qemu_cmd))
     return pairs
+
+
+def all_header_fields(header):
+    """Every field of the header line, folded away: those the summary leaves out too."""
+    if not header:
+        return ""
+    pairs = [(k, v if isinstance(v, str) else json.dumps(v)) for k, v in header.items()]
+    return ("<details><summary>All header fields (the run's MMLAB line)</summary>"
+            + facts_table(pairs) + "</details>")
 
 
 def cell_class(header, text, align):
@@ -358,7 +367,8 @@ def render_run_page(log, outdir):
     name = os.path.basename(os.path.normpath(outdir))
     skips = skip_lines(log.path)
     body = [f"<h1>mmlab results: {esc(name)}</h1>",
-            facts_table(header_facts(log.header, _read_text(outdir, "qemu-cmd.txt")))]
+            facts_table(header_facts(log.header, _read_text(outdir, "qemu-cmd.txt"))),
+            all_header_fields(log.header)]
     body += status_block(log, skips)
     if os.path.exists(os.path.join(outdir, TRACE_NAME)):
         body.append(f"<p>Trace: <a href=\"{TRACE_NAME}\">{TRACE_NAME}</a> (Chrome trace "

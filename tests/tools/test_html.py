@@ -118,6 +118,13 @@ class TestRunPage(unittest.TestCase):
                      "bios", "mode=bench bench=tlb iters=8 cpus=2 remote=idle"):
             self.assertIn(want, text)
 
+    def test_every_header_field_shown(self):
+        # Fields the summary does not name (a new one, say) are on the page all the same.
+        text = "".join(self.page.text)
+        for key in ("tsc_skew_cycles", "ap_bringup_us", "x2apic_cpu", "console"):
+            self.assertIn(key, text)
+        self.assertIn('"source": "default"', text)
+
     def test_every_plot_inline_once(self):
         imgs = [a for a in self.page.attrs_of("img") if a.get("class") == "plot"]
         # Each in its benchmark's section: tlb's (the sweep last), then pin's.
@@ -133,7 +140,7 @@ class TestRunPage(unittest.TestCase):
         tables, current = [], None
         for row in self.page.rows:
             texts = [text for _, text in row]
-            if texts and texts[0] == first_header:
+            if len(texts) > 2 and texts[0] == first_header:
                 current = [texts]
                 tables.append(current)
             elif current is not None:
