@@ -29,7 +29,7 @@ from mmlab_log import parse_log, read_lines
 from mmlab_plot import plotted_groups
 from mmlab_resultsfile import load_run
 from mmlab_records import NAIVE
-from mmlab_table import LEGEND, NO_INTERVAL, NOT_SIGNIFICANT, section_table, table_sections
+from mmlab_table import LEGEND, NO_INTERVAL, NOT_SIGNIFICANT, table_sections
 
 PAGE_NAME = "index.html"
 TRACE_NAME = "trace.json"
@@ -223,18 +223,18 @@ def bench_section(name, log, outdir, skips):
 def _group_tables(records, name):
     """(group, [HTML tables]) for benchmark name's groups: one table per group.
 
-    The tables come from table.txt's sections (mmlab_table.section_table),
+    The tables come from table.txt's sections (mmlab_table.table_sections),
     so a column added there appears here too. A group's sections (naive
     against each design) are merged into one table, a row per design under
     naive's (merge_sections); sections that do not line up stay apart.
     """
     by_group = []
-    for group, improved in table_sections(records):
-        if group.bench != name:
+    for sec in table_sections(records):
+        if sec.group.bench != name:
             continue
-        if not by_group or by_group[-1][0] is not group:
-            by_group.append((group, []))
-        by_group[-1][1].append((improved, *section_table(group, improved)[1:]))
+        if not by_group or by_group[-1][0] is not sec.group:
+            by_group.append((sec.group, []))
+        by_group[-1][1].append((sec.improved, sec.headers, sec.rows, sec.align))
     out = []
     for group, sections in by_group:
         merged = merge_sections(sections)

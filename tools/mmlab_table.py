@@ -22,7 +22,9 @@ cases and a failing trailer are listed after the sections.
 """
 from mmlab_format import (describe_run, format_count, format_number, format_percent,
                           format_ratio, format_spread, render_table)
-from mmlab_groups import group_results
+from typing import List, NamedTuple, Optional
+
+from mmlab_groups import Group, group_results
 from mmlab_records import NAIVE
 from mmlab_stats import (BOOTSTRAP_REPS, BOOTSTRAP_SEED, CI_MIN_N, CI_TARGET_PCT,
                          bootstrap_ratio_ci, ci_halfwidth_pct, improvement_ratio,
@@ -57,8 +59,8 @@ def render_results_table(records, header=None, problems=(), failures=(), trailer
     sections = table_sections(records)
     if not sections:
         lines += ["", "No benchmark results."]
-    for group, improved in sections:
-        lines += [""] + render_section(group, improved)
+    for section in sections:
+        lines += ["", section.title] + render_table(section.headers, section.rows, section.align)
     lines += render_failures(failures) + render_status(trailer)
     if problems:
         lines += ["", f"{len(problems)} problem(s) in the log; see results.json:"]
@@ -66,12 +68,21 @@ def render_results_table(records, header=None, problems=(), failures=(), trailer
     return "\n".join(lines) + "\n"
 
 
-def table_sections(records):
-    """(group, improved variant or None) for each section of the table, in order.
+class Section(NamedTuple):
+    """One section of the table, before any layout: mmlab_html shows the same ones."""
 
-    mmlab_html lays out the same sections as HTML.
-    """
-    return [(group, improved) for group in group_results(records)
+    group: Group
+    improved: Optional[str]
+    title: str
+    headers: List[str]
+    rows: List[List[str]]
+    align: str
+
+
+def table_sections(records):
+    """Every Section of the table of records, in order: naive against each design."""
+    return [Section(group, improved, *section_table(group, improved))
+            for group in group_results(records)
             for improved in group.improved_variants() or [None]]
 
 
@@ -207,5 +218,5 @@ def _counter(rec, name):
 
 
 __all__ = ["render_results_table", "render_section", "section_table", "table_sections",
-           "section_row", "main_counters",
+           "Section", "section_row", "main_counters",
            "counter_label", "compare_pair", "format_percent"]

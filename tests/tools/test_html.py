@@ -20,7 +20,6 @@ from mmlab_compare import _change_class
 from mmlab_html import _ratio_class, accelerator, main, render_run_page, write_run_page
 from mmlab_log import parse_log
 from mmlab_plot import plotted_groups
-from mmlab_table import section_table, table_sections
 
 # A valid 1x1 PNG: what the tests put where gnuplot's plots would be.
 PNG_1X1 = base64.b64decode(
@@ -160,31 +159,25 @@ class TestRunPage(unittest.TestCase):
         at = head.index("ipi_sent")
         self.assertEqual([r[at] for r in rows], ["1", "0.125", "0.125"])
 
+    def patch_sections(self, change):
+        """Make the page's mmlab_table.table_sections pass each Section through change."""
+        real = mmlab_html.table_sections
+        mmlab_html.table_sections = lambda records: [change(s) for s in real(records)]
+        self.addCleanup(setattr, mmlab_html, "table_sections", real)
+
     def test_a_new_column_flows_through(self):
         # A column mmlab_table adds (a Linux peer, say) reaches the page without a change here.
-        real = mmlab_html.section_table
-
-        def with_peer(group, improved):
-            title, headers, rows, align = real(group, improved)
-            return (title, headers + ["linux (cycles)"],
-                    [r + [f"peer{r[0]}"] for r in rows], align + "r")
-        mmlab_html.section_table = with_peer
-        self.addCleanup(setattr, mmlab_html, "section_table", real)
+        self.patch_sections(lambda s: s._replace(
+            headers=s.headers + ["linux (cycles)"], rows=[r + [f"peer{r[0]}"] for r in s.rows],
+            align=s.align + "r"))
         self.page = parse_page(self.run.page())
         head, *rows = self.table_rows()[1]
         self.assertEqual(head[-1], "linux (cycles)")
         self.assertEqual([r[-1] for r in rows], ["", "peer2", "peer2"])
 
     def test_sections_that_do_not_line_up_stay_apart(self):
-        real = mmlab_html.section_table
-
-        def odd(group, improved):
-            title, headers, rows, align = real(group, improved)
-            if improved == "serial":
-                headers = headers[:-1] + ["serial note"]
-            return title, headers, rows, align
-        mmlab_html.section_table = odd
-        self.addCleanup(setattr, mmlab_html, "section_table", real)
+        self.patch_sections(lambda s: s._replace(headers=s.headers[:-1] + ["serial note"])
+                            if s.improved == "serial" else s)
         text = self.run.page()
         self.assertIn("<caption>naive vs batched</caption>", text)
         self.assertIn("<caption>naive vs serial</caption>", text)
