@@ -7,7 +7,8 @@ The page holds the run's header (machine, CPU, accelerator, firmware,
 command lines, version), one section per benchmark with the tables of
 table.txt laid out as HTML (the same sections, headers and cells, from
 mmlab_table) and the plots of plots/ inline as base64 PNG data: URIs, the
-failed and skipped cases, and a link to trace.json when the run has one.
+failed and skipped cases, and a link to trace.json when the run has one
+(with trace-timeline.png inline when it is there too).
 Nothing is fetched from the network: the CSS is inline and the only script
 is a few lines that count the plots the browser decoded into
 #plot-check (data-loaded, data-total), which the browser test reads.
@@ -33,6 +34,8 @@ from mmlab_table import LEGEND, NO_INTERVAL, NOT_SIGNIFICANT, table_sections
 
 PAGE_NAME = "index.html"
 TRACE_NAME = "trace.json"
+# The timeline run.sh --trace draws beside trace.json.
+TRACE_PLOT = "trace-timeline.png"
 PLOTS_DIR = "plots"
 # A skipped case: '# bench NAME cpus=K: outside its range ...: skipped' and the like.
 SKIP_RE = re.compile(r"^# (?:WARN )?bench\b.*\bskipped\b")
@@ -370,15 +373,25 @@ def render_run_page(log, outdir):
             facts_table(header_facts(log.header, _read_text(outdir, "qemu-cmd.txt"))),
             all_header_fields(log.header)]
     body += status_block(log, skips)
-    if os.path.exists(os.path.join(outdir, TRACE_NAME)):
-        body.append(f"<p>Trace: <a href=\"{TRACE_NAME}\">{TRACE_NAME}</a> (Chrome trace "
-                    "events: open it in Perfetto or chrome://tracing)</p>")
+    body += trace_block(outdir)
     names = bench_names(log, skips)
     body.append("<p>Benchmarks: " + ", ".join(
         f"<a href=\"#bench-{esc(n)}\">{esc(n)}</a>" for n in names) + "</p>" if names
         else "<p class=\"bad\">No benchmark results.</p>")
     body += [legend()] + [bench_section(n, log, outdir, skips) for n in names]
     return page(f"mmlab results {name}", body)
+
+
+def trace_block(outdir):
+    """The link to trace.json (and its timeline, inline) when the run has them."""
+    if not os.path.exists(os.path.join(outdir, TRACE_NAME)):
+        return []
+    parts = [f"<p>Trace: <a href=\"{TRACE_NAME}\">{TRACE_NAME}</a> (Chrome trace events: "
+             "open it in Perfetto or chrome://tracing)</p>"]
+    timeline = os.path.join(outdir, TRACE_PLOT)
+    if os.path.exists(timeline):
+        parts.append("<div class=\"plots\">" + plot_figure(timeline, TRACE_PLOT[:-4]) + "</div>")
+    return parts
 
 
 def _read_text(outdir, filename):

@@ -24,6 +24,7 @@ from html.parser import HTMLParser
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.normpath(os.path.join(HERE, "..", "..", "tools")))
 from mmlab_log import parse_log  # noqa: E402
+from mmlab_html import TRACE_PLOT  # noqa: E402
 from mmlab_plot import plotted_groups  # noqa: E402
 
 BROWSERS = ("chromium", "chromium-browser")
@@ -167,6 +168,7 @@ def main(argv):
         return 0
     # As many plots as the run's results call for (mmlab_plot), each a PNG in plots/.
     pngs = len(plotted_groups(parse_log(os.path.join(run_dir, "serial.log")).benches))
+    pngs += all(os.path.exists(os.path.join(run_dir, f)) for f in ("trace.json", TRACE_PLOT))
     page = os.path.join(run_dir, "index.html")
     ktap.check("results_page_written", os.path.isfile(page), f"no {page}")
     if os.path.isfile(page):

@@ -217,6 +217,10 @@ class TestRunPageEdges(unittest.TestCase):
         self.addCleanup(run.cleanup)
         hrefs = [a.get("href") for a in parse_page(run.page()).attrs_of("a")]
         self.assertIn("trace.json", hrefs)
+        self.assertNotIn('alt="trace-timeline"', run.page())
+        shutil.copy(os.path.join(run.dir, "plots", run.stems[0] + ".png"),
+                    os.path.join(run.dir, "trace-timeline.png"))
+        self.assertIn('alt="trace-timeline"', run.page())
 
     def test_missing_plot_is_shown_not_dropped(self):
         run = RunDir(missing=("tlb-pages-8-remote-idle",))
