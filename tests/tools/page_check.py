@@ -21,6 +21,7 @@ import sys
 import tempfile
 from html.parser import HTMLParser
 
+sys.dont_write_bytecode = True  # keep tools/ free of __pycache__, as run.py does
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.normpath(os.path.join(HERE, "..", "..", "tools")))
 from mmlab_log import parse_log  # noqa: E402
