@@ -252,7 +252,7 @@ def _group_tables(records, name):
 
 
 def _design_header(header, variant):
-    """A section header with its design's name taken out: 'batched (cycles)' -> 'median (cycles)'."""
+    """header without its design's name: 'batched (cycles)' -> 'median (cycles)'."""
     if variant and (header == variant or header.startswith(variant + " ")):
         return "median" + header[len(variant):]
     return header
