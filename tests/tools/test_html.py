@@ -23,7 +23,8 @@ from mmlab_plot import plotted_groups
 
 # A valid 1x1 PNG: what the tests put where gnuplot's plots would be.
 PNG_1X1 = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJ"
+    "RU5ErkJggg==")
 
 
 class PageParser(HTMLParser):
