@@ -270,31 +270,69 @@ def merge_sections(sections):
     sections: (design, headers, rows, align) of naive against each design.
     Each section's columns before its design's median are naive's (and the
     CPU count); they must be the same in every section. The columns from
-    the design's median on become the columns of a design row; a column
-    whose every cell is 'naive / design' gives naive its half on naive's row.
+    the design's median on become the columns of a design row, in the order
+    the sections give them (a column only some sections have, a counter or
+    a peer's, is blank on the others' rows); a column whose every cell is
+    'naive / design' gives naive its half on naive's row.
     """
     cut = _common_cut(sections)
     if cut is None:
         return None
+    parts = [_design_part(v, h, rows, a, cut) for v, h, rows, a in sections]
+    cols = _ordered_union([list(p["align"]) for p in parts])
     _, h0, rows0, a0 = sections[0]
-    cols = [_design_header(h, sections[0][0]) for h in h0[cut:]]
-    naive_cols = {_design_header(h, NAIVE): j for j, h in enumerate(h0[:cut])}
-    lead = [j for j, h in enumerate(h0[:cut]) if _design_header(h, NAIVE) not in cols]
-    paired = {j for j in range(len(cols))
-              if all(_split_pair(r[cut + j]) for _, _, rows, _ in sections for r in rows)}
-    headers = [h0[j] for j in lead] + ["design"] + cols
+    naive_at = {k: j for j, k in enumerate(_keyed([_design_header(h, NAIVE) for h in h0[:cut]]))}
+    lead = [j for k, j in naive_at.items() if k not in cols]
+    paired = {k for k in cols if all(_split_pair(c) for p in parts if k in p["align"]
+                                     for row in p["rows"] for c in [row[k]])}
     rows, classes = [], []
     for i, row in enumerate(rows0):
-        base = [row[naive_cols[c]] if c in naive_cols else
-                _split_pair(row[cut + j])[0] if j in paired else "" for j, c in enumerate(cols)]
-        rows.append([row[j] for j in lead] + [NAIVE] + base)
+        rows.append([row[j] for j in lead] + [NAIVE] + [_naive_cell(k, row, naive_at, paired, parts, i)
+                                                        for k in cols])
         classes.append("base")
-        for v, _, vrows, _ in sections:
-            cells = [_split_pair(c)[1] if j in paired else c
-                     for j, c in enumerate(vrows[i][cut:])]
-            rows.append([vrows[i][j] for j in lead] + [v or "improved"] + cells)
+        for v, p in zip((s[0] for s in sections), parts):
+            cells = [p["rows"][i].get(k, "") for k in cols]
+            rows.append([row[j] for j in lead] + [v or "improved"] + [
+                _split_pair(c)[1] if k in paired and c else c for k, c in zip(cols, cells)])
             classes.append("")
-    return headers, rows, "".join(a0[j] for j in lead) + "l" + a0[cut:], classes
+    align = "".join(a0[j] for j in lead) + "l" + "".join(
+        next(p["align"][k] for p in parts if k in p["align"]) for k in cols)
+    return [h0[j] for j in lead] + ["design"] + [k[0] for k in cols], rows, align, classes
+
+
+def _design_part(variant, headers, rows, align, cut):
+    """A section's design columns keyed by (name, occurrence): their alignment and cells."""
+    keys = _keyed([_design_header(h, variant) for h in headers[cut:]])
+    return {"align": dict(zip(keys, align[cut:])),
+            "rows": [dict(zip(keys, row[cut:])) for row in rows]}
+
+
+def _naive_cell(key, row, naive_at, paired, parts, i):
+    """naive's cell in column key: its own column, else its half of a paired cell."""
+    if key in naive_at:
+        return row[naive_at[key]]
+    if key in paired:
+        return next(_split_pair(p["rows"][i][key])[0] for p in parts if key in p["align"])
+    return ""
+
+
+def _keyed(names):
+    """(name, how many times it came before): '±CI' is both a design's and a peer's."""
+    return [(n, names[:j].count(n)) for j, n in enumerate(names)]
+
+
+def _ordered_union(lists):
+    """The keys of every list once, each after the key its list had before it."""
+    out = []
+    for keys in lists:
+        at = 0
+        for k in keys:
+            if k in out:
+                at = out.index(k) + 1
+            else:
+                out.insert(at, k)
+                at += 1
+    return out
 
 
 def _common_cut(sections):
@@ -304,8 +342,7 @@ def _common_cut(sections):
         return None
     cut = cuts.pop()
     naive_parts = {json.dumps([h[:cut]] + [r[:cut] for r in rows]) for _, h, rows, _ in sections}
-    design_headers = {tuple(_design_header(x, v) for x in h[cut:]) for v, h, _, _ in sections}
-    return cut if len(naive_parts) == 1 and len(design_headers) == 1 else None
+    return cut if len(naive_parts) == 1 else None
 
 
 def _first_design_column(variant, headers):

@@ -176,8 +176,29 @@ class TestRunPage(unittest.TestCase):
         self.assertEqual(head[-1], "linux (cycles)")
         self.assertEqual([r[-1] for r in rows], ["", "peer2", "peer2"])
 
+    def test_a_column_of_one_design_only(self):
+        # A peer's columns come with one design's section only (and counters differ by
+        # design): the table keeps them, blank on the other rows.
+        def peer_on_batched(s):
+            if s.improved != "batched":
+                return s
+            at = s.headers.index("outliers") + 1
+            return s._replace(headers=s.headers[:at] + ["linux batched (cycles)", "±CI"]
+                              + s.headers[at:],
+                              rows=[r[:at] + ["7000", "±1.0%"] + r[at:] for r in s.rows],
+                              align=s.align[:at] + "rr" + s.align[at:])
+        self.patch_sections(peer_on_batched)
+        self.page = parse_page(self.run.page())
+        head, *rows = self.table_rows()[1]
+        self.assertEqual(head[:10], ["cpus", "design", "median (cycles)", "±CI", "ratio",
+                                     "95% CI", "outliers", "linux batched (cycles)", "±CI",
+                                     "ipi_sent"])
+        self.assertEqual([r[7:10] for r in rows],
+                         [["", "", "1"], ["7000", "±1.0%", "0.125"], ["", "", "0.125"]])
+
     def test_sections_that_do_not_line_up_stay_apart(self):
-        self.patch_sections(lambda s: s._replace(headers=s.headers[:-1] + ["serial note"])
+        # naive's own columns differ between two sections: they are not one table.
+        self.patch_sections(lambda s: s._replace(rows=[r[:1] + ["0"] + r[2:] for r in s.rows])
                             if s.improved == "serial" else s)
         text = self.run.page()
         self.assertIn("<caption>naive vs batched</caption>", text)
