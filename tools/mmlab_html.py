@@ -120,7 +120,9 @@ def header_facts(header, qemu_cmd=None):
              ("memory", f"{mem // (1 << 20)} MiB" if isinstance(mem, int) else "?"),
              ("TSC", f"{header.get('tsc_hz')} Hz ({header.get('tsc_method')})"),
              ("kernel command line", header.get("cmdline"))]
-    pairs += [(k, header[k]) for k in ("spinlock", "compiler") if k in header]
+    # trace: run.sh --trace's state and its measured overhead (an object).
+    pairs += [(k, header[k] if isinstance(header[k], str) else json.dumps(header[k]))
+              for k in ("spinlock", "compiler", "trace") if k in header]
     if qemu_cmd:
         pairs.append(("QEMU command", qemu_cmd))
     return pairs

@@ -118,6 +118,13 @@ class TestRunPage(unittest.TestCase):
                      "bios", "mode=bench bench=tlb iters=8 cpus=2 remote=idle"):
             self.assertIn(want, text)
 
+    def test_trace_state_in_the_summary(self):
+        run = RunDir(plots=False)
+        self.addCleanup(run.cleanup)
+        run.log.header["trace"] = {"enabled": True, "record_cycles": 161}
+        facts = parse_page(run.page()).rows[:14]
+        self.assertIn([("", "trace"), ("", '{"enabled": true, "record_cycles": 161}')], facts)
+
     def test_every_header_field_shown(self):
         # Fields the summary does not name (a new one, say) are on the page all the same.
         text = "".join(self.page.text)
