@@ -79,7 +79,7 @@ static void note_pinned_fixed(struct mm *mm)
 /*
  * ---- large folio refcount: per folio (folio) ----
  * Joao Martins, "mm/gup: grab head page refcount once for group of
- * subpages" (Linux 5.12, 2021): pinning a run of pages that lie in one
+ * subpages" (2021): pinning a run of pages that lie in one
  * compound page adds the whole run to its head in one atomic, instead of
  * one per subpage; the commit reports a 16 GB hugetlb pin going from
  * 87.6k to 12.8k us. Promises one PCPU_PIN_REF_ATOMICS per run of pages of
