@@ -68,6 +68,7 @@ TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/te
 	tests/test_smpboot.c tests/test_traps.c tests/test_tsc.c
 TEST_KERNEL_SRCS += tests/test_mapping_flush.c
 TEST_KERNEL_SRCS += tests/test_pin_folio.c
+TEST_KERNEL_SRCS += tests/test_faultlock_fork.c
 # make TEST_DESIGN=1 (best with its own O=): adds the example designs of
 # tests/design_example.c to their tables, the "adding a design" proof (docs/design.md).
 ifeq ($(TEST_DESIGN),1)
