@@ -338,6 +338,12 @@ static void run_sweep(const struct bench *b, const unsigned *counts, unsigned nc
 			continue;
 		for (unsigned k = 0; k < ncounts; k++) {
 			c.ncpus = counts[k];
+			if (b->case_min_cpus && counts[k] < b->case_min_cpus(c.bcase)) {
+				printk("# bench %s cpus=%u: this case needs %u CPUs: skipped\n", b->name,
+				       counts[k], b->case_min_cpus(c.bcase));
+				count_skipped(out, bench_ndesigns(b), false);
+				continue;
+			}
 			if (counts[k] >= b->min_cpus && (!b->max_cpus || counts[k] <= b->max_cpus)) {
 				run_case(&c, opt, out);
 				continue;

@@ -66,6 +66,13 @@ struct bench {
 	unsigned min_cpus;             /* smaller CPU counts of the sweep are skipped */
 	unsigned max_cpus;             /* larger ones too (0: no limit) */
 	/*
+	 * Optional: the fewest CPUs parameter set @bc needs, beyond min_cpus
+	 * (a case with a CPU of its own for a writer, say); smaller counts of
+	 * the sweep skip that case alone, counted as skipped but never as
+	 * asked for (cpus=1 still runs the bench's other cases).
+	 */
+	unsigned (*case_min_cpus)(const struct bench_case *bc);
+	/*
 	 * Only CPU index 0 runs the loop; the other participating CPUs stay in
 	 * their idle loop (halted, interrupts on) and take part by answering
 	 * IPIs, as an idle machine's CPUs would, unless the benchmark hands

@@ -17,17 +17,32 @@
  *   naive: every fault takes the shared mapping lock's read side, so its
  *          cache line bounces between the K CPUs (fault_lock_ops_naive)
  *   fixed: only faults on shareable regions take it (fault_lock_ops_fixed)
- * Parameter region: "private" (anonymous private: fixed takes no lock) or
- * "shareable" (MM_PT_SHAREABLE: both designs must take it). Metric: faults
- * per second over all CPUs; the BENCH line adds faults per second per CPU.
+ *   vma_lock: those take their region's own lock instead, one line per
+ *          region (fault_lock_ops_vma_lock, Kravetz 2022)
+ * Parameter region: "private" (anonymous private: fixed and vma_lock take
+ * no lock) or "shareable" (MM_PT_SHAREABLE: naive and fixed must take the
+ * mapping lock, vma_lock the region's). Parameter writer: "none", or
+ * "fork": the last CPU of the K is a writer instead of a faulter, as in
+ * Kravetz's report, forking an address space of its own whose region is
+ * attached to the same mapping (each fork attaches the child's region and
+ * detaching it before the child is destroyed takes the mapping's write
+ * side twice) for as long as the other K - 1 CPUs fault, in the same timed
+ * run; its rate goes on the BENCH line as writer_ops_per_s (the median
+ * over the timed runs), so a design that stalls the writer, or that the
+ * writer stalls, shows it. (The run's time is the slowest CPU's, so it
+ * includes the writer finishing its last fork.) Metric: faults per second
+ * over the faulting CPUs; the BENCH line adds faults per second per CPU.
  */
 #include "bench/bench.h"
 #include "errno.h"
 #include "kernel/json.h"
 #include "kernel/smp.h"
+#include "lib/math.h"
+#include "lib/stats.h"
 #include "mm/fault.h"
 #include "mm/mapping.h"
 #include "mm/mm.h"
+#include "mm/page.h"
 #include "mm/pt.h"
 #include <arch/arch.h>
 
@@ -35,20 +50,38 @@
 /* Each region spans one share-aligned block; the run touches its first `pages` pages. */
 #define FL_BENCH_SPAN MAPPING_SHARE_ALIGN
 
+#define FL_WRITER_PAGES 16 /* writer=fork: pages of the writer's region, copied by each fork */
+
 enum fl_region { FL_REGION_PRIVATE, FL_REGION_SHAREABLE };
 enum fl_fault { FL_FAULT_ZERO, FL_FAULT_COW_COPY, FL_FAULT_COW_REUSE };
+enum fl_writer { FL_WRITER_NONE, FL_WRITER_FORK };
 
 struct fl_bench {
 	struct mm_mapping mapping; /* the one object every CPU's region is attached to */
 	struct mm *mm[MAPPING_MAX_ATTACH];     /* where CPU idx faults (cow-copy: the child) */
 	struct mm *parent[MAPPING_MAX_ATTACH]; /* cow-copy: the populated parent, never loaded */
+	struct mm *wmm;			       /* writer=fork: what the writer forks, never loaded */
 	cpumask_t others;
 	unsigned pages, flags;
+	unsigned nfaulters; /* the CPUs that fault: all, or all but the writer (the last) */
 	enum fl_fault fault;
+	u32 faulters_done; /* this run's faulters past their pass: the writer stops */
+	u64 writer_ops;	   /* forks over the episode */
 	u64 events0[FAULT_NR_EVENTS]; /* fault_event_count() at setup */
 };
 
 static struct fl_bench fb;
+
+/*
+ * writer=fork: the writer's rate in each timed run, per variant, over the
+ * episodes of one (case, CPU count): report() gives their median.
+ */
+static struct fl_writer_rates {
+	const struct bench_case *bcase;
+	unsigned ncpus;
+	unsigned n[BENCH_MAX_VARIANTS];
+	u64 rate[BENCH_MAX_VARIANTS][BENCH_MAX_RUNS];
+} fw;
 
 static void fl_bench_switch_away(void *arg)
 {
@@ -74,8 +107,18 @@ static int fl_bench_teardown(struct bench_ctx *c)
 {
 	int err = smp_call(&fb.others, fl_bench_switch_away, NULL, true);
 
+	(void)c;
 	mm_switch(NULL);
-	for (unsigned idx = 0; idx < c->ncpus; idx++) {
+	if (fb.wmm) {
+		int e;
+
+		mapping_detach(&fb.mapping, fb.wmm, FL_BENCH_BASE);
+		e = mm_destroy(fb.wmm);
+		if (!err)
+			err = e;
+		fb.wmm = NULL;
+	}
+	for (unsigned idx = 0; idx < fb.nfaulters; idx++) {
 		int e = fl_bench_mm_free(idx);
 
 		if (!err)
@@ -113,22 +156,51 @@ static int fl_bench_mm_create(unsigned idx)
 	return err ? err : mm_populate(fb.parent[idx], FL_BENCH_BASE, (u64)fb.pages * PT_PAGE_4K);
 }
 
+/* writer=fork: the writer's address space, its region attached and populated. */
+static int fl_bench_writer_create(void)
+{
+	int err = fl_bench_mm_new(&fb.wmm);
+
+	if (!err)
+		err = mapping_attach(&fb.mapping, fb.wmm, FL_BENCH_BASE);
+	if (!err)
+		err = mm_populate(fb.wmm, FL_BENCH_BASE, FL_WRITER_PAGES * PT_PAGE_4K);
+	return err;
+}
+
+/* writer=fork: a new (case, CPU count) starts with no writer rate recorded. */
+static void fl_writer_rates_start(const struct bench_ctx *c)
+{
+	if (fw.bcase == c->bcase && fw.ncpus == c->ncpus)
+		return;
+	fw.bcase = c->bcase;
+	fw.ncpus = c->ncpus;
+	for (unsigned v = 0; v < BENCH_MAX_VARIANTS; v++)
+		fw.n[v] = 0;
+}
+
 static int fl_bench_setup(struct bench_ctx *c)
 {
 	bool shareable = bench_param(c, "region") == FL_REGION_SHAREABLE;
+	bool writer = bench_param(c, "writer") == FL_WRITER_FORK;
 	int err = 0;
 
 	fb.flags = MM_READ | MM_WRITE | (shareable ? MM_PT_SHAREABLE : 0);
 	fb.fault = (enum fl_fault)bench_param(c, "fault");
 	fb.pages = (unsigned)bench_param(c, "pages");
-	if (fb.pages * PT_PAGE_4K > FL_BENCH_SPAN)
+	fb.nfaulters = c->ncpus - (writer ? 1 : 0);
+	fb.writer_ops = 0;
+	if (fb.pages * PT_PAGE_4K > FL_BENCH_SPAN || !fb.nfaulters)
 		return -EINVAL;
+	fl_writer_rates_start(c);
 	mapping_init(&fb.mapping, "fl_bench", fault_lock_ops_of(c->design));
 	cpumask_clear(&fb.others);
 	for (unsigned idx = 1; idx < c->ncpus; idx++)
 		cpumask_set_cpu(c->cpu[idx], &fb.others);
-	for (unsigned idx = 0; idx < c->ncpus && !err; idx++)
+	for (unsigned idx = 0; idx < fb.nfaulters && !err; idx++)
 		err = fl_bench_mm_create(idx);
+	if (!err && writer)
+		err = fl_bench_writer_create();
 	if (err) {
 		fl_bench_teardown(c); /* the setup error is the one reported */
 		return err;
@@ -136,7 +208,15 @@ static int fl_bench_setup(struct bench_ctx *c)
 	for (unsigned ev = 0; ev < FAULT_NR_EVENTS; ev++)
 		fb.events0[ev] = fault_event_count(ev);
 	/* One operation is one page fault. */
-	c->ops = (u64)c->ncpus * fb.pages;
+	c->ops = (u64)fb.nfaulters * fb.pages;
+	return 0;
+}
+
+/* Before each run: no faulter is done yet. */
+static int fl_bench_prepare(struct bench_ctx *c)
+{
+	(void)c;
+	atomic_store_release(&fb.faulters_done, 0);
 	return 0;
 }
 
@@ -162,11 +242,13 @@ static int fl_bench_fork(unsigned idx)
 	return err;
 }
 
-/* Untimed: leave this CPU's region as the next timed pass needs it. */
+/* Untimed: leave this CPU's region as the next timed pass needs it (the writer has none). */
 static void fl_bench_prepare_cpu(struct bench_ctx *c, unsigned idx)
 {
 	int err;
 
+	if (idx >= fb.nfaulters)
+		return;
 	if (fb.fault == FL_FAULT_COW_COPY) {
 		err = fl_bench_fork(idx);
 	} else {
@@ -182,12 +264,45 @@ static void fl_bench_prepare_cpu(struct bench_ctx *c, unsigned idx)
 			   errno_name(err));
 }
 
+/* One writer operation: fork the writer's mm (the child's region is attached), then undo it. */
+static int fl_bench_fork_once(void)
+{
+	struct mm *child;
+	int err = mm_fork(fb.wmm, &child);
+
+	if (err)
+		return err;
+	err = mapping_detach(&fb.mapping, child, FL_BENCH_BASE);
+	return mm_destroy(child) ?: err;
+}
+
+/* Timed, on the last CPU: forks until every faulter is done; records the rate of a timed run. */
+static void fl_bench_writer(struct bench_ctx *c, unsigned idx)
+{
+	u64 t0 = arch_tsc_read(), n = 0, cycles;
+	int err = 0;
+
+	while (!err && atomic_load_acquire(&fb.faulters_done) < fb.nfaulters) {
+		err = fl_bench_fork_once();
+		n += !err;
+	}
+	cycles = MAX(arch_tsc_read() - t0, 1ull);
+	if (err)
+		bench_fail(c, "CPU %u: the writer's fork failed (%s)", c->cpu[idx], errno_name(err));
+	fb.writer_ops += n;
+	if (c->runs_done >= c->b->warmup && fw.n[c->variant] < BENCH_MAX_RUNS)
+		fw.rate[c->variant][fw.n[c->variant]++] = mul_div_u64(n, arch_tsc_hz(), cycles);
+}
+
 /* Timed: one write pass over this CPU's region, one fault of the case's kind per page. */
 static void fl_bench_run(struct bench_ctx *c, unsigned idx)
 {
-	(void)c;
-	(void)idx;
+	if (idx >= fb.nfaulters) {
+		fl_bench_writer(c, idx);
+		return;
+	}
 	fl_bench_write_pass(2);
+	atomic_fetch_add(&fb.faulters_done, 1);
 }
 
 /*
@@ -226,55 +341,143 @@ static int fl_bench_verify_events(struct bench_ctx *c)
 }
 
 /*
- * Exact counts: one timed fault per page; a lock per fault where the
- * design promises one (naive), or the region is shareable; else none.
+ * Whether design @d's faults on shareable regions take the region's own
+ * lock: it promises no mapping lock ever (vma_lock).
+ */
+static bool fl_per_region(const struct design *d)
+{
+	const struct design_promise *p = design_promise(d, PCPU_MAPPING_LOCKS);
+
+	return p && p->count == 0;
+}
+
+/* Whether design @d promises a mapping lock on every fault (naive). */
+static bool fl_every_fault(const struct design *d)
+{
+	const struct design_promise *p = design_promise(d, PCPU_MAPPING_LOCKS);
+
+	return p && p->count > 0;
+}
+
+/*
+ * writer=fork: the writer's address space as it started (every page
+ * mapped once, its only reference: the children are gone) and the
+ * mapping's table back to the faulters' regions and the writer's.
+ */
+static int fl_bench_verify_writer(struct bench_ctx *c)
+{
+	unsigned attached = 0;
+
+	if (!fb.wmm)
+		return 0;
+	for (unsigned i = 0; i < fb.mapping.nattach; i++)
+		attached += fb.mapping.attach[i].mm != NULL;
+	for (unsigned i = 0; i < FL_WRITER_PAGES && attached == fb.nfaulters + 1; i++) {
+		paddr_t pa;
+
+		if (pt_lookup(fb.wmm->root, FL_BENCH_BASE + (vaddr_t)i * PT_PAGE_4K, &pa, NULL,
+			      NULL) ||
+		    page_ref_count(phys_to_page(pa)) != 1 || page_mapcount(phys_to_page(pa)) != 1) {
+			bench_fail(c, "writer page %u not back to one mapping after %lu forks", i,
+				   (unsigned long)fb.writer_ops);
+			return -EINVAL;
+		}
+	}
+	if (attached == fb.nfaulters + 1)
+		return 0;
+	bench_fail(c, "%u regions left attached after %lu forks, expected %u", attached,
+		   (unsigned long)fb.writer_ops, fb.nfaulters + 1);
+	return -EINVAL;
+}
+
+/*
+ * Exact counts: one timed fault per page; a mapping lock per fault where
+ * the design promises one (naive), or the region is shareable and its
+ * faults do not take their region's lock instead; a vma lock per fault
+ * where they do (vma_lock, shareable); else none.
  */
 static int fl_bench_verify(struct bench_ctx *c)
 {
 	u64 faults = c->counter_total[PCPU_PAGE_FAULTS];
 	u64 locks = c->counter_total[PCPU_MAPPING_LOCKS];
-	bool locked = design_promise(c->design, PCPU_MAPPING_LOCKS) ||
-		      bench_param(c, "region") == FL_REGION_SHAREABLE;
-	u64 want_locks = locked ? faults : 0;
+	u64 vlocks = c->counter_total[PCPU_VMA_LOCKS];
+	bool shareable = bench_param(c, "region") == FL_REGION_SHAREABLE;
+	bool per_region = fl_per_region(c->design);
+	u64 want_locks = fl_every_fault(c->design) || (shareable && !per_region) ? faults : 0;
+	u64 want_vlocks = shareable && per_region ? faults : 0;
 
-	if (faults != c->runs_done * c->ops || locks != want_locks) {
-		bench_fail(c, "%lu faults and %lu mapping locks in %lu runs; expected %lu and %lu",
-			   (unsigned long)faults, (unsigned long)locks, (unsigned long)c->runs_done,
-			   (unsigned long)(c->runs_done * c->ops), (unsigned long)want_locks);
+	if (faults != c->runs_done * c->ops || locks != want_locks || vlocks != want_vlocks) {
+		bench_fail(c, "%lu faults, %lu mapping and %lu vma locks in %lu runs; expected %lu, "
+			      "%lu and %lu", (unsigned long)faults, (unsigned long)locks,
+			   (unsigned long)vlocks, (unsigned long)c->runs_done,
+			   (unsigned long)(c->runs_done * c->ops), (unsigned long)want_locks,
+			   (unsigned long)want_vlocks);
 		return -EINVAL;
 	}
-	return fl_bench_verify_events(c);
+	return fl_bench_verify_writer(c) ?: fl_bench_verify_events(c);
 }
 
-/* Per-CPU throughput: the total (in thousandths) over the CPUs. */
+/* writer=fork: the median of the writer's rate over this variant's timed runs. */
+static void fl_bench_report_writer(const struct bench_ctx *c, struct json *j)
+{
+	struct stats st;
+
+	if (bench_param(c, "writer") != FL_WRITER_FORK)
+		return;
+	json_str(j, "writer", "fork");
+	json_u64(j, "writer_cpus", 1);
+	if (!stats_compute(fw.rate[c->variant], fw.n[c->variant], &st))
+		json_u64(j, "writer_ops_per_s", st.median);
+	fw.n[c->variant] = 0;
+}
+
+/* Per-CPU throughput: the total (in thousandths) over the faulting CPUs. */
 static void fl_bench_report(const struct bench_ctx *c, struct json *j, u64 median)
 {
-	json_u64(j, "faults_per_sec_per_cpu", median / 1000 / c->ncpus);
+	unsigned nfaulters = c->ncpus - (bench_param(c, "writer") == FL_WRITER_FORK ? 1 : 0);
+
+	json_u64(j, "faults_per_sec_per_cpu", median / 1000 / MAX(nfaulters, 1u));
 	json_u64(j, "faults_per_cpu_per_run", fb.pages);
+	json_u64(j, "faulting_cpus", nfaulters);
 	if (fb.fault == FL_FAULT_COW_COPY)
 		json_str(j, "vm_scalability_case", "anon-cow-seq");
+	fl_bench_report_writer(c, j);
 }
 
 /*
- * A shareable region needs the mapping lock in either design (fixed skips
- * it only where the mapping cannot be shared): a control, ratio 1.
+ * A shareable region needs the mapping lock in naive and fixed alike
+ * (fixed skips it only where the mapping cannot be shared): fixed's row
+ * is a control, ratio 1. vma_lock takes the region's own lock there: a
+ * result, as is every design on private regions.
  */
 static const char *fl_control(const struct bench_ctx *c)
 {
-	return bench_param(c, "region") == FL_REGION_SHAREABLE
-		       ? "region=shareable: both designs take the mapping lock"
+	bool shareable = bench_param(c, "region") == FL_REGION_SHAREABLE;
+
+	return shareable && !fl_every_fault(c->design) && !fl_per_region(c->design)
+		       ? "region=shareable: naive and fixed take the mapping lock"
 		       : NULL;
+}
+
+/* writer=fork needs a CPU for the writer besides one faulter. */
+static unsigned fl_case_min_cpus(const struct bench_case *bc)
+{
+	return bc->param[3] == FL_WRITER_FORK ? 2 : 1;
 }
 
 static const char *const fl_region_words[] = { "private", "shareable" };
 static const char *const fl_fault_words[] = { "demand-zero", "cow-copy", "cow-reuse" };
+static const char *const fl_writer_words[] = { "none", "fork" };
+/* writer=fork on demand-zero faults: Kravetz's fault load beside a forking process. */
 static const struct bench_case fl_cases[] = {
-	{ { FL_REGION_PRIVATE, FL_FAULT_ZERO, 256 } },
-	{ { FL_REGION_PRIVATE, FL_FAULT_COW_COPY, 256 } },
-	{ { FL_REGION_PRIVATE, FL_FAULT_COW_REUSE, 256 } },
-	{ { FL_REGION_SHAREABLE, FL_FAULT_ZERO, 256 } },
-	{ { FL_REGION_SHAREABLE, FL_FAULT_COW_COPY, 256 } },
-	{ { FL_REGION_SHAREABLE, FL_FAULT_COW_REUSE, 256 } },
+	{ { FL_REGION_PRIVATE, FL_FAULT_ZERO, 256, FL_WRITER_NONE } },
+	{ { FL_REGION_PRIVATE, FL_FAULT_COW_COPY, 256, FL_WRITER_NONE } },
+	{ { FL_REGION_PRIVATE, FL_FAULT_COW_REUSE, 256, FL_WRITER_NONE } },
+	{ { FL_REGION_SHAREABLE, FL_FAULT_ZERO, 256, FL_WRITER_NONE } },
+	{ { FL_REGION_SHAREABLE, FL_FAULT_COW_COPY, 256, FL_WRITER_NONE } },
+	{ { FL_REGION_SHAREABLE, FL_FAULT_COW_REUSE, 256, FL_WRITER_NONE } },
+	{ { FL_REGION_PRIVATE, FL_FAULT_ZERO, 256, FL_WRITER_FORK } },
+	{ { FL_REGION_SHAREABLE, FL_FAULT_ZERO, 256, FL_WRITER_FORK } },
 };
 
 const struct bench bench_faultlock = {
@@ -282,18 +485,20 @@ const struct bench bench_faultlock = {
 	.metric_name = "faults_per_sec",
 	.unit = "faults/s",
 	.designs = fault_lock_designs,
-	.param_names = { "region", "fault", "pages" },
-	.param_words = { fl_region_words, fl_fault_words, NULL },
+	.param_names = { "region", "fault", "pages", "writer" },
+	.param_words = { fl_region_words, fl_fault_words, NULL, fl_writer_words },
 	.cases = fl_cases,
 	.ncases = ARRAY_SIZE(fl_cases),
 	.metric = BENCH_OPS_PER_SEC,
 	.min_cpus = 1,
-	.max_cpus = MAPPING_MAX_ATTACH,
+	.max_cpus = MAPPING_MAX_ATTACH - 2, /* writer=fork: its region and its child's */
+	.case_min_cpus = fl_case_min_cpus,
 	.iters = 10,
 	.warmup = 2,
-	.counters = { PCPU_MAPPING_LOCKS, PCPU_PAGE_FAULTS },
-	.ncounters = 2,
+	.counters = { PCPU_MAPPING_LOCKS, PCPU_VMA_LOCKS, PCPU_PAGE_FAULTS },
+	.ncounters = 3,
 	.setup = fl_bench_setup,
+	.prepare = fl_bench_prepare,
 	.prepare_cpu = fl_bench_prepare_cpu,
 	.run = fl_bench_run,
 	.verify = fl_bench_verify,

@@ -9,13 +9,20 @@
  * call; fixed tests a flags bit before setting it once (mm/pin.c).
  * Parameter region: "shared" (every CPU on the same pages, as gup_test
  * does) or "own" (one region per CPU, isolating the flag's line from the
- * pages' refcounts).
+ * pages' refcounts). Parameter folio: "4k" (order-0 pages, one refcount
+ * each) or "2m" (each 2 MiB of the region is one order-9 folio mapped by
+ * a 2 MiB leaf: naive and fixed add to its head once per 4 KiB page, the
+ * folio design once per run of a call's pages in it, Martins 2021).
+ * Variant folio is fixed plus that; verify checks every design's refcount
+ * atomics exactly (counter pin_ref_atomics).
  */
 #include "bench/bench.h"
 #include "errno.h"
 #include "kernel/json.h"
 #include "kernel/smp.h"
+#include "lib/string.h"
 #include "mm/mm.h"
+#include "mm/page.h"
 #include "mm/pin.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
@@ -24,14 +31,20 @@
 #define PIN_BENCH_BASE 0x40000000ul
 #define PIN_BENCH_STRIDE 0x01000000ul /* own regions 16 MiB apart */
 #define PIN_PAGES_ORDER 1	      /* 8 KiB of page pointers per CPU */
+#define PIN_FOLIO_ORDER 9	      /* folio=2m: 512 pages, one 2 MiB leaf */
+#define PIN_FOLIO_PAGES (1u << PIN_FOLIO_ORDER)
+#define PIN_FOLIOS (PIN_BENCH_PAGES / PIN_FOLIO_PAGES) /* per region */
 
 enum pin_region { PIN_REGION_SHARED, PIN_REGION_OWN };
+enum pin_folio { PIN_FOLIO_4K, PIN_FOLIO_2M };
 
 struct pin_bench {
 	struct mm *mm;
 	struct page *array_block[MAX_CPUS];
+	/* folio=2m: the blocks mapped by region i's 2 MiB leaves, outside any mm region */
+	struct page *folio[MAX_CPUS][PIN_FOLIOS];
 	unsigned per_call;
-	bool own;
+	bool own, large;
 };
 
 static struct pin_bench pb;
@@ -47,10 +60,43 @@ static struct page **pages_of(unsigned idx)
 	return page_address(pb.array_block[idx]);
 }
 
+/*
+ * folio=2m: unmaps region @i's leaves and frees their blocks (the mm is
+ * loaded nowhere by now: a local flush is enough). Returns 0 or -EBUSY (a
+ * block still referenced: a pin left behind).
+ */
+static int pin_bench_unmap_folios(unsigned i)
+{
+	struct pt_gather g;
+	int err = 0;
+
+	for (unsigned f = 0; f < PIN_FOLIOS; f++) {
+		vaddr_t va = region_of(i) + (vaddr_t)f * PT_PAGE_2M;
+
+		if (!pb.folio[i][f])
+			continue;
+		pt_gather_init(&g, NULL, NULL);
+		if (pt_unmap(pb.mm->root, va, PT_PAGE_2M, &g) && !err)
+			err = -EBUSY;
+		pt_gather_finish(&g);
+		if (page_free(pb.folio[i][f], PIN_FOLIO_ORDER) && !err)
+			err = -EBUSY;
+		pb.folio[i][f] = NULL;
+	}
+	return err;
+}
+
 /* Returns 0 or the first error (-EBUSY: the mm still loaded, or a page still pinned). */
 static int pin_bench_teardown(struct bench_ctx *c)
 {
 	int err = bench_load_mm(c, NULL);
+
+	for (unsigned i = 0; pb.mm && i < c->ncpus; i++) {
+		int e = pin_bench_unmap_folios(i);
+
+		if (!err)
+			err = e;
+	}
 
 	for (unsigned idx = 0; idx < c->ncpus; idx++) {
 		if (pb.array_block[idx] && page_free(pb.array_block[idx], PIN_PAGES_ORDER) && !err)
@@ -67,12 +113,34 @@ static int pin_bench_teardown(struct bench_ctx *c)
 	return err;
 }
 
+/* folio=2m: region @i as PIN_FOLIOS 2 MiB leaves of zeroed order-9 blocks. */
+static int pin_bench_map_folios(unsigned i)
+{
+	for (unsigned f = 0; f < PIN_FOLIOS; f++) {
+		struct page *b = page_alloc(PIN_FOLIO_ORDER, PMM_ZERO);
+
+		if (!b)
+			return -ENOMEM;
+		pb.folio[i][f] = b;
+		/* pt_map() checks the 2 MiB alignment of both addresses. */
+		if (pt_map(pb.mm->root, region_of(i) + (vaddr_t)f * PT_PAGE_2M, page_to_phys(b),
+			   PT_PAGE_2M, PROT_READ | PROT_WRITE | PROT_USER, PT_PAGE_2M)) {
+			page_free(b, PIN_FOLIO_ORDER);
+			pb.folio[i][f] = NULL;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 static int pin_bench_map(struct bench_ctx *c)
 {
 	unsigned nregions = pb.own ? c->ncpus : 1;
 	int err = 0;
 
-	for (unsigned i = 0; i < nregions && !err; i++) {
+	for (unsigned i = 0; i < nregions && !err && pb.large; i++)
+		err = pin_bench_map_folios(i);
+	for (unsigned i = 0; i < nregions && !err && !pb.large; i++) {
 		err = mm_map_region(pb.mm, region_of(i), PIN_BENCH_PAGES * PT_PAGE_4K,
 				    MM_READ | MM_WRITE);
 		if (!err)
@@ -87,6 +155,7 @@ static int pin_bench_setup(struct bench_ctx *c)
 
 	pb.own = bench_param(c, "region") == PIN_REGION_OWN;
 	pb.per_call = (unsigned)bench_param(c, "per_call");
+	pb.large = bench_param(c, "folio") == PIN_FOLIO_2M;
 	err = mm_create(&pb.mm);
 	if (!err)
 		err = pin_bench_map(c);
@@ -107,7 +176,7 @@ static int pin_bench_setup(struct bench_ctx *c)
 /* get: pin the whole region, per_call pages at a time. */
 static void pin_bench_get(struct bench_ctx *c, unsigned idx)
 {
-	/* The flag design under test; the pagemap choice is the default's (cached). */
+	/* The pin design under test; the pagemap choice is the default's (cached). */
 	const struct pin_policy pol = { pin_flag_ops_of(c->design), pin_policy_default.pagemap };
 	struct page **pages = pages_of(idx);
 	vaddr_t base = region_of(idx);
@@ -145,6 +214,25 @@ int pin_bench_check_lockless(struct bench_ctx *c)
 	return -EINVAL;
 }
 
+/*
+ * Refcount atomics: one per page pinned, or (unit "folio") one per run of
+ * a call's pages in one folio. Calls are per_call aligned and per_call
+ * divides a 2 MiB folio, so a call's pages lie in per_call / run folios.
+ */
+static int pin_bench_check_atomics(struct bench_ctx *c)
+{
+	const struct design_promise *p = design_promise(c->design, PCPU_PIN_REF_ATOMICS);
+	u64 got = c->counter_total[PCPU_PIN_REF_ATOMICS];
+	u64 pages = c->runs_done * c->ops * pb.per_call;
+	unsigned run = strcmp(c->design->unit, "folio") || !pb.large ? 1 : pb.per_call;
+
+	if (p && design_kept(p, got, pages / run, 1, 1))
+		return 0;
+	bench_fail(c, "%s: %lu refcount atomics for %lu pages pinned %u per call break its promise",
+		   c->design->name, (unsigned long)got, (unsigned long)pages, pb.per_call);
+	return -EINVAL;
+}
+
 static int pin_bench_verify(struct bench_ctx *c)
 {
 	/*
@@ -162,13 +250,20 @@ static int pin_bench_verify(struct bench_ctx *c)
 			   (unsigned long)(c->runs_done * c->ops), c->ncpus);
 		return -EINVAL;
 	}
-	if (pin_bench_check_lockless(c))
+	if (pin_bench_check_atomics(c) || pin_bench_check_lockless(c))
 		return -EINVAL;
 	for (unsigned i = 0; i < PIN_BENCH_PAGES; i++)
 		if (page_maybe_pinned(pages_of(0)[i])) {
 			bench_fail(c, "page %u still pinned after the runs", i);
 			return -EINVAL;
 		}
+	for (unsigned i = 0; i < MAX_CPUS; i++)
+		for (unsigned f = 0; f < PIN_FOLIOS; f++)
+			if (pb.folio[i][f] && page_ref_count(pb.folio[i][f]) != 1) {
+				bench_fail(c, "folio %u of region %u: refcount %d after the runs, not 1",
+					   f, i, page_ref_count(pb.folio[i][f]));
+				return -EINVAL;
+			}
 	return 0;
 }
 
@@ -181,28 +276,36 @@ static void pin_bench_report(const struct bench_ctx *c, struct json *j, u64 medi
 }
 
 static const char *const pin_region_words[] = { "shared", "own" };
-/* per_call 1 is gup_test's default, 512 its -m 512 run in the 2021 thread. */
+static const char *const pin_folio_words[] = { "4k", "2m" };
+/*
+ * per_call 1 is gup_test's default, 512 its -m 512 run in the 2021 thread;
+ * folio=2m with 512 per call is Martins' case (a whole folio per call).
+ */
 static const struct bench_case pin_cases[] = {
-	{ { PIN_REGION_SHARED, 1 } },  { { PIN_REGION_SHARED, 16 } }, { { PIN_REGION_SHARED, 512 } },
-	{ { PIN_REGION_OWN, 1 } },     { { PIN_REGION_OWN, 16 } },    { { PIN_REGION_OWN, 512 } },
+	{ { PIN_REGION_SHARED, 1, PIN_FOLIO_4K } },  { { PIN_REGION_SHARED, 16, PIN_FOLIO_4K } },
+	{ { PIN_REGION_SHARED, 512, PIN_FOLIO_4K } }, { { PIN_REGION_OWN, 1, PIN_FOLIO_4K } },
+	{ { PIN_REGION_OWN, 16, PIN_FOLIO_4K } },    { { PIN_REGION_OWN, 512, PIN_FOLIO_4K } },
+	{ { PIN_REGION_SHARED, 16, PIN_FOLIO_2M } }, { { PIN_REGION_SHARED, 512, PIN_FOLIO_2M } },
+	{ { PIN_REGION_OWN, 512, PIN_FOLIO_2M } },
 };
 BUILD_ASSERT(PIN_BENCH_PAGES % 512 == 0); /* every per_call divides the region */
+BUILD_ASSERT(PIN_FOLIO_PAGES % 512 == 0); /* and a folio: no call crosses one */
 
 const struct bench bench_pin = {
 	.name = "pin",
 	.metric_name = "get_us_per_round",
 	.unit = "us",
 	.designs = pin_flag_designs,
-	.param_names = { "region", "per_call" },
-	.param_words = { pin_region_words, NULL },
+	.param_names = { "region", "per_call", "folio" },
+	.param_words = { pin_region_words, NULL, pin_folio_words },
 	.cases = pin_cases,
 	.ncases = ARRAY_SIZE(pin_cases),
 	.metric = BENCH_US_PER_RUN,
 	.min_cpus = 1,
 	.iters = 10,
 	.warmup = 2,
-	.counters = { PCPU_PIN_FLAG_WRITES },
-	.ncounters = 1,
+	.counters = { PCPU_PIN_FLAG_WRITES, PCPU_PIN_REF_ATOMICS },
+	.ncounters = 2,
 	.setup = pin_bench_setup,
 	.run = pin_bench_get,
 	.run_phase2 = pin_bench_put,

@@ -27,7 +27,9 @@
 #define PCPU_SWAP_SLOTS_FREED (PCPU_KERNEL_COUNTERS + 12) /* swap slots returned to their cluster */
 #define PCPU_SWAP_BATCH_FALLBACKS (PCPU_KERNEL_COUNTERS + 13) /* batched swap frees that fell back to one slot at a time (mm/swap_free.c) */
 #define PCPU_SWAP_OUT_PAGES (PCPU_KERNEL_COUNTERS + 14) /* pages swapped out (mm/swap_mm.c) */
-#define PCPU_MM_COUNTERS_END (PCPU_KERNEL_COUNTERS + 15)
+#define PCPU_PIN_REF_ATOMICS (PCPU_KERNEL_COUNTERS + 15) /* atomic adds to a page's or folio head's pin refcount (mm/pin.c) */
+#define PCPU_VMA_LOCKS (PCPU_KERNEL_COUNTERS + 16) /* per-region fault lock acquisitions on the fault path (mm/mapping.c) */
+#define PCPU_MM_COUNTERS_END (PCPU_KERNEL_COUNTERS + 17)
 
 BUILD_ASSERT(PCPU_MM_COUNTERS_END <= PCPU_MAX_COUNTERS);
 

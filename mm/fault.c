@@ -211,10 +211,10 @@ int fault_handle_mm(struct mm *mm, vaddr_t addr, unsigned flags)
 	r = mm_region_find_locked(mm, va);
 	err = r ? fault_check_access(r, flags) : -EFAULT;
 	if (!err) {
-		bool held = mapping_fault_lock(r);
+		rwlock_t *held = mapping_fault_lock(r);
 
 		err = fault_resolve(mm, r, va, flags);
-		mapping_fault_unlock(r, held);
+		mapping_fault_done(held);
 	}
 	read_unlock(&mm->lock);
 	if (err)

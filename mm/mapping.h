@@ -7,14 +7,19 @@
  *          read side (hugetlbfs after c0d0381ade, 2020);
  *   fixed: only faults on regions whose page tables may be shared
  *          (MM_PT_SHAREABLE) take it, the only ones a writer can pull a
- *          table from under (34ae204f1851).
+ *          table from under (34ae204f1851);
+ *   vma_lock: those faults take their region's own lock (vma_lock[] of the
+ *          region's attachment slot, on a line of its own) instead, so
+ *          faults of different regions share no line (Kravetz 2022).
  *
- * Lock order: mm->lock -> mapping->lock -> mm->pt_lock -> frame allocator.
- * Faults take mm->lock's read side, then (as the design says) the
- * mapping's read side. The writer (mapping_zap()) takes, per attached
- * region, mm->lock's read side for a shareable region (its faults are kept
- * out by the mapping lock, so faults elsewhere in the address space go on;
- * the write side for a private one), then the mapping's write side, then
+ * Lock order: mm->lock -> a region's vma_lock -> mapping->lock ->
+ * mm->pt_lock -> frame allocator. Faults take mm->lock's read side, then
+ * (as the design says) the mapping's or their region's read side. The
+ * writer (mapping_zap()) takes, per attached region, mm->lock's read side
+ * for a shareable region (its faults are kept out by the lock the design
+ * has them take, so faults elsewhere in the address space go on; the write
+ * side for a private one), then the write side of that region's vma_lock
+ * when the design's faults take it, then the mapping's write side, then
  * mm->pt_lock around the table removal; the flush and the release of the
  * pages follow under the mapping lock, after pt_lock is dropped (a region
  * of more than PT_GATHER_PAGES pages flushes mid-walk too, and drops
@@ -47,13 +52,21 @@ struct mm_region;
  */
 #define MAPPING_SHARE_ALIGN (1ul << 21)
 
-/* A fault-lock design (kernel/design.h); promises count PCPU_MAPPING_LOCKS per fault. */
+/*
+ * A fault-lock design (kernel/design.h); promises count PCPU_MAPPING_LOCKS
+ * and PCPU_VMA_LOCKS per fault.
+ */
 struct fault_lock_ops {
 	struct design d; /* first: fault_lock_designs[] holds &ops.d */
-	bool (*needs_lock)(const struct mm_region *r);
+	/*
+	 * The lock a fault on @r (attached: r->mapping set) takes for reading,
+	 * or NULL for none: r->mapping->lock, or r's own vma_lock.
+	 */
+	rwlock_t *(*lock_of)(const struct mm_region *r);
 };
 
 extern const struct fault_lock_ops fault_lock_ops_naive, fault_lock_ops_fixed;
+extern const struct fault_lock_ops fault_lock_ops_vma_lock;
 
 /* Every fault-lock design, naive first, NULL-terminated. */
 extern const struct design *const fault_lock_designs[];
@@ -70,6 +83,11 @@ struct mm_mapping_attach {
 	unsigned flags; /* the region's MM_* flags when attached */
 };
 
+/* A region's own fault lock, alone on its line (the line vma_lock's faults write). */
+struct mapping_vma_lock {
+	rwlock_t lock;
+} __cacheline_aligned;
+
 struct mm_mapping {
 	/* Alone on its line: the line the naive design makes every fault write. */
 	rwlock_t lock __cacheline_aligned;
@@ -78,9 +96,15 @@ struct mm_mapping {
 	/* How faults on the attached regions take @lock (set once, by mapping_init()). */
 	const struct fault_lock_ops *fault_lock;
 	struct mm_mapping_attach attach[MAPPING_MAX_ATTACH];
+	/*
+	 * vma_lock[i]: the fault lock of the region in attach[i] under design
+	 * vma_lock. Set up once by mapping_init(); free whenever slot i is, since
+	 * only holders of the region's mm->lock take it and detaching takes
+	 * the write side.
+	 */
+	struct mapping_vma_lock vma_lock[MAPPING_MAX_ATTACH];
 };
 
-/* The fault path's design: whether a fault on region @r takes its mapping's lock. */
 /*
  * Initialises @m with no attached region, its faults taking the lock as
  * design @fault_lock says (an entry of fault_lock_designs[]). Any context,
@@ -111,11 +135,15 @@ int mapping_detach(struct mm_mapping *m, struct mm *mm, vaddr_t start);
 int mapping_zap(struct mm_mapping *m, struct mm *mm);
 
 /*
- * Fault path, mm->lock's read side held: takes @r's mapping lock for
- * reading if the mapping's design asks for it, counting PCPU_MAPPING_LOCKS. Returns
- * whether it did; pass that to mapping_fault_unlock().
+ * Fault path, mm->lock's read side held: takes for reading the lock the
+ * mapping's design has faults on @r take (its mapping lock, counted as
+ * PCPU_MAPPING_LOCKS, or its own vma_lock, counted as PCPU_VMA_LOCKS), if
+ * any. Returns that lock, or NULL; pass it to mapping_fault_done().
  */
-bool mapping_fault_lock(const struct mm_region *r);
+rwlock_t *mapping_fault_lock(const struct mm_region *r);
+
+/* Drops what mapping_fault_lock() took (@held NULL: nothing). */
+void mapping_fault_done(rwlock_t *held);
 
 /*
  * For code outside the fault path that installs pages in region @r
@@ -127,7 +155,7 @@ bool mapping_fault_lock(const struct mm_region *r);
  */
 bool mapping_install_lock(const struct mm_region *r);
 
-/* Drops what mapping_fault_lock() or mapping_install_lock() took (nothing when @held is false). */
+/* Drops what mapping_install_lock() took (nothing when @held is false). */
 void mapping_fault_unlock(const struct mm_region *r, bool held);
 
 #endif

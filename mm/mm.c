@@ -89,7 +89,8 @@ const struct mm_region *mm_region_find_locked(struct mm *mm, vaddr_t va)
 	return NULL;
 }
 
-int mm_region_set_mapping(struct mm *mm, vaddr_t start, struct mm_mapping *mapping)
+int mm_region_set_mapping(struct mm *mm, vaddr_t start, struct mm_mapping *mapping,
+			  unsigned slot)
 {
 	unsigned i;
 	int err = -EINVAL;
@@ -98,6 +99,7 @@ int mm_region_set_mapping(struct mm *mm, vaddr_t start, struct mm_mapping *mappi
 	i = mm_region_index(mm, start);
 	if (i < mm->nregions && mm->regions[i].start == start) {
 		mm->regions[i].mapping = mapping;
+		mm->regions[i].attach_slot = slot;
 		err = 0;
 	}
 	write_unlock(&mm->lock);
@@ -179,7 +181,7 @@ int mm_map_region(struct mm *mm, vaddr_t start, u64 len, unsigned flags)
 	else if (mm->nregions == MM_MAX_REGIONS)
 		err = -ENOSPC;
 	else
-		mm_region_insert(mm, i, (struct mm_region){ start, start + len, flags, NULL });
+		mm_region_insert(mm, i, (struct mm_region){ start, start + len, flags, 0, NULL });
 	write_unlock(&mm->lock);
 	return err;
 }

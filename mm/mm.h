@@ -106,11 +106,13 @@ int mm_check_range(vaddr_t start, u64 len);
 const struct mm_region *mm_region_find_locked(struct mm *mm, vaddr_t va);
 
 /*
- * Sets the mapping of the region that starts at @start (NULL: none), under
- * the write side. For mm/mapping.c: call mapping_attach() instead. Returns
- * 0 or -EINVAL (no region starts at @start).
+ * Sets the mapping of the region that starts at @start (NULL: none) and
+ * its @slot in the mapping's table, under the write side. For
+ * mm/mapping.c: call mapping_attach() instead. Returns 0 or -EINVAL (no
+ * region starts at @start).
  */
-int mm_region_set_mapping(struct mm *mm, vaddr_t start, struct mm_mapping *mapping);
+int mm_region_set_mapping(struct mm *mm, vaddr_t start, struct mm_mapping *mapping,
+			  unsigned slot);
 
 /* The protection a region's pages are mapped with when nothing restricts them. */
 unsigned mm_region_prot(const struct mm_region *r);

@@ -45,6 +45,7 @@ struct mm_mapping;
 struct mm_region {
 	vaddr_t start, end; /* [start, end), page aligned */
 	unsigned flags;	    /* MM_* */
+	unsigned attach_slot; /* while attached: its index in mapping->attach[] (and vma_lock[]) */
 	struct mm_mapping *mapping; /* attached by mapping_attach(), else NULL */
 };
 

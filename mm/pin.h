@@ -16,8 +16,11 @@
  *
  * Two design choices are variants, picked by table so tests and benchmarks
  * run both with the same code around them:
- *   has_pinned: naive writes the mm's shared flag on every call (the 2021
- *     cache-line bounce); fixed tests a bit in mm->flags and sets it once.
+ *   has_pinned (and the large-folio refcount): naive writes the mm's
+ *     shared flag on every call (the 2021 cache-line bounce); fixed tests
+ *     a bit in mm->flags and sets it once; both add to a large folio's
+ *     head once per 4 KiB page; folio is fixed plus one add per run of
+ *     pages of one folio in a call (Martins 2021).
  *   pagemap: naive looks the pagemap up (and takes and drops a reference)
  *     for every device page; cached keeps the last one while pages fall in
  *     it (Busch 2018); none never looks it up (Popple 2025).
@@ -38,11 +41,23 @@ struct dev_pagemap;
 #define PIN_WRITE (1u << 0)	/* the caller will write: fault in write-protected pages */
 #define PIN_FAST_ONLY (1u << 1) /* no faulting: stop at the first page not present */
 
-/* A has_pinned design (kernel/design.h); promises count PCPU_PIN_FLAG_WRITES per call. */
+/*
+ * A pin design (kernel/design.h): how a call records has_pinned and how
+ * it takes a large folio's refcount. Promises count PCPU_PIN_FLAG_WRITES
+ * per call (or per CPU per mm) and PCPU_PIN_REF_ATOMICS per page, or per
+ * folio (unit "folio": per run of pages of one folio in one call; an
+ * order-0 page is a folio of one page).
+ */
 struct pin_flag_ops {
 	struct design d; /* first: pin_flag_designs[] holds &ops.d */
 	/* Records that @mm has pinned pages; once per pin_pages_fast() call. */
 	void (*note_pinned)(struct mm *mm);
+	/*
+	 * Takes @nr pins on the head of large folio @head for @nr of its pages
+	 * met in one call. Any context. Returns 0, or page_pin_nr()'s error
+	 * with no pin left taken.
+	 */
+	int (*pin_large)(struct page *head, unsigned nr);
 };
 
 /*
@@ -60,7 +75,7 @@ struct pin_pagemap_ops {
 	void (*done)(struct dev_pagemap *pgmap);
 };
 
-extern const struct pin_flag_ops pin_flag_ops_naive, pin_flag_ops_fixed;
+extern const struct pin_flag_ops pin_flag_ops_naive, pin_flag_ops_fixed, pin_flag_ops_folio;
 extern const struct pin_pagemap_ops pin_pagemap_ops_naive, pin_pagemap_ops_cached;
 extern const struct pin_pagemap_ops pin_pagemap_ops_none;
 

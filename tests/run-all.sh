@@ -298,6 +298,13 @@ check bench_tlb_remote_idle "$(has "$all_log" '"bench":"tlb".*"remote":"idle"')"
 check bench_tlb_pages_sweep_plot "$(ls "$bench_runs"/all/plots/tlb-remote-busy-cpus-2-by-pages*.png >/dev/null 2>&1 && echo 1 || echo 0)"
 check bench_pagemap_two_cpus "$(has "$all_log" '"bench":"pagemap","variant":"cached","cpus":2')"
 check bench_faultlock_anon_cow_seq "$(has "$all_log" '"fault":"cow-copy".*"vm_scalability_case":"anon-cow-seq"')"
+# Issue 18: pin's folio design takes one refcount atomic per 2 MiB folio at 512 pages per call;
+# every faultlock design runs the writer case, whose lines carry the writer's rate.
+check bench_pin_folio_per_folio "$(has "$all_log" '"bench":"pin","variant":"folio".*"per_call":512,"folio":"2m".*"pin_ref_atomics_per_op":1.000')"
+check bench_pin_naive_per_page "$(has "$all_log" '"bench":"pin","variant":"naive".*"per_call":512,"folio":"2m".*"pin_ref_atomics_per_op":512.000')"
+for d in naive fixed vma_lock; do
+	check "bench_faultlock_writer_$d" "$(has "$all_log" "\"bench\":\"faultlock\",\"variant\":\"$d\".*\"writer\":\"fork\".*\"writer_ops_per_s\":[0-9]")"
+done
 # tlb_ceiling= sets the one flush policy: with 1, each 8-page batch is a full flush on both CPUs
 # (2 per 8 pages); with 512, 64 pages stay page by page (2 invalidations per page, no full flush).
 tlb_per_op() { # LOG PAGES COUNTER: that counter per page on the batched tlb line for PAGES

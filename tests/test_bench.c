@@ -247,6 +247,27 @@ static void test_bench_counts_skips(struct ktest *t)
 	KEXPECT_EQ(t, probe.setup, 0);
 }
 
+/* A case needing one CPU more than the sweep's count. */
+static unsigned probe_case_min_cpus(const struct bench_case *bc)
+{
+	(void)bc;
+	return ncpus_online + 1;
+}
+
+/* A case needing more CPUs than the count (case_min_cpus) is skipped, not as asked for. */
+static void test_bench_case_min_cpus_skips(struct ktest *t)
+{
+	struct bench_outcome out;
+
+	probe_bench.case_min_cpus = probe_case_min_cpus;
+	run_probe_with(PROBE_ITERS, 1, &out);
+	probe_bench.case_min_cpus = NULL;
+	KEXPECT_EQ(t, out.passed + out.failed, 0);
+	KEXPECT_EQ(t, out.skipped, 2);
+	KEXPECT_EQ(t, out.skipped_asked, 0);
+	KEXPECT_EQ(t, probe.setup, 0);
+}
+
 /* A teardown that fails fails its case, and no later case runs on what it left. */
 static void test_bench_teardown_failure(struct ktest *t)
 {
@@ -294,6 +315,7 @@ static const struct ktest_case bench_cases[] = {
 	KTEST_CASE(test_bench_interleaves_variants),
 	KTEST_CASE(test_bench_adaptive_range),
 	KTEST_CASE(test_bench_counts_skips),
+	KTEST_CASE(test_bench_case_min_cpus_skips),
 	KTEST_CASE(test_bench_teardown_failure),
 	KTEST_CASE(test_bench_registered_order),
 };

@@ -1,10 +1,14 @@
 /*
  * Self-tests of the fault path's mapping lock (mm/mapping.h), once per
- * design (suites faultlock_naive, faultlock_fixed): attaching checks its
- * arguments; the writer path zaps what attached regions map; lock counts
- * match each design's promise exactly (naive: one per fault on an attached
- * region; fixed: none on private regions, one per fault on shareable
- * ones); and faults on every other CPU racing the writer on a shareable
+ * design (suites faultlock_naive, faultlock_fixed, faultlock_vma_lock):
+ * attaching checks its arguments; the writer path zaps what attached
+ * regions map; lock counts match each design's promise exactly (naive: one
+ * mapping lock per fault on an attached region; fixed: none on private
+ * regions, one per fault on shareable ones; vma_lock: as fixed, but the
+ * region's own lock instead, never the mapping's); a fault waits for the
+ * writer on the lock its design names and on no other, and the writer
+ * for a fault holding it; and faults on
+ * every other CPU racing the writer on a shareable
  * region never see a torn mapping, by contents and by page-table
  * invariants; and mm_populate() on every other CPU racing the writer
  * leaves every table's entry count right and frees no table in use.
@@ -53,7 +57,20 @@ static u64 my_count(enum pcpu_counter c)
 /* Whether the design promises a mapping lock on every fault (naive does). */
 static bool locks_every_fault(struct ktest *t)
 {
-	return design_promise(ktest_design(t), PCPU_MAPPING_LOCKS) != NULL;
+	const struct design_promise *p = design_promise(ktest_design(t), PCPU_MAPPING_LOCKS);
+
+	return p && p->count > 0;
+}
+
+/*
+ * Whether shareable regions' faults take the region's own vma_lock: the
+ * design promises no mapping lock ever (vma_lock does).
+ */
+static bool locks_per_region(struct ktest *t)
+{
+	const struct design_promise *p = design_promise(ktest_design(t), PCPU_MAPPING_LOCKS);
+
+	return p && p->count == 0;
 }
 
 static int faultlock_init(struct ktest *t)
@@ -102,25 +119,28 @@ static void test_faultlock_attach_checks(struct ktest *t)
 	KEXPECT_EQ(t, fl_mapping.nattach, 0);
 }
 
-/* Writes @n pages from @base; returns the faults and mapping locks they took. */
-static void fl_touch(vaddr_t base, unsigned n, u64 *faults, u64 *locks)
+/* Writes @n pages from @base; returns the faults, mapping locks and vma locks they took. */
+static void fl_touch(vaddr_t base, unsigned n, u64 *faults, u64 *locks, u64 *vlocks)
 {
 	u64 f0 = my_count(PCPU_PAGE_FAULTS), l0 = my_count(PCPU_MAPPING_LOCKS);
+	u64 v0 = my_count(PCPU_VMA_LOCKS);
 
 	for (unsigned i = 0; i < n; i++)
 		*word(base + i * KB4) = 0xf100 + i;
 	*faults = my_count(PCPU_PAGE_FAULTS) - f0;
 	*locks = my_count(PCPU_MAPPING_LOCKS) - l0;
+	*vlocks = my_count(PCPU_VMA_LOCKS) - v0;
 }
 
 /* One demand-zero pass and one copy-on-write pass over each region. */
 static void test_faultlock_counts(struct ktest *t)
 {
 	static const vaddr_t bases[] = { SHARE_BASE, PRIV_BASE, PLAIN_BASE };
-	bool naive = locks_every_fault(t);
-	const u64 want[] = { COUNT_PAGES, naive ? COUNT_PAGES : 0, 0 };
+	bool naive = locks_every_fault(t), vma = locks_per_region(t);
+	const u64 want[] = { vma ? 0 : COUNT_PAGES, naive ? COUNT_PAGES : 0, 0 };
+	const u64 want_vma[] = { vma ? COUNT_PAGES : 0, 0, 0 };
 	struct mm *mm;
-	u64 faults, locks;
+	u64 faults, locks, vlocks;
 
 	KASSERT_EQ(t, fl_mm_create(&mm), 0);
 	mm_switch(mm);
@@ -128,9 +148,10 @@ static void test_faultlock_counts(struct ktest *t)
 		if (pass)
 			KEXPECT_EQ(t, mm_cow_protect(mm, SHARE_BASE, 3 * MAPPING_SHARE_ALIGN), 0);
 		for (unsigned i = 0; i < ARRAY_SIZE(bases); i++) {
-			fl_touch(bases[i], COUNT_PAGES, &faults, &locks);
+			fl_touch(bases[i], COUNT_PAGES, &faults, &locks, &vlocks);
 			KEXPECT_EQ(t, faults, COUNT_PAGES);
 			KEXPECT_EQ(t, locks, want[i]);
+			KEXPECT_EQ(t, vlocks, want_vma[i]);
 		}
 	}
 	mm_switch(NULL);
@@ -162,6 +183,153 @@ static void test_faultlock_zap(struct ktest *t)
 	pmm_stats_get(&after);
 	KEXPECT_EQ(t, after.allocated, before.allocated);
 	KEXPECT_EQ(t, after.errors, before.errors);
+}
+
+/* which lock a fault waits on */
+
+struct fl_waiter {
+	struct mm *mm;
+	vaddr_t va;
+	u32 done;
+};
+
+/* On another CPU: one write fault on w->va in w->mm, then done. */
+static void fl_waiter_cpu(void *arg)
+{
+	struct fl_waiter *w = arg;
+
+	mm_switch(w->mm);
+	*word(w->va) = 0xfa17;
+	mm_switch(NULL);
+	atomic_store_release(&w->done, 1);
+}
+
+/* Waits up to @ms milliseconds for @w's fault; whether it finished. */
+static bool fl_waiter_wait(struct fl_waiter *w, u64 ms)
+{
+	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * ms;
+
+	while (!atomic_load_acquire(&w->done)) {
+		if (arch_tsc_read() > deadline)
+			return false;
+		arch_cpu_relax();
+	}
+	return true;
+}
+
+/*
+ * A fault on @va of @mm on CPU @cpu while this CPU holds the write side of
+ * @l, as the writer would: returns whether it completed within @ms (it
+ * always completes once @l is dropped).
+ */
+static bool fl_fault_passes(struct ktest *t, unsigned cpu, struct mm *mm, vaddr_t va, rwlock_t *l,
+			    u64 ms)
+{
+	static struct fl_waiter w;
+	bool passed;
+
+	w = (struct fl_waiter){ mm, va, 0 };
+	write_lock(l);
+	if (!KEXPECT_EQ(t, smp_run_async(cpu, fl_waiter_cpu, &w), 0)) {
+		write_unlock(l);
+		return false;
+	}
+	passed = fl_waiter_wait(&w, ms);
+	write_unlock(l);
+	KEXPECT(t, fl_waiter_wait(&w, RACE_TIMEOUT_S * 1000));
+	return passed;
+}
+
+/*
+ * A fault on a shareable region waits for a writer on exactly the lock the
+ * design names (the mapping's for naive and fixed, the region's own
+ * vma_lock for vma_lock) and goes past one holding the other: under
+ * vma_lock, a writer of the mapping alone no longer stalls faults.
+ */
+static void test_faultlock_fault_waits_for_its_lock(struct ktest *t)
+{
+	const struct mm_region *r;
+	rwlock_t *own, *other;
+	unsigned cpu;
+	struct mm *mm;
+
+	if (!ktest_need_second_cpu(t))
+		return;
+	for_each_cpu(cpu, &cpu_online_mask)
+		if (cpu != arch_cpu_id())
+			break;
+	KASSERT_EQ(t, fl_mm_create(&mm), 0);
+	read_lock(&mm->lock);
+	r = mm_region_find_locked(mm, SHARE_BASE); /* stays put: no region changes below */
+	read_unlock(&mm->lock);
+	KASSERT(t, r != NULL && r->mapping == &fl_mapping);
+	own = &fl_mapping.lock;
+	other = &fl_mapping.vma_lock[r->attach_slot].lock;
+	if (locks_per_region(t)) {
+		other = own;
+		own = &fl_mapping.vma_lock[r->attach_slot].lock;
+	}
+	KEXPECT(t, !fl_fault_passes(t, cpu, mm, SHARE_BASE, own, 100));
+	KEXPECT(t, fl_fault_passes(t, cpu, mm, SHARE_BASE + KB4, other, RACE_TIMEOUT_S * 1000));
+	for (unsigned i = 0; i < 2; i++) {
+		paddr_t pa = 0;
+
+		/* Both faults went through: each page is mapped and holds what was written. */
+		KEXPECT_EQ(t, pt_lookup(mm->root, SHARE_BASE + i * KB4, &pa, NULL, NULL), 0);
+		KEXPECT_EQ(t, *(volatile u64 *)phys_to_virt(pa), 0xfa17);
+	}
+	fl_mm_destroy(t, mm);
+}
+
+/* On another CPU: the writer zaps w->mm's attached regions, then done. */
+static void fl_zapper_cpu(void *arg)
+{
+	struct fl_waiter *w = arg;
+
+	if (mapping_zap(&fl_mapping, w->mm))
+		atomic_store_release(&w->va, 1); /* va: the error flag here */
+	atomic_store_release(&w->done, 1);
+}
+
+/*
+ * The other direction: while a fault holds its design's lock on the
+ * shareable region (this CPU takes the read side as the fault path does,
+ * inside mm->lock's read side), the writer zapping the mm's attached
+ * regions on another CPU leaves the page the fault is resolving mapped;
+ * it unmaps it once the fault is done. (The writer then also waits for
+ * mm->lock's write side, for the private region: held here too.)
+ */
+static void test_faultlock_writer_waits_for_faults(struct ktest *t)
+{
+	static struct fl_waiter w;
+	const struct mm_region *r;
+	rwlock_t *held;
+	unsigned cpu;
+	struct mm *mm;
+	int mapped;
+
+	if (!ktest_need_second_cpu(t))
+		return;
+	for_each_cpu(cpu, &cpu_online_mask)
+		if (cpu != arch_cpu_id())
+			break;
+	KASSERT_EQ(t, fl_mm_create(&mm), 0);
+	KASSERT_EQ(t, mm_populate(mm, SHARE_BASE, KB4), 0);
+	w = (struct fl_waiter){ mm, 0, 0 };
+	read_lock(&mm->lock);
+	r = mm_region_find_locked(mm, SHARE_BASE);
+	held = mapping_fault_lock(r);
+	KEXPECT(t, held != NULL); /* every design locks a shareable region's faults */
+	KEXPECT_EQ(t, smp_run_async(cpu, fl_zapper_cpu, &w), 0);
+	fl_waiter_wait(&w, 500); /* never done: the private region waits for mm->lock */
+	mapped = pt_lookup(mm->root, SHARE_BASE, NULL, NULL, NULL);
+	mapping_fault_done(held);
+	read_unlock(&mm->lock);
+	KEXPECT_EQ(t, mapped, 0);
+	KASSERT(t, fl_waiter_wait(&w, RACE_TIMEOUT_S * 1000));
+	KEXPECT_EQ(t, w.va, 0);
+	KEXPECT_EQ(t, pt_lookup(mm->root, SHARE_BASE, NULL, NULL, NULL), -ENOENT);
+	fl_mm_destroy(t, mm);
 }
 
 /* the race: readers fault, the writer zaps */
@@ -272,9 +440,10 @@ static int fl_leaf_check(void *arg, const struct pt_leaf *leaf)
 
 static void test_faultlock_writer_race(struct ktest *t)
 {
-	bool naive = locks_every_fault(t);
+	bool naive = locks_every_fault(t), vma = locks_per_region(t);
 	u64 l0 = percpu_counter_sum(PCPU_MAPPING_LOCKS), f0 = percpu_counter_sum(PCPU_PAGE_FAULTS);
-	u64 locks, faults;
+	u64 v0 = percpu_counter_sum(PCPU_VMA_LOCKS);
+	u64 locks, faults, vlocks;
 	unsigned zaps = 0;
 
 	if (ncpus_online < 2) {
@@ -290,13 +459,15 @@ static void test_faultlock_writer_race(struct ktest *t)
 	atomic_store_release(&race.stop, 1);
 	KASSERT(t, fl_wait(&race.done));
 	locks = percpu_counter_sum(PCPU_MAPPING_LOCKS) - l0;
+	vlocks = percpu_counter_sum(PCPU_VMA_LOCKS) - v0;
 	faults = percpu_counter_sum(PCPU_PAGE_FAULTS) - f0;
-	ktest_log(t, "%u readers, %u zaps, %lu faults (%lu shareable), %lu mapping locks",
+	ktest_log(t, "%u readers, %u zaps, %lu faults (%lu shareable), %lu mapping locks, %lu vma locks",
 		  race.nreaders, zaps, (unsigned long)faults, (unsigned long)race.share_faults,
-		  (unsigned long)locks);
+		  (unsigned long)locks, (unsigned long)vlocks);
 	KEXPECT_EQ(t, race.bad, 0);
 	KEXPECT_EQ(t, faults, race.share_faults + race.priv_faults);
-	KEXPECT_EQ(t, locks, race.share_faults + (naive ? race.priv_faults : 0));
+	KEXPECT_EQ(t, locks, (vma ? 0 : race.share_faults) + (naive ? race.priv_faults : 0));
+	KEXPECT_EQ(t, vlocks, vma ? race.share_faults : 0);
 	KEXPECT_GE(t, race.share_faults, race.nreaders * READER_PAGES);
 	KEXPECT_EQ(t, pt_walk(race.mm->root, SHARE_BASE, 2 * MAPPING_SHARE_ALIGN, fl_leaf_check,
 			      NULL), 0);
@@ -405,6 +576,8 @@ static const struct ktest_case faultlock_cases[] = {
 	KTEST_CASE(test_faultlock_attach_checks),
 	KTEST_CASE(test_faultlock_counts),
 	KTEST_CASE(test_faultlock_zap),
+	KTEST_CASE(test_faultlock_fault_waits_for_its_lock),
+	KTEST_CASE(test_faultlock_writer_waits_for_faults),
 	KTEST_CASE(test_faultlock_writer_race),
 	KTEST_CASE(test_faultlock_populate_race),
 };

@@ -13,7 +13,8 @@
 static bool named_elsewhere(unsigned i)
 {
 #ifdef HOST_BUILD
-	return i == PCPU_PIN_FLAG_WRITES || i == PCPU_PIN_UNLOADED || i == PCPU_PIN_RETRIES;
+	return i == PCPU_PIN_FLAG_WRITES || i == PCPU_PIN_UNLOADED || i == PCPU_PIN_RETRIES ||
+	       i == PCPU_PIN_REF_ATOMICS;
 #else
 	(void)i;
 	return false;

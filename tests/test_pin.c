@@ -4,8 +4,8 @@
  * overlapping ranges at once; the slow path faults pages in; bad calls are
  * refused; each has_pinned design writes the shared line exactly as often
  * as it promises; device pages take exactly the pagemap lookups and
- * references each pagemap design promises; a large page is pinned on its
- * head. Kernel only (real page tables, several CPUs).
+ * references each pagemap design promises (large folios: test_pin_folio.c).
+ * Kernel only (real page tables, several CPUs).
  */
 #include "errno.h"
 #include "kernel/percpu.h"
@@ -244,37 +244,6 @@ static void test_pin_device_lookups(struct ktest *t)
 	KEXPECT_EQ(t, dm.pgmap[1].ref, 0);
 	KEXPECT_EQ(t, mm_unmap_region(pin_mm, base, npages * PT_PAGE_4K), 0);
 	KEXPECT_EQ(t, devmem_destroy(&dm), 0);
-}
-
-/* A 2 MiB mapping: one call pins all its pages on the block's head. */
-static void test_pin_large_page_head(struct ktest *t)
-{
-	struct mm *mm;
-	struct page *block = page_alloc(9, PMM_ZERO);
-	static struct page *big[512];
-	vaddr_t base = 0x80000000ul;
-
-	KASSERT(t, block != NULL);
-	KASSERT_EQ(t, mm_create(&mm), 0);
-	KASSERT_EQ(t, pt_map(mm->root, base, page_to_phys(block), PT_PAGE_2M,
-			     PROT_READ | PROT_WRITE | PROT_USER, PT_PAGE_2M), 0);
-	mm_switch(mm);
-	KEXPECT_EQ(t, pin_pages_fast(mm, base, 512, PIN_FAST_ONLY, big, &pin_policy_default), 512);
-	KEXPECT_EQ(t, page_pin_count(block), 512);
-	KEXPECT(t, big[511] == block + 511);
-	KEXPECT_EQ(t, unpin_pages(big, 512), 0);
-	KEXPECT_EQ(t, page_pin_count(block), 0);
-	KEXPECT_EQ(t, page_ref_count(block), 1);
-	mm_switch(pin_mm); /* the unmap below flushes nothing: leave mm first */
-	{
-		struct pt_gather g;
-
-		pt_gather_init(&g, NULL, NULL);
-		KEXPECT_EQ(t, pt_unmap(mm->root, base, PT_PAGE_2M, &g), 0);
-		pt_gather_finish(&g);
-	}
-	KEXPECT_EQ(t, mm_destroy(mm), 0);
-	KEXPECT_EQ(t, page_free(block, 9), 0);
 }
 
 /* the fast path's rule: lockless only with the mm loaded */
@@ -525,7 +494,6 @@ static const struct ktest_case pin_cases[] = {
 	KTEST_CASE(test_pin_flag_writes),
 	KTEST_CASE(test_pin_concurrent_counts_restored),
 	KTEST_CASE(test_pin_device_lookups),
-	KTEST_CASE(test_pin_large_page_head),
 	KTEST_CASE(test_pin_walk_needs_loaded_mm),
 	KTEST_CASE(test_pin_rechecks_entry),
 	KTEST_CASE(test_pin_undone_by_fork),
