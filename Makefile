@@ -46,6 +46,7 @@ KERNEL_SRCS := kernel/cmdline.c kernel/crash.c kernel/json.c kernel/ksyms.c kern
 	kernel/panic.c kernel/percpu.c kernel/printk.c kernel/report.c kernel/run.c kernel/rwlock.c \
 	kernel/smp.c kernel/spinlock.c kernel/version.c
 KERNEL_SRCS += kernel/run_modes.c
+KERNEL_SRCS += kernel/trace.c
 LIB_SRCS := lib/errno.c lib/format.c lib/parse.c lib/stats.c lib/string.c
 MM_SRCS := mm/devmem.c mm/fault.c mm/fork.c mm/kstack.c mm/mapping.c mm/pin.c mm/tlb.c mm/tlb_designs.c mm/mm.c mm/page.c mm/pagemap.c mm/pmm.c mm/pt.c mm/pt_gather.c mm/pt_leaf.c mm/pt_root.c \
 	mm/swap.c mm/swap_check.c mm/swap_cluster.c mm/swap_free.c mm/swap_mm.c mm/swapdev.c
@@ -104,6 +105,9 @@ endif
 ifeq ($(TEST_DESIGN),1)
 KCFLAGS += -DMMLAB_TEST_DESIGN
 endif
+# make TRACE=0 compiles the trace hooks out (kernel/trace.h); best with its own O=.
+TRACE ?= 1
+KCFLAGS += -DMMLAB_TRACE=$(TRACE)
 KASFLAGS := $(filter-out -std=gnu11,$(KCFLAGS)) -D__ASSEMBLER__
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments \
 	-T linker.ld
