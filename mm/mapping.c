@@ -9,6 +9,7 @@
 #include "mm/counters.h"
 #include "errno.h"
 #include "kernel/percpu.h"
+#include "kernel/trace.h"
 #include "mm/mm.h"
 #include "mm/pt.h"
 
@@ -223,6 +224,7 @@ bool mapping_fault_lock(const struct mm_region *r)
 	if (!r->mapping || !r->mapping->fault_lock->needs_lock(r))
 		return false;
 	read_lock(&r->mapping->lock);
+	trace_event(TRACE_LOCK_ACQ, TRACE_LOCK_MAPPING, 0);
 	this_cpu_inc(PCPU_MAPPING_LOCKS);
 	return true;
 }
@@ -233,11 +235,14 @@ bool mapping_install_lock(const struct mm_region *r)
 	if (!r->mapping || !(r->flags & MM_PT_SHAREABLE))
 		return false;
 	read_lock(&r->mapping->lock);
+	trace_event(TRACE_LOCK_ACQ, TRACE_LOCK_MAPPING, 1);
 	return true;
 }
 
 void mapping_fault_unlock(const struct mm_region *r, bool held)
 {
-	if (held)
+	if (held) {
+		trace_event(TRACE_LOCK_REL, TRACE_LOCK_MAPPING, 0);
 		read_unlock(&r->mapping->lock);
+	}
 }
