@@ -13,6 +13,7 @@ PYTHON=${PYTHON:-python3}
 accel=auto smp="" mem=1G firmware=bios boot=iso machine=pc mode=bench bench=""
 results="" timeout_s="" quiet=0 compare=() extra=() spcr="" qemu_extra=() cpu_model="" loader=""
 emulator=qemu
+trace=0
 
 usage() {
 	cat <<'USAGE'
@@ -48,6 +49,9 @@ writes results/<date-time>/: serial.log, results.json, table.txt, plots/.
                          --qemu-arg -machine --qemu-arg hpet=off
   --selftest             run the KTAP self-tests instead of benchmarks
   --bench LIST           comma-separated benchmarks (default: all)
+  --trace                record the timed runs' events (trace=1) and write
+                         trace.json (Perfetto / chrome://tracing) and
+                         trace-timeline.png (docs/output.md, "Trace")
   --results DIR          results folder (default results/<date-time>)
   --timeout SEC          kill the guest after SEC seconds (exit status 3;
                          default 300 for self-tests, 3600 for benchmarks,
@@ -85,6 +89,7 @@ parse_args() {
 		--qemu-arg) need_arg "$@"; qemu_extra+=("$2"); shift ;;
 		--selftest) mode=selftest ;;
 		--bench) need_arg "$@"; bench=$2; shift ;;
+		--trace) trace=1 ;;
 		--results) need_arg "$@"; results=$2; shift ;;
 		--timeout) need_arg "$@"; timeout_s=$2; shift ;;
 		--quiet) quiet=1 ;;
@@ -116,6 +121,7 @@ check_args() {
 	[ -z "$timeout_s" ] || [[ $timeout_s =~ ^[1-9][0-9]*$ ]] || die_usage "bad --timeout '$timeout_s' (seconds)"
 	[ -z "$bench" ] || [[ $bench =~ ^[a-z0-9_]+(,[a-z0-9_]+)*$ ]] || die_usage "bad --bench '$bench'"
 	if [ "$mode" = selftest ] && [ -n "$bench" ]; then die_usage "--selftest and --bench exclude each other"; fi
+	if [ "$mode" = selftest ] && [ "$trace" = 1 ]; then die_usage "--trace records benchmarks: not with --selftest"; fi
 	if [ "$boot" = kernel ] && [ "$firmware" = uefi ]; then
 		die_usage "--boot kernel uses QEMU's multiboot1 loader, which needs --firmware bios"
 	fi
@@ -175,6 +181,7 @@ pick_accel() {
 kernel_cmdline() {
 	local words=("mode=$mode")
 	[ -z "$bench" ] || words+=("bench=$bench")
+	[ "$trace" = 0 ] || words+=("trace=1")
 	words+=("${extra[@]+"${extra[@]}"}")
 	echo "${words[*]}"
 }
@@ -331,6 +338,15 @@ report() {
 	fi
 }
 
+# --trace: the log's trace records as trace.json (checked) and a timeline of the first case.
+write_trace() {
+	"$PYTHON" "$here/tools/mmlab_trace.py" "$results/serial.log" -o "$results/trace.json" >&2 &&
+		"$PYTHON" "$here/tools/mmlab_trace.py" --check "$results/trace.json" >&2 ||
+		{ echo "run.sh: no valid trace.json from this run" >&2; [ "$rc" != 0 ] || rc=1; return; }
+	"$PYTHON" "$here/tools/mmlab_trace.py" "$results/serial.log" --plot "$results/trace-timeline.png" >/dev/null ||
+		say "warning: no trace-timeline.png (see above); trace.json is written"
+}
+
 main() {
 	parse_args "$@"
 	if [ ${#compare[@]} -eq 2 ]; then
@@ -363,6 +379,7 @@ main() {
 	fi
 	echo "run.sh: guest finished in ${elapsed}s: $verdict" >&2
 	if [ "$rc" != 2 ] && [ "$rc" != 3 ]; then report; fi
+	if [ "$trace" = 1 ] && [ "$rc" != 2 ] && [ "$rc" != 3 ]; then write_trace; fi
 	if [ "$rc" = 2 ]; then grep -h '^mmlab: error:' "$results/serial.log" >&2; fi
 	say "results in $results"
 	exit "$rc"
