@@ -5,7 +5,7 @@
 #   make test         everything: host tests, tool tests, QEMU self-test matrix
 #   make fuzz         each firmware-parser fuzz target for FUZZ_SECONDS (clang)
 #   make CC=clang     or CROSS_COMPILE=x86_64-elf-;  V=1 shows commands
-# Knobs (-D overrides, printed in the MMLAB header): MAX_CPUS.
+# Knobs (-D overrides, printed in the MMLAB header): MAX_CPUS, TRACE (0: trace hooks compiled out).
 
 O ?= build
 # Dependency files name each object both as $(O) is spelled and by its
