@@ -194,10 +194,13 @@ static void trace_print_begin(const char *bench, unsigned ncpus, const char *lab
 	printk("TRACE-BEGIN %s\n", json_end(&j) < 0 ? "{\"error\":\"line too long\"}" : buf);
 }
 
-/* Totals of the case; the estimate charges every record at the boot-time cost of one. */
+/*
+ * Totals of the case. The estimate charges every record the hooks made,
+ * lost ones too (they paid for the slot), at the boot-time cost of one.
+ */
 static void trace_print_end(u64 stored, u64 lost)
 {
-	u64 per_region = trace_regions ? stored / trace_regions : 0;
+	u64 per_region = trace_regions ? (stored + lost) / trace_regions : 0;
 
 	printk("TRACE-END {\"records\":%lu,\"lost\":%lu,\"regions\":%u,\"record_cycles\":%lu,"
 	       "\"overhead_cycles_per_region\":%lu}\n",
