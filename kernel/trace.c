@@ -142,7 +142,7 @@ static u64 trace_base(void)
 	return base == ~0ull ? 0 : base;
 }
 
-/* One line of up to TRACE_LINE_RECORDS records of @cpu from @from; *@prev: last TSC. */
+/* One console line: @count records of @cpu from @r; *@prev: the TSC before the first. */
 static void trace_print_line(unsigned cpu, const struct trace_rec *r, u32 count, u64 *prev)
 {
 	static char line[PRINTK_MAX];
