@@ -275,7 +275,7 @@ void trace_describe(struct json *j)
 		json_u64(j, "record_cycles", trace_record_cycles);
 	else
 		json_null(j, "record_cycles");
-	json_str(j, "overhead", "record_cycles x records per timed region (TRACE-END)");
+	json_str(j, "overhead", "record_cycles x records per timed run: each case's trace totals");
 	json_object_end(j);
 }
 
