@@ -13,7 +13,7 @@ PYTHON=${PYTHON:-python3}
 accel=auto smp="" mem=1G firmware=bios boot=iso machine=pc mode=bench bench=""
 results="" timeout_s="" quiet=0 compare=() extra=() spcr="" qemu_extra=() cpu_model="" loader=""
 emulator=qemu
-trace=0
+trace=0 trace_word=0
 
 usage() {
 	cat <<'USAGE'
@@ -129,6 +129,8 @@ check_args() {
 	for w in "${extra[@]+"${extra[@]}"}"; do
 		# The words reach the kernel through grub.cfg or -append: keep them plain.
 		[[ $w =~ ^[A-Za-z0-9_.,:/=+-]+$ ]] || die_usage "kernel word '$w' has characters other than [A-Za-z0-9_.,:/=+-]"
+		# The kernel word alone traces too: write trace.json for it as for --trace.
+		if [ "$w" = trace=1 ] && [ "$mode" = bench ]; then trace=1 trace_word=1; fi
 	done
 }
 
@@ -181,7 +183,7 @@ pick_accel() {
 kernel_cmdline() {
 	local words=("mode=$mode")
 	[ -z "$bench" ] || words+=("bench=$bench")
-	[ "$trace" = 0 ] || words+=("trace=1")
+	[ "$trace" = 0 ] || [ "$trace_word" = 1 ] || words+=("trace=1")
 	words+=("${extra[@]+"${extra[@]}"}")
 	echo "${words[*]}"
 }
