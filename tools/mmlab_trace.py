@@ -167,16 +167,21 @@ class Builder:
         self.add(ph="i", s="t", name=name, cat=cat, pid=pid, tid=cpu, ts=self.ts(tsc),
                  args=args or {})
 
-    def flow(self, fid, name, start, end):
-        """An arrow from start=(pid, cpu, tsc) to end=(pid, cpu, tsc); one per id."""
+    def flow(self, fid, name, cat, start, end):
+        """An arrow from start=(pid, cpu, tsc) to end=(pid, cpu, tsc); one per id.
+
+        @cat is the category of the instants at both ends: Chrome's DevTools
+        bind a flow event to the event of equal cat, pid, tid and ts, while
+        Perfetto binds it to the slice enclosing it (bp "e" for the end).
+        """
         if fid in self.flow_ids:
             self.unmatched += 1  # a call sequence seen twice: only at a region's edge
             return
         self.flow_ids.add(fid)
         self.flows += 1
-        self.add(ph="s", id=fid, name=name, cat="flow", pid=start[0], tid=start[1],
+        self.add(ph="s", id=fid, name=name, cat=cat, pid=start[0], tid=start[1],
                  ts=self.ts(start[2]))
-        self.add(ph="f", bp="e", id=fid, name=name, cat="flow", pid=end[0], tid=end[1],
+        self.add(ph="f", bp="e", id=fid, name=name, cat=cat, pid=end[0], tid=end[1],
                  ts=self.ts(end[2]))
 
 
@@ -253,11 +258,11 @@ def _flows(b, pid, cidx, case):
         for r in recs:
             if r.ev == "is" and (cpu, r.arg, r.peer) in recv:
                 got = recv[(cpu, r.arg, r.peer)]
-                b.flow(f"c{cidx}-ipi-{cpu}-{r.arg}-{r.peer}", "IPI", (pid, cpu, r.tsc),
+                b.flow(f"c{cidx}-ipi-{cpu}-{r.arg}-{r.peer}", "IPI", "ipi", (pid, cpu, r.tsc),
                        (pid, got.cpu, got.tsc))
             elif r.ev == "as" and (r.peer, r.arg) in seen:
                 done = seen[(r.peer, r.arg)]
-                b.flow(f"c{cidx}-ack-{r.peer}-{r.arg}-{cpu}", "ack", (pid, cpu, r.tsc),
+                b.flow(f"c{cidx}-ack-{r.peer}-{r.arg}-{cpu}", "ack", "ack", (pid, cpu, r.tsc),
                        (pid, done.cpu, done.tsc))
 
 

@@ -52,6 +52,15 @@ class TestConvert(unittest.TestCase):
             else:
                 self.assertEqual(end["tid"], 0)  # and sees every ack
 
+    def test_flow_events_sit_on_their_instants(self):
+        # Chrome's DevTools bind a flow event to the event of equal cat, pid, tid and ts.
+        ev = converted()["traceEvents"]
+        instants = {(e["cat"], e["pid"], e["tid"], e["ts"]) for e in ev if e["ph"] == "i"}
+        flows = [e for e in ev if e["ph"] in ("s", "f")]
+        self.assertEqual(len(flows), 108)
+        for e in flows:
+            self.assertIn((e["cat"], e["pid"], e["tid"], e["ts"]), instants, e["id"])
+
     def test_slices_and_regions(self):
         ev = converted()["traceEvents"]
         regions = [e for e in ev if e["ph"] == "X" and e["cat"] == "region"]
