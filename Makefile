@@ -5,7 +5,7 @@
 #   make test         everything: host tests, tool tests, QEMU self-test matrix
 #   make fuzz         each firmware-parser fuzz target for FUZZ_SECONDS (clang)
 #   make CC=clang     or CROSS_COMPILE=x86_64-elf-;  V=1 shows commands
-# Knobs (-D overrides, printed in the MMLAB header): MAX_CPUS.
+# Knobs (-D overrides, printed in the MMLAB header): MAX_CPUS, TRACE (0: trace hooks compiled out).
 
 O ?= build
 # Dependency files name each object both as $(O) is spelled and by its
@@ -46,6 +46,7 @@ KERNEL_SRCS := kernel/cmdline.c kernel/crash.c kernel/json.c kernel/ksyms.c kern
 	kernel/panic.c kernel/percpu.c kernel/printk.c kernel/report.c kernel/run.c kernel/rwlock.c \
 	kernel/smp.c kernel/spinlock.c kernel/version.c
 KERNEL_SRCS += kernel/run_modes.c
+KERNEL_SRCS += kernel/trace.c
 LIB_SRCS := lib/errno.c lib/format.c lib/parse.c lib/stats.c lib/string.c
 MM_SRCS := mm/devmem.c mm/fault.c mm/fork.c mm/kstack.c mm/mapping.c mm/pin.c mm/tlb.c mm/tlb_designs.c mm/mm.c mm/page.c mm/pagemap.c mm/pmm.c mm/pt.c mm/pt_gather.c mm/pt_leaf.c mm/pt_root.c \
 	mm/swap.c mm/swap_check.c mm/swap_cluster.c mm/swap_free.c mm/swap_mm.c mm/swapdev.c
@@ -69,6 +70,7 @@ TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/te
 TEST_KERNEL_SRCS += tests/test_mapping_flush.c
 TEST_KERNEL_SRCS += tests/test_pin_folio.c
 TEST_KERNEL_SRCS += tests/test_faultlock_fork.c
+TEST_KERNEL_SRCS += tests/test_trace.c
 # make TEST_DESIGN=1 (best with its own O=): adds the example designs of
 # tests/design_example.c to their tables, the "adding a design" proof (docs/design.md).
 ifeq ($(TEST_DESIGN),1)
@@ -106,6 +108,9 @@ endif
 ifeq ($(TEST_DESIGN),1)
 KCFLAGS += -DMMLAB_TEST_DESIGN
 endif
+# make TRACE=0 compiles the trace hooks out (kernel/trace.h); best with its own O=.
+TRACE ?= 1
+KCFLAGS += -DMMLAB_TRACE=$(TRACE)
 KASFLAGS := $(filter-out -std=gnu11,$(KCFLAGS)) -D__ASSEMBLER__
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments \
 	-T linker.ld

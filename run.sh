@@ -13,6 +13,7 @@ PYTHON=${PYTHON:-python3}
 accel=auto smp="" mem=1G firmware=bios boot=iso machine=pc mode=bench bench=""
 results="" timeout_s="" quiet=0 compare=() extra=() spcr="" qemu_extra=() cpu_model="" loader=""
 emulator=qemu
+trace=0 trace_word=0
 
 usage() {
 	cat <<'USAGE'
@@ -49,6 +50,9 @@ index.html (the results page: open it in a browser).
                          --qemu-arg -machine --qemu-arg hpet=off
   --selftest             run the KTAP self-tests instead of benchmarks
   --bench LIST           comma-separated benchmarks (default: all)
+  --trace                record the timed runs' events (trace=1) and write
+                         trace.json (Perfetto / chrome://tracing) and
+                         trace-timeline.png (docs/output.md, "Trace")
   --results DIR          results folder (default results/<date-time>)
   --timeout SEC          kill the guest after SEC seconds (exit status 3;
                          default 300 for self-tests, 3600 for benchmarks,
@@ -88,6 +92,7 @@ parse_args() {
 		--qemu-arg) need_arg "$@"; qemu_extra+=("$2"); shift ;;
 		--selftest) mode=selftest ;;
 		--bench) need_arg "$@"; bench=$2; shift ;;
+		--trace) trace=1 ;;
 		--results) need_arg "$@"; results=$2; shift ;;
 		--timeout) need_arg "$@"; timeout_s=$2; shift ;;
 		--quiet) quiet=1 ;;
@@ -119,6 +124,7 @@ check_args() {
 	[ -z "$timeout_s" ] || [[ $timeout_s =~ ^[1-9][0-9]*$ ]] || die_usage "bad --timeout '$timeout_s' (seconds)"
 	[ -z "$bench" ] || [[ $bench =~ ^[a-z0-9_]+(,[a-z0-9_]+)*$ ]] || die_usage "bad --bench '$bench'"
 	if [ "$mode" = selftest ] && [ -n "$bench" ]; then die_usage "--selftest and --bench exclude each other"; fi
+	if [ "$mode" = selftest ] && [ "$trace" = 1 ]; then die_usage "--trace records benchmarks: not with --selftest"; fi
 	if [ "$boot" = kernel ] && [ "$firmware" = uefi ]; then
 		die_usage "--boot kernel uses QEMU's multiboot1 loader, which needs --firmware bios"
 	fi
@@ -126,6 +132,8 @@ check_args() {
 	for w in "${extra[@]+"${extra[@]}"}"; do
 		# The words reach the kernel through grub.cfg or -append: keep them plain.
 		[[ $w =~ ^[A-Za-z0-9_.,:/=+-]+$ ]] || die_usage "kernel word '$w' has characters other than [A-Za-z0-9_.,:/=+-]"
+		# The kernel word alone traces too: write trace.json for it as for --trace.
+		if [ "$w" = trace=1 ] && [ "$mode" = bench ]; then trace=1 trace_word=1; fi
 	done
 }
 
@@ -178,6 +186,7 @@ pick_accel() {
 kernel_cmdline() {
 	local words=("mode=$mode")
 	[ -z "$bench" ] || words+=("bench=$bench")
+	[ "$trace" = 0 ] || [ "$trace_word" = 1 ] || words+=("trace=1")
 	words+=("${extra[@]+"${extra[@]}"}")
 	echo "${words[*]}"
 }
@@ -334,6 +343,15 @@ report() {
 	fi
 }
 
+# --trace: the log's trace records as trace.json (checked) and a timeline of the first case.
+write_trace() {
+	"$PYTHON" "$here/tools/mmlab_trace.py" "$results/serial.log" -o "$results/trace.json" >&2 &&
+		"$PYTHON" "$here/tools/mmlab_trace.py" --check "$results/trace.json" >&2 ||
+		{ echo "run.sh: no valid trace.json from this run" >&2; [ "$rc" != 0 ] || rc=1; return; }
+	"$PYTHON" "$here/tools/mmlab_trace.py" "$results/serial.log" --plot "$results/trace-timeline.png" >/dev/null ||
+		say "warning: no trace-timeline.png (see above); trace.json is written"
+}
+
 main() {
 	parse_args "$@"
 	if [ ${#compare[@]} -eq 2 ]; then
@@ -367,6 +385,8 @@ main() {
 		decode_status
 	fi
 	echo "run.sh: guest finished in ${elapsed}s: $verdict" >&2
+	# The trace first: the results page links trace.json when it is there.
+	if [ "$trace" = 1 ] && [ "$rc" != 2 ] && [ "$rc" != 3 ]; then write_trace; fi
 	if [ "$rc" != 2 ] && [ "$rc" != 3 ]; then report; fi
 	if [ "$rc" = 2 ]; then grep -h '^mmlab: error:' "$results/serial.log" >&2; fi
 	say "results in $results"

@@ -15,6 +15,7 @@
 #include "kernel/printk.h"
 #include "kernel/report.h"
 #include "kernel/smp.h"
+#include "kernel/trace.h"
 #include "lib/atomic.h"
 #include "lib/format.h"
 #include "lib/math.h"
@@ -264,6 +265,17 @@ static bool finish_variant(struct bench_ctx *c, const char *label, const struct 
 	return !vr->failed;
 }
 
+/* The case's trace records (trace=1), after its result lines. */
+static void trace_case_dump(const struct bench_ctx *c, const char *label)
+{
+	const char *variants[BENCH_MAX_VARIANTS];
+	unsigned n = bench_ndesigns(c->b);
+
+	for (unsigned v = 0; v < n; v++)
+		variants[v] = bench_design(c->b, v)->name;
+	trace_dump(c->b->name, c->ncpus, label, variants, n);
+}
+
 /* Runs every variant of one (bench, parameter set, CPU count), interleaved run by run. */
 static void run_case(struct bench_ctx *c, const struct options *opt, struct bench_outcome *out)
 {
@@ -287,6 +299,7 @@ static void run_case(struct bench_ctx *c, const struct options *opt, struct benc
 		else
 			out->failed++;
 	}
+	trace_case_dump(c, label);
 }
 
 /*

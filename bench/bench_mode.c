@@ -9,6 +9,9 @@
 #include "kernel/report.h"
 #include "kernel/run.h"
 #include "kernel/percpu.h"
+#include "kernel/trace.h"
+#include "mm/page.h"
+#include "mm/pmm.h"
 
 struct opt_names bench_selected;
 OPTION_NAMES(bench, bench_selected, bench_names, "benchmark");
@@ -40,6 +43,18 @@ static void check_cpus_online(void)
 	run_finish("usage", EXIT_USAGE, "cpus= asks for more CPUs than are online");
 }
 
+/* A trace buffer (kernel/trace.h): one block of frames, kept for the whole boot. */
+static void *bench_trace_alloc(size_t bytes)
+{
+	unsigned order = 0;
+	struct page *p;
+
+	while ((PAGE_SIZE << order) < bytes)
+		order++;
+	p = page_alloc(order, 0);
+	return p ? page_address(p) : NULL;
+}
+
 /*
  * A failed result fails the run; so does a run with no result at all, or
  * one that skipped a CPU count or benchmark the command line asked for.
@@ -50,6 +65,8 @@ static __noreturn void bench_mode_run(const struct options *opt)
 	unsigned skipped_asked;
 
 	check_cpus_online();
+	if (trace_init(bench_trace_alloc))
+		run_finish("usage", EXIT_USAGE, "trace=1 cannot be met: see the error above");
 	skipped_asked = bench_run_all(opt);
 	tot = report_totals();
 	if (!run_healthy())

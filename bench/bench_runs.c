@@ -10,6 +10,7 @@
 #include "errno.h"
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
+#include "kernel/trace.h"
 #include "lib/atomic.h"
 #include "lib/math.h"
 #include "lib/string.h"
@@ -129,6 +130,8 @@ static void bench_loop(unsigned idx)
 			return;
 		if (idx == 0)
 			snapshot(before);
+		if (idx == 0 && r >= rs.total_runs - rs.timed_runs)
+			trace_region_begin(c->variant);
 		if (!barrier_wait(&rs.b, n))
 			return;
 		if (!run_timed_phases(c, idx, n))
@@ -136,6 +139,7 @@ static void bench_loop(unsigned idx)
 		if (!barrier_wait(&rs.end, n))
 			return;
 		if (idx == 0) {
+			trace_region_end();
 			snapshot(after);
 			for (unsigned k = 0; k < PCPU_NR_COUNTERS; k++) {
 				c->counter_delta[k] = after[k] - before[k];

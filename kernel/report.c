@@ -8,6 +8,7 @@
 #include "kernel/json.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "kernel/trace.h"
 #include "lib/format.h"
 #include "kernel/version.h"
 #include <arch/arch.h>
@@ -67,6 +68,7 @@ void report_header(void)
 	json_u64(&j, "mem_regions", bi->nmem);
 	json_str(&j, "compiler", mmlab_compiler);
 	json_u64(&j, "max_cpus", mmlab_max_cpus);
+	trace_describe(&j);
 	/* The leading newline ends any partial firmware line ("Booting from ROM.."). */
 	emit_header(&j);
 }

@@ -27,6 +27,7 @@
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/spinlock.h"
+#include "kernel/trace.h"
 #include "lib/atomic.h"
 #include "lib/string.h"
 #include <arch/arch.h>
@@ -70,8 +71,10 @@ static void run_call_from(unsigned caller, unsigned self)
 {
 	struct smp_call_desc *d = &percpu_of(caller)->call;
 
+	trace_event(TRACE_IPI_RECV, caller, trace_seq(caller));
 	d->fn(d->arg);
 	this_cpu_inc(PCPU_CALLS_RUN);
+	trace_event(TRACE_ACK_SENT, caller, trace_seq(caller));
 	cpumask_clear_cpu_atomic(self, &d->waiting);
 	atomic_sub_return(&d->remaining, 1);
 }
@@ -180,6 +183,7 @@ int smp_call_wait(void)
 	struct smp_call_desc *d = &this_cpu()->call;
 	int err = smp_drain(d);
 
+	trace_event(TRACE_ACK_SEEN, 0, trace_seq(this_cpu()->cpu_id));
 	return err ? err : d->err;
 }
 
@@ -220,9 +224,11 @@ static void smp_send(struct smp_call_desc *d, const cpumask_t *targets, unsigned
 
 	cpumask_copy(&d->waiting, targets);
 	atomic_store_release(&d->remaining, count);
+	trace_event(TRACE_CALL, count, 0);
 	for_each_cpu(cpu, targets) {
 		cpumask_set_cpu_atomic(self, &percpu_of(cpu)->mailbox.callers);
 		arch_send_call_ipi(cpu);
+		trace_event(TRACE_IPI_SENT, cpu, trace_seq(self));
 		this_cpu_inc(PCPU_IPI_SENT);
 	}
 }

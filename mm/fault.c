@@ -15,6 +15,7 @@
 #include "mm/counters.h"
 #include "errno.h"
 #include "kernel/percpu.h"
+#include "kernel/trace.h"
 #include "lib/atomic.h"
 #include "lib/string.h"
 #include "mm/mapping.h"
@@ -207,6 +208,7 @@ int fault_handle_mm(struct mm *mm, vaddr_t addr, unsigned flags)
 	const struct mm_region *r;
 	int err;
 
+	trace_event(TRACE_FAULT_BEGIN, 0, (u32)(va >> PAGE_SHIFT));
 	read_lock(&mm->lock);
 	r = mm_region_find_locked(mm, va);
 	err = r ? fault_check_access(r, flags) : -EFAULT;
@@ -214,13 +216,14 @@ int fault_handle_mm(struct mm *mm, vaddr_t addr, unsigned flags)
 		rwlock_t *held = mapping_fault_lock(r);
 
 		err = fault_resolve(mm, r, va, flags);
-		mapping_fault_done(held);
+		mapping_fault_done(r, held);
 	}
 	read_unlock(&mm->lock);
 	if (err)
 		fault_count(FAULT_EV_FAILED);
 	else
 		this_cpu_inc(PCPU_PAGE_FAULTS);
+	trace_event(TRACE_FAULT_END, 0, (u32)-err);
 	return err;
 }
 

@@ -9,6 +9,7 @@
 #include "mm/counters.h"
 #include "errno.h"
 #include "kernel/percpu.h"
+#include "kernel/trace.h"
 #include "mm/mm.h"
 #include "mm/pt.h"
 
@@ -298,17 +299,24 @@ rwlock_t *mapping_fault_lock(const struct mm_region *r)
 {
 	rwlock_t *l = r->mapping ? r->mapping->fault_lock->lock_of(r) : NULL;
 
+	bool shared;
+
 	if (!l)
 		return NULL;
+	shared = l == &r->mapping->lock;
 	read_lock(l);
-	this_cpu_inc(l == &r->mapping->lock ? PCPU_MAPPING_LOCKS : PCPU_VMA_LOCKS);
+	trace_event(TRACE_LOCK_ACQ, shared ? TRACE_LOCK_MAPPING : TRACE_LOCK_VMA, 0);
+	this_cpu_inc(shared ? PCPU_MAPPING_LOCKS : PCPU_VMA_LOCKS);
 	return l;
 }
 
-void mapping_fault_done(rwlock_t *held)
+void mapping_fault_done(const struct mm_region *r, rwlock_t *held)
 {
-	if (held)
+	if (held) {
+		trace_event(TRACE_LOCK_REL,
+			    held == &r->mapping->lock ? TRACE_LOCK_MAPPING : TRACE_LOCK_VMA, 0);
 		read_unlock(held);
+	}
 }
 
 bool mapping_install_lock(const struct mm_region *r)
@@ -317,11 +325,14 @@ bool mapping_install_lock(const struct mm_region *r)
 	if (!r->mapping || !(r->flags & MM_PT_SHAREABLE))
 		return false;
 	read_lock(&r->mapping->lock);
+	trace_event(TRACE_LOCK_ACQ, TRACE_LOCK_MAPPING, 1);
 	return true;
 }
 
 void mapping_fault_unlock(const struct mm_region *r, bool held)
 {
-	if (held)
+	if (held) {
+		trace_event(TRACE_LOCK_REL, TRACE_LOCK_MAPPING, 0);
 		read_unlock(&r->mapping->lock);
+	}
 }

@@ -142,8 +142,8 @@ int mapping_zap(struct mm_mapping *m, struct mm *mm);
  */
 rwlock_t *mapping_fault_lock(const struct mm_region *r);
 
-/* Drops what mapping_fault_lock() took (@held NULL: nothing). */
-void mapping_fault_done(rwlock_t *held);
+/* Drops what mapping_fault_lock(@r) took (@held NULL: nothing). */
+void mapping_fault_done(const struct mm_region *r, rwlock_t *held);
 
 /*
  * For code outside the fault path that installs pages in region @r

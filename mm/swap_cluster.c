@@ -21,6 +21,7 @@
 #include "errno.h"
 #include "mm/counters.h"
 #include "kernel/panic.h"
+#include "kernel/trace.h"
 #include "lib/string.h"
 #include "mm/page.h"
 #include "mm/pmm.h"
@@ -52,10 +53,12 @@ static inline void swap_cluster_lock(struct swap_cluster *ci)
 {
 	this_cpu_inc(PCPU_SWAP_CLUSTER_LOCKS);
 	spin_lock(&ci->lock);
+	trace_event(TRACE_LOCK_ACQ, TRACE_LOCK_SWAP_CLUSTER, 0);
 }
 
 static inline void swap_cluster_unlock(struct swap_cluster *ci)
 {
+	trace_event(TRACE_LOCK_REL, TRACE_LOCK_SWAP_CLUSTER, 0);
 	spin_unlock(&ci->lock);
 }
 
@@ -63,10 +66,12 @@ static inline void swap_device_lock(struct swap_info *si)
 {
 	this_cpu_inc(PCPU_SWAP_DEVICE_LOCKS);
 	spin_lock(&si->lock);
+	trace_event(TRACE_LOCK_ACQ, TRACE_LOCK_SWAP_DEVICE, 0);
 }
 
 static inline void swap_device_unlock(struct swap_info *si)
 {
+	trace_event(TRACE_LOCK_REL, TRACE_LOCK_SWAP_DEVICE, 0);
 	spin_unlock(&si->lock);
 }
 

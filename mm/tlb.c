@@ -20,6 +20,7 @@
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
+#include "kernel/trace.h"
 #include "lib/atomic.h"
 #include "mm/mm_types.h"
 #include "mm/page.h"
@@ -54,18 +55,21 @@ void tlb_flush_local(vaddr_t start, vaddr_t last, bool global)
 {
 	u64 pages = start > last ? ~0ull : ((last - start) >> PAGE_SHIFT) + 1;
 
+	trace_event(pages > flush_ceiling ? TRACE_FLUSH_FULL : TRACE_FLUSH_PAGES, 0, (u32)pages);
 	if (pages > flush_ceiling) {
 		if (global)
 			arch_tlb_flush_everything();
 		else
 			arch_tlb_flush_all();
 		this_cpu_inc(PCPU_TLB_FLUSH_ALL);
+		trace_event(TRACE_FLUSH_END, 0, 0);
 		return;
 	}
 	/* INVLPG also drops every paging-structure cache entry (SDM Vol. 3A 4.10.4.1). */
 	for (u64 n = 0; n < pages; n++)
 		arch_tlb_flush_one(start + (n << PAGE_SHIFT));
 	this_cpu_add(PCPU_TLB_FLUSH_ONE, pages);
+	trace_event(TRACE_FLUSH_END, 0, 0);
 }
 
 /* What every real design's target does: nothing if it switched away meanwhile (lazy). */

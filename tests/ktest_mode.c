@@ -26,7 +26,13 @@ static __noreturn void ktest_mode_run(const struct options *opt)
 	/* A copy: tests of the parser reset ktest_filter while the run reads its filter. */
 	static char filter[sizeof(ktest_filter)];
 	struct ktest_totals tot = { 0 };
+	u32 trace_on;
 
+	/* trace=1 traces benchmarks; the trace suite makes records of its own. */
+	if (options_value("trace", &trace_on) && trace_on) {
+		printk("mmlab: error: trace=1: tracing records benchmarks (mode=bench), not self-tests\n");
+		run_finish("usage", EXIT_USAGE, "trace=1 traces benchmarks (mode=bench), not self-tests");
+	}
 	memcpy(filter, ktest_filter, sizeof(filter));
 	ktest_set_lava(opt->format == OPT_FORMAT_LAVA);
 	ktest_run_all(filter[0] ? filter : NULL, &tot);

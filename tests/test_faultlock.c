@@ -323,7 +323,7 @@ static void test_faultlock_writer_waits_for_faults(struct ktest *t)
 	KEXPECT_EQ(t, smp_run_async(cpu, fl_zapper_cpu, &w), 0);
 	fl_waiter_wait(&w, 500); /* never done: the private region waits for mm->lock */
 	mapped = pt_lookup(mm->root, SHARE_BASE, NULL, NULL, NULL);
-	mapping_fault_done(held);
+	mapping_fault_done(r, held);
 	read_unlock(&mm->lock);
 	KEXPECT_EQ(t, mapped, 0);
 	KASSERT(t, fl_waiter_wait(&w, RACE_TIMEOUT_S * 1000));
