@@ -27,7 +27,12 @@
 #define PCPU_SWAP_SLOTS_FREED (PCPU_KERNEL_COUNTERS + 12) /* swap slots returned to their cluster */
 #define PCPU_SWAP_BATCH_FALLBACKS (PCPU_KERNEL_COUNTERS + 13) /* batched swap frees that fell back to one slot at a time (mm/swap_free.c) */
 #define PCPU_SWAP_OUT_PAGES (PCPU_KERNEL_COUNTERS + 14) /* pages swapped out (mm/swap_mm.c) */
-#define PCPU_MM_COUNTERS_END (PCPU_KERNEL_COUNTERS + 15)
+#define PCPU_TLB_LAZY_QUEUED (PCPU_KERNEL_COUNTERS + 15) /* lazy invalidations queued to another CPU (mm/tlb_lazy.c) */
+#define PCPU_TLB_LAZY_DRAINED (PCPU_KERNEL_COUNTERS + 16) /* lazy invalidations a CPU took off its queue */
+#define PCPU_TLB_LAZY_FALLBACKS (PCPU_KERNEL_COUNTERS + 17) /* lazy flushes sent as an IPI round instead (queue full, tick off) */
+#define PCPU_TLB_LAZY_DRAIN_ONE (PCPU_KERNEL_COUNTERS + 18) /* single-page invalidations a drain did */
+#define PCPU_TLB_LAZY_DRAIN_ALL (PCPU_KERNEL_COUNTERS + 19) /* full flushes a drain did */
+#define PCPU_MM_COUNTERS_END (PCPU_KERNEL_COUNTERS + 20)
 
 BUILD_ASSERT(PCPU_MM_COUNTERS_END <= PCPU_MAX_COUNTERS);
 
