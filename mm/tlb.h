@@ -55,11 +55,13 @@ struct mm;
  * The lazy design (mm/tlb_lazy.c): invalidations each CPU's queue holds
  * before a flush to it falls back to an IPI round (a benchmark run queues
  * at most 512 / PT_GATHER_PAGES = 8 per CPU between drains); flushes whose
- * frames may wait for drains at once; and its drain tick's default rate,
+ * frames may wait for drains at once (more than a queue holds, so one slow
+ * CPU fills its queue first; when none is free the flush falls back too);
+ * and its drain tick's default rate,
  * 1000 Hz (a 1 ms window; LATR drains at the scheduler tick, 1-4 ms in Linux).
  */
 #define TLB_LAZY_QUEUE_MAX 16
-#define TLB_LAZY_BATCHES 16
+#define TLB_LAZY_BATCHES (2 * TLB_LAZY_QUEUE_MAX)
 #define TLB_LAZY_HZ 1000
 
 struct tlb_batch;

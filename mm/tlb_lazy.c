@@ -82,7 +82,11 @@ struct lazy_batch {
 static struct lazy_queue lazy_q[MAX_CPUS];
 static struct lazy_batch lazy_deferred[TLB_LAZY_BATCHES];
 static spinlock_t lazy_defer_lock = SPINLOCK_INIT("tlb_lazy_defer");
-static bool lazy_on;		/* the tick runs on every online CPU */
+/*
+ * The tick runs on every online CPU. Until the first enable no entry is
+ * ever queued (the flush falls back), so the queues' locks are set up then.
+ */
+static bool lazy_on;
 static bool lazy_ticks_paused; /* self-tests: ticks do not drain */
 
 /* ---- the target side: draining ---- */
@@ -190,11 +194,13 @@ static bool lazy_any_dead(const cpumask_t *mask)
 /*
  * Flushes this CPU and queues @req on the other CPUs of the mm's mask,
  * which it copies into @targets, with each target's ticket in @ticket
- * (NULL: not wanted). Returns 1 when it was queued (complete once the
+ * (NULL: not wanted); without @queue (no deferred batch was free) it
+ * falls back at once. Returns 1 when it was queued (complete once the
  * tickets are drained), 0 when it fell back to an IPI round that
  * completed, or -ETIMEDOUT.
  */
-static int lazy_send(const struct tlb_flush_req *req, cpumask_t *targets, u64 *ticket)
+static int lazy_send(const struct tlb_flush_req *req, cpumask_t *targets, u64 *ticket,
+		     bool queue)
 {
 	unsigned self = arch_cpu_id(), cpu;
 	u64 unused;
@@ -207,7 +213,7 @@ static int lazy_send(const struct tlb_flush_req *req, cpumask_t *targets, u64 *t
 	req->target(req);
 	if (lazy_any_dead(targets))
 		return -ETIMEDOUT;
-	if (!atomic_load_acquire(&lazy_on))
+	if (!queue || !atomic_load_acquire(&lazy_on))
 		goto fallback;
 	for_each_cpu(cpu, targets) {
 		if (!lazy_push(cpu, req, ticket ? &ticket[cpu] : &unused))
@@ -224,7 +230,7 @@ fallback:
 static int tlb_flush_lazy(const struct tlb_flush_req *req)
 {
 	cpumask_t targets;
-	int ret = lazy_send(req, &targets, NULL);
+	int ret = lazy_send(req, &targets, NULL, true);
 
 	return ret < 0 ? ret : 0;
 }
@@ -307,22 +313,20 @@ static int lazy_reap_wait(unsigned most)
 	return 0;
 }
 
-/* A free deferred batch, waiting for one if need be; NULL after a timeout. */
+/* A free deferred batch, or NULL when all are waiting for drains. */
 static struct lazy_batch *lazy_batch_get(void)
 {
-	for (;;) {
-		spin_lock(&lazy_defer_lock);
-		for (unsigned i = 0; i < TLB_LAZY_BATCHES; i++) {
-			if (!lazy_deferred[i].used) {
-				lazy_deferred[i].used = true;
-				spin_unlock(&lazy_defer_lock);
-				return &lazy_deferred[i];
-			}
-		}
-		spin_unlock(&lazy_defer_lock);
-		if (lazy_reap_wait(TLB_LAZY_BATCHES - 1))
-			return NULL;
+	struct lazy_batch *b = NULL;
+
+	spin_lock(&lazy_defer_lock);
+	for (unsigned i = 0; i < TLB_LAZY_BATCHES && !b; i++) {
+		if (!lazy_deferred[i].used)
+			b = &lazy_deferred[i];
 	}
+	if (b)
+		b->used = true;
+	spin_unlock(&lazy_defer_lock);
+	return b;
 }
 
 /* Moves @g's frames and tables into @b: the gather then frees nothing. */
@@ -339,7 +343,9 @@ static void lazy_batch_take(struct lazy_batch *b, struct pt_gather *g)
 
 /*
  * The gather's flush under the lazy design: queue the range, and keep what
- * the gather would free until every target drained it. A fallback round
+ * the gather would free until every target drained it. With no deferred
+ * batch free, the flush falls back to an IPI round (which drains every
+ * target's queue, so the next reap frees the batches). A fallback round
  * leaves the gather to free them now; an error leaves it to quarantine them.
  */
 static void tlb_lazy_gather_flush(struct pt_gather *g)
@@ -347,11 +353,15 @@ static void tlb_lazy_gather_flush(struct pt_gather *g)
 	struct tlb_batch *tb = container_of(g, struct tlb_batch, g);
 	struct tlb_flush_req req = { tb->mm, tlb_target_flush, g->start, g->last, g->global };
 	struct lazy_batch *b;
+	cpumask_t targets;
 	int ret;
 
 	lazy_reap(false);
 	b = lazy_batch_get();
-	ret = b ? lazy_send(&req, &b->targets, b->ticket) : -ETIMEDOUT;
+	if (b)
+		ret = lazy_send(&req, &b->targets, b->ticket, true);
+	else
+		ret = lazy_send(&req, &targets, NULL, false);
 	if (ret == 1) {
 		spin_lock(&lazy_defer_lock);
 		lazy_batch_take(b, g);
@@ -403,8 +413,13 @@ static void lazy_tick_off(void *arg)
  */
 static int tlb_enable_lazy(bool on)
 {
+	static bool queues_ready;
 	int err = 0, cerr;
 
+	/* In .bss, not initialised data; nothing takes a lock before the first enable. */
+	for (unsigned cpu = 0; cpu < MAX_CPUS && !queues_ready; cpu++)
+		spin_lock_init(&lazy_q[cpu].lock, "tlb_lazy_queue");
+	queues_ready = true;
 	if (!on) {
 		atomic_store_release(&lazy_on, false);
 		lazy_tick_off(NULL);
