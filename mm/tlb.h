@@ -15,10 +15,16 @@
  *   serial:  batched's gather and rounds, but the initiator flushes its own
  *            TLB before it sends the IPIs (Linux before 5.13), so nothing
  *            overlaps: the cost that sending first removes, on its own.
+ *   lazy:    no IPI (LATR): the initiator flushes itself and queues the
+ *            range on every other CPU of the mask, which drains it at its
+ *            tick or address-space switch; frames and tables wait on a
+ *            deferred list until every target drained (mm/tlb_lazy.c), and
+ *            the range is mapped again only after tlb_settle().
  * The hooks follow the shape of Linux's pv_ops.mmu.flush_tlb_multi (a
  * request that says what to flush, and a variant that decides how it
  * reaches the CPUs of a mask). In every design but the control, a frame is
- * freed only after the flush that covers it completed:
+ * freed only after the flush that covers it completed (lazy: after every
+ * target drained it):
  * a stale entry on another CPU could otherwise reach the frame's next owner.
  * A flush that did not complete (a CPU missed the deadline: it is out of
  * the run from then on, kernel/smp.h) frees nothing: its frames and tables
@@ -54,7 +60,7 @@ struct mm;
 /*
  * The lazy design (mm/tlb_lazy.c): invalidations each CPU's queue holds
  * before a flush to it falls back to an IPI round (a benchmark run queues
- * at most 512 / PT_GATHER_PAGES = 8 per CPU between drains); flushes whose
+ * at most 512 / PT_GATHER_PAGES = 4 per CPU between drains); flushes whose
  * frames may wait for drains at once (more than a queue holds, so one slow
  * CPU fills its queue first; when none is free the flush falls back too);
  * and its drain tick's default rate,

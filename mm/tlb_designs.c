@@ -5,7 +5,8 @@
  * from the table.
  *
  * Promises count per page unmapped: PCPU_TLB_SHOOTDOWNS rounds the
- * initiator sends, PCPU_IPI_SENT per remote CPU with the mm loaded.
+ * initiator sends, PCPU_IPI_SENT per remote CPU with the mm loaded (lazy,
+ * in mm/tlb_lazy.c: PCPU_TLB_LAZY_QUEUED entries instead, and none of those).
  */
 #include "lib/atomic.h"
 #include "mm/mm.h"
