@@ -103,13 +103,13 @@ struct tlb_ops {
 	/*
 	 * Optional (NULL: nothing to do), for a design whose flush completes
 	 * after it returned (lazy). enable(true) before a run unmaps through
-	 * the design, enable(false) after: boot CPU, task context, interrupts
-	 * on; returns 0 or an error. settle(@mm) returns once everything the
-	 * design deferred is done on every CPU: frames and tables released,
-	 * and what was unmapped from @mm safe to map again. Call it before
-	 * mapping an unmapped range again.
-	 * Returns 0 or -ETIMEDOUT (a CPU did not drain in time: what it may
-	 * still reach is quarantined, as after a flush that timed out).
+	 * the design, enable(false) after its last settle: boot CPU, task
+	 * context, interrupts on; returns 0 or an error. settle(@mm) returns
+	 * once everything the design deferred is done on every CPU: frames
+	 * and tables released, and what was unmapped from @mm safe to map
+	 * again. Call it before mapping an unmapped range again. Returns 0 or
+	 * -ETIMEDOUT (a CPU did not drain in time: what it may still reach is
+	 * quarantined, as after a flush that timed out).
 	 */
 	int (*enable)(bool on);
 	int (*settle)(struct mm *mm);
