@@ -164,6 +164,9 @@ void tlb_lazy_switch(void);
  */
 void tlb_lazy_pause_ticks(bool paused);
 
+/* The lazy design's drain tick rate (lazy_hz=): each CPU's interrupts per second while enabled. */
+unsigned tlb_lazy_tick_hz(void);
+
 /* The IPI shootdown every real design's flush is: one round to the mask, each runs req->target. */
 int tlb_flush_send(const struct tlb_flush_req *req);
 

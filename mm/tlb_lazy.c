@@ -138,6 +138,11 @@ void tlb_lazy_switch(void)
 	lazy_drain();
 }
 
+unsigned tlb_lazy_tick_hz(void)
+{
+	return lazy_hz;
+}
+
 void tlb_lazy_pause_ticks(bool paused)
 {
 	atomic_store_release(&lazy_ticks_paused, paused);
