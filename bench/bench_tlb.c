@@ -290,8 +290,8 @@ static void tlb_bench_report(const struct bench_ctx *c, struct json *j, u64 medi
 	json_u64(j, "flush_ceiling", tlb_ceiling());
 	json_u64(j, "batch_pages", PT_GATHER_PAGES);
 	if (tlb_ops_of(c->design)->settle) {
-		json_str(j, "note", "completion deferred: the remotes drain at their tick, "
-				    "after the timed unmap call");
+		json_str(j, "note", "completion deferred: the remotes drain at their tick and "
+				    "the frames are freed after, outside the timed unmap call");
 		/* What lazy (the one design that settles) pays instead of IPIs: every CPU's tick. */
 		json_u64(j, "tick_hz", tlb_lazy_tick_hz());
 	}

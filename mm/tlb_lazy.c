@@ -201,8 +201,8 @@ static bool lazy_any_dead(const cpumask_t *mask)
  * which it copies into @targets, with each target's ticket in @ticket
  * (NULL: not wanted); without @queue (no deferred batch was free) it
  * falls back at once. Returns 1 when it was queued (complete once the
- * tickets are drained), 0 when it fell back to an IPI round that
- * completed, or -ETIMEDOUT.
+ * tickets are drained), 0 when it is complete already (no other CPU, or
+ * a fallback IPI round), or -ETIMEDOUT.
  */
 static int lazy_send(const struct tlb_flush_req *req, cpumask_t *targets, u64 *ticket,
 		     bool queue)
@@ -218,6 +218,9 @@ static int lazy_send(const struct tlb_flush_req *req, cpumask_t *targets, u64 *t
 	req->target(req);
 	if (lazy_any_dead(targets))
 		return -ETIMEDOUT;
+	/* No other CPU has the mm: complete now, and the gather frees at once as every design's. */
+	if (cpumask_empty(targets))
+		return 0;
 	if (!queue || !atomic_load_acquire(&lazy_on))
 		goto fallback;
 	for_each_cpu(cpu, targets) {
