@@ -7,7 +7,11 @@
  * Variants: every design of tlb_designs[] (mm/tlb_designs.c) but the
  * control; today naive (one IPI round per page) and batched (one round per
  * gather, page by page up to the ceiling, a full flush above it) and
- * serial (batched with the local flush before the IPIs, pre-5.13 Linux).
+ * serial (batched with the local flush before the IPIs, pre-5.13 Linux)
+ * and lazy (LATR: no IPI, invalidations queued and drained at each CPU's
+ * tick; the timed region is the unmap call, whose completion on the
+ * remotes is deferred: the next prepare settles it, untimed, before the
+ * range is mapped again, and the BENCH line says so in "note").
  * Parameter remote: "busy" remotes run readers of the mapping during the
  * timed region (bench/tlb_readers.c), as in Gorman's lru-file-mmap-read;
  * their lost read throughput, against a baseline window just before, is
@@ -74,13 +78,17 @@ static void touch_pages(void *arg)
 /* Returns 0 or the first error (a remote CPU that did not switch away keeps the mm: -EBUSY). */
 static int tlb_bench_teardown(struct bench_ctx *c)
 {
-	int err;
+	const struct tlb_ops *ops = tlb_ops_of(c->design);
+	int err = tb.mm ? tlb_settle(ops, tb.mm) : 0, e;
 
 	/* Readers first: they must be gone before their pages are. */
 	if (tb.busy && tlb_readers_stop())
 		bench_fail(c, "a busy reader did not stop");
 	tb.busy = false;
-	err = smp_call(&tb.remotes, switch_to_bench_mm, NULL, true);
+	e = smp_call(&tb.remotes, switch_to_bench_mm, NULL, true);
+	err = err ? err : e;
+	e = tlb_design_enable(ops, false);
+	err = err ? err : e;
 	mm_switch(NULL);
 	if (tb.mm) {
 		int e = mm_destroy(tb.mm);
@@ -141,7 +149,10 @@ static int tlb_bench_setup(struct bench_ctx *c)
 	cpumask_clear(&tb.remotes);
 	for (unsigned idx = 1; idx < c->ncpus; idx++)
 		cpumask_set_cpu(c->cpu[idx], &tb.remotes);
-	err = mm_create(&tb.mm);
+	tb.mm = NULL;
+	err = tlb_design_enable(tlb_ops_of(c->design), true);
+	if (!err)
+		err = mm_create(&tb.mm);
 	if (!err)
 		err = tlb_bench_map(c);
 	if (!err)
@@ -172,6 +183,9 @@ static int tlb_bench_prepare(struct bench_ctx *c)
 	int err = tb.busy ? tlb_readers_sync() : 0; /* the last timed window is closed */
 
 	tb.counted = c->runs_done >= c->b->warmup;
+	/* The last unmap's deferred completion (lazy), before the range is mapped again. */
+	if (!err)
+		err = tlb_settle(tlb_ops_of(c->design), tb.mm);
 	if (!err)
 		err = mm_populate(tb.mm, TLB_BENCH_BASE, (u64)tb.pages * PAGE_SIZE);
 	if (!err)
@@ -216,20 +230,23 @@ static void round_flushes(u64 n, u64 *one, u64 *all)
 static int tlb_bench_verify(struct bench_ctx *c)
 {
 	u64 runs = c->runs_done, one = 0, all = 0;
-	const struct design_promise *p = design_promise(c->design, PCPU_TLB_SHOOTDOWNS);
+	const struct design_promise *q = design_promise(c->design, PCPU_TLB_LAZY_QUEUED);
+	const struct design_promise *p = q ? q : design_promise(c->design, PCPU_TLB_SHOOTDOWNS);
 	u64 batch = p ? p->per : tb.pages;
+	/* A queuing design's remotes flush at their drains (counted apart): only we flush here. */
+	u64 flushers = q ? 1 : c->ncpus;
 	const u64 *t = c->counter_total;
 
 	if (bench_check_promises(c, tb.pages, c->ncpus - 1))
 		return -EINVAL;
 	for (u64 left = tb.pages; left; left -= MIN(left, batch))
 		round_flushes(MIN(left, batch), &one, &all);
-	if (t[PCPU_TLB_FLUSH_ONE] != runs * one * c->ncpus ||
-	    t[PCPU_TLB_FLUSH_ALL] != runs * all * c->ncpus) {
+	if (t[PCPU_TLB_FLUSH_ONE] != runs * one * flushers ||
+	    t[PCPU_TLB_FLUSH_ALL] != runs * all * flushers) {
 		bench_fail(c, "%lu invlpg, %lu full flushes in %lu runs; expected %lu, %lu",
 			   (unsigned long)t[PCPU_TLB_FLUSH_ONE], (unsigned long)t[PCPU_TLB_FLUSH_ALL],
-			   (unsigned long)runs, (unsigned long)(runs * one * c->ncpus),
-			   (unsigned long)(runs * all * c->ncpus));
+			   (unsigned long)runs, (unsigned long)(runs * one * flushers),
+			   (unsigned long)(runs * all * flushers));
 		return -EINVAL;
 	}
 	return 0;
@@ -272,6 +289,12 @@ static void tlb_bench_report(const struct bench_ctx *c, struct json *j, u64 medi
 		 remotes ? mul_div_u64(per_run / remotes, arch_tsc_hz(), run_cycles) : 0);
 	json_u64(j, "flush_ceiling", tlb_ceiling());
 	json_u64(j, "batch_pages", PT_GATHER_PAGES);
+	if (tlb_ops_of(c->design)->settle) {
+		json_str(j, "note", "completion deferred: the remotes drain at their tick and "
+				    "the frames are freed after, outside the timed unmap call");
+		/* What lazy (the one design that settles) pays instead of IPIs: every CPU's tick. */
+		json_u64(j, "tick_hz", tlb_lazy_tick_hz());
+	}
 	if (remotes && bench_param(c, "remote") == TLB_REMOTE_BUSY)
 		report_readers(c, j, median);
 }
@@ -299,6 +322,9 @@ static bool tlb_bench_case_selected(const struct bench_case *bc, const struct op
  */
 static const char *tlb_control(const struct bench_ctx *c)
 {
+	/* Not for a design that sends no round at all (lazy): there one page is a result. */
+	if (design_promise(c->design, PCPU_TLB_LAZY_QUEUED))
+		return NULL;
 	return bench_param(c, "pages") == 1 ? "pages=1: both designs send one round" : NULL;
 }
 
@@ -329,8 +355,8 @@ const struct bench bench_tlb = {
 	.iters = 10,
 	.warmup = 2,
 	.counters = { PCPU_IPI_SENT, PCPU_IPI_RECEIVED, PCPU_TLB_FLUSH_ONE, PCPU_TLB_FLUSH_ALL,
-		      PCPU_TLB_SHOOTDOWNS },
-	.ncounters = 5,
+		      PCPU_TLB_SHOOTDOWNS, PCPU_TLB_LAZY_QUEUED, PCPU_TLB_LAZY_FALLBACKS },
+	.ncounters = 7,
 	.setup = tlb_bench_setup,
 	.prepare = tlb_bench_prepare,
 	.run = tlb_bench_run,

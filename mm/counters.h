@@ -29,7 +29,12 @@
 #define PCPU_SWAP_OUT_PAGES (PCPU_KERNEL_COUNTERS + 14) /* pages swapped out (mm/swap_mm.c) */
 #define PCPU_PIN_REF_ATOMICS (PCPU_KERNEL_COUNTERS + 15) /* atomic adds to a page's or folio head's pin refcount (mm/pin.c) */
 #define PCPU_VMA_LOCKS (PCPU_KERNEL_COUNTERS + 16) /* per-region fault lock acquisitions on the fault path (mm/mapping.c) */
-#define PCPU_MM_COUNTERS_END (PCPU_KERNEL_COUNTERS + 17)
+#define PCPU_TLB_LAZY_QUEUED (PCPU_KERNEL_COUNTERS + 17) /* lazy invalidations queued to another CPU (mm/tlb_lazy.c) */
+#define PCPU_TLB_LAZY_DRAINED (PCPU_KERNEL_COUNTERS + 18) /* lazy invalidations a CPU took off its queue */
+#define PCPU_TLB_LAZY_FALLBACKS (PCPU_KERNEL_COUNTERS + 19) /* lazy flushes sent as an IPI round instead (queue full, tick off) */
+#define PCPU_TLB_LAZY_DRAIN_ONE (PCPU_KERNEL_COUNTERS + 20) /* single-page invalidations a drain did */
+#define PCPU_TLB_LAZY_DRAIN_ALL (PCPU_KERNEL_COUNTERS + 21) /* full flushes a drain did */
+#define PCPU_MM_COUNTERS_END (PCPU_KERNEL_COUNTERS + 22)
 
 BUILD_ASSERT(PCPU_MM_COUNTERS_END <= PCPU_MAX_COUNTERS);
 

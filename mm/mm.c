@@ -341,6 +341,8 @@ void mm_switch(struct mm *mm)
 	u16 asid = 0;
 
 	if (old != mm) {
+		/* While @old is still loaded: its queued lazy invalidations land in its ASID. */
+		tlb_lazy_switch();
 		if (mm) {
 			/* Set before the generation is read (mm_flush_range() relies on it). */
 			cpumask_set_cpu_atomic(cpu, mm_cpumask(mm));

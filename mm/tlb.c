@@ -51,7 +51,7 @@ unsigned tlb_ceiling(void)
  * local flush of a gather alike: page by page up to the ceiling, else one
  * full flush (global entries too when @global).
  */
-void tlb_flush_local(vaddr_t start, vaddr_t last, bool global)
+void tlb_flush_local_as(vaddr_t start, vaddr_t last, bool global, unsigned one, unsigned all)
 {
 	u64 pages = start > last ? ~0ull : ((last - start) >> PAGE_SHIFT) + 1;
 
@@ -61,15 +61,20 @@ void tlb_flush_local(vaddr_t start, vaddr_t last, bool global)
 			arch_tlb_flush_everything();
 		else
 			arch_tlb_flush_all();
-		this_cpu_inc(PCPU_TLB_FLUSH_ALL);
+		this_cpu_inc(all);
 		trace_event(TRACE_FLUSH_END, 0, 0);
 		return;
 	}
 	/* INVLPG also drops every paging-structure cache entry (SDM Vol. 3A 4.10.4.1). */
 	for (u64 n = 0; n < pages; n++)
 		arch_tlb_flush_one(start + (n << PAGE_SHIFT));
-	this_cpu_add(PCPU_TLB_FLUSH_ONE, pages);
+	this_cpu_add(one, pages);
 	trace_event(TRACE_FLUSH_END, 0, 0);
+}
+
+void tlb_flush_local(vaddr_t start, vaddr_t last, bool global)
+{
+	tlb_flush_local_as(start, last, global, PCPU_TLB_FLUSH_ONE, PCPU_TLB_FLUSH_ALL);
 }
 
 /* What every real design's target does: nothing if it switched away meanwhile (lazy). */

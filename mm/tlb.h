@@ -15,10 +15,16 @@
  *   serial:  batched's gather and rounds, but the initiator flushes its own
  *            TLB before it sends the IPIs (Linux before 5.13), so nothing
  *            overlaps: the cost that sending first removes, on its own.
+ *   lazy:    no IPI (LATR): the initiator flushes itself and queues the
+ *            range on every other CPU of the mask, which drains it at its
+ *            tick or address-space switch; frames and tables wait on a
+ *            deferred list until every target drained (mm/tlb_lazy.c), and
+ *            the range is mapped again only after tlb_settle().
  * The hooks follow the shape of Linux's pv_ops.mmu.flush_tlb_multi (a
  * request that says what to flush, and a variant that decides how it
  * reaches the CPUs of a mask). In every design but the control, a frame is
- * freed only after the flush that covers it completed:
+ * freed only after the flush that covers it completed (lazy: after every
+ * target drained it):
  * a stale entry on another CPU could otherwise reach the frame's next owner.
  * A flush that did not complete (a CPU missed the deadline: it is out of
  * the run from then on, kernel/smp.h) frees nothing: its frames and tables
@@ -51,6 +57,19 @@ struct mm;
  */
 #define TLB_FLUSH_CEILING 33
 
+/*
+ * The lazy design (mm/tlb_lazy.c): invalidations each CPU's queue holds
+ * before a flush to it falls back to an IPI round (a benchmark run queues
+ * at most 512 / PT_GATHER_PAGES = 4 per CPU between drains); flushes whose
+ * frames may wait for drains at once (more than a queue holds, so one slow
+ * CPU fills its queue first; when none is free the flush falls back too);
+ * and its drain tick's default rate,
+ * 1000 Hz (a 1 ms window; LATR drains at the scheduler tick, 1-4 ms in Linux).
+ */
+#define TLB_LAZY_QUEUE_MAX 16
+#define TLB_LAZY_BATCHES (2 * TLB_LAZY_QUEUE_MAX)
+#define TLB_LAZY_HZ 1000
+
 struct tlb_batch;
 
 /* One flush request: what a target invalidates. Copied to each target (smp_call_copy()). */
@@ -81,6 +100,19 @@ struct tlb_ops {
 	int (*flush)(const struct tlb_flush_req *req);
 	/* On a CPU that received @req (in the IPI, interrupts off, or the initiator). */
 	void (*target_flush)(const struct tlb_flush_req *req);
+	/*
+	 * Optional (NULL: nothing to do), for a design whose flush completes
+	 * after it returned (lazy). enable(true) before a run unmaps through
+	 * the design, enable(false) after its last settle: boot CPU, task
+	 * context, interrupts on; returns 0 or an error. settle(@mm) returns
+	 * once everything the design deferred is done on every CPU: frames
+	 * and tables released, and what was unmapped from @mm safe to map
+	 * again. Call it before mapping an unmapped range again. Returns 0 or
+	 * -ETIMEDOUT (a CPU did not drain in time: what it may still reach is
+	 * quarantined, as after a flush that timed out).
+	 */
+	int (*enable)(bool on);
+	int (*settle)(struct mm *mm);
 };
 
 struct tlb_batch {
@@ -89,7 +121,7 @@ struct tlb_batch {
 	struct pt_gather g; /* mm_gather_init()'s: g.err is the first flush error */
 };
 
-extern const struct tlb_ops tlb_ops_naive, tlb_ops_batched, tlb_ops_serial;
+extern const struct tlb_ops tlb_ops_naive, tlb_ops_batched, tlb_ops_serial, tlb_ops_lazy;
 /*
  * The control run of the stale-translation detector: flushes the calling
  * CPU only, never the others. Wrong on purpose (design.control): only the
@@ -105,6 +137,35 @@ static inline const struct tlb_ops *tlb_ops_of(const struct design *d)
 {
 	return container_of(d, struct tlb_ops, d);
 }
+
+/* @ops->enable(@on), or 0 for a design without one. */
+static inline int tlb_design_enable(const struct tlb_ops *ops, bool on)
+{
+	return ops->enable ? ops->enable(on) : 0;
+}
+
+/* @ops->settle(@mm), or 0 for a design whose flush is complete when it returns. */
+static inline int tlb_settle(const struct tlb_ops *ops, struct mm *mm)
+{
+	return ops->settle ? ops->settle(mm) : 0;
+}
+
+/*
+ * The lazy design's hook in mm_switch() (mm/tlb_lazy.c): before this CPU
+ * loads another root, it drains its queue of lazy invalidations while the
+ * old root is still loaded. Interrupts off. Cheap when the queue is empty.
+ */
+void tlb_lazy_switch(void);
+
+/*
+ * Self-tests only: while @paused, the lazy design's ticks drain nothing
+ * (address-space switches and fallback rounds still do), so a test can
+ * fill a queue. Any context.
+ */
+void tlb_lazy_pause_ticks(bool paused);
+
+/* The lazy design's drain tick rate (lazy_hz=): each CPU's interrupts per second while enabled. */
+unsigned tlb_lazy_tick_hz(void);
 
 /* The IPI shootdown every real design's flush is: one round to the mask, each runs req->target. */
 int tlb_flush_send(const struct tlb_flush_req *req);
@@ -154,6 +215,9 @@ int tlb_flush_gather(struct mm *mm, const struct pt_gather *g);
  * or PCPU_TLB_FLUSH_ALL. Any context.
  */
 void tlb_flush_local(vaddr_t start, vaddr_t last, bool global);
+
+/* tlb_flush_local() counting its invalidations in counters @one and @all instead. */
+void tlb_flush_local_as(vaddr_t start, vaddr_t last, bool global, unsigned one, unsigned all);
 
 /*
  * Sets the page-by-page ceiling (tlb_ceiling=, 0: the default) for every

@@ -5,7 +5,8 @@
  * from the table.
  *
  * Promises count per page unmapped: PCPU_TLB_SHOOTDOWNS rounds the
- * initiator sends, PCPU_IPI_SENT per remote CPU with the mm loaded.
+ * initiator sends, PCPU_IPI_SENT per remote CPU with the mm loaded (lazy,
+ * in mm/tlb_lazy.c: PCPU_TLB_LAZY_QUEUED entries instead, and none of those).
  */
 #include "lib/atomic.h"
 #include "mm/mm.h"
@@ -124,6 +125,7 @@ const struct design *const tlb_designs[] = {
 	&tlb_ops_naive.d,
 	&tlb_ops_batched.d,
 	&tlb_ops_serial.d,
+	&tlb_ops_lazy.d, /* mm/tlb_lazy.c */
 	&tlb_ops_no_remote.d,
 #ifdef MMLAB_TEST_DESIGN
 	&tlb_ops_example.d, /* tests/design_example.c, make TEST_DESIGN=1 only */

@@ -1,10 +1,15 @@
 /*
  * Self-tests of TLB shootdown (mm/tlb.c), run once per design (suites
- * tlb_naive, tlb_batched, tlb_serial): exact IPI and invalidation counts for given
+ * tlb_naive, tlb_batched, tlb_serial, tlb_lazy): exact IPI and invalidation counts for given
  * pages and CPUs, no IPI to CPUs outside mm_cpumask, frames freed only
  * after the flush that covers them, a CPU that switched away (lazy) never
  * sees a stale translation, and a CPU that does not acknowledge goes out
- * of the run with the frames it may still reach quarantined. The stale-translation detector is tests/test_tlb_stale.c.
+ * of the run with the frames it may still reach quarantined. A design that
+ * queues (lazy: a PCPU_TLB_LAZY_QUEUED promise) is held to the same with
+ * its own counts: queue entries instead of IPIs, the targets' invalidations
+ * at their drain (tlb_settle()), frames kept until every target drained,
+ * and a full queue falling back to one counted IPI round. The
+ * stale-translation detector is tests/test_tlb_stale.c.
  * Kernel only.
  */
 #include "errno.h"
@@ -56,9 +61,18 @@ static void touch(void *arg)
 		(void)*(volatile u64 *)(TLB_BASE + (vaddr_t)i * PAGE_SIZE);
 }
 
+/* The design's queue-entry promise: only a design that queues (lazy) makes one. */
+static const struct design_promise *queued_promise(struct ktest *t)
+{
+	return design_promise(&ops_of(t)->d, PCPU_TLB_LAZY_QUEUED);
+}
+
 static int tlb_suite_init(struct ktest *t)
 {
-	(void)t;
+	int err = tlb_design_enable(ops_of(t), true);
+
+	if (err)
+		return err;
 	if (mm_create(&tmm))
 		return -ENOMEM;
 	return mm_map_region(tmm, TLB_BASE, TLB_MAX_PAGES * PAGE_SIZE, MM_READ | MM_WRITE);
@@ -66,6 +80,8 @@ static int tlb_suite_init(struct ktest *t)
 
 static void tlb_suite_exit(struct ktest *t)
 {
+	KEXPECT_EQ(t, tlb_settle(ops_of(t), tmm), 0);
+	KEXPECT_EQ(t, tlb_design_enable(ops_of(t), false), 0);
 	smp_call_others(switch_to, NULL, true);
 	mm_switch(NULL);
 	KEXPECT_EQ(t, mm_destroy(tmm), 0);
@@ -74,6 +90,9 @@ static void tlb_suite_exit(struct ktest *t)
 /* @mask CPUs (and this one) load the mm and touch @n pages. */
 static bool load_on(struct ktest *t, const cpumask_t *mask, unsigned n)
 {
+	/* The range is mapped again: only once what an earlier unmap deferred is done. */
+	if (!KEXPECT_EQ(t, tlb_settle(ops_of(t), tmm), 0))
+		return false;
 	if (!KEXPECT_EQ(t, mm_populate(tmm, TLB_BASE, (u64)n * PAGE_SIZE), 0))
 		return false;
 	mm_switch(tmm);
@@ -100,6 +119,45 @@ static void frames_of(struct page **frames, unsigned n)
 	}
 }
 
+static u64 sum(unsigned c)
+{
+	return percpu_counter_sum(c);
+}
+
+/*
+ * A queuing design's exact counts: no round and no IPI; one entry per
+ * gather per remote; the initiator's own flush at once (page by page up to
+ * the ceiling); the remotes' the same once drained (tlb_settle()).
+ */
+static void check_counts_queued(struct ktest *t, unsigned n)
+{
+	const struct tlb_ops *ops = ops_of(t);
+	u64 remotes = ncpus_online - 1, groups = design_expect(queued_promise(t), n, 1);
+	bool by_page = (n < queued_promise(t)->per ? n : queued_promise(t)->per) <= tlb_ceiling();
+	u64 one = by_page ? n : 0, all = by_page ? 0 : groups;
+	u64 c[7];
+	static const unsigned k[7] = { PCPU_TLB_SHOOTDOWNS, PCPU_IPI_SENT, PCPU_TLB_LAZY_QUEUED,
+				       PCPU_TLB_FLUSH_ONE, PCPU_TLB_FLUSH_ALL,
+				       PCPU_TLB_LAZY_DRAIN_ONE, PCPU_TLB_LAZY_DRAIN_ALL };
+	cpumask_t m;
+
+	others(&m);
+	if (!load_on(t, &m, n))
+		return;
+	for (unsigned i = 0; i < 7; i++)
+		c[i] = sum(k[i]);
+	KASSERT_EQ(t, tlb_unmap_pages(tmm, TLB_BASE, n, ops), 0);
+	KEXPECT_EQ(t, sum(PCPU_TLB_SHOOTDOWNS) - c[0], 0);
+	KEXPECT_EQ(t, sum(PCPU_IPI_SENT) - c[1], 0);
+	KEXPECT_EQ(t, sum(PCPU_TLB_LAZY_QUEUED) - c[2], groups * remotes);
+	KEXPECT_EQ(t, sum(PCPU_TLB_FLUSH_ONE) - c[3], one);
+	KEXPECT_EQ(t, sum(PCPU_TLB_FLUSH_ALL) - c[4], all);
+	KEXPECT_EQ(t, tlb_settle(ops, tmm), 0);
+	KEXPECT_EQ(t, sum(PCPU_TLB_LAZY_DRAIN_ONE) - c[5], one * remotes);
+	KEXPECT_EQ(t, sum(PCPU_TLB_LAZY_DRAIN_ALL) - c[6], all * remotes);
+	KEXPECT_EQ(t, sum(PCPU_IPI_SENT) - c[1], 0);
+}
+
 /* Exact promises: rounds, IPIs and what each remote CPU invalidates. */
 static void check_counts(struct ktest *t, unsigned n)
 {
@@ -110,6 +168,10 @@ static void check_counts(struct ktest *t, unsigned n)
 	u64 one = percpu_counter_sum(PCPU_TLB_FLUSH_ONE), all = percpu_counter_sum(PCPU_TLB_FLUSH_ALL);
 	cpumask_t m;
 
+	if (queued_promise(t)) {
+		check_counts_queued(t, n);
+		return;
+	}
 	others(&m);
 	if (!load_on(t, &m, n))
 		return;
@@ -213,6 +275,47 @@ static void ord_release(struct pt_gather *g, struct page *page)
 	ord.release(g, page);
 }
 
+/* Every one of @frames free again (or, @held, none: each still allocated and referenced). */
+static void expect_frames(struct ktest *t, struct page **frames, unsigned n, bool held)
+{
+	for (unsigned i = 0; i < n; i++) {
+		bool freed = frames[i] && (page_test_flags(frames[i], PG_FREED) ||
+					   page_test_flags(frames[i], PG_PCP));
+
+		KEXPECT(t, frames[i] && freed == !held);
+		if (held)
+			KEXPECT(t, frames[i] && page_ref_count(frames[i]) >= 1);
+	}
+}
+
+/*
+ * A queuing design's version: with the targets' ticks paused, nothing
+ * drains, so after the unmap returned every frame must still be held (the
+ * allocator's free count has not moved); once the ticks drain,
+ * tlb_settle() gives them all back.
+ */
+static void free_after_drain(struct ktest *t)
+{
+	enum { N = 4 };
+	struct page *frames[N];
+	struct pmm_stats p0, p1;
+	cpumask_t m;
+
+	others(&m);
+	if (!load_on(t, &m, N))
+		return;
+	frames_of(frames, N);
+	tlb_lazy_pause_ticks(true);
+	pmm_stats_get(&p0);
+	KEXPECT_EQ(t, tlb_unmap_pages(tmm, TLB_BASE, N, ops_of(t)), 0);
+	pmm_stats_get(&p1);
+	KEXPECT_EQ(t, p1.free, p0.free);
+	expect_frames(t, frames, N, true);
+	tlb_lazy_pause_ticks(false);
+	KEXPECT_EQ(t, tlb_settle(ops_of(t), tmm), 0);
+	expect_frames(t, frames, N, false);
+}
+
 /*
  * Frames go back to the allocator only after the flush that covers them
  * has completed on every CPU: the gather's flush and release are wrapped
@@ -229,6 +332,10 @@ static void test_tlb_free_after_flush(struct ktest *t)
 
 	if (!ktest_need_second_cpu(t))
 		return;
+	if (queued_promise(t)) {
+		free_after_drain(t);
+		return;
+	}
 	others(&m);
 	if (!load_on(t, &m, N))
 		return;
@@ -252,9 +359,7 @@ static void test_tlb_free_after_flush(struct ktest *t)
 	KEXPECT_EQ(t, ord.early, 0);
 	KEXPECT_EQ(t, ord.freed_in_flush, 0);
 	KEXPECT_EQ(t, ord.remote_missed, 0);
-	for (unsigned i = 0; i < N; i++)
-		KEXPECT(t, frames[i] && (page_test_flags(frames[i], PG_FREED) ||
-					 page_test_flags(frames[i], PG_PCP)));
+	expect_frames(t, frames, N, false);
 }
 
 static u64 lazy_seen;
@@ -347,6 +452,18 @@ static void release_cpu1(struct ktest *t, u64 ipis)
 	KEXPECT_EQ(t, smp_call(&one, switch_to, NULL, true), 0);
 }
 
+/* Lets CPU 1 go (a queuing design sent it nothing to miss) and switches it away, draining it. */
+static void release_cpu1_queued(struct ktest *t)
+{
+	cpumask_t one;
+
+	atomic_store_release(&hold_release, 1);
+	wait_holding(0);
+	cpumask_clear(&one);
+	cpumask_set_cpu(1, &one);
+	KEXPECT_EQ(t, smp_call(&one, switch_to, NULL, true), 0);
+}
+
 /*
  * A CPU that holds the mm and does not answer: the unmap returns
  * -ETIMEDOUT, the CPU is out of the run, and the frames (and any emptied
@@ -377,18 +494,80 @@ static void test_tlb_timeout_quarantines(struct ktest *t)
 	pmm_stats_get(&p0);
 	smp_set_timeout_ms(50);
 	err = tlb_unmap_pages(tmm, TLB_BASE, N, ops_of(t));
+	/* A queuing design sends nothing: the wait is its settle's, for CPU 1's drain. */
+	if (queued_promise(t) && KEXPECT_EQ(t, err, 0))
+		err = tlb_settle(ops_of(t), tmm);
 	smp_set_timeout_ms(saved);
 	pmm_stats_get(&p1);
 	quarantine_stats_get(&q1);
 	KEXPECT_EQ(t, err, -ETIMEDOUT);
-	KEXPECT(t, smp_cpu_dead(1));
 	KEXPECT_EQ(t, q1.frames - q0.frames, N);
-	KEXPECT_EQ(t, q1.flushes - q0.flushes, design_expect(rounds_promise(t), N, 0));
 	KEXPECT_EQ(t, p1.free, p0.free);
-	for (unsigned i = 0; i < N; i++)
-		KEXPECT(t, frames[i] && !page_test_flags(frames[i], PG_FREED) &&
-			       page_ref_count(frames[i]) >= 1);
+	expect_frames(t, frames, N, true);
+	if (queued_promise(t)) {
+		/* One deferred batch given up; CPU 1 missed no call, so it stays in the run. */
+		KEXPECT_EQ(t, q1.flushes - q0.flushes, 1);
+		KEXPECT(t, !smp_cpu_dead(1));
+		release_cpu1_queued(t);
+		return;
+	}
+	KEXPECT(t, smp_cpu_dead(1));
+	KEXPECT_EQ(t, q1.flushes - q0.flushes, design_expect(rounds_promise(t), N, 0));
 	release_cpu1(t, ipis);
+}
+
+/* A design that sends rounds queues nothing: @n one-page unmaps are @n rounds, no fallback. */
+static void queue_none_for_rounds(struct ktest *t, unsigned n)
+{
+	u64 q, f, sd;
+	cpumask_t m;
+
+	others(&m);
+	if (!load_on(t, &m, n))
+		return;
+	q = sum(PCPU_TLB_LAZY_QUEUED), f = sum(PCPU_TLB_LAZY_FALLBACKS), sd = sum(PCPU_TLB_SHOOTDOWNS);
+	for (unsigned i = 0; i < n; i++)
+		KEXPECT_EQ(t, tlb_unmap_pages(tmm, TLB_BASE + i * PAGE_SIZE, 1, ops_of(t)), 0);
+	KEXPECT_EQ(t, sum(PCPU_TLB_LAZY_QUEUED) - q, 0);
+	KEXPECT_EQ(t, sum(PCPU_TLB_LAZY_FALLBACKS) - f, 0);
+	KEXPECT_EQ(t, sum(PCPU_TLB_SHOOTDOWNS) - sd, n * design_expect(rounds_promise(t), 1, 0));
+}
+
+/*
+ * A queuing design with a queue full (its ticks paused, so nothing drains
+ * but a switch): the flush after TLB_LAZY_QUEUE_MAX queued ones falls back
+ * to one IPI round, counted, whose targets drain their whole queue. The
+ * other designs, over the same unmaps, queue nothing and fall back never.
+ */
+static void test_tlb_queue_full_falls_back(struct ktest *t)
+{
+	const unsigned n = TLB_LAZY_QUEUE_MAX + 1;
+	u64 remotes = ncpus_online - 1, q, d, f, sent, sd;
+	cpumask_t m;
+
+	if (!ktest_need_second_cpu(t))
+		return;
+	if (!queued_promise(t)) {
+		queue_none_for_rounds(t, n);
+		return;
+	}
+	BUILD_ASSERT(TLB_LAZY_QUEUE_MAX + 1 <= TLB_MAX_PAGES);
+	others(&m);
+	if (!load_on(t, &m, n))
+		return;
+	tlb_lazy_pause_ticks(true);
+	q = sum(PCPU_TLB_LAZY_QUEUED), d = sum(PCPU_TLB_LAZY_DRAINED);
+	f = sum(PCPU_TLB_LAZY_FALLBACKS), sent = sum(PCPU_IPI_SENT), sd = sum(PCPU_TLB_SHOOTDOWNS);
+	for (unsigned i = 0; i < n; i++)
+		KEXPECT_EQ(t, tlb_unmap_pages(tmm, TLB_BASE + i * PAGE_SIZE, 1, ops_of(t)), 0);
+	KEXPECT_EQ(t, sum(PCPU_TLB_LAZY_QUEUED) - q, (n - 1) * remotes);
+	KEXPECT_EQ(t, sum(PCPU_TLB_LAZY_FALLBACKS) - f, 1);
+	KEXPECT_EQ(t, sum(PCPU_TLB_SHOOTDOWNS) - sd, 1);
+	KEXPECT_EQ(t, sum(PCPU_IPI_SENT) - sent, remotes);
+	/* The round's targets drained everything queued before it, with no tick. */
+	KEXPECT_EQ(t, sum(PCPU_TLB_LAZY_DRAINED) - d, (n - 1) * remotes);
+	tlb_lazy_pause_ticks(false);
+	KEXPECT_EQ(t, tlb_settle(ops_of(t), tmm), 0);
 }
 
 static const struct ktest_case tlb_cases[] = {
@@ -399,5 +578,6 @@ static const struct ktest_case tlb_cases[] = {
 	KTEST_CASE(test_tlb_free_after_flush),
 	KTEST_CASE(test_tlb_lazy_cpu),
 	KTEST_CASE(test_tlb_timeout_quarantines),
+	KTEST_CASE(test_tlb_queue_full_falls_back),
 };
 KTEST_SUITE_DESIGNS(tlb, tlb_cases, tlb_suite_init, tlb_suite_exit, tlb_designs);

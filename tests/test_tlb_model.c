@@ -9,7 +9,8 @@
  * that switched away (lazy) or whose ASID went to another address space
  * must not see the old translations either; and no design may free a
  * frame before the flush (the model flags a flush that drops an entry of a
- * frame already freed, shown here with that order by hand). Host only (Makefile
+ * frame already freed, shown here with that order by hand); the lazy design,
+ * with its tick, keeps the frames until every reader ticked. Host only (Makefile
  * TEST_HOST_SRCS): the kernel's own detector is tests/test_tlb_stale.c.
  */
 #include "errno.h"
@@ -51,6 +52,17 @@ static void model_readers_touch(struct ktest *t, struct mm *mm, unsigned nr)
 		fake_arch_set_cpu(cpu);
 		for (unsigned i = 0; i < nr; i++)
 			KEXPECT_EQ(t, emul_read(t, mm, model_va(i)), 1000 + i);
+	}
+	fake_arch_set_cpu(0);
+}
+
+/* Readers read the first @nr pages again: each a fresh demand-zero page. */
+static void model_readers_touch_zero(struct ktest *t, struct mm *mm, unsigned nr)
+{
+	for (unsigned cpu = 1; cpu <= READERS; cpu++) {
+		fake_arch_set_cpu(cpu);
+		for (unsigned i = 0; i < nr; i++)
+			KEXPECT_EQ(t, emul_read(t, mm, model_va(i)), 0);
 	}
 	fake_arch_set_cpu(0);
 }
@@ -247,6 +259,66 @@ static void test_tlb_model_lazy(struct ktest *t)
 	KEXPECT_EQ(t, mm_destroy(mm), 0);
 }
 
+/* Every reader's tick once (the fake timer fires only when told): each drains its lazy queue. */
+static void model_readers_tick(struct ktest *t)
+{
+	for (unsigned cpu = 1; cpu <= READERS; cpu++) {
+		fake_arch_set_cpu(cpu);
+		KEXPECT(t, fake_tick());
+	}
+	fake_arch_set_cpu(0);
+}
+
+/*
+ * The lazy design with its tick on: no IPI; until a reader ticks it still
+ * translates the unmapped range to the old frame (the window the design
+ * trades), so the frames must not be freed yet (the design holds one
+ * reference each); after every tick, tlb_settle() releases them, readers
+ * fault to demand-zero pages, and no frame was freed under an entry.
+ */
+static void test_tlb_model_lazy_queue(struct ktest *t)
+{
+	enum { NR = TLB_FLUSH_CEILING + 1 };
+	struct page *old[NR];
+	u64 early = fake_tlb_early_frees(NULL), stale_uses;
+	struct mm *mm = model_mm_new(t, NR);
+	u64 v = 0;
+
+	KASSERT(t, mm != NULL);
+	/* The host has no online mask of its own: enable and settle walk these CPUs. */
+	cpumask_set_first_n(&cpu_online_mask, EMUL_FAKE_CPUS);
+	KASSERT_EQ(t, tlb_design_enable(&tlb_ops_lazy, true), 0);
+	for (unsigned i = 0; i < NR; i++) {
+		old[i] = emul_page_at(mm, model_va(i), NULL);
+		page_ref_inc(old[i]);
+	}
+	fake_arch_reset_counts();
+	KEXPECT_EQ(t, tlb_unmap_pages(mm, REG, NR, &tlb_ops_lazy), 0);
+	KEXPECT_EQ(t, fake_ipi_calls, 0);
+	for (unsigned i = 0; i < NR; i++)
+		KEXPECT_EQ(t, page_ref_count(old[i]), 2); /* ours and the deferred mapping's */
+	stale_uses = emul_stale_uses();
+	fake_arch_set_cpu(1);
+	KEXPECT_EQ(t, emul_touch(mm, model_va(0), false, &v), 0);
+	KEXPECT_EQ(t, v, 1000); /* the window: the old frame, still not reused */
+	KEXPECT_EQ(t, emul_stale_uses() - stale_uses, 1);
+	fake_arch_set_cpu(0);
+	model_readers_tick(t);
+	KEXPECT_EQ(t, tlb_settle(&tlb_ops_lazy, mm), 0);
+	for (unsigned i = 0; i < NR; i++) {
+		KEXPECT_EQ(t, page_ref_count(old[i]), 1); /* the design let go of it */
+		if (page_ref_dec_and_test(old[i]))
+			page_free(old[i], 0);
+	}
+	model_readers_touch_zero(t, mm, NR);
+	KEXPECT_EQ(t, emul_stale_uses() - stale_uses, 1);
+	KEXPECT_EQ(t, fake_tlb_early_frees(NULL) - early, 0);
+	KEXPECT_EQ(t, tlb_design_enable(&tlb_ops_lazy, false), 0);
+	cpumask_clear(&cpu_online_mask);
+	model_all_cpus_away();
+	KEXPECT_EQ(t, mm_destroy(mm), 0);
+}
+
 /*
  * ASID reuse: reader 1 runs @first, then MM_ASID_SLOTS other address
  * spaces mapping the same address to their own frames, so one of them
@@ -287,6 +359,7 @@ static const struct ktest_case tlb_model_cases[] = {
 	KTEST_CASE(test_tlb_model_invlpg),
 	KTEST_CASE(test_tlb_model_free_order),
 	KTEST_CASE(test_tlb_model_lazy),
+	KTEST_CASE(test_tlb_model_lazy_queue),
 	KTEST_CASE(test_tlb_model_asid_reuse),
 };
 KTEST_SUITE_EXT(tlb_model, tlb_model_cases, emul_suite_init, NULL, NULL);

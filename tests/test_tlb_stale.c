@@ -111,7 +111,9 @@ static void stale_read_all(u64 (*good)(u32, unsigned), u32 gk, u64 (*stale_of)(u
 
 		if (v == good(gk, i))
 			continue;
-		stale = stale_of && (v == stale_of(sk, i) || stale_is_poison(v, i));
+		/* The old content too: an unmapped frame nobody reused yet, read through a stale entry. */
+		stale = stale_of && (v == stale_of(sk, i) || stale_is_poison(v, i) ||
+				     v == stale_value(sk, i));
 		stale_note(stale ? &ss.stale : &ss.wrong, stale_va(i));
 	}
 	if (count)
@@ -282,6 +284,9 @@ static int stale_round(const struct tlb_ops *ops)
 	}
 	if (!err)
 		err = tlb_unmap_pages(ss.mm, STALE_BASE, ss.nr, ops);
+	/* A lazy design's frames and range are reused only once every CPU drained. */
+	if (!err)
+		err = tlb_settle(ops, ss.mm);
 	for (unsigned i = 0; i < held; i++)
 		*(volatile u64 *)page_address(stale_old[i]) = stale_poison(ss.round, i);
 	if (!err)
@@ -295,6 +300,82 @@ static int stale_round(const struct tlb_ops *ops)
 	ss.round++;
 	return err;
 }
+
+/*
+ * Frames the reuse round takes from the allocator after an unmap: enough
+ * that the unmapped frames, on the per-CPU lists or the buddy lists, come
+ * back among them.
+ */
+#define STALE_REUSE_ALLOCS (2 * STALE_MAX_PAGES + 64)
+static struct page *stale_allocs[STALE_REUSE_ALLOCS];
+static u64 stale_reused; /* unmapped frames the allocator handed out again, in all rounds */
+
+/* Index of @p among the ss.nr frames just unmapped, or -1. */
+static int stale_old_index(const struct page *p)
+{
+	for (unsigned i = 0; i < ss.nr; i++)
+		if (stale_old[i] == p)
+			return (int)i;
+	return -1;
+}
+
+/* Takes frames from the allocator; each unmapped one handed out gets its poison (a new owner's data). */
+static unsigned stale_reuse_frames(void)
+{
+	unsigned n = 0;
+
+	for (; n < STALE_REUSE_ALLOCS; n++) {
+		int i;
+
+		stale_allocs[n] = page_alloc(0, 0);
+		if (!stale_allocs[n])
+			break;
+		i = stale_old_index(stale_allocs[n]);
+		if (i < 0)
+			continue;
+		*(volatile u64 *)page_address(stale_allocs[n]) = stale_poison(ss.round, (unsigned)i);
+		stale_reused++;
+	}
+	return n;
+}
+
+/*
+ * The allocator's round: as stale_round(), but no reference keeps the old
+ * frames: the design releases them when it may, and the frames are then
+ * reused for real, taken from the allocator and written by their new
+ * owner, before settling (a design must not have released a frame some
+ * CPU can still reach) and before the range is mapped again (after it).
+ * A stale entry that survived a frame's reuse reads the new owner's poison.
+ */
+static int stale_round_reuse(const struct tlb_ops *ops)
+{
+	int err = stale_step(STEP_TOUCH);
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < ss.nr && !err; i++) {
+		paddr_t pa;
+
+		err = pt_lookup(ss.mm->root, stale_va(i), &pa, NULL, NULL);
+		stale_old[i] = err ? NULL : phys_to_page(pa);
+	}
+	if (!err)
+		err = tlb_unmap_pages(ss.mm, STALE_BASE, ss.nr, ops);
+	if (!err)
+		n = stale_reuse_frames();
+	if (!err)
+		err = tlb_settle(ops, ss.mm);
+	if (!err)
+		err = stale_fill(ss.mm, stale_value, ss.round + 1);
+	if (!err)
+		err = stale_step(STEP_CHECK);
+	for (unsigned i = 0; i < n; i++)
+		page_free(stale_allocs[i], 0);
+	ss.round++;
+	return err;
+}
+
+/* Which round stale_run() runs: the held frames' (stale_round()) or the allocator's. */
+static bool stale_by_allocator;
 
 /* Sum of counter @c over the reader CPUs. */
 static u64 stale_reader_count(enum pcpu_counter c)
@@ -319,11 +400,24 @@ static const struct stale_size stale_sizes[] = {
 };
 static const struct stale_size stale_lazy_sizes[] = { { 1, 16 }, { 34, 4 }, { 129, 2 } };
 
-/* What the readers' flush counters must show for @ops on @nr pages (lazy: none at all). */
+/* A design that queues invalidations (lazy) promises entries, not rounds. */
+static const struct design_promise *stale_queued(const struct tlb_ops *ops)
+{
+	return design_promise(&ops->d, PCPU_TLB_LAZY_QUEUED);
+}
+
+/*
+ * What the readers' flush counters must show for @ops on @nr pages (lazy
+ * readers: none at all). A queuing design's readers flush at their drains,
+ * counted in the drain counters, one per entry as a round would.
+ */
 static void stale_expect_flushes(struct ktest *t, const struct tlb_ops *ops, unsigned nr,
 				 unsigned rounds, u64 one, u64 all)
 {
-	const struct design_promise *p = design_promise(&ops->d, PCPU_TLB_SHOOTDOWNS);
+	const struct design_promise *p = stale_queued(ops);
+
+	if (!p)
+		p = design_promise(&ops->d, PCPU_TLB_SHOOTDOWNS);
 
 	if (ss.lazy || !p) { /* the control promises no round */
 		KEXPECT_EQ(t, one + all, 0); /* no shootdown reached a reader */
@@ -341,14 +435,18 @@ static void stale_expect_flushes(struct ktest *t, const struct tlb_ops *ops, uns
 static u64 stale_run(struct ktest *t, const struct tlb_ops *ops, const struct stale_size *sz,
 		     bool lazy, bool *ok)
 {
-	u64 one = stale_reader_count(PCPU_TLB_FLUSH_ONE);
-	u64 all = stale_reader_count(PCPU_TLB_FLUSH_ALL);
-	int err = stale_setup(sz->nr, lazy ? 1 : 0, lazy);
+	unsigned c_one = stale_queued(ops) ? PCPU_TLB_LAZY_DRAIN_ONE : PCPU_TLB_FLUSH_ONE;
+	unsigned c_all = stale_queued(ops) ? PCPU_TLB_LAZY_DRAIN_ALL : PCPU_TLB_FLUSH_ALL;
+	u64 one = stale_reader_count(c_one);
+	u64 all = stale_reader_count(c_all);
+	int err = tlb_design_enable(ops, true);
 
+	if (!err)
+		err = stale_setup(sz->nr, lazy ? 1 : 0, lazy);
 	for (unsigned r = 0; r < sz->rounds && !err; r++)
-		err = stale_round(ops);
-	one = stale_reader_count(PCPU_TLB_FLUSH_ONE) - one;
-	all = stale_reader_count(PCPU_TLB_FLUSH_ALL) - all;
+		err = stale_by_allocator ? stale_round_reuse(ops) : stale_round(ops);
+	one = stale_reader_count(c_one) - one;
+	all = stale_reader_count(c_all) - all;
 	ktest_log(t, "%s%s, %u pages x %u rounds, %u readers: stale reads: %lu of %lu; "
 		  "reader flushes: %lu one, %lu all", ops->d.name, lazy ? " (lazy readers)" : "",
 		  sz->nr, sz->rounds, ss.nreaders, (unsigned long)ss.stale, (unsigned long)ss.reads,
@@ -359,6 +457,7 @@ static u64 stale_run(struct ktest *t, const struct tlb_ops *ops, const struct st
 	if (!err)
 		stale_expect_flushes(t, ops, sz->nr, sz->rounds, one, all);
 	stale_teardown(t);
+	*ok &= KEXPECT_EQ(t, tlb_design_enable(ops, false), 0);
 	return ss.stale;
 }
 
@@ -454,6 +553,35 @@ static void test_tlb_stale_lazy(struct ktest *t)
 }
 
 /*
+ * Frames reused through the allocator (stale_round_reuse()): the control
+ * frees them under the readers' stale entries and must be caught; every
+ * design, lazy included (it frees only once all CPUs drained), must not.
+ * The allocator must have handed some unmapped frame out again, or the
+ * case proves nothing.
+ */
+static void test_tlb_stale_frame_reuse(struct ktest *t)
+{
+	bool ok = true;
+	u64 stale;
+
+	if (!stale_can_fail(t))
+		return;
+	stale_by_allocator = true;
+	stale_reused = 0;
+	stale = stale_run(t, &tlb_ops_no_remote, &stale_lazy_sizes[1], false, &ok);
+	ktest_log(t, "control: %lu unmapped frames reused, %lu stale reads",
+		  (unsigned long)stale_reused, (unsigned long)stale);
+	if (KEXPECT_GT(t, stale_reused, 0) && KEXPECT_GT(t, stale, 0) && ok) {
+		for (const struct design *const *d = tlb_designs; *d; d++)
+			if (!(*d)->control)
+				stale_check_design(t, tlb_ops_of(*d), stale_lazy_sizes,
+						   ARRAY_SIZE(stale_lazy_sizes), false);
+		ktest_log(t, "%lu unmapped frames reused in all", (unsigned long)stale_reused);
+	}
+	stale_by_allocator = false;
+}
+
+/*
  * ASID reuse: each reader caches the range in the space under test, then
  * loads STALE_OTHERS other spaces mapping it to their own frames, more
  * than it has ASID slots, so some take an ASID an earlier one had. Each
@@ -491,6 +619,7 @@ static const struct ktest_case tlb_stale_cases[] = {
 	KTEST_CASE(test_tlb_stale_control),
 	KTEST_CASE(test_tlb_stale_designs),
 	KTEST_CASE(test_tlb_stale_lazy),
+	KTEST_CASE(test_tlb_stale_frame_reuse),
 	KTEST_CASE(test_tlb_stale_asid_reuse),
 };
 KTEST_SUITE(tlb_stale, tlb_stale_cases);

@@ -12,9 +12,10 @@ ratio is how many times better the improved design is, whichever way the
 metric points (so > 1 always means it wins), with its bootstrap interval;
 a ratio whose interval includes 1 is printed '~1.03x' (not significant),
 one with too few runs for an interval '?1.03x'. A row the benchmark marks
-as a control (both designs do the same work) says so in its note, and a
-control whose ratio is significantly different from 1 is flagged: that is
-a bias in the set-up, not a result. Outliers (Tukey's fences) are counted,
+as a control (both designs do the same work: both records say so) says so
+in its note, and a control whose ratio is significantly different from 1
+is flagged: that is a bias in the set-up, not a result. A record's own
+"note" (what the design defers, say) is added to the row's note. Outliers (Tukey's fences) are counted,
 never dropped. Each counter column holds 'naive / improved' per operation
 (headed by the counter's name less '_per_op'); only counters that are
 non-zero somewhere in the section are shown, at most MAX_COUNTERS. Failed
@@ -142,8 +143,17 @@ def _interval(ci):
 
 
 def _note(naive, better, ci, significant):
+    """The design's own note, then control rows (flagged when their ratio is not 1) or few runs."""
+    own = better.extra.get("note")
+    text = _row_note(naive, better, ci, significant)
+    if isinstance(own, str) and own:
+        return f"{own}; {text}" if text else own
+    return text
+
+
+def _row_note(naive, better, ci, significant):
     """Control rows say so (and are flagged when their ratio is not 1); few runs too."""
-    if naive.control or better.control:
+    if naive.control and better.control:
         why = naive.control_why or better.control_why
         text = f"control ({why})" if why else "control"
         return text + (": differs from 1, a bias in the set-up" if significant else "")

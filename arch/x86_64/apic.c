@@ -8,11 +8,13 @@
 #include "arch/x86_64/cpuinfo.h"
 #include "arch/x86_64/kpt.h"
 #include "arch/x86_64/traps.h"
+#include "arch/x86_64/tsc.h"
 #include "compiler.h"
 #include "errno.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "lib/format.h"
+#include <arch/arch.h>
 #include <arch/cpu.h>
 #include <arch/layout.h>
 #include <arch/vectors.h>
@@ -33,9 +35,15 @@
 #define APIC_LVT_LINT0 0x350
 #define APIC_LVT_LINT1 0x360
 #define APIC_LVT_ERROR 0x370
+#define APIC_TIMER_INIT 0x380
+#define APIC_TIMER_CUR 0x390
+#define APIC_TIMER_DIV 0x3e0
 
 #define SVR_ENABLE (1u << 8)
 #define LVT_MASKED (1u << 16)
+#define LVT_TIMER_PERIODIC (1u << 17) /* timer mode 01b (SDM Vol. 3A 11.5.4, figure 11-8) */
+/* Divide configuration 0011b: divide by 16 (SDM Vol. 3A figure 11-10). */
+#define TIMER_DIV_16 0x3
 #define ICR_DELIVERY_PENDING (1u << 12)
 #define ICR_FIXED 0x000
 #define ICR_NMI 0x400
@@ -102,6 +110,67 @@ static void apic_error_irq(struct trap_frame *f)
 static void apic_spurious_irq(struct trap_frame *f)
 {
 	(void)f; /* no EOI for the spurious vector (SDM Vol. 3A 11.9) */
+}
+
+/*
+ * The periodic tick (arch/arch.h arch_tick_start()). The timer counts the
+ * APIC's clock divided by 16; its rate is measured once against the TSC,
+ * whose frequency the kernel knows, with a masked one-shot count from the
+ * maximum: what it counted down in a known number of TSC cycles.
+ */
+#define TIMER_CALIBRATE_MS 10
+
+static void (*tick_fn)(void);
+static u64 timer_hz; /* timer counts per second at divide-by-16; 0: not measured yet */
+
+static void apic_timer_irq(struct trap_frame *f)
+{
+	(void)f;
+	if (tick_fn)
+		tick_fn();
+	apic_eoi();
+}
+
+static u64 apic_timer_calibrate(void)
+{
+	u64 cycles = tsc_hz() / 1000 * TIMER_CALIBRATE_MS, t0, t1;
+	u32 left;
+
+	apic_write(APIC_TIMER_DIV, TIMER_DIV_16);
+	apic_write(APIC_LVT_TIMER, LVT_MASKED | VEC_APIC_TIMER);
+	t0 = rdtsc_ordered();
+	apic_write(APIC_TIMER_INIT, 0xffffffffu);
+	do {
+		pause();
+		t1 = rdtsc_ordered();
+	} while (t1 - t0 < cycles);
+	left = apic_read(APIC_TIMER_CUR);
+	apic_write(APIC_TIMER_INIT, 0); /* a zero initial count stops the timer (SDM 11.5.4) */
+	return (u64)(0xffffffffu - left) * tsc_hz() / (t1 - t0);
+}
+
+int arch_tick_start(unsigned hz, void (*fn)(void))
+{
+	u64 count;
+
+	if (!hz || !fn)
+		return -EINVAL;
+	if (!timer_hz)
+		timer_hz = apic_timer_calibrate();
+	count = timer_hz / hz;
+	if (!count || count > 0xffffffffu)
+		return -ERANGE;
+	tick_fn = fn;
+	apic_write(APIC_TIMER_DIV, TIMER_DIV_16);
+	apic_write(APIC_LVT_TIMER, LVT_TIMER_PERIODIC | VEC_APIC_TIMER);
+	apic_write(APIC_TIMER_INIT, (u32)count);
+	return 0;
+}
+
+void arch_tick_stop(void)
+{
+	apic_write(APIC_LVT_TIMER, LVT_MASKED | VEC_APIC_TIMER);
+	apic_write(APIC_TIMER_INIT, 0);
 }
 
 /* Common per-CPU set-up once the mode is on: SVR, LVTs masked, error vector. */
@@ -201,6 +270,7 @@ int apic_init_bsp(int want, paddr_t mmio_base, char *err, size_t errlen)
 		}
 	}
 	apic_set_mode_msr();
+	irq_register(VEC_APIC_TIMER, apic_timer_irq);
 	irq_register(VEC_APIC_ERROR, apic_error_irq);
 	irq_register(VEC_APIC_SPURIOUS, apic_spurious_irq);
 	apic_enable_local();

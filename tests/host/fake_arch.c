@@ -117,6 +117,32 @@ u64 arch_tsc_hz(void)
 	return 1000000000ull;
 }
 
+/* The fake tick: never fires by itself; fake_tick() runs it on the calling fake CPU. */
+static void (*fake_tick_fn)(void);
+static bool fake_tick_on[MAX_CPUS];
+
+int arch_tick_start(unsigned hz, void (*fn)(void))
+{
+	if (!hz || !fn)
+		return -EINVAL;
+	fake_tick_fn = fn;
+	fake_tick_on[fake_cpu] = true;
+	return 0;
+}
+
+void arch_tick_stop(void)
+{
+	fake_tick_on[fake_cpu] = false;
+}
+
+bool fake_tick(void)
+{
+	if (!fake_tick_on[fake_cpu] || !fake_tick_fn)
+		return false;
+	fake_tick_fn();
+	return true;
+}
+
 void arch_tlb_flush_one(vaddr_t va)
 {
 	atomic_inc(&fake_flush_one_calls);
@@ -204,6 +230,24 @@ int smp_call_copy(const cpumask_t *mask, smp_call_fn fn, void *data, size_t len,
 	err = smp_call(mask, fn, copy, wait);
 	memcpy(data, copy, len);
 	return err;
+}
+
+int smp_call_others(smp_call_fn fn, void *arg, bool wait)
+{
+	return smp_call(&cpu_online_mask, fn, arg, wait);
+}
+
+/* No fake CPU ever misses a deadline: calls run synchronously. */
+bool smp_cpu_dead(unsigned cpu)
+{
+	(void)cpu;
+	return false;
+}
+
+/* The kernel's default bound; host waits on it only when a test forgot a fake tick. */
+u32 smp_timeout_ms(void)
+{
+	return 1000;
 }
 
 /* Calls run synchronously above, so nothing is ever left to wait for. */

@@ -24,6 +24,12 @@ extern bool fake_load_flushed;
 
 void fake_arch_reset_counts(void);
 
+/*
+ * One tick of the calling fake CPU's arch_tick_start() timer, if it is
+ * on: true when the tick function ran. The fake timer never fires alone.
+ */
+bool fake_tick(void);
+
 /* arch_cpu_id() of the calling thread (0 until set). */
 void fake_arch_set_cpu(unsigned cpu);
 

@@ -149,6 +149,18 @@ class TestTableMarks(unittest.TestCase):
         self.assertIn(f"control ({why})", row)
         self.assertNotIn("bias", row)
 
+    def test_control_only_when_both_designs_say_so(self):
+        # A design that does other work there (lazy sends no round at pages=1) is a result.
+        row = row_of(table(record(SLOW, control=True, control_why="one round"),
+                           record(FAST, "lazy")), 2)
+        self.assertNotIn("control", row)
+        self.assertNotIn("bias", row)
+
+    def test_design_note_is_shown(self):
+        note = "completion deferred"
+        row = row_of(table(record(SLOW), record(FAST, "lazy", note=note)), 2)
+        self.assertIn(note, row)
+
     def test_control_that_differs_from_one_is_flagged(self):
         row = row_of(table(record(SLOW, control=True), record(FAST, "batched", control=True)), 2)
         self.assertIn("control: differs from 1, a bias in the set-up", row)

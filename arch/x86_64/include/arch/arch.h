@@ -77,6 +77,18 @@ unsigned arch_cpu_id(void);
 u64 arch_tsc_read(void);
 u64 arch_tsc_hz(void);
 
+/*
+ * A periodic tick on the calling CPU only (x86: the local APIC timer in
+ * periodic mode, SDM Vol. 3A 11.5.4, on a vector of its own), about @hz
+ * times a second; each tick calls @fn in interrupt context, interrupts
+ * off. One @fn for every CPU. The first start measures the timer against
+ * the TSC (10 ms of busy waiting): make it on one CPU before the others.
+ * Returns 0, -EINVAL (@hz 0, no @fn) or -ERANGE (@hz out of the timer's
+ * reach). arch_tick_stop() stops it; any context.
+ */
+int arch_tick_start(unsigned hz, void (*fn)(void));
+void arch_tick_stop(void);
+
 /* TLB maintenance on the calling CPU only. */
 void arch_tlb_flush_one(vaddr_t va);
 void arch_tlb_flush_all(void);        /* non-global entries of the current address space */

@@ -17,7 +17,7 @@
 #define PIC_VEC_SPURIOUS_SLAVE (PIC_VEC_SLAVE + 7)
 
 #define IPI_VEC_CALL 0xf0	/* kernel/smp.c: run a function on other CPUs */
-#define VEC_APIC_TIMER 0xef	/* local APIC timer (unused by default) */
+#define VEC_APIC_TIMER 0xef	/* local APIC timer: arch_tick_start(), off unless started */
 #define VEC_APIC_ERROR 0xfe	/* local APIC error interrupt */
 #define VEC_APIC_SPURIOUS 0xff	/* spurious-interrupt vector (low nibble all ones) */
 
