@@ -53,6 +53,7 @@ MM_SRCS += mm/quarantine.c
 MM_SRCS += mm/boot_mem.c mm/kernel_map.c
 MM_SRCS += mm/populate.c mm/tlb_batch.c mm/page_pin.c
 MM_SRCS += mm/quarantine_report.c
+MM_SRCS += mm/tlb_early_ack.c mm/tlb_gen.c
 BENCH_SRCS := bench/bench.c bench/bench_runs.c bench/bench_design.c bench/bench_mode.c bench/bench_result.c bench/bench_faultlock.c bench/bench_ipi.c bench/bench_pagemap.c bench/bench_pin.c bench/bench_swapfree.c bench/bench_tlb.c \
 	bench/read_loss.c bench/tlb_readers.c
 # Tests that build for both the host and the kernel, then kernel-only ones.
@@ -78,6 +79,7 @@ HOST_LIB_SRCS := boot/mb1_cmdline.c arch/x86_64/acpi.c boot/bootinfo.c bench/rea
 	kernel/json.c kernel/percpu.c kernel/rwlock.c kernel/spinlock.c mm/fault.c mm/fork.c mm/mapping.c mm/mm.c mm/page.c mm/pagemap.c mm/pmm.c mm/pt.c mm/pt_gather.c mm/pt_root.c \
 	mm/pt_leaf.c mm/swap.c mm/swap_check.c mm/swap_cluster.c mm/swap_free.c mm/swap_mm.c mm/swapdev.c mm/tlb.c mm/tlb_designs.c
 HOST_LIB_SRCS += mm/quarantine.c
+HOST_LIB_SRCS += mm/tlb_early_ack.c mm/tlb_gen.c
 HOST_LIB_SRCS += kernel/run_modes.c
 TEST_HOST_SRCS += tests/host/host_owners.c
 

@@ -66,14 +66,41 @@ void smp_dead_cpus(cpumask_t *out)
 		out->bits[w] = cpumask_load_word(&cpu_dead_mask, w);
 }
 
+/*
+ * The descriptor whose call each CPU is running now and has not
+ * acknowledged yet (smp_call_ack()); written by that CPU only.
+ */
+static struct smp_call_desc *call_unacked[MAX_CPUS];
+
+/* Counted before the acknowledgement, so a caller done waiting sees the count. */
+static void smp_ack(struct smp_call_desc *d, unsigned self)
+{
+	this_cpu_inc(PCPU_CALLS_RUN);
+	cpumask_clear_cpu_atomic(self, &d->waiting);
+	atomic_sub_return(&d->remaining, 1);
+}
+
 static void run_call_from(unsigned caller, unsigned self)
 {
 	struct smp_call_desc *d = &percpu_of(caller)->call;
 
+	call_unacked[self] = d;
 	d->fn(d->arg);
-	this_cpu_inc(PCPU_CALLS_RUN);
-	cpumask_clear_cpu_atomic(self, &d->waiting);
-	atomic_sub_return(&d->remaining, 1);
+	if (call_unacked[self])
+		smp_ack(d, self);
+	call_unacked[self] = NULL;
+}
+
+bool smp_call_ack(void)
+{
+	unsigned self = this_cpu()->cpu_id;
+	struct smp_call_desc *d = call_unacked[self];
+
+	if (!d)
+		return false;
+	call_unacked[self] = NULL;
+	smp_ack(d, self);
+	return true;
 }
 
 void smp_handle_mailbox(void)

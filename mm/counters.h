@@ -27,7 +27,10 @@
 #define PCPU_SWAP_SLOTS_FREED (PCPU_KERNEL_COUNTERS + 12) /* swap slots returned to their cluster */
 #define PCPU_SWAP_BATCH_FALLBACKS (PCPU_KERNEL_COUNTERS + 13) /* batched swap frees that fell back to one slot at a time (mm/swap_free.c) */
 #define PCPU_SWAP_OUT_PAGES (PCPU_KERNEL_COUNTERS + 14) /* pages swapped out (mm/swap_mm.c) */
-#define PCPU_MM_COUNTERS_END (PCPU_KERNEL_COUNTERS + 15)
+#define PCPU_TLB_EARLY_ACKS (PCPU_KERNEL_COUNTERS + 15) /* early_ack: requests a target acknowledged before flushing (mm/tlb_early_ack.c) */
+#define PCPU_TLB_GEN_UPTODATE (PCPU_KERNEL_COUNTERS + 16) /* gen: requests a target received and found already flushed (mm/tlb_gen.c) */
+#define PCPU_TLB_GEN_IPI_SKIPPED (PCPU_KERNEL_COUNTERS + 17) /* gen: CPUs an initiator did not interrupt, found up to date */
+#define PCPU_MM_COUNTERS_END (PCPU_KERNEL_COUNTERS + 18)
 
 BUILD_ASSERT(PCPU_MM_COUNTERS_END <= PCPU_MAX_COUNTERS);
 
