@@ -56,6 +56,7 @@ MM_SRCS += mm/quarantine_report.c
 MM_SRCS += mm/tlb_early_ack.c mm/tlb_gen.c
 BENCH_SRCS := bench/bench.c bench/bench_runs.c bench/bench_design.c bench/bench_mode.c bench/bench_result.c bench/bench_faultlock.c bench/bench_ipi.c bench/bench_pagemap.c bench/bench_pin.c bench/bench_swapfree.c bench/bench_tlb.c \
 	bench/read_loss.c bench/tlb_readers.c
+BENCH_SRCS += bench/bench_tlb_multi.c
 # Tests that build for both the host and the kernel, then kernel-only ones.
 TEST_COMMON_SRCS := tests/acpi_fw.c tests/test_read_loss.c tests/test_acpi.c tests/test_cmdline.c tests/test_console.c tests/test_cpumask.c \
 	tests/test_format.c tests/test_json.c tests/test_mb1_cmdline.c tests/mm_emul.c tests/test_mm.c tests/test_mm_cow.c tests/test_pagemap.c tests/test_parse.c tests/test_pmm.c tests/test_pt.c tests/test_pt_leaf.c \
