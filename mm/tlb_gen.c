@@ -149,5 +149,9 @@ const struct tlb_ops tlb_ops_gen = {
 	},
 	.add = tlb_add_queued,
 	.flush = tlb_flush_gen,
-	.target_flush = tlb_target_gen,
+	/*
+	 * What a plain request (no generation: the unmap loop's, before
+	 * tlb_flush_gen() wraps it) would get; gen's own carry tlb_target_gen.
+	 */
+	.target_flush = tlb_target_flush,
 };
