@@ -55,8 +55,10 @@ MM_SRCS += mm/boot_mem.c mm/kernel_map.c
 MM_SRCS += mm/populate.c mm/tlb_batch.c mm/page_pin.c
 MM_SRCS += mm/tlb_lazy.c
 MM_SRCS += mm/quarantine_report.c
+MM_SRCS += mm/tlb_early_ack.c mm/tlb_gen.c
 BENCH_SRCS := bench/bench.c bench/bench_runs.c bench/bench_design.c bench/bench_mode.c bench/bench_result.c bench/bench_faultlock.c bench/bench_ipi.c bench/bench_pagemap.c bench/bench_pin.c bench/bench_swapfree.c bench/bench_tlb.c \
 	bench/read_loss.c bench/tlb_readers.c
+BENCH_SRCS += bench/bench_tlb_multi.c
 # Tests that build for both the host and the kernel, then kernel-only ones.
 TEST_COMMON_SRCS := tests/acpi_fw.c tests/test_read_loss.c tests/test_acpi.c tests/test_cmdline.c tests/test_console.c tests/test_cpumask.c \
 	tests/test_format.c tests/test_json.c tests/test_mb1_cmdline.c tests/mm_emul.c tests/test_mm.c tests/test_mm_cow.c tests/test_pagemap.c tests/test_parse.c tests/test_pmm.c tests/test_pt.c tests/test_pt_leaf.c \
@@ -72,6 +74,7 @@ TEST_KERNEL_SRCS += tests/test_mapping_flush.c
 TEST_KERNEL_SRCS += tests/test_pin_folio.c
 TEST_KERNEL_SRCS += tests/test_faultlock_fork.c
 TEST_KERNEL_SRCS += tests/test_trace.c
+TEST_KERNEL_SRCS += tests/test_tlb_early_ack.c
 # make TEST_DESIGN=1 (best with its own O=): adds the example designs of
 # tests/design_example.c to their tables, the "adding a design" proof (docs/design.md).
 ifeq ($(TEST_DESIGN),1)
@@ -83,6 +86,7 @@ HOST_LIB_SRCS := boot/mb1_cmdline.c arch/x86_64/acpi.c boot/bootinfo.c bench/rea
 	kernel/json.c kernel/percpu.c kernel/rwlock.c kernel/spinlock.c mm/fault.c mm/fork.c mm/mapping.c mm/mm.c mm/page.c mm/pagemap.c mm/pmm.c mm/pt.c mm/pt_gather.c mm/pt_root.c \
 	mm/pt_leaf.c mm/swap.c mm/swap_check.c mm/swap_cluster.c mm/swap_free.c mm/swap_mm.c mm/swapdev.c mm/tlb.c mm/tlb_designs.c
 HOST_LIB_SRCS += mm/quarantine.c
+HOST_LIB_SRCS += mm/tlb_early_ack.c mm/tlb_gen.c
 HOST_LIB_SRCS += kernel/run_modes.c
 TEST_HOST_SRCS += tests/host/host_owners.c
 

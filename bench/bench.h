@@ -25,7 +25,7 @@
 #define BENCH_MAX_PARAMS 4
 #define BENCH_MAX_COUNTERS 8
 #define BENCH_MAX_RUNS 1000 /* timed runs per result (iters= at most), all on one BENCH line */
-#define BENCH_MAX_VARIANTS 4
+#define BENCH_MAX_VARIANTS 8
 /* Adaptive runs stop once every variant's median is known within ±this %, 95% confidence. */
 #define BENCH_CI_TARGET_PCT 5
 

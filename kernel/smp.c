@@ -67,16 +67,45 @@ void smp_dead_cpus(cpumask_t *out)
 		out->bits[w] = cpumask_load_word(&cpu_dead_mask, w);
 }
 
+/*
+ * The caller (plus one; 0: none) whose call each CPU is running now and
+ * has not acknowledged yet (smp_call_ack()); written by that CPU only.
+ */
+static unsigned call_unacked[MAX_CPUS];
+
+/* Counted before the acknowledgement, so a caller done waiting sees the count. */
+static void smp_ack(unsigned caller, unsigned self)
+{
+	struct smp_call_desc *d = &percpu_of(caller)->call;
+
+	this_cpu_inc(PCPU_CALLS_RUN);
+	trace_event(TRACE_ACK_SENT, caller, trace_seq(caller));
+	cpumask_clear_cpu_atomic(self, &d->waiting);
+	atomic_sub_return(&d->remaining, 1);
+}
+
 static void run_call_from(unsigned caller, unsigned self)
 {
 	struct smp_call_desc *d = &percpu_of(caller)->call;
 
 	trace_event(TRACE_IPI_RECV, caller, trace_seq(caller));
+	call_unacked[self] = caller + 1;
 	d->fn(d->arg);
-	this_cpu_inc(PCPU_CALLS_RUN);
-	trace_event(TRACE_ACK_SENT, caller, trace_seq(caller));
-	cpumask_clear_cpu_atomic(self, &d->waiting);
-	atomic_sub_return(&d->remaining, 1);
+	if (call_unacked[self])
+		smp_ack(caller, self);
+	call_unacked[self] = 0;
+}
+
+bool smp_call_ack(void)
+{
+	unsigned self = this_cpu()->cpu_id;
+	unsigned caller = call_unacked[self];
+
+	if (!caller)
+		return false;
+	call_unacked[self] = 0;
+	smp_ack(caller - 1, self);
+	return true;
 }
 
 void smp_handle_mailbox(void)

@@ -60,6 +60,16 @@ int smp_call(const cpumask_t *mask, smp_call_fn fn, void *arg, bool wait);
  */
 int smp_call_copy(const cpumask_t *mask, smp_call_fn fn, void *data, size_t len, bool wait);
 
+/*
+ * From inside a call function: acknowledges the call now, before the
+ * function returns (the caller's wait ends; nothing is acknowledged again
+ * on return) and returns true. The function's argument (an smp_call_copy() copy in the
+ * caller's descriptor) may be rewritten from then on: copy what is still
+ * needed first. Outside a call function (the initiator running a target
+ * function itself) it does nothing and returns false. For early_ack (mm/tlb_early_ack.c).
+ */
+bool smp_call_ack(void);
+
 /* smp_call() to one CPU. */
 int smp_call_one(unsigned cpu, smp_call_fn fn, void *arg, bool wait);
 

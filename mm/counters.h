@@ -34,7 +34,10 @@
 #define PCPU_TLB_LAZY_FALLBACKS (PCPU_KERNEL_COUNTERS + 19) /* lazy flushes sent as an IPI round instead (queue full, tick off) */
 #define PCPU_TLB_LAZY_DRAIN_ONE (PCPU_KERNEL_COUNTERS + 20) /* single-page invalidations a drain did */
 #define PCPU_TLB_LAZY_DRAIN_ALL (PCPU_KERNEL_COUNTERS + 21) /* full flushes a drain did */
-#define PCPU_MM_COUNTERS_END (PCPU_KERNEL_COUNTERS + 22)
+#define PCPU_TLB_EARLY_ACKS (PCPU_KERNEL_COUNTERS + 22) /* early_ack: requests a target acknowledged before flushing (mm/tlb_early_ack.c) */
+#define PCPU_TLB_GEN_UPTODATE (PCPU_KERNEL_COUNTERS + 23) /* gen: requests a target received and found already flushed (mm/tlb_gen.c) */
+#define PCPU_TLB_GEN_IPI_SKIPPED (PCPU_KERNEL_COUNTERS + 24) /* gen: CPUs an initiator did not interrupt, found up to date */
+#define PCPU_MM_COUNTERS_END (PCPU_KERNEL_COUNTERS + 25)
 
 BUILD_ASSERT(PCPU_MM_COUNTERS_END <= PCPU_MAX_COUNTERS);
 

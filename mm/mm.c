@@ -32,6 +32,7 @@ struct mm_asid_slot {
 struct mm_cpu_asids {
 	struct mm_asid_slot slot[MM_ASID_SLOTS];
 	unsigned next; /* the slot to hand out next when no slot holds the mm */
+	u64 load_gen;  /* the loaded mm's tlb_gen when this CPU loaded it (mm_loaded_gen()) */
 } __cacheline_aligned;
 
 const struct mm_swap_hooks *mm_swap;
@@ -315,6 +316,7 @@ static u16 mm_asid_pick(struct mm *mm, bool *flush)
 	u64 gen = atomic_load_acquire(&mm->tlb_gen);
 	unsigned i;
 
+	c->load_gen = gen;
 	*flush = true;
 	if (!mm_nr_asids)
 		return 0;
@@ -355,6 +357,11 @@ void mm_switch(struct mm *mm)
 			cpumask_clear_cpu_atomic(cpu, mm_cpumask(old));
 	}
 	arch_irq_restore(flags);
+}
+
+u64 mm_loaded_gen(void)
+{
+	return mm_asids[arch_cpu_id()].load_gen;
 }
 
 /* installing pages */

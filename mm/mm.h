@@ -213,6 +213,13 @@ int mm_cow_protect(struct mm *mm, vaddr_t start, u64 len);
 int mm_fork(struct mm *src, struct mm **out);
 
 /*
+ * The tlb_gen mm_switch() read when this CPU loaded the mm it runs now:
+ * its TLB holds no translation of that mm older than it (the load
+ * flushed, or nothing changed since the CPU last did). Interrupts off.
+ */
+u64 mm_loaded_gen(void);
+
+/*
  * Loads @mm's root on the calling CPU (NULL: the kernel root), with an
  * ASID where the MMU has them, and keeps mm_cpumask and this CPU's
  * current mm right: a CPU switching away clears its bit. Any context.

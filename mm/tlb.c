@@ -92,17 +92,12 @@ static void tlb_flush_ipi(void *arg)
 	req->target(req);
 }
 
-int tlb_flush_send_ordered(const struct tlb_flush_req *req, bool local_first)
+/* Sends @req to @mask, with our own flush before (@local_first) or after the IPIs, and waits. */
+static int tlb_flush_round(const struct tlb_flush_req *req, size_t len, const cpumask_t *mask,
+			   bool local_first)
 {
-	struct mm *mm = req->mm;
 	int err, werr;
 
-	/*
-	 * Fully ordered, and before smp_call() reads the mask (once): a CPU that
-	 * sets its bit after that read sees the new generation and flushes its
-	 * ASID itself.
-	 */
-	atomic_fetch_add(&mm->tlb_gen, 1);
 	this_cpu_inc(PCPU_TLB_SHOOTDOWNS);
 	/* serial's order: our own flush while no IPI has left yet. */
 	if (local_first)
@@ -111,13 +106,31 @@ int tlb_flush_send_ordered(const struct tlb_flush_req *req, bool local_first)
 	 * A copy of the request: a target late past the deadline must not
 	 * read this frame after we returned.
 	 */
-	err = smp_call_copy(mm_cpumask(mm), tlb_flush_ipi, (void *)req, sizeof(*req), false);
+	err = smp_call_copy(mask, tlb_flush_ipi, (void *)req, len, false);
 	/* batched's order: IPIs out first, then our own flush while they travel. */
 	if (!local_first)
 		req->target(req);
 	/* Even after an error the live targets were sent the request: wait for them. */
 	werr = err == -EINVAL ? 0 : smp_call_wait();
 	return err ? err : werr;
+}
+
+int tlb_flush_send_ordered(const struct tlb_flush_req *req, bool local_first)
+{
+	/*
+	 * Fully ordered, and before smp_call() reads the mask (once): a CPU that
+	 * sets its bit after that read sees the new generation and flushes its
+	 * ASID itself.
+	 */
+	atomic_fetch_add(&req->mm->tlb_gen, 1);
+	return tlb_flush_round(req, sizeof(*req), mm_cpumask(req->mm), local_first);
+}
+
+int tlb_flush_send_mask(const struct tlb_flush_req *req, size_t len, const cpumask_t *mask)
+{
+	if (len < sizeof(*req) || len > SMP_CALL_DATA_MAX)
+		return -EINVAL;
+	return tlb_flush_round(req, len, mask, false);
 }
 
 int tlb_flush_send(const struct tlb_flush_req *req)

@@ -41,6 +41,7 @@
 #define MM_TLB_H
 
 #include "compiler.h"
+#include "kernel/cpumask.h"
 #include "kernel/design.h"
 #include "mm/counters.h"
 #include "mm/pt.h"
@@ -122,12 +123,25 @@ struct tlb_batch {
 };
 
 extern const struct tlb_ops tlb_ops_naive, tlb_ops_batched, tlb_ops_serial, tlb_ops_lazy;
+extern const struct tlb_ops tlb_ops_early_ack, tlb_ops_gen; /* mm/tlb_early_ack.c, mm/tlb_gen.c */
 /*
  * The control run of the stale-translation detector: flushes the calling
  * CPU only, never the others. Wrong on purpose (design.control): only the
  * self-tests use it, the benchmark never does.
  */
 extern const struct tlb_ops tlb_ops_no_remote;
+/*
+ * early_ack's control (mm/tlb_early_ack.c): its targets acknowledge before
+ * they flush and the frames are released at acknowledgement time, before
+ * the flush. Wrong on purpose, not in tlb_designs[]: only
+ * tests/test_tlb_early_ack.c uses it, to show that test catches it.
+ */
+extern const struct tlb_ops tlb_ops_early_ack_at_ack;
+/*
+ * Self-tests only (NULL otherwise): run on each target of an early_ack
+ * request between its acknowledgement and its flush, interrupts off.
+ */
+extern void (*tlb_early_ack_gap)(const struct tlb_flush_req *req);
 
 /* Every TLB design, naive first, NULL-terminated (mm/tlb_designs.c). */
 extern const struct design *const tlb_designs[];
@@ -177,6 +191,18 @@ int tlb_flush_send(const struct tlb_flush_req *req);
  * tlb_flush_send() does). One round either way; returns as it does.
  */
 int tlb_flush_send_ordered(const struct tlb_flush_req *req, bool local_first);
+
+/*
+ * The round of tlb_flush_send() without its generation bump, to @mask (a
+ * snapshot the caller took after bumping req->mm's tlb_gen itself; the
+ * caller is skipped in it but always runs req->target itself, after the
+ * IPIs left). The targets get a copy of the @len bytes at @req
+ * (sizeof(*req)..SMP_CALL_DATA_MAX): a design may send a larger request
+ * that begins with struct tlb_flush_req (gen's carries its generation).
+ * For designs that pick their targets or must know who they were (gen,
+ * early_ack). Returns as tlb_flush_send(), or -EINVAL for a bad @len.
+ */
+int tlb_flush_send_mask(const struct tlb_flush_req *req, size_t len, const cpumask_t *mask);
 
 /* The target side of the real designs: the flush policy, if the target still has req->mm. */
 void tlb_target_flush(const struct tlb_flush_req *req);

@@ -126,6 +126,8 @@ const struct design *const tlb_designs[] = {
 	&tlb_ops_batched.d,
 	&tlb_ops_serial.d,
 	&tlb_ops_lazy.d, /* mm/tlb_lazy.c */
+	&tlb_ops_early_ack.d, /* mm/tlb_early_ack.c */
+	&tlb_ops_gen.d,	      /* mm/tlb_gen.c */
 	&tlb_ops_no_remote.d,
 #ifdef MMLAB_TEST_DESIGN
 	&tlb_ops_example.d, /* tests/design_example.c, make TEST_DESIGN=1 only */

@@ -283,11 +283,11 @@ nbench=$(grep -ac '^BENCH {' "$bench_runs/A/serial.log")
 nlava=$(grep -acE '^MMLAB-LAVA test_case_id=[a-z0-9_-]+ result=(pass|fail) measurement=[0-9.]+ units=[^ ]+$' "$bench_runs/A/serial.log")
 check bench_lava_line_per_result "$([ "$nbench" -gt 0 ] && [ "$nbench" = "$nlava" ] && echo 1 || echo 0)" "BENCH $nbench, LAVA $nlava"
 # Every other benchmark, briefly: each verifies its own exact counts after its runs.
-expect_run bench-all 0 --bench tlb,pin,pagemap,faultlock,swapfree --accel tcg --boot kernel --smp 2 \
+expect_run bench-all 0 --bench tlb,tlbmulti,pin,pagemap,faultlock,swapfree --accel tcg --boot kernel --smp 2 \
 	--results "$bench_runs/all" -- iters=2 swapfree_mb=32
 "$PYTHON" "$here/tools/ktap_summary.py" --bench "$bench_runs/all/serial.log" > "$bench_runs/all.bench-check" 2>&1
 check bench_all_lines_well_formed "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n 3 "$bench_runs/all.bench-check" | tr '\n' ' ')"
-for b in tlb pin pagemap faultlock swapfree; do
+for b in tlb tlbmulti pin pagemap faultlock swapfree; do
 	check "bench_${b}_reported" "$(has "$bench_runs/all/serial.log" "^BENCH \\{\"bench\":\"$b\"")"
 done
 # Workload fidelity (issue 16): both remote modes, the readers' loss, the pages sweep's plot,
@@ -304,6 +304,11 @@ check bench_pin_folio_per_folio "$(has "$all_log" '"bench":"pin","variant":"foli
 check bench_pin_naive_per_page "$(has "$all_log" '"bench":"pin","variant":"naive".*"per_call":512,"folio":"2m".*"pin_ref_atomics_per_op":512.000')"
 for d in naive fixed vma_lock; do
 	check "bench_faultlock_writer_$d" "$(has "$all_log" "\"bench\":\"faultlock\",\"variant\":\"$d\".*\"writer\":\"fork\".*\"writer_ops_per_s\":[0-9]")"
+done
+# Issue 18's later TLB designs: in the tlb table, and in tlbmulti where gen coalesces.
+for v in early_ack gen; do
+	check "bench_tlb_variant_$v" "$(has "$all_log" "^BENCH \\{\"bench\":\"tlb\",\"variant\":\"$v\"")"
+	check "bench_tlbmulti_variant_$v" "$(has "$all_log" "^BENCH \\{\"bench\":\"tlbmulti\",\"variant\":\"$v\"")"
 done
 # tlb_ceiling= sets the one flush policy: with 1, each 8-page batch is a full flush on both CPUs
 # (2 per 8 pages); with 512, 64 pages stay page by page (2 invalidations per page, no full flush).
