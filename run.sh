@@ -9,10 +9,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 O=${O:-$here/build}
 PYTHON=${PYTHON:-python3}
 . "$here/tools/run-bochs.sh"
+. "$here/tools/peer/peer.sh"
 
 accel=auto smp="" mem=1G firmware=bios boot=iso machine=pc mode=bench bench=""
 results="" timeout_s="" quiet=0 compare=() extra=() spcr="" qemu_extra=() cpu_model="" loader=""
 emulator=qemu
+peer=""
 
 usage() {
 	cat <<'USAGE'
@@ -48,6 +50,10 @@ writes results/<date-time>/: serial.log, results.json, table.txt, plots/.
                          --qemu-arg -machine --qemu-arg hpet=off
   --selftest             run the KTAP self-tests instead of benchmarks
   --bench LIST           comma-separated benchmarks (default: all)
+  --peer linux           also boot Debian's stock Linux kernel (fetched with apt-get
+                         download) under the same QEMU settings, run user-space
+                         equivalents of tlb, swapfree, faultlock and pin there, and
+                         show Linux beside mmlab's designs in the table
   --results DIR          results folder (default results/<date-time>)
   --timeout SEC          kill the guest after SEC seconds (exit status 3;
                          default 300 for self-tests, 3600 for benchmarks,
@@ -85,6 +91,7 @@ parse_args() {
 		--qemu-arg) need_arg "$@"; qemu_extra+=("$2"); shift ;;
 		--selftest) mode=selftest ;;
 		--bench) need_arg "$@"; bench=$2; shift ;;
+		--peer) need_arg "$@"; peer=$2; shift ;;
 		--results) need_arg "$@"; results=$2; shift ;;
 		--timeout) need_arg "$@"; timeout_s=$2; shift ;;
 		--quiet) quiet=1 ;;
@@ -116,6 +123,7 @@ check_args() {
 	[ -z "$timeout_s" ] || [[ $timeout_s =~ ^[1-9][0-9]*$ ]] || die_usage "bad --timeout '$timeout_s' (seconds)"
 	[ -z "$bench" ] || [[ $bench =~ ^[a-z0-9_]+(,[a-z0-9_]+)*$ ]] || die_usage "bad --bench '$bench'"
 	if [ "$mode" = selftest ] && [ -n "$bench" ]; then die_usage "--selftest and --bench exclude each other"; fi
+	peer_check_args
 	if [ "$boot" = kernel ] && [ "$firmware" = uefi ]; then
 		die_usage "--boot kernel uses QEMU's multiboot1 loader, which needs --firmware bios"
 	fi
@@ -131,6 +139,7 @@ check_args() {
 install_missing() {
 	bash "$here/tools/deps.sh" run || exit 1
 	[ "$emulator" != bochs ] || bash "$here/tools/deps.sh" bochs || exit 1
+	[ -z "$peer" ] || bash "$here/tools/deps.sh" peer || exit 1
 }
 
 build() {
@@ -327,7 +336,8 @@ report() {
 	if [ "$mode" = selftest ]; then
 		"$PYTHON" "$here/tools/ktap_summary.py" --label "$(basename "$results")" "$results/serial.log" >&2 || [ "$rc" != 0 ] || rc=1
 	else
-		"$PYTHON" "$here/tools/mmlab_results.py" report "$results/serial.log" "$results" || [ "$rc" != 0 ] || rc=1
+		"$PYTHON" "$here/tools/mmlab_results.py" report "${peer_report_args[@]+"${peer_report_args[@]}"}" \
+			"$results/serial.log" "$results" || [ "$rc" != 0 ] || rc=1
 	fi
 }
 
@@ -362,6 +372,7 @@ main() {
 		decode_status
 	fi
 	echo "run.sh: guest finished in ${elapsed}s: $verdict" >&2
+	if [ -n "$peer" ] && [ "$rc" != 2 ] && [ "$rc" != 3 ]; then run_peer; fi
 	if [ "$rc" != 2 ] && [ "$rc" != 3 ]; then report; fi
 	if [ "$rc" = 2 ]; then grep -h '^mmlab: error:' "$results/serial.log" >&2; fi
 	say "results in $results"
