@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # run.sh's --peer flag (sourced by run.sh): after mmlab's own run, boot a
 # peer system under the same QEMU settings and merge its results into the
 # same results folder (peer-<name>/serial.log; results.json; the table's

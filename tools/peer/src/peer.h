@@ -18,18 +18,18 @@
 #define PEER_PAGE 4096UL
 
 struct peer_opts {
-	int iters;            /* timed runs per variant */
-	int warmup;           /* discarded runs before each timed one */
-	int ncpus;            /* online CPUs */
+	int iters;  /* timed runs per variant */
+	int warmup; /* discarded runs before each timed one */
+	int ncpus;  /* online CPUs */
 	int cpus[PEER_MAX_LIST];
 	int ncpus_list;
 	long pages[PEER_MAX_LIST]; /* tlb page counts */
 	int npages;
-	long swapfree_mb;     /* swapfree: MiB unmapped per run, split over the CPUs */
-	long fault_pages;     /* faultlock: pages each thread writes */
-	long pin_pages;       /* pin: pages per registration */
+	long swapfree_mb; /* swapfree: MiB unmapped per run, split over the CPUs */
+	long fault_pages; /* faultlock: pages each thread writes */
+	long pin_pages;	  /* pin: pages per registration */
 	double tsc_hz;
-	char system[80];      /* "linux-<uname -r>" */
+	char system[80]; /* "linux-<uname -r>" */
 };
 
 /* One variant's timed runs of a case, and its per-operation counters. */
@@ -48,13 +48,13 @@ struct peer_case {
 	const char *bench;
 	const char *metric;
 	const char *unit;
-	const char *better;   /* "lower" or "higher" */
+	const char *better; /* "lower" or "higher" */
 	int cpus;
-	char params[160];     /* JSON members, e.g. "pages":512,"remote":"busy" */
-	char label[160];      /* the same as words, e.g. pages=512 remote=busy */
+	char params[160]; /* JSON members, e.g. "pages":512,"remote":"busy" */
+	char label[160];  /* the same as words, e.g. pages=512 remote=busy */
 	long ops_per_run;
-	int cycles;           /* the metric is TSC cycles: add median_ns */
-	const char *extra;    /* more JSON members (with a leading comma) or NULL */
+	int cycles;	   /* the metric is TSC cycles: add median_ns */
+	const char *extra; /* more JSON members (with a leading comma) or NULL */
 };
 
 extern struct peer_opts peer_opts;
@@ -63,7 +63,7 @@ extern int peer_passed, peer_failed, peer_skipped;
 /* peer_result.c */
 void peer_emit(const struct peer_case *c, const struct peer_series *s);
 void peer_fail(const struct peer_case *c, const char *variant, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 void peer_skip(const char *bench, const char *why);
 void peer_series_init(struct peer_series *s, const char *variant);
 void peer_series_add(struct peer_series *s, double value, int seq, const double *counters);

@@ -60,7 +60,8 @@ static int fl_run(int cpus, double *rate, double *faults)
 
 	for (int i = 0; i < cpus; i++) {
 		t[i] = (struct fl_thread){ .cpu = i, .start = &start };
-		t[i].region = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		t[i].region =
+		    mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (t[i].region == MAP_FAILED)
 			return -ENOMEM;
 	}
@@ -86,21 +87,25 @@ static int fl_run(int cpus, double *rate, double *faults)
 static void fl_case(int cpus)
 {
 	static struct peer_series s;
-	struct peer_case c = { .bench = "faultlock", .metric = "faults_per_sec", .unit = "faults/s",
-			       .better = "higher", .cpus = cpus,
+	struct peer_case c = { .bench = "faultlock",
+			       .metric = "faults_per_sec",
+			       .unit = "faults/s",
+			       .better = "higher",
+			       .cpus = cpus,
 			       .ops_per_run = cpus * peer_opts.fault_pages };
 	double rate = 0, faults = 0;
 	int rc = 0;
 
 	snprintf(c.params, sizeof(c.params),
-		 "\"fault\":\"demand-zero\",\"pages\":%ld,\"region\":\"private\"", peer_opts.fault_pages);
+		 "\"fault\":\"demand-zero\",\"pages\":%ld,\"region\":\"private\"",
+		 peer_opts.fault_pages);
 	snprintf(c.label, sizeof(c.label), "fault=demand-zero pages=%ld region=private",
 		 peer_opts.fault_pages);
 	peer_series_init(&s, "naive");
 	s.counter_names[0] = "faults_per_op";
 	s.ncounters = 1;
-	printf("# bench faultlock cpus=%d %s: %d timed runs, each after %d warm-up\n", cpus, c.label,
-	       peer_opts.iters, peer_opts.warmup);
+	printf("# bench faultlock cpus=%d %s: %d timed runs, each after %d warm-up\n", cpus,
+	       c.label, peer_opts.iters, peer_opts.warmup);
 	for (int r = 0; r < peer_opts.iters && !rc; r++) {
 		for (int w = 0; w <= peer_opts.warmup && !rc; w++)
 			rc = fl_run(cpus, &rate, &faults);
@@ -108,8 +113,9 @@ static void fl_case(int cpus)
 			peer_series_add(&s, rate, r, &faults);
 	}
 	if (rc)
-		peer_fail(&c, "naive", "%s", rc == -EIO ? "a written page lost its value" :
-			  "mmap failed: out of memory");
+		peer_fail(&c, "naive", "%s",
+			  rc == -EIO ? "a written page lost its value"
+				     : "mmap failed: out of memory");
 	else
 		peer_emit(&c, &s);
 }

@@ -13,8 +13,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-struct peer_opts peer_opts = { .iters = 10, .warmup = 2, .swapfree_mb = 64,
-			       .fault_pages = 256, .pin_pages = 512 };
+struct peer_opts peer_opts = {
+	.iters = 10, .warmup = 2, .swapfree_mb = 64, .fault_pages = 256, .pin_pages = 512
+};
 
 static const struct {
 	const char *name;
@@ -97,7 +98,8 @@ static void parse_bench(const char *word, const char *value)
 		while (i < NWORKLOADS && strcmp(workloads[i].name, tok))
 			i++;
 		if (i == NWORKLOADS)
-			usage_error("unknown benchmark in '%s' (tlb, swapfree, faultlock, pin)", word);
+			usage_error("unknown benchmark in '%s' (tlb, swapfree, faultlock, pin)",
+				    word);
 	}
 	strcpy(bench_list, value);
 }
@@ -172,11 +174,12 @@ static void print_header(void)
 	char model[128];
 
 	cpu_model(model, sizeof(model));
-	printf("MMLAB {\"version\":\"%s\",\"system\":\"%s\",\"cmdline\":\"%s\",\"cpu_model\":\"%s\","
-	       "\"cpus\":%d,\"tsc_hz\":%.0f,\"hypervisor\":null,\"firmware\":null,"
-	       "\"mem_bytes\":%ld}\n",
-	       peer_opts.system, peer_opts.system, cmdline, model, peer_opts.ncpus,
-	       peer_opts.tsc_hz, peer_meminfo_kb("MemTotal") * 1024);
+	printf(
+	    "MMLAB {\"version\":\"%s\",\"system\":\"%s\",\"cmdline\":\"%s\",\"cpu_model\":\"%s\","
+	    "\"cpus\":%d,\"tsc_hz\":%.0f,\"hypervisor\":null,\"firmware\":null,"
+	    "\"mem_bytes\":%ld}\n",
+	    peer_opts.system, peer_opts.system, cmdline, model, peer_opts.ncpus, peer_opts.tsc_hz,
+	    peer_meminfo_kb("MemTotal") * 1024);
 	fflush(stdout);
 }
 

@@ -49,18 +49,24 @@ static int pin_run(int ring, struct iovec *iov, double *pin_ns, double *unpin_ns
 static void pin_case(int ring, struct iovec *iov)
 {
 	static struct peer_series s;
-	struct peer_case c = { .bench = "pin", .metric = "pin_ns_per_page", .unit = "ns",
-			       .better = "lower", .cpus = 1, .ops_per_run = peer_opts.pin_pages };
+	struct peer_case c = { .bench = "pin",
+			       .metric = "pin_ns_per_page",
+			       .unit = "ns",
+			       .better = "lower",
+			       .cpus = 1,
+			       .ops_per_run = peer_opts.pin_pages };
 	double pin_ns = 0, unpin_ns = 0;
 	int rc = 0;
 
-	snprintf(c.params, sizeof(c.params), "\"per_call\":%ld,\"region\":\"own\"", peer_opts.pin_pages);
+	snprintf(c.params, sizeof(c.params), "\"per_call\":%ld,\"region\":\"own\"",
+		 peer_opts.pin_pages);
 	snprintf(c.label, sizeof(c.label), "per_call=%ld region=own", peer_opts.pin_pages);
 	peer_series_init(&s, "fixed");
 	s.counter_names[0] = "unpin_ns_per_op";
 	s.ncounters = 1;
 	printf("# bench pin cpus=1 %s: io_uring buffer registration (pin_user_pages FOLL_LONGTERM),"
-	       " %d timed runs, each after %d warm-up\n", c.label, peer_opts.iters, peer_opts.warmup);
+	       " %d timed runs, each after %d warm-up\n",
+	       c.label, peer_opts.iters, peer_opts.warmup);
 	for (int r = 0; r < peer_opts.iters && !rc; r++) {
 		for (int w = 0; w <= peer_opts.warmup && !rc; w++)
 			rc = pin_run(ring, iov, &pin_ns, &unpin_ns);
@@ -84,7 +90,8 @@ int peer_pin(void)
 	if (ring < 0) {
 		char why[128];
 
-		snprintf(why, sizeof(why), "io_uring_setup failed (%s): no pinning path", strerror(errno));
+		snprintf(why, sizeof(why), "io_uring_setup failed (%s): no pinning path",
+			 strerror(errno));
 		peer_skip("pin", why);
 		return 0;
 	}

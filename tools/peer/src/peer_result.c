@@ -94,8 +94,8 @@ static void print_stats(const struct peer_series *s, double *sorted)
 	med = peer_median_sorted(sorted, n);
 	k = peer_median_ci_rank(n);
 	k = k < 1 ? 1 : k;
-	printf(",\"median\":%.3f,\"min\":%.3f,\"max\":%.3f,\"mean\":%.3f,\"stddev\":%.3f",
-	       med, sorted[0], sorted[n - 1], mean, n > 1 ? sqrt(var / (n - 1)) : 0.0);
+	printf(",\"median\":%.3f,\"min\":%.3f,\"max\":%.3f,\"mean\":%.3f,\"stddev\":%.3f", med,
+	       sorted[0], sorted[n - 1], mean, n > 1 ? sqrt(var / (n - 1)) : 0.0);
 	printf(",\"median_ci\":[%.3f,%.3f]", sorted[k - 1], sorted[n - k]);
 }
 
@@ -116,10 +116,12 @@ void peer_emit(const struct peer_case *c, const struct peer_series *s)
 	print_list("seq", NULL, s->seq, s->n);
 	printf(",\"control\":false,\"system\":\"%s\"", peer_opts.system);
 	if (c->cycles && peer_opts.tsc_hz > 0)
-		printf(",\"median_ns\":%.3f", peer_median_sorted(sorted, s->n) * 1e9 / peer_opts.tsc_hz);
+		printf(",\"median_ns\":%.3f",
+		       peer_median_sorted(sorted, s->n) * 1e9 / peer_opts.tsc_hz);
 	printf(",\"tsc_hz\":%.0f%s,\"counters\":{", peer_opts.tsc_hz, c->extra ? c->extra : "");
 	for (int i = 0; i < s->ncounters; i++)
-		printf("%s\"%s\":%.3f", i ? "," : "", s->counter_names[i], s->counter_sums[i] / s->n);
+		printf("%s\"%s\":%.3f", i ? "," : "", s->counter_names[i],
+		       s->counter_sums[i] / s->n);
 	printf("}}\n");
 	fflush(stdout);
 	peer_passed++;

@@ -34,9 +34,9 @@
 
 struct sf_report {
 	uint64_t cycles;
-	long resident;  /* pages mincore() found resident after MADV_PAGEOUT */
-	long swap_kb;   /* the mm's swap entries (VmSwap) before the unmap */
-	int err;        /* errno of a failed mmap or madvise */
+	long resident; /* pages mincore() found resident after MADV_PAGEOUT */
+	long swap_kb;  /* the mm's swap entries (VmSwap) before the unmap */
+	int err;       /* errno of a failed mmap or madvise */
 };
 
 /* A child's life: prepare, say ready, wait for go, unmap (timed), report. */
@@ -75,7 +75,8 @@ static const char *sf_ready(int cpus, int *up, struct sf_report *rep, size_t len
 		if (read(up[i], &rep[i], sizeof(rep[i])) != sizeof(rep[i]))
 			return "a child process died before it was ready";
 		if (rep[i].err) {
-			snprintf(why, sizeof(why), "mmap or MADV_PAGEOUT failed: %s", strerror(rep[i].err));
+			snprintf(why, sizeof(why), "mmap or MADV_PAGEOUT failed: %s",
+				 strerror(rep[i].err));
 			return why;
 		}
 		if (rep[i].resident) {
@@ -140,9 +141,10 @@ static const char *sf_episode(int cpus, double *v)
 		err = sf_run(cpus, v);
 	free1 = peer_meminfo_kb("SwapFree");
 	if (!err && labs(free1 - free0) > SF_SLOT_CACHE_KB * peer_opts.ncpus) {
-		snprintf(why, sizeof(why), "swap free %ld kB after the unmaps, %ld kB before "
-			 "(the slot caches hold at most %d kB)", free1, free0,
-			 SF_SLOT_CACHE_KB * peer_opts.ncpus);
+		snprintf(why, sizeof(why),
+			 "swap free %ld kB after the unmaps, %ld kB before "
+			 "(the slot caches hold at most %d kB)",
+			 free1, free0, SF_SLOT_CACHE_KB * peer_opts.ncpus);
 		err = why;
 	}
 	return err;
@@ -152,8 +154,12 @@ static void sf_case(int cpus)
 {
 	static struct peer_series s;
 	char extra[96];
-	struct peer_case c = { .bench = "swapfree", .metric = "bytes_per_ms", .unit = "bytes/ms",
-			       .better = "higher", .cpus = cpus, .extra = extra,
+	struct peer_case c = { .bench = "swapfree",
+			       .metric = "bytes_per_ms",
+			       .unit = "bytes/ms",
+			       .better = "higher",
+			       .cpus = cpus,
+			       .extra = extra,
 			       .ops_per_run = peer_opts.swapfree_mb * 1024 * 1024 };
 	const char *why = NULL;
 	double v = 0;
@@ -164,8 +170,8 @@ static void sf_case(int cpus)
 		 peer_opts.swapfree_mb);
 	peer_series_init(&s, "naive");
 	printf("# bench swapfree cpus=%d folio_pages=1: %ld MiB swapped out to zram, then unmapped;"
-	       " %d timed runs, each after %d warm-up\n", cpus, peer_opts.swapfree_mb,
-	       peer_opts.iters, peer_opts.warmup);
+	       " %d timed runs, each after %d warm-up\n",
+	       cpus, peer_opts.swapfree_mb, peer_opts.iters, peer_opts.warmup);
 	for (int r = 0; r < peer_opts.iters && !why; r++) {
 		why = sf_episode(cpus, &v);
 		if (!why)

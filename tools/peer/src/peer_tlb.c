@@ -117,8 +117,13 @@ static int tlb_case(int cpus, long pages)
 	static struct peer_series s[2];
 	struct tlb_reader readers[PEER_MAX_LIST];
 	volatile int stop = 0;
-	struct peer_case c = { .bench = "tlb", .metric = "cycles_per_page", .unit = "cycles",
-			       .better = "lower", .cpus = cpus, .ops_per_run = pages, .cycles = 1 };
+	struct peer_case c = { .bench = "tlb",
+			       .metric = "cycles_per_page",
+			       .unit = "cycles",
+			       .better = "lower",
+			       .cpus = cpus,
+			       .ops_per_run = pages,
+			       .cycles = 1 };
 	size_t len = (pages + TLB_READ_PAGES) * PEER_PAGE;
 	char *base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	int before = peer_failed;
@@ -131,7 +136,8 @@ static int tlb_case(int cpus, long pages)
 	}
 	memset(base + pages * PEER_PAGE, 1, TLB_READ_PAGES * PEER_PAGE);
 	for (int i = 0; i < cpus - 1; i++) {
-		readers[i] = (struct tlb_reader){ .cpu = i + 1, .stop = &stop,
+		readers[i] = (struct tlb_reader){ .cpu = i + 1,
+						  .stop = &stop,
 						  .base = base + pages * PEER_PAGE };
 		pthread_create(&readers[i].thread, NULL, tlb_reader_main, &readers[i]);
 	}
