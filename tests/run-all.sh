@@ -495,7 +495,7 @@ else
 	check peer_no_package_exit_4 "$([ $? = 4 ] && echo 1 || echo 0)"
 	check peer_no_package_named "$(has "$O/test-peer.nopkg" '^peer: no kernel package available: .*linux-image-no-such-meta')"
 	rm -rf "$empty"
-	"$O/peer/mmpeer" bogus=1 > "$O/test-peer.usage" 2>&1
+	"${MMLAB_PEER_CACHE:-$O/peer}/mmpeer" bogus=1 > "$O/test-peer.usage" 2>&1
 	check peer_bad_word_exit_2 "$([ $? = 2 ] && echo 1 || echo 0)"
 	check peer_bad_word_named "$(has "$O/test-peer.usage" "^mmlab: error: mmpeer: unknown word 'bogus=1'")"
 	expect_run peer-bad-name 2 --bench tlb --peer foo
