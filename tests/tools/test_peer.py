@@ -78,6 +78,12 @@ class TestPeerLog(unittest.TestCase):
             self.assertAlmostEqual(r.extra["median_ci"][0], lo, places=2, msg=r.key())
             self.assertAlmostEqual(r.extra["median_ci"][1], hi, places=2, msg=r.key())
 
+    def test_one_page_is_a_control(self):
+        # pages=1: one madvise call either way, as mmlab's pages=1 control.
+        for r in self.log.benches:
+            if r.bench == "tlb":
+                self.assertEqual(r.control, r.params["pages"] == 1, r.key())
+
     def test_tlb_shootdowns_counted(self):
         # One call for 512 pages, a reader on the other CPU: about one TLB IPI per call.
         rec = next(r for r in self.log.benches if r.bench == "tlb" and r.variant == "batched"

@@ -53,8 +53,9 @@ struct peer_case {
 	char params[160]; /* JSON members, e.g. "pages":512,"remote":"busy" */
 	char label[160];  /* the same as words, e.g. pages=512 remote=busy */
 	long ops_per_run;
-	int cycles;	   /* the metric is TSC cycles: add median_ns */
-	const char *extra; /* more JSON members (with a leading comma) or NULL */
+	int cycles;		 /* the metric is TSC cycles: add median_ns */
+	const char *extra;	 /* more JSON members (with a leading comma) or NULL */
+	const char *control_why; /* the variants do the same work here, and why; or NULL */
 };
 
 extern struct peer_opts peer_opts;

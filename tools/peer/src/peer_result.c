@@ -114,7 +114,11 @@ void peer_emit(const struct peer_case *c, const struct peer_series *s)
 	print_stats(s, sorted);
 	print_list("samples", s->samples, NULL, s->n);
 	print_list("seq", NULL, s->seq, s->n);
-	printf(",\"control\":false,\"system\":\"%s\"", peer_opts.system);
+	if (c->control_why)
+		printf(",\"control\":true,\"control_why\":\"%s\"", c->control_why);
+	else
+		printf(",\"control\":false");
+	printf(",\"system\":\"%s\"", peer_opts.system);
 	if (c->cycles && peer_opts.tsc_hz > 0)
 		printf(",\"median_ns\":%.3f",
 		       peer_median_sorted(sorted, s->n) * 1e9 / peer_opts.tsc_hz);

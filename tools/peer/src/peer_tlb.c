@@ -130,6 +130,8 @@ static int tlb_case(int cpus, long pages)
 
 	snprintf(c.params, sizeof(c.params), "\"pages\":%ld,\"remote\":\"busy\"", pages);
 	snprintf(c.label, sizeof(c.label), "pages=%ld remote=busy", pages);
+	if (pages == 1)
+		c.control_why = "pages=1: both variants make one call";
 	if (base == MAP_FAILED) {
 		peer_fail(&c, "naive", "mmap of %zu bytes failed: %s", len, strerror(errno));
 		return -1;
