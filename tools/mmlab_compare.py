@@ -17,6 +17,7 @@ from typing import List, Optional
 
 from mmlab_format import (describe_run, format_number, format_percent, format_spread,
                           render_table)
+from mmlab_peer import variant_label
 from mmlab_records import NAIVE, BenchRecord, params_text
 from mmlab_stats import (NOISE_FACTOR, bootstrap_ratio_ci, ci_halfwidth_pct, exceeds_noise,
                          percent_change, ratio_significant)
@@ -109,7 +110,7 @@ def _row_cells(row):
     if row.note:
         change = row.note if row.change is None else f"{change} ({row.note})"
     change += " " + (MARK if row.significant else " ")
-    return [a.bench, params_text(a.params, ",") or "-", a.metric, a.unit, a.variant,
+    return [a.bench, params_text(a.params, ",") or "-", a.metric, a.unit, variant_label(a),
             str(a.cpus), format_number(a.median), _spread(a), format_number(b.median),
             _spread(b), change]
 
@@ -129,6 +130,6 @@ def _render_unmatched(side, records):
     lines = ["", f"Only in {side}:"]
     for r in records:
         lines.append(f"  {r.bench} {params_text(r.params, ',') or '-'} {r.metric} "
-                     f"{r.variant} cpus={r.cpus}: {format_number(r.median)} {r.unit} "
+                     f"{variant_label(r)} cpus={r.cpus}: {format_number(r.median)} {r.unit} "
                      f"{format_spread(r.rsd)}")
     return lines

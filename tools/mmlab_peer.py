@@ -26,6 +26,12 @@ def record_system(rec):
     return rec.extra.get("system") or MMLAB
 
 
+def variant_label(rec):
+    """The variant as a row names it: 'batched', or 'batched@linux-6.1.0-57-amd64' for a peer's."""
+    system = record_system(rec)
+    return rec.variant if system == MMLAB else f"{rec.variant}@{system}"
+
+
 def split_systems(records):
     """(mmlab's records, {peer system: its records}) keeping the log order."""
     own, peers = [], {}
@@ -83,5 +89,5 @@ def _params_key(params):
     return json.dumps(params, sort_keys=True)
 
 
-__all__ = ["MMLAB", "PEER_LOG_DIR", "record_system", "split_systems", "PeerIndex",
-           "peer_ratio"]
+__all__ = ["MMLAB", "PEER_LOG_DIR", "record_system", "variant_label", "split_systems",
+           "PeerIndex", "peer_ratio"]

@@ -126,6 +126,21 @@ class TestSplitAndIndex(unittest.TestCase):
         self.assertLess(ci[0], 0.8 + 1e-9)
 
 
+class TestComparePeers(unittest.TestCase):
+    """--compare keeps mmlab's and the peer's results apart and names the peer's."""
+
+    def test_rows_apart_and_labelled(self):
+        from mmlab_compare import compare_records, render_rows
+        a = [record(), scaled(2.0, system=SYSTEM)]
+        b = [scaled(1.1), scaled(2.0, system=SYSTEM)]
+        rows = compare_records(a, b)[0]
+        self.assertEqual(len(rows), 2)
+        text = "\n".join(render_rows(rows))
+        self.assertIn(f"batched@{SYSTEM}", text)
+        self.assertIn("+0.00%", text)   # the peer against the peer
+        self.assertIn("-10.00%", text)  # mmlab against mmlab
+
+
 class TestTableColumns(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
