@@ -372,8 +372,8 @@ main() {
 		decode_status
 	fi
 	echo "run.sh: guest finished in ${elapsed}s: $verdict" >&2
-	if [ -n "$peer" ] && [ "$rc" != 2 ] && [ "$rc" != 3 ]; then run_peer; fi
-	if [ "$rc" != 2 ] && [ "$rc" != 3 ]; then report; fi
+	# A peer that hangs (rc 3) still leaves mmlab's own results reported.
+	if [ "$rc" != 2 ] && [ "$rc" != 3 ]; then [ -z "$peer" ] || run_peer; report; fi
 	if [ "$rc" = 2 ]; then grep -h '^mmlab: error:' "$results/serial.log" >&2; fi
 	say "results in $results"
 	exit "$rc"
