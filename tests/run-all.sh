@@ -464,7 +464,7 @@ check mem_72g_sizes_add_up "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n 1 "$O/
 note "Linux peer: fetch, boot under TCG, a short tlb run"
 peer_ktap=$logs/peer-linux.ktap
 peer_dir=$O/test-peer
-rm -rf "$peer_dir" "$peer_dir.report"
+rm -rf "$peer_dir" "$peer_dir.report" "$peer_dir-hang"
 O=$O bash "$here/tools/peer/linux.sh" --fetch-only > "$O/test-peer.fetch" 2>&1
 peer_fetch_rc=$?
 if [ $peer_fetch_rc = 4 ]; then
@@ -489,6 +489,10 @@ else
 		"$bench_runs/A/serial.log" "$peer_dir.report" > /dev/null 2>&1
 	check peer_merged_report "$([ $? = 0 ] && echo 1 || echo 0)"
 	check peer_table_section "$(has "$peer_dir.report/table.txt" '^tlb pages=32 remote=busy: .*linux-[0-9]')"
+	O=$O bash "$here/tools/peer/linux.sh" --out "$peer_dir-hang" --accel tcg --smp 2 --timeout 2 \
+		-- bench=tlb > "$O/test-peer.hang" 2>&1
+	check peer_timeout_exit_3 "$([ $? = 3 ] && echo 1 || echo 0)"
+	check peer_timeout_named "$(has "$O/test-peer.hang" '^peer: the Linux guest timed out after 2s')"
 	empty=$(mktemp -d)
 	MMLAB_PEER_CACHE=$empty MMLAB_PEER_META=linux-image-no-such-meta bash "$here/tools/peer/linux.sh" \
 		--fetch-only > "$O/test-peer.nopkg" 2>&1
