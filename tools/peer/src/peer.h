@@ -77,6 +77,7 @@ double peer_tsc_calibrate(void);
 int peer_pin_cpu(int cpu);
 long peer_proc_interrupts(const char *row);
 long peer_resident_pages(const void *addr, size_t len);
+void *peer_map_4k(size_t len);
 long peer_proc_kb(const char *path, const char *key);
 #define peer_meminfo_kb(key) peer_proc_kb("/proc/meminfo", key)
 

@@ -60,8 +60,7 @@ static int fl_run(int cpus, double *rate, double *faults)
 
 	for (int i = 0; i < cpus; i++) {
 		t[i] = (struct fl_thread){ .cpu = i, .start = &start };
-		t[i].region =
-		    mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		t[i].region = peer_map_4k(len);
 		if (t[i].region == MAP_FAILED)
 			return -ENOMEM;
 	}

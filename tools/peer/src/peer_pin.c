@@ -95,7 +95,7 @@ int peer_pin(void)
 		peer_skip("pin", why);
 		return 0;
 	}
-	buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	buf = peer_map_4k(len);
 	if (buf == MAP_FAILED) {
 		close(ring);
 		return -1;

@@ -47,7 +47,7 @@ static void sf_child(int cpu, size_t len, int up, int down)
 	uint64_t t0;
 
 	peer_pin_cpu(cpu);
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = peer_map_4k(len);
 	if (p == MAP_FAILED)
 		rep.err = errno;
 	if (!rep.err) {

@@ -90,6 +90,25 @@ long peer_proc_interrupts(const char *row)
 	}
 }
 
+/*
+ * An anonymous read-write mapping of len bytes that stays in 4 KiB pages,
+ * or MAP_FAILED. Debian's kernel has THP "always": a 2 MiB-aligned part
+ * of a mapping would take a huge page at its first fault, MADV_DONTNEED
+ * would drop one PMD instead of 512 PTEs, and khugepaged may collapse a
+ * range the workload is emptying (seen: 403 of 512 pages resident again
+ * after per-page MADV_DONTNEED). mmlab's workloads are 4 KiB pages.
+ */
+void *peer_map_4k(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p != MAP_FAILED && madvise(p, len, MADV_NOHUGEPAGE)) {
+		munmap(p, len);
+		return MAP_FAILED;
+	}
+	return p;
+}
+
 /* How many pages of [addr, addr+len) mincore() says are resident, or -1. */
 long peer_resident_pages(const void *addr, size_t len)
 {

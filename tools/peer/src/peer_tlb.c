@@ -40,8 +40,11 @@ static void *tlb_reader_main(void *arg)
 	return NULL;
 }
 
-/* One timed drop of pages pages; cycles per page and shootdown IRQs per page. */
-static int tlb_run(char *base, long pages, int batched, double *out, double *irqs)
+/*
+ * One timed drop of pages pages; cycles per page and shootdown IRQs per
+ * page, and the process's transparent huge pages once they are touched.
+ */
+static int tlb_run(char *base, long pages, int batched, double *out, double *irqs, long *huge)
 {
 	long before, after;
 	uint64_t t0, t1;
@@ -49,6 +52,7 @@ static int tlb_run(char *base, long pages, int batched, double *out, double *irq
 
 	for (long i = 0; i < pages; i++)
 		base[i * PEER_PAGE] = 1;
+	*huge = peer_proc_kb("/proc/self/smaps_rollup", "AnonHugePages");
 	before = peer_proc_interrupts("TLB");
 	t0 = peer_rdtsc();
 	if (batched)
@@ -68,13 +72,18 @@ static int tlb_run(char *base, long pages, int batched, double *out, double *irq
 static const char *tlb_episode(char *base, long pages, int batched, double *v, double *irqs)
 {
 	static char why[96];
-	long left;
+	long left, huge = 0;
 	int rc = 0;
 
-	for (int w = 0; w <= peer_opts.warmup && !rc; w++)
-		rc = tlb_run(base, pages, batched, v, irqs);
+	for (int w = 0; w <= peer_opts.warmup && !rc && huge <= 0; w++)
+		rc = tlb_run(base, pages, batched, v, irqs, &huge);
 	if (rc) {
 		snprintf(why, sizeof(why), "madvise(MADV_DONTNEED) failed: %s", strerror(-rc));
+		return why;
+	}
+	if (huge > 0) {
+		snprintf(why, sizeof(why), "%ld kB of transparent huge pages: not 4 KiB pages",
+			 huge);
 		return why;
 	}
 	left = peer_resident_pages(base, pages * PEER_PAGE);
@@ -125,7 +134,7 @@ static int tlb_case(int cpus, long pages)
 			       .ops_per_run = pages,
 			       .cycles = 1 };
 	size_t len = (pages + TLB_READ_PAGES) * PEER_PAGE;
-	char *base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *base = peer_map_4k(len);
 	int before = peer_failed;
 
 	snprintf(c.params, sizeof(c.params), "\"pages\":%ld,\"remote\":\"busy\"", pages);
