@@ -9,11 +9,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 O=${O:-$here/build}
 PYTHON=${PYTHON:-python3}
 . "$here/tools/run-bochs.sh"
+. "$here/tools/peer/peer.sh"
 
 accel=auto smp="" mem=1G firmware=bios boot=iso machine=pc mode=bench bench=""
 results="" timeout_s="" quiet=0 compare=() extra=() spcr="" qemu_extra=() cpu_model="" loader=""
 emulator=qemu
 trace=0 trace_word=0
+peer=""
 
 usage() {
 	cat <<'USAGE'
@@ -53,6 +55,10 @@ index.html (the results page: open it in a browser).
   --trace                record the timed runs' events (trace=1) and write
                          trace.json (Perfetto / chrome://tracing) and
                          trace-timeline.png (docs/output.md, "Trace")
+  --peer linux           also boot Debian's stock Linux kernel (fetched with apt-get
+                         download) under the same QEMU settings, run user-space
+                         equivalents of tlb, swapfree, faultlock and pin there, and
+                         show Linux beside mmlab's designs in the table
   --results DIR          results folder (default results/<date-time>)
   --timeout SEC          kill the guest after SEC seconds (exit status 3;
                          default 300 for self-tests, 3600 for benchmarks,
@@ -93,6 +99,7 @@ parse_args() {
 		--selftest) mode=selftest ;;
 		--bench) need_arg "$@"; bench=$2; shift ;;
 		--trace) trace=1 ;;
+		--peer) need_arg "$@"; peer=$2; shift ;;
 		--results) need_arg "$@"; results=$2; shift ;;
 		--timeout) need_arg "$@"; timeout_s=$2; shift ;;
 		--quiet) quiet=1 ;;
@@ -125,6 +132,7 @@ check_args() {
 	[ -z "$bench" ] || [[ $bench =~ ^[a-z0-9_]+(,[a-z0-9_]+)*$ ]] || die_usage "bad --bench '$bench'"
 	if [ "$mode" = selftest ] && [ -n "$bench" ]; then die_usage "--selftest and --bench exclude each other"; fi
 	if [ "$mode" = selftest ] && [ "$trace" = 1 ]; then die_usage "--trace records benchmarks: not with --selftest"; fi
+	peer_check_args
 	if [ "$boot" = kernel ] && [ "$firmware" = uefi ]; then
 		die_usage "--boot kernel uses QEMU's multiboot1 loader, which needs --firmware bios"
 	fi
@@ -142,6 +150,7 @@ check_args() {
 install_missing() {
 	bash "$here/tools/deps.sh" run || exit 1
 	[ "$emulator" != bochs ] || bash "$here/tools/deps.sh" bochs || exit 1
+	[ -z "$peer" ] || bash "$here/tools/deps.sh" peer || exit 1
 }
 
 build() {
@@ -339,7 +348,8 @@ report() {
 	if [ "$mode" = selftest ]; then
 		"$PYTHON" "$here/tools/ktap_summary.py" --label "$(basename "$results")" "$results/serial.log" >&2 || [ "$rc" != 0 ] || rc=1
 	else
-		"$PYTHON" "$here/tools/mmlab_results.py" report "$results/serial.log" "$results" || [ "$rc" != 0 ] || rc=1
+		"$PYTHON" "$here/tools/mmlab_results.py" report "${peer_report_args[@]+"${peer_report_args[@]}"}" \
+			"$results/serial.log" "$results" || [ "$rc" != 0 ] || rc=1
 	fi
 }
 
@@ -387,7 +397,8 @@ main() {
 	echo "run.sh: guest finished in ${elapsed}s: $verdict" >&2
 	# The trace first: the results page links trace.json when it is there.
 	if [ "$trace" = 1 ] && [ "$rc" != 2 ] && [ "$rc" != 3 ]; then write_trace; fi
-	if [ "$rc" != 2 ] && [ "$rc" != 3 ]; then report; fi
+	# A peer that hangs (rc 3) still leaves mmlab's own results reported.
+	if [ "$rc" != 2 ] && [ "$rc" != 3 ]; then [ -z "$peer" ] || run_peer; report; fi
 	if [ "$rc" = 2 ]; then grep -h '^mmlab: error:' "$results/serial.log" >&2; fi
 	say "results in $results"
 	[ "$mode" != bench ] || [ ! -f "$results/index.html" ] || say "results page: $results/index.html"

@@ -475,6 +475,63 @@ check mem_72g_sizes_add_up "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n 1 "$O/
 	printf '%s\n' "${results[@]}"
 } > "$lab"
 
+# ---- Linux peer (issue 19): Debian's stock kernel in the same run -----------------
+
+# tools/peer/linux.sh fetches the kernel and busybox-static with apt-get
+# download: where they cannot be fetched the step is a skip with the reason.
+# Otherwise a short tlb run (2 page counts, 2 runs) must boot, pass, and
+# print BENCH lines that parse and name the system; the table merge and
+# the usage errors are checked without another boot.
+note "Linux peer: fetch, boot under TCG, a short tlb run"
+peer_ktap=$logs/peer-linux.ktap
+peer_dir=$O/test-peer
+rm -rf "$peer_dir" "$peer_dir.report" "$peer_dir-hang"
+O=$O bash "$here/tools/peer/linux.sh" --fetch-only > "$O/test-peer.fetch" 2>&1
+peer_fetch_rc=$?
+if [ $peer_fetch_rc = 4 ]; then
+	printf 'KTAP version 1\n1..1\nok 1 peer_linux # SKIP %s\n' \
+		"$(tail -n 1 "$O/test-peer.fetch" | tr -d '#')" > "$peer_ktap"
+else
+	ncase=0
+	results=()
+	check peer_fetched "$([ $peer_fetch_rc = 0 ] && echo 1 || echo 0)" "$(tail -n 1 "$O/test-peer.fetch")"
+	O=$O bash "$here/tools/peer/linux.sh" --out "$peer_dir" --accel tcg --smp 2 --timeout 600 \
+		-- bench=tlb iters=2 warmup=1 pages=1,32 cpus=2 > "$O/test-peer.out" 2>&1
+	rc=$?
+	check peer_boot_passed "$([ $rc = 0 ] && echo 1 || echo 0)" "linux.sh exit $rc: $(tail -n 1 "$O/test-peer.out")"
+	"$PYTHON" "$here/tools/mmlab_log.py" "$peer_dir/serial.log" > "$O/test-peer.parse" 2>&1
+	check peer_lines_parse "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n 2 "$O/test-peer.parse" | tr '\n' ' ')"
+	nlines=$(grep -ac '^BENCH {' "$peer_dir/serial.log" 2>/dev/null)
+	nsys=$(grep -ac '^BENCH {.*"system":"linux-[^"]*"' "$peer_dir/serial.log" 2>/dev/null)
+	check peer_tlb_four_results "$([ "$nlines" = 4 ] && echo 1 || echo 0)" "$nlines BENCH lines (2 page counts x 2 variants)"
+	check peer_results_name_system "$([ "$nsys" = "$nlines" ] && echo 1 || echo 0)" "$nsys of $nlines"
+	check peer_trailer_pass "$(has "$peer_dir/serial.log" '^MMLAB-DONE \{"passed":4,"failed":0,"skipped":0,"status":"pass"\}')"
+	"$PYTHON" "$here/tools/mmlab_results.py" report --no-plots --peer "$peer_dir/serial.log" \
+		"$bench_runs/A/serial.log" "$peer_dir.report" > /dev/null 2>&1
+	check peer_merged_report "$([ $? = 0 ] && echo 1 || echo 0)"
+	check peer_table_section "$(has "$peer_dir.report/table.txt" '^tlb pages=32 remote=busy: .*linux-[0-9]')"
+	O=$O bash "$here/tools/peer/linux.sh" --out "$peer_dir-hang" --accel tcg --smp 2 --timeout 2 \
+		-- bench=tlb > "$O/test-peer.hang" 2>&1
+	check peer_timeout_exit_3 "$([ $? = 3 ] && echo 1 || echo 0)"
+	check peer_timeout_named "$(has "$O/test-peer.hang" '^peer: the Linux guest timed out after 2s')"
+	empty=$(mktemp -d)
+	MMLAB_PEER_CACHE=$empty MMLAB_PEER_META=linux-image-no-such-meta bash "$here/tools/peer/linux.sh" \
+		--fetch-only > "$O/test-peer.nopkg" 2>&1
+	check peer_no_package_exit_4 "$([ $? = 4 ] && echo 1 || echo 0)"
+	check peer_no_package_named "$(has "$O/test-peer.nopkg" '^peer: no kernel package available: .*linux-image-no-such-meta')"
+	rm -rf "$empty"
+	"${MMLAB_PEER_CACHE:-$O/peer}/mmpeer" bogus=1 > "$O/test-peer.usage" 2>&1
+	check peer_bad_word_exit_2 "$([ $? = 2 ] && echo 1 || echo 0)"
+	check peer_bad_word_named "$(has "$O/test-peer.usage" "^mmlab: error: mmpeer: unknown word 'bogus=1'")"
+	expect_run peer-bad-name 2 --bench tlb --peer foo
+	check peer_bad_name_named "$(has "$last_out" "bad --peer 'foo' \\(linux\\)")"
+	{
+		echo "KTAP version 1"
+		echo "1..$ncase"
+		printf '%s\n' "${results[@]}"
+	} > "$peer_ktap"
+fi
+
 # ---- Bochs: a second x86 implementation (issue 14) ------------------------------
 
 # The GRUB ISO under Bochs 2.7 (tools/run-bochs.sh): its own CPU, APIC, PIC,

@@ -4,9 +4,12 @@
 # (a command or a file it provides), so a machine that has the tool by other
 # means is not asked to install it.
 #
-# usage: tools/deps.sh run|bochs|test [--check]
+# usage: tools/deps.sh run|bochs|peer|test [--check]
 #   run      what ./run.sh needs to build and boot under QEMU and report
 #   bochs    what ./run.sh --emulator bochs needs besides
+#   peer     what ./run.sh --peer linux needs besides (tools/peer/linux.sh);
+#            --fetch-list prints the packages it fetches with apt-get download
+#            into its cache instead of installing them
 #   test     all of those plus what `make test` needs (clang, the fuzzer
 #            runtime, lava-run and the tools its lab-template check looks for,
 #            chromium for the results pages)
@@ -30,6 +33,12 @@ run_pkgs=(make:make gcc:gcc qemu-system-x86:qemu-system-x86_64 grub-common:grub-
 # --no-install-recommends: 18 packages, 350 MB installed, 10 s here).
 test_pkgs=(clang:clang git:git lava-dispatcher:lava-run tftpd-hpa:/usr/sbin/in.tftpd
 	ipmitool:ipmitool libclang-rt-14-dev:- chromium:chromium)
+# The Linux peer builds its workloads static (libc.a is in libc6-dev), unpacks
+# packages (dpkg-deb), writes modules.dep (kmod's depmod) and a cpio initramfs.
+peer_pkgs=(libc6-dev:/usr/lib/x86_64-linux-gnu/libc.a cpio:cpio kmod:- gzip:gzip dpkg:dpkg-deb)
+# Fetched, never installed: the stock kernel (a meta package naming the real
+# linux-image-<version>-amd64) and the static busybox of the initramfs.
+peer_fetch=(linux-image-amd64 busybox-static)
 bochs_pkgs=(bochs:bochs bochsbios:/usr/share/bochs/BIOS-bochs-latest
 	vgabios:/usr/share/vgabios/vgabios.bin)
 
@@ -53,8 +62,11 @@ main() {
 	case $set in
 	run) pkgs=("${run_pkgs[@]}") ;;
 	bochs) pkgs=("${bochs_pkgs[@]}") ;;
-	test) pkgs=("${run_pkgs[@]}" "${bochs_pkgs[@]}" "${test_pkgs[@]}") ;;
-	*) echo "usage: tools/deps.sh run|bochs|test [--check]" >&2; exit 2 ;;
+	peer)
+		[ "$check" != --fetch-list ] || { echo "${peer_fetch[*]}"; exit 0; }
+		pkgs=("${peer_pkgs[@]}") ;;
+	test) pkgs=("${run_pkgs[@]}" "${bochs_pkgs[@]}" "${peer_pkgs[@]}" "${test_pkgs[@]}") ;;
+	*) echo "usage: tools/deps.sh run|bochs|peer|test [--check|--fetch-list]" >&2; exit 2 ;;
 	esac
 	want=$(missing "${pkgs[@]}")
 	[ -n "$want" ] || exit 0

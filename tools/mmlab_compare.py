@@ -25,6 +25,7 @@ from mmlab_format import (describe_run, format_number, format_percent, format_sp
                           render_table)
 from mmlab_html import esc, facts_table, header_facts, html_table, page, plot_figure
 from mmlab_plot import plotted_groups
+from mmlab_peer import variant_label
 from mmlab_records import NAIVE, BenchRecord, params_text
 from mmlab_stats import (NOISE_FACTOR, bootstrap_ratio_ci, ci_halfwidth_pct, exceeds_noise,
                          percent_change, ratio_significant)
@@ -162,7 +163,7 @@ def _row_cells(row):
     if row.note:
         change = row.note if row.change is None else f"{change} ({row.note})"
     change += " " + (MARK if row.significant else " ")
-    return [a.bench, params_text(a.params, ",") or "-", a.metric, a.unit, a.variant,
+    return [a.bench, params_text(a.params, ",") or "-", a.metric, a.unit, variant_label(a),
             str(a.cpus), format_number(a.median), _spread(a), format_number(b.median),
             _spread(b), change]
 
@@ -186,7 +187,7 @@ def _render_unmatched(side, records, other_designs=(), other="the other run"):
 def unmatched_text(r, other_designs=(), other="the other run"):
     """One result only one run has, saying so when its whole design is missing there."""
     missing = "" if (r.bench, r.variant) in other_designs else f" (design not in {other})"
-    return (f"{r.bench} {params_text(r.params, ',') or '-'} {r.metric} {r.variant} "
+    return (f"{r.bench} {params_text(r.params, ',') or '-'} {r.metric} {variant_label(r)} "
             f"cpus={r.cpus}: {format_number(r.median)} {r.unit} {format_spread(r.rsd)}"
             + missing)
 

@@ -15,6 +15,7 @@ import shutil
 import subprocess
 
 from mmlab_groups import group_results, plot_stems
+from mmlab_peer import MMLAB, record_system
 from mmlab_stats import median_ci
 from mmlab_sweep import sweep_results
 
@@ -33,7 +34,8 @@ def plotted_groups(records):
 
     mmlab_results draws them and mmlab_html puts them on the results page.
     """
-    groups = group_results(records) + sweep_results(records)
+    own = [r for r in records if record_system(r) == MMLAB]  # a peer's are in the table only
+    groups = group_results(own) + sweep_results(own)
     return list(zip(groups, plot_stems(groups)))
 
 

@@ -97,8 +97,12 @@ class BenchRecord:
         return (self.bench, self.params_key(), self.metric)
 
     def key(self):
-        """What identifies one result: (bench, params, metric, variant, cpus)."""
-        return (self.bench, self.params_key(), self.metric, self.variant, self.cpus)
+        """What identifies one result: (bench, params, metric, variant, cpus[, system]).
+
+        A peer system's result (with "system") never shares a key with mmlab's.
+        """
+        key = (self.bench, self.params_key(), self.metric, self.variant, self.cpus)
+        return key + ((self.extra["system"],) if self.extra.get("system") else ())
 
     def to_dict(self):
         """The record as a JSON-ready dict in the order of a BENCH line."""

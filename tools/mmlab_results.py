@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Turns an mmlab serial log into results, and compares two runs.
 
-usage: mmlab_results.py report [--gnuplot PROG] [--no-plots] LOG OUTDIR
+usage: mmlab_results.py report [--gnuplot PROG] [--no-plots] [--peer PEERLOG]... LOG OUTDIR
        mmlab_results.py compare [--noise-factor F] [--outdir DIR] A B
 
 report writes OUTDIR/results.json, OUTDIR/table.txt and
 OUTDIR/plots/<bench>[-<params>].png and .svg, then prints the table. Problems
 in the log go to standard error (and results.json). Without gnuplot the
-plots are skipped with a message and the rest is still written.
+plots are skipped with a message and the rest is still written. --peer adds
+the results of a peer system's log (tools/peer/linux.sh: BENCH lines with
+"system") to results.json (and its header and trailer under "peers") and
+to the table's peer columns; its problems and failures count as the run's.
 compare takes two results folders, results.json files or serial logs and
 prints a table of %change per result, positive meaning B is better; with
 --outdir it also writes DIR/compare.txt and the comparison page DIR/index.html.
@@ -23,7 +26,9 @@ import sys
 from mmlab_compare import render_compare, render_compare_page
 from mmlab_log import parse_log
 from mmlab_html import PAGE_NAME, write_run_page
+from mmlab_peer import record_system, MMLAB
 from mmlab_plot import GnuplotMissing, plot_groups, plotted_groups
+from mmlab_problems import Problem
 from mmlab_records import trailer_failed
 from mmlab_resultsfile import RESULTS_NAME, load_run, write_results_json
 from mmlab_stats import NOISE_FACTOR
@@ -40,8 +45,9 @@ def cmd_report(args):
     log = parse_log(args.log)
     if any(p.kind == "unreadable" for p in log.problems):
         return _fail(f"{args.log}: {log.problems[0].message}", 2)
+    peers = [_merge_peer(log, path) for path in args.peer]
     os.makedirs(args.outdir, exist_ok=True)
-    write_results_json(log, os.path.join(args.outdir, RESULTS_NAME))
+    write_results_json(log, os.path.join(args.outdir, RESULTS_NAME), peers=peers or None)
     table = render_results_table(log.benches, log.header, log.problems, log.failures,
                                  log.trailer)
     with open(os.path.join(args.outdir, TABLE_NAME), "w") as f:
@@ -51,6 +57,24 @@ def cmd_report(args):
         _write_plots(log, os.path.join(args.outdir, PLOTS_DIR), args.gnuplot)
     write_run_page(log, args.outdir)
     return _report_status(log)
+
+
+def _merge_peer(log, path):
+    """Add a peer log's results, failures and problems to log; its summary for results.json."""
+    peer = parse_log(path)
+    for p in peer.problems:
+        log.problems.append(Problem(p.line, p.kind, f"{path}: {p.message}", p.part))
+    own = [r for r in peer.benches if record_system(r) == MMLAB]
+    if own:
+        log.problems.append(Problem(own[0].line, "peer-no-system", f"{path}: {len(own)} result(s) "
+                                    "of a peer log carry no \"system\"", "bench"))
+    log.benches += [r for r in peer.benches if record_system(r) != MMLAB]
+    log.failures += [{**f, "source": path} for f in peer.failures]
+    if peer.trailer is not None and trailer_failed(peer.trailer):
+        log.problems.append(Problem(peer.trailer_line, "peer-failed",
+                                    f"{path}: the peer run reports failure: {peer.trailer}",
+                                    "trailer"))
+    return {"source": path, "header": peer.header, "trailer": peer.trailer}
 
 
 def _write_plots(log, plot_dir, gnuplot):
@@ -115,6 +139,8 @@ def build_parser():
     report.add_argument("--gnuplot", default="gnuplot", metavar="PROG",
                         help="gnuplot program (default: gnuplot)")
     report.add_argument("--no-plots", action="store_true", help="do not draw plots")
+    report.add_argument("--peer", action="append", default=[], metavar="PEERLOG",
+                        help="a peer system's serial log to merge (repeatable)")
     report.set_defaults(func=cmd_report)
     compare = sub.add_parser("compare", help="compare two runs, %%change per result")
     compare.add_argument("a", metavar="A", help="results folder, results.json or serial log")

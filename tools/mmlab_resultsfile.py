@@ -19,9 +19,11 @@ RESULTS_NAME = "results.json"
 FORMAT = "mmlab-results 1"
 
 
-def write_results_json(log, path):
-    """Write log as results.json at path."""
+def write_results_json(log, path, peers=None):
+    """Write log as results.json at path; peers (a list of dicts) goes in as "peers"."""
     doc = {"format": FORMAT, **log.to_dict()}
+    if peers is not None:
+        doc["peers"] = peers
     with open(path, "w") as f:
         json.dump(doc, f, indent=2)
         f.write("\n")

@@ -20,12 +20,20 @@ never dropped. Each counter column holds 'naive / improved' per operation
 (headed by the counter's name less '_per_op'); only counters that are
 non-zero somewhere in the section are shown, at most MAX_COUNTERS. Failed
 cases and a failing trailer are listed after the sections.
+
+Results of a peer system measured in the same run (BENCH lines with a
+"system", e.g. Linux from ./run.sh --peer linux; tools/mmlab_peer.py) add
+four columns to the section of the same benchmark, parameters and metric:
+the peer's median and ±CI, mmlab/peer (the improved design's median over
+the peer's, raw, whichever way the metric points) and its bootstrap 95% CI.
+A peer's groups that no mmlab section matches get sections of their own.
 """
 from mmlab_format import (describe_run, format_count, format_number, format_percent,
                           format_ratio, format_spread, render_table)
 from typing import List, NamedTuple, Optional
 
 from mmlab_groups import Group, group_results
+from mmlab_peer import PeerIndex, peer_ratio, split_systems
 from mmlab_records import NAIVE
 from mmlab_stats import (BOOTSTRAP_REPS, BOOTSTRAP_SEED, CI_MIN_N, CI_TARGET_PCT,
                          bootstrap_ratio_ci, ci_halfwidth_pct, improvement_ratio,
@@ -52,11 +60,18 @@ LEGEND = [
     "not a result.",
     "Counters are per operation (per <unit> where the name ends so), shown as naive / improved.",
 ]
+PEER_LEGEND = [
+    "mmlab/<peer>: the improved design's median over the peer system's (raw: < 1 means mmlab's "
+    "number is smaller,",
+    "       faster for a time, slower for a rate), with its 95% CI (same bootstrap); "
+    "'~' and '?' as for ratio.",
+]
 
 
 def render_results_table(records, header=None, problems=(), failures=(), trailer=None):
     """The whole table.txt text for a run's records, failed cases and trailer."""
-    lines = describe_run(header) + [""] + LEGEND
+    peers = split_systems(records)[1]
+    lines = describe_run(header) + [""] + LEGEND + (PEER_LEGEND if peers else [])
     sections = table_sections(records)
     if not sections:
         lines += ["", "No benchmark results."]
@@ -81,29 +96,89 @@ class Section(NamedTuple):
 
 
 def table_sections(records):
-    """Every Section of the table of records, in order: naive against each design."""
-    return [Section(group, improved, *section_table(group, improved))
-            for group in group_results(records)
-            for improved in group.improved_variants() or [None]]
+    """Every Section of the table of records, in order: naive against each design,
+    then a peer system's groups that no mmlab section matches."""
+    own, peer_records = split_systems(records)
+    peers = [PeerIndex(system, recs) for system, recs in peer_records.items()]
+    groups = group_results(own)
+    out = [Section(group, improved, *section_table(group, improved, peers))
+           for group in groups for improved in group.improved_variants() or [None]]
+    for peer in peers:
+        out += [Section(group, None, *peer_section_table(peer.system, group))
+                for group in peer.unmatched(groups)]
+    return out
 
 
-def render_section(group, improved):
+def render_section(group, improved, peers=()):
     """Title and rows comparing naive with the improved variant in one group."""
-    title, headers, rows, align = section_table(group, improved)
+    title, headers, rows, align = section_table(group, improved, peers)
     return [title] + render_table(headers, rows, align)
 
 
-def section_table(group, improved):
-    """(title, headers, rows of cells, align) of one section, before any layout."""
+def section_table(group, improved, peers=()):
+    """(title, headers, rows of cells, align) of one section, before any layout.
+
+    peers: PeerIndex objects; each with a result for this group adds its columns.
+    """
     other = improved or "improved"
+    shown = [(p, p.variant_for(group, improved)) for p in peers]
+    shown = [(p, v) for p, v in shown if v is not None]
     title = (f"{group.title}: {group.metric} in {group.unit}, {group.better} is better"
-             f" ({NAIVE} vs {other})")
+             f" ({NAIVE} vs {other}"
+             + "".join(f"; {p.system}: {v}" for p, v in shown) + ")")
     counters = main_counters(group, improved)
     headers = ["cpus", f"{NAIVE} ({group.unit})", "±CI", f"{other} ({group.unit})", "±CI",
                "ratio", "95% CI", "outliers"]
+    for p, v in shown:
+        headers += [f"{_short(p.system)} {v} ({group.unit})", "±CI", f"mmlab/{_short(p.system)}",
+                    "95% CI"]
     headers += [counter_label(c) for c in counters] + ["note"]
-    rows = [section_row(group, improved, cpus, counters) for cpus in group.cpu_counts()]
-    return title, headers, rows, "rrrrrrrr" + "r" * len(counters) + "l"
+    rows = []
+    for cpus in group.cpu_counts():
+        row = section_row(group, improved, cpus, counters)
+        mine = group.result(improved, cpus) if improved else group.result(NAIVE, cpus)
+        cells = [c for p, v in shown for c in peer_cells(mine, p.group_for(group).result(v, cpus))]
+        rows.append(row[:8] + cells + row[8:])
+    align = "rrrrrrrr" + "r" * (4 * len(shown) + len(counters)) + "l"
+    return title, headers, rows, align
+
+
+def peer_cells(mine, peer):
+    """A peer's four cells in an mmlab row: median, ±CI, mmlab/peer and its interval."""
+    if peer is None:
+        return ["-", "-", "-", "-"]
+    ratio, ci = peer_ratio(mine, peer)
+    cell = "-" if ratio is None else _ratio_cell(ratio, ci, ratio_significant(ci))
+    return [_median(peer), _spread(peer), cell, _interval(ci)]
+
+
+def render_peer_section(system, group):
+    """A peer system's group that no mmlab section matches: its variants by CPU count."""
+    title, headers, rows, align = peer_section_table(system, group)
+    return [title] + render_table(headers, rows, align)
+
+
+def peer_section_table(system, group):
+    """(title, headers, rows, align) of render_peer_section, before any layout."""
+    title = (f"{group.title}: {group.metric} in {group.unit}, {group.better} is better"
+             f" ({system} only: no mmlab result to compare)")
+    records = [r for by_cpus in group.variants.values() for r in by_cpus.values()]
+    names = list(dict.fromkeys(n for r in records for n in r.counters))[:MAX_COUNTERS]
+    headers = ["cpus"]
+    for v in group.variants:
+        headers += [f"{v} ({group.unit})", "±CI"]
+    headers += [counter_label(n) for n in names]
+    rows = []
+    for cpus in group.cpu_counts():
+        recs = [group.result(v, cpus) for v in group.variants]
+        row = [str(cpus)] + [c for r in recs for c in (_median(r), _spread(r))]
+        rows.append(row + [" / ".join(_counter(r, n) for r in recs) for n in names])
+    return title, headers, rows, "r" * len(headers)
+
+
+def _short(system):
+    """'linux' for 'linux-6.1.0-57-amd64': the column headers stay narrow."""
+    return system.split("-")[0]
 
 
 def compare_pair(naive, better, direction):
@@ -228,5 +303,6 @@ def _counter(rec, name):
 
 
 __all__ = ["render_results_table", "render_section", "section_table", "table_sections",
-           "Section", "section_row", "main_counters",
+           "Section", "peer_section_table", "section_row", "main_counters",
+           "peer_cells", "render_peer_section",
            "counter_label", "compare_pair", "format_percent"]

@@ -1,0 +1,34 @@
+#!/bin/busybox sh
+# /init of mmlab's Linux peer initramfs (built by tools/peer/linux.sh):
+# mounts the kernel's file systems, loads the modules listed in
+# /modules.load (zram and what it needs, in load order), makes a zram swap
+# device, runs /mmpeer with the words in /peer.args, and powers off. Its
+# output goes to the serial console; mmpeer's last line is the trailer.
+# The initramfs has no device nodes: until devtmpfs is up this shell has no
+# standard streams, so nothing may print before the exec below.
+/bin/busybox mount -t devtmpfs devtmpfs /dev
+exec 0</dev/console 1>/dev/console 2>&1
+/bin/busybox mount -t proc proc /proc
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t sysfs sysfs /sys
+
+say() { echo "# peer: $*"; }
+
+for m in $(cat /modules.load); do
+	insmod "/modules/$m" || say "insmod $m failed"
+done
+# zram swap of half the memory: swapfree swaps at most swapfree_mb out.
+if [ -e /sys/block/zram0/disksize ]; then
+	kb=$(sed -n 's/^MemTotal: *\([0-9]*\) kB/\1/p' /proc/meminfo)
+	echo "$((kb / 2))K" > /sys/block/zram0/disksize &&
+		mkswap /dev/zram0 > /dev/null && swapon /dev/zram0 &&
+		say "swap: zram0, $((kb / 2048)) MiB, $(cat /sys/block/zram0/comp_algorithm)"
+else
+	say "no /sys/block/zram0: the zram module did not load"
+fi
+say "$(uname -sr), $(grep -c ^processor /proc/cpuinfo) CPUs"
+/mmpeer $(cat /peer.args)
+say "mmpeer exit status $?"
+sync
+poweroff -f
