@@ -160,19 +160,31 @@ static int pmm_memmap_setup(void)
 	return -ENOMEM;
 }
 
+/*
+ * A free frame's flags change only under the allocator's locks, with no
+ * owner to race with: a plain (single-copy atomic) store is enough where
+ * page_set_flags() would take a locked operation. Readers elsewhere (a
+ * check that a frame is free) load them without a lock and see the old
+ * or the new word.
+ */
+static void pmm_flags_locked(struct page *p, u32 set, u32 clear)
+{
+	atomic_store_relaxed(&p->flags, (atomic_load_relaxed(&p->flags) | set) & ~clear);
+}
+
 /* buddy lists: pmm_lock held */
 
 static void buddy_add_locked(struct page *p, unsigned order)
 {
 	p->order = (u8)order;
-	page_set_flags(p, PG_BUDDY);
+	pmm_flags_locked(p, PG_BUDDY, 0);
 	page_list_add(&pmm_free_area[order], p);
 }
 
 static void buddy_del_locked(struct page *p, unsigned order)
 {
 	page_list_del(&pmm_free_area[order], p);
-	page_clear_flags(p, PG_BUDDY);
+	pmm_flags_locked(p, 0, PG_BUDDY);
 }
 
 /* Frees the block at @pfn, merging it with free buddies as far as they go. */
@@ -275,7 +287,7 @@ static void pcp_refill_locked(struct pmm_pcp *pcp)
 
 		if (!p)
 			break;
-		page_set_flags(p, PG_PCP);
+		pmm_flags_locked(p, PG_PCP, 0);
 		page_list_add(&pcp->list, p);
 	}
 	spin_unlock(&pmm_lock);
@@ -287,7 +299,7 @@ static void pcp_drain_locked(struct pmm_pcp *pcp, u64 n)
 
 	spin_lock(&pmm_lock);
 	while (n-- > 0 && (p = page_list_pop(&pcp->list))) {
-		page_clear_flags(p, PG_PCP);
+		pmm_flags_locked(p, 0, PG_PCP);
 		buddy_free_locked(page_to_pfn(p), 0);
 	}
 	spin_unlock(&pmm_lock);
@@ -303,7 +315,7 @@ static struct page *pcp_alloc(void)
 		pcp_refill_locked(pcp);
 	p = page_list_pop(&pcp->list);
 	if (p)
-		page_clear_flags(p, PG_PCP);
+		pmm_flags_locked(p, 0, PG_PCP);
 	spin_unlock_irqrestore(&pcp->lock, flags);
 	return p;
 }
@@ -313,10 +325,28 @@ static void pcp_free(struct page *p)
 	struct pmm_pcp *pcp = pmm_this_pcp();
 	unsigned long flags = spin_lock_irqsave(&pcp->lock);
 
-	page_set_flags(p, PG_PCP);
+	pmm_flags_locked(p, PG_PCP, 0);
 	page_list_add(&pcp->list, p);
 	if (pcp->list.count > PMM_PCP_HIGH)
 		pcp_drain_locked(pcp, PMM_PCP_BATCH);
+	spin_unlock_irqrestore(&pcp->lock, flags);
+}
+
+/*
+ * @n frames, flagged PG_PCP already, into this CPU's cache at once; what
+ * goes over the high mark goes on to the buddy lists in the same trip,
+ * down to where pcp_free() leaves a cache after its drain.
+ */
+static void pcp_free_many(struct page **pages, unsigned n)
+{
+	struct pmm_pcp *pcp = pmm_this_pcp();
+	unsigned long flags = spin_lock_irqsave(&pcp->lock);
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		page_list_add(&pcp->list, pages[i]);
+	if (pcp->list.count > PMM_PCP_HIGH)
+		pcp_drain_locked(pcp, pcp->list.count - (PMM_PCP_HIGH - PMM_PCP_BATCH));
 	spin_unlock_irqrestore(&pcp->lock, flags);
 }
 
@@ -498,6 +528,42 @@ int page_free(struct page *p, unsigned order)
 		spin_unlock_irqrestore(&pmm_lock, flags);
 	}
 	return 0;
+}
+
+/*
+ * One frame of page_free_dropped(): checked as page_free() checks it, and
+ * its refcount must be 0. No claim by a locked operation: the caller's
+ * page_ref_dec_and_test() reaching 0 already made it the frame's only
+ * freer. True when the frame is now free, flagged for a per-CPU cache.
+ */
+static bool pmm_take_dropped(struct page *p, void *caller)
+{
+	const char *why;
+	int err = pmm_check_free(p, 0, &why);
+
+	if (!err && page_ref_count(p) != 0) {
+		why = "still referenced";
+		err = -EBUSY;
+	}
+	if (err) {
+		pmm_report(p, 0, err, why, caller);
+		return false;
+	}
+	atomic_store_relaxed(&p->flags, PG_FREED | PG_PCP);
+	return true;
+}
+
+unsigned page_free_dropped(struct page **pages, unsigned n)
+{
+	void *caller = __builtin_return_address(0);
+	unsigned i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (pmm_take_dropped(pages[i], caller))
+			pages[k++] = pages[i];
+	if (k)
+		pcp_free_many(pages, k);
+	return k;
 }
 
 /* set-up, statistics, fault injection */

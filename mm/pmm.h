@@ -102,6 +102,17 @@ struct page *page_alloc(unsigned order, unsigned flags);
 int page_free(struct page *page, unsigned order);
 
 /*
+ * Frees @n order-0 frames whose last reference the caller dropped (each
+ * refcount already 0, by page_ref_dec_and_test(), which makes the caller
+ * the only one who may free it), with one trip to this CPU's cache lock
+ * and at most one to the zone lock for all of them. Any context. Frames
+ * page_free() would refuse (not an allocated order-0 head, still mapped or
+ * pinned, or a refcount not 0) are refused the same way, counted and
+ * reported, and left as they were. Reorders @pages. Returns the number freed.
+ */
+unsigned page_free_dropped(struct page **pages, unsigned n);
+
+/*
  * Turns the allocated block headed by @head (refcount 1, unmapped) into
  * 2^order blocks of order 0, each with refcount 1, to be used and freed one
  * by one (device memory is set aside so). Returns 0 or -EINVAL.
