@@ -196,21 +196,24 @@ static void ord_flush(struct pt_gather *g)
 {
 	u64 before = remote_flushes();
 
-	for (unsigned i = 0; i < g->nr_pages; i++)
-		if (page_test_flags(g->pages[i], PG_FREED) || page_ref_count(g->pages[i]) == 0)
+	for (unsigned i = 0; i < g->nr_pages; i++) {
+		struct page *p = pt_gather_page_at(g, i);
+
+		if (page_test_flags(p, PG_FREED) || page_ref_count(p) == 0)
 			ord.freed_in_flush++;
+	}
 	ord.flush(g);
 	if (remote_flushes() == before)
 		ord.remote_missed++;
 	ord.flushed += g->nr_pages;
 }
 
-static void ord_release(struct pt_gather *g, struct page *page)
+static void ord_release(struct pt_gather *g, struct page **pages, unsigned n)
 {
-	if (ord.released >= ord.flushed)
+	if (ord.released + n > ord.flushed)
 		ord.early++;
-	ord.released++;
-	ord.release(g, page);
+	ord.released += n;
+	ord.release(g, pages, n);
 }
 
 /*
