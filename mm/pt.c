@@ -372,6 +372,8 @@ static void pt_change_leaf(struct pt_op *op, pte_t *t, unsigned i, int level, va
 	pte_t old, seen;
 
 	if (op->kind == PT_OP_UNMAP) {
+		if (op->g->leaf)
+			op->g->leaf(op->g, base);
 		old = pt_clear(t, i);
 		pt_gather_range(op->g, base, base + pte_level_size(level) - 1, pte_is_global(old));
 		op->g->unmapped += pte_level_size(level);

@@ -151,6 +151,30 @@ static void test_tlb_model_designs(struct ktest *t)
 			model_check(t, tlb_ops_of(*d), model_sizes[s], 0);
 }
 
+/*
+ * Every design unmaps a range with one walk of the page tables from the
+ * root, however it flushes (naive: a round per page inside that walk).
+ * Before the walk was shared, tlb_unmap_pages() walked once per page.
+ */
+static void test_tlb_model_one_walk(struct ktest *t)
+{
+	enum { NR = PT_GATHER_LOCAL + 1 };
+
+	for (const struct design *const *d = tlb_designs; *d; d++) {
+		struct mm *mm = model_mm_new(t, NR);
+		u64 w;
+
+		KASSERT(t, mm != NULL);
+		w = pt_debug_root_walks;
+		KEXPECT_EQ(t, tlb_unmap_pages(mm, REG, NR, tlb_ops_of(*d)), 0);
+		if (!KEXPECT_EQ(t, pt_debug_root_walks - w, 1))
+			ktest_log(t, "%s: %lu walks", (*d)->name, (unsigned long)(pt_debug_root_walks - w));
+		KEXPECT_EQ(t, pt_lookup(mm->root, model_va(NR - 1), NULL, NULL, NULL), -ENOENT);
+		model_all_cpus_away();
+		KEXPECT_EQ(t, mm_destroy(mm), 0);
+	}
+}
+
 /* The model itself: an entry stays until its CPU flushes it (INVLPG of its page, or all). */
 static void test_tlb_model_invlpg(struct ktest *t)
 {
@@ -294,6 +318,7 @@ static void test_tlb_model_asid_reuse(struct ktest *t)
 static const struct ktest_case tlb_model_cases[] = {
 	KTEST_CASE(test_tlb_model_control_stale),
 	KTEST_CASE(test_tlb_model_designs),
+	KTEST_CASE(test_tlb_model_one_walk),
 	KTEST_CASE(test_tlb_model_invlpg),
 	KTEST_CASE(test_tlb_model_free_order),
 	KTEST_CASE(test_tlb_model_lazy),
