@@ -14,6 +14,7 @@
 #define MM_PMM_H
 
 #include "mm/page.h"
+#include "mm/pmm_ranges.h" /* struct pmm_range, PMM_MAX_USABLE, PMM_MAX_RESERVED */
 #include "types.h"
 
 /* Largest block: 2^10 frames = 4 MiB, enough for a 2 MiB-aligned 2 MiB page. */
@@ -31,14 +32,6 @@
 /* page_alloc() flags */
 #define PMM_ZERO (1u << 0) /* fill the block with zeroes */
 
-/* Bounds on the ranges pmm_init() accepts (the multiboot map has at most 256). */
-#define PMM_MAX_USABLE 256
-#define PMM_MAX_RESERVED 64
-
-/* A physical address range [start, end) in bytes. */
-struct pmm_range {
-	paddr_t start, end;
-};
 
 struct pmm_config {
 	const struct pmm_range *usable; /* RAM the allocator may manage */
