@@ -79,8 +79,8 @@ static void mf_zap_case(struct ktest *t, unsigned flags)
 	KEXPECT_EQ(t, percpu_counter_read(this_cpu()->cpu_id, PCPU_IPI_SENT) - sent, MF_ROUNDS);
 	KEXPECT(t, !smp_cpu_dead(1));
 	KEXPECT_EQ(t, pt_lookup(mf_mm->root, MF_BASE, &pa, NULL, NULL), -ENOENT);
-	KEXPECT_EQ(t, pt_lookup(mf_mm->root, MF_BASE + (u64)(MF_PAGES - 1) * PAGE_SIZE, &pa, NULL, NULL),
-		   -ENOENT);
+	KEXPECT_EQ(t, pt_lookup(mf_mm->root, MF_BASE + (u64)(MF_PAGES - 1) * PAGE_SIZE, &pa, NULL,
+				NULL), -ENOENT);
 	KEXPECT_EQ(t, smp_call(&one, mf_switch, NULL, true), 0);
 	KEXPECT_EQ(t, mapping_detach(&mf_mapping, mf_mm, MF_BASE), 0);
 	KEXPECT_EQ(t, mm_destroy(mf_mm), 0);

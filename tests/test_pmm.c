@@ -195,7 +195,8 @@ static void test_pmm_free_dropped(struct ktest *t)
 	KEXPECT_EQ(t, after.free - before.free, N);
 	KEXPECT_LE(t, after.pcp, PMM_PCP_HIGH);
 	for (unsigned i = 0; i < N; i++)
-		KEXPECT(t, page_test_flags(batch[i], PG_FREED) && !page_test_flags(batch[i], PG_HEAD));
+		KEXPECT(t, page_test_flags(batch[i], PG_FREED) &&
+			       !page_test_flags(batch[i], PG_HEAD));
 	KEXPECT(t, page_test_flags(ref, PG_HEAD) && page_ref_count(ref) == 1);
 	KEXPECT(t, page_test_flags(mapped, PG_HEAD) && page_mapcount(mapped) == 1);
 	KEXPECT_EQ(t, page_free(ref, 0), 0);

@@ -168,7 +168,8 @@ static void test_tlb_model_one_walk(struct ktest *t)
 		w = pt_debug_root_walks;
 		KEXPECT_EQ(t, tlb_unmap_pages(mm, REG, NR, tlb_ops_of(*d)), 0);
 		if (!KEXPECT_EQ(t, pt_debug_root_walks - w, 1))
-			ktest_log(t, "%s: %lu walks", (*d)->name, (unsigned long)(pt_debug_root_walks - w));
+			ktest_log(t, "%s: %lu walks", (*d)->name,
+				  (unsigned long)(pt_debug_root_walks - w));
 		KEXPECT_EQ(t, pt_lookup(mm->root, model_va(NR - 1), NULL, NULL, NULL), -ENOENT);
 		model_all_cpus_away();
 		KEXPECT_EQ(t, mm_destroy(mm), 0);

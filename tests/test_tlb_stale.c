@@ -316,7 +316,7 @@ struct stale_size {
 	unsigned nr, rounds;
 };
 
-/* Both sides of the ceiling (33), of the gather's array (64) and of its bound, and a whole table. */
+/* Both sides of the ceiling (33), the gather's array (64) and its bound; a whole table. */
 static const struct stale_size stale_sizes[] = {
 	{ 1, 32 }, { 33, 8 }, { 34, 8 }, { PT_GATHER_LOCAL, 4 }, { PT_GATHER_LOCAL + 1, 4 },
 	{ 512, 2 }, { PT_GATHER_PAGES + 1, 1 },
