@@ -56,6 +56,7 @@ MM_SRCS += mm/populate.c mm/tlb_batch.c mm/page_pin.c
 MM_SRCS += mm/tlb_lazy.c
 MM_SRCS += mm/quarantine_report.c
 MM_SRCS += mm/tlb_early_ack.c mm/tlb_gen.c
+MM_SRCS += mm/pmm_ranges.c
 BENCH_SRCS := bench/bench.c bench/bench_runs.c bench/bench_design.c bench/bench_mode.c bench/bench_result.c bench/bench_faultlock.c bench/bench_ipi.c bench/bench_pagemap.c bench/bench_pin.c bench/bench_swapfree.c bench/bench_tlb.c \
 	bench/read_loss.c bench/tlb_readers.c
 BENCH_SRCS += bench/bench_tlb_multi.c
@@ -94,6 +95,7 @@ HOST_LIB_SRCS += mm/devmem.c
 HOST_LIB_SRCS += mm/kernel_map.c
 HOST_LIB_SRCS += mm/populate.c mm/tlb_batch.c mm/page_pin.c
 HOST_LIB_SRCS += mm/tlb_lazy.c
+HOST_LIB_SRCS += mm/pmm_ranges.c
 TEST_HOST_SRCS += tests/test_kernel_map.c
 KERNEL_ALL_SRCS := $(BOOT_SRCS) $(ARCH_SRCS) $(KERNEL_SRCS) $(LIB_SRCS) $(MM_SRCS) \
 	$(BENCH_SRCS) $(TEST_COMMON_SRCS) $(TEST_KERNEL_SRCS)

@@ -124,12 +124,11 @@ static void tm_run(struct bench_ctx *c, unsigned idx)
 	const struct tlb_ops *ops = tlb_ops_of(c->design);
 	vaddr_t r = tm_range(idx);
 	struct tlb_batch b;
-	int err = 0;
+	int err;
 
 	write_lock(&tm.mm->lock);
 	tlb_batch_begin(&b, tm.mm, ops);
-	for (unsigned i = 0; i < tm.pages && !err; i++)
-		err = ops->add(&b, r + (vaddr_t)i * PAGE_SIZE);
+	err = tlb_batch_unmap(&b, r, tm.pages); /* the one walk every design shares */
 	write_unlock(&tm.mm->lock);
 	/* The entries are gone and no table is freed: nothing below needs the lock. */
 	pt_gather_finish(&b.g);

@@ -214,10 +214,32 @@ void mm_page_drop(struct page *page)
 		page_free(page, 0);
 }
 
-static void mm_gather_release(struct pt_gather *g, struct page *page)
+/*
+ * The frames of one batch of a gather, after its flush: each loses its
+ * mapping and its reference, and those whose last reference went back to
+ * the allocator together (one trip to its cache lock). The two atomics per
+ * frame are the ones the counts need: other address spaces (fork) and
+ * fast pins change them concurrently. The batch's array is scratch here.
+ */
+void mm_pages_drop(struct page **pages, unsigned n)
+{
+	unsigned i, nfree = 0;
+
+	for (i = 0; i < n; i++) {
+		struct page *page = pages[i];
+
+		WARN_ONCE(page_map_dec(page) < 0, "mm: pfn 0x%lx map count below zero",
+			  page_to_pfn(page));
+		if (page_ref_dec_and_test(page))
+			pages[nfree++] = page;
+	}
+	page_free_dropped(pages, nfree);
+}
+
+static void mm_gather_release(struct pt_gather *g, struct page **pages, unsigned n)
 {
 	(void)g;
-	mm_page_drop(page);
+	mm_pages_drop(pages, n);
 }
 
 static void mm_gather_swap(struct pt_gather *g, const u64 *swp, unsigned n)

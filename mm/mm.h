@@ -158,6 +158,13 @@ int mm_zero_page_slot(struct mm *mm, const struct mm_region *r, struct pt_slot *
  */
 void mm_page_drop(struct page *page);
 
+/*
+ * mm_page_drop() for @n frames at once: the frames whose last reference
+ * went go back to the allocator together (one trip to its cache lock).
+ * @pages is scratch: reordered. Any context that may free pages.
+ */
+void mm_pages_drop(struct page **pages, unsigned n);
+
 /* True for regions whose pages are copied on write: private and writable. */
 static inline bool mm_region_cow(const struct mm_region *r)
 {

@@ -1,12 +1,12 @@
 /*
- * The physical frame allocator (see mm/pmm.h): range bookkeeping and memmap
- * placement at init, the buddy lists, the per-CPU order-0 caches, and the
- * checks that refuse bad frees.
+ * The physical frame allocator (see mm/pmm.h): set-up (over the range
+ * tables of mm/pmm_ranges.c), the buddy lists, the per-CPU order-0 caches,
+ * and the checks that refuse bad frees.
  *
  * Lock order: pmm_pcps[cpu].lock, then pmm_lock. pmm_lock guards the buddy
  * lists, pmm_buddy_frames, pmm_managed and pmm_held_back; a cache's lock
  * guards its list. Both are taken with interrupts off. The range tables
- * are written only by pmm_init() and pmm_release_high() (boot, one CPU).
+ * (mm/pmm_ranges.c) are written only by pmm_init() (boot, one CPU).
  */
 #include "mm/pmm.h"
 #include "errno.h"
@@ -20,20 +20,6 @@
 /* Bad frees past this many are counted but no longer printed. */
 #define PMM_REPORT_MAX 32
 
-/* Physical addresses above 2^52 cannot exist on x86-64 (SDM Vol. 3A 4.1.4). */
-#define PMM_PFN_MAX (1ull << (52 - PAGE_SHIFT))
-
-/* A range of frames [start, end) in pfns. */
-struct pmm_span {
-	u64 start, end;
-};
-
-/* Walks runs of frames that are usable, not reserved, and inside a pfn window. */
-struct pmm_iter {
-	unsigned idx;
-	u64 pfn;
-};
-
 struct pmm_pcp {
 	spinlock_t lock;
 	struct page_list list;
@@ -42,122 +28,24 @@ struct pmm_pcp {
 static spinlock_t pmm_lock = SPINLOCK_INIT("pmm");
 static struct page_list pmm_free_area[PMM_MAX_ORDER + 1];
 static u64 pmm_buddy_frames, pmm_managed, pmm_held_back, pmm_memmap_frames;
+static u64 pmm_limit_pfn;
 static struct pmm_pcp pmm_pcps[MAX_CPUS];
 static bool pmm_ready;
 
-static struct pmm_span pmm_usable[PMM_MAX_USABLE];
-static struct pmm_span pmm_reserved[PMM_MAX_RESERVED + 1]; /* + the memmap */
-static unsigned pmm_nusable, pmm_nreserved;
-static u64 pmm_limit_pfn;
 
 static u64 pmm_errors, pmm_failed, pmm_reports;
 static u32 pmm_inject_skip, pmm_inject_count;
 
-/* range tables */
-
-static void pmm_spans_sort_merge(struct pmm_span *v, unsigned *n)
+/*
+ * A free frame's flags change only under the allocator's locks, with no
+ * owner to race with: a plain (single-copy atomic) store is enough where
+ * page_set_flags() would take a locked operation. Readers elsewhere (a
+ * check that a frame is free) load them without a lock and see the old
+ * or the new word.
+ */
+static void pmm_flags_locked(struct page *p, u32 set, u32 clear)
 {
-	unsigned i, j, k = 0;
-
-	for (i = 1; i < *n; i++) {
-		struct pmm_span x = v[i];
-
-		for (j = i; j > 0 && v[j - 1].start > x.start; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
-	for (i = 0; i < *n; i++) {
-		if (k > 0 && v[i].start <= v[k - 1].end)
-			v[k - 1].end = MAX(v[k - 1].end, v[i].end);
-		else
-			v[k++] = v[i];
-	}
-	*n = k;
-}
-
-/* Copies byte ranges as pfn spans: @grow rounds outwards, else inwards. */
-static unsigned pmm_spans_load(struct pmm_span *v, const struct pmm_range *r, unsigned n, bool grow)
-{
-	unsigned i, k = 0;
-
-	for (i = 0; i < n; i++) {
-		u64 s = MIN(r[i].start >> PAGE_SHIFT, PMM_PFN_MAX);
-		u64 e = MIN(r[i].end >> PAGE_SHIFT, PMM_PFN_MAX);
-
-		if (grow && e < PMM_PFN_MAX && (r[i].end & (PAGE_SIZE - 1)))
-			e++;
-		if (!grow && (r[i].start & (PAGE_SIZE - 1)))
-			s++;
-		if (s < e)
-			v[k++] = (struct pmm_span){ s, e };
-	}
-	pmm_spans_sort_merge(v, &k);
-	return k;
-}
-
-/* Moves @pfn past reserved spans and cuts *@end at the next one. */
-static u64 pmm_skip_reserved(u64 pfn, u64 *end)
-{
-	unsigned i;
-
-	for (i = 0; i < pmm_nreserved; i++) {
-		const struct pmm_span *r = &pmm_reserved[i];
-
-		if (r->end <= pfn)
-			continue;
-		if (r->start <= pfn) {
-			pfn = r->end;
-			continue;
-		}
-		*end = MIN(*end, r->start);
-		break;
-	}
-	return pfn;
-}
-
-/* Next run [*s, *e) of free-able frames inside [lo, hi); false when done. */
-static bool pmm_iter_next(struct pmm_iter *it, u64 lo, u64 hi, u64 *s, u64 *e)
-{
-	for (; it->idx < pmm_nusable; it->idx++, it->pfn = 0) {
-		const struct pmm_span *u = &pmm_usable[it->idx];
-		u64 end = MIN(u->end, hi);
-		u64 start = pmm_skip_reserved(MAX(MAX(u->start, lo), it->pfn), &end);
-
-		if (start < end) {
-			*s = start;
-			*e = end;
-			it->pfn = end;
-			return true;
-		}
-	}
-	return false;
-}
-
-static int pmm_reserve(u64 start, u64 end)
-{
-	if (pmm_nreserved > PMM_MAX_RESERVED)
-		return -EINVAL;
-	pmm_reserved[pmm_nreserved++] = (struct pmm_span){ start, end };
-	pmm_spans_sort_merge(pmm_reserved, &pmm_nreserved);
-	return 0;
-}
-
-/* Puts the memmap in the first free run below the limit that can hold it. */
-static int pmm_memmap_setup(void)
-{
-	u64 start = pmm_usable[0].start, end = pmm_usable[pmm_nusable - 1].end;
-	u64 frames = ALIGN_UP((end - start) * sizeof(struct page), PAGE_SIZE) >> PAGE_SHIFT;
-	struct pmm_iter it = { 0, 0 };
-	u64 s, e;
-
-	while (pmm_iter_next(&it, 0, pmm_limit_pfn, &s, &e)) {
-		if (e - s < frames)
-			continue;
-		page_memmap_init(phys_to_virt(s << PAGE_SHIFT), start, end);
-		pmm_memmap_frames = frames;
-		return pmm_reserve(s, s + frames);
-	}
-	return -ENOMEM;
+	atomic_store_relaxed(&p->flags, (atomic_load_relaxed(&p->flags) | set) & ~clear);
 }
 
 /* buddy lists: pmm_lock held */
@@ -165,14 +53,14 @@ static int pmm_memmap_setup(void)
 static void buddy_add_locked(struct page *p, unsigned order)
 {
 	p->order = (u8)order;
-	page_set_flags(p, PG_BUDDY);
+	pmm_flags_locked(p, PG_BUDDY, 0);
 	page_list_add(&pmm_free_area[order], p);
 }
 
 static void buddy_del_locked(struct page *p, unsigned order)
 {
 	page_list_del(&pmm_free_area[order], p);
-	page_clear_flags(p, PG_BUDDY);
+	pmm_flags_locked(p, 0, PG_BUDDY);
 }
 
 /* Frees the block at @pfn, merging it with free buddies as far as they go. */
@@ -245,15 +133,6 @@ static u64 pmm_free_runs_locked(u64 lo, u64 hi)
 	return total;
 }
 
-static u64 pmm_count_runs(u64 lo, u64 hi)
-{
-	struct pmm_iter it = { 0, 0 };
-	u64 s, e, total = 0;
-
-	while (pmm_iter_next(&it, lo, hi, &s, &e))
-		total += e - s;
-	return total;
-}
 
 /* per-CPU caches */
 
@@ -275,7 +154,7 @@ static void pcp_refill_locked(struct pmm_pcp *pcp)
 
 		if (!p)
 			break;
-		page_set_flags(p, PG_PCP);
+		pmm_flags_locked(p, PG_PCP, 0);
 		page_list_add(&pcp->list, p);
 	}
 	spin_unlock(&pmm_lock);
@@ -287,7 +166,7 @@ static void pcp_drain_locked(struct pmm_pcp *pcp, u64 n)
 
 	spin_lock(&pmm_lock);
 	while (n-- > 0 && (p = page_list_pop(&pcp->list))) {
-		page_clear_flags(p, PG_PCP);
+		pmm_flags_locked(p, 0, PG_PCP);
 		buddy_free_locked(page_to_pfn(p), 0);
 	}
 	spin_unlock(&pmm_lock);
@@ -303,7 +182,7 @@ static struct page *pcp_alloc(void)
 		pcp_refill_locked(pcp);
 	p = page_list_pop(&pcp->list);
 	if (p)
-		page_clear_flags(p, PG_PCP);
+		pmm_flags_locked(p, 0, PG_PCP);
 	spin_unlock_irqrestore(&pcp->lock, flags);
 	return p;
 }
@@ -313,10 +192,28 @@ static void pcp_free(struct page *p)
 	struct pmm_pcp *pcp = pmm_this_pcp();
 	unsigned long flags = spin_lock_irqsave(&pcp->lock);
 
-	page_set_flags(p, PG_PCP);
+	pmm_flags_locked(p, PG_PCP, 0);
 	page_list_add(&pcp->list, p);
 	if (pcp->list.count > PMM_PCP_HIGH)
 		pcp_drain_locked(pcp, PMM_PCP_BATCH);
+	spin_unlock_irqrestore(&pcp->lock, flags);
+}
+
+/*
+ * @n frames, flagged PG_PCP already, into this CPU's cache at once; what
+ * goes over the high mark goes on to the buddy lists in the same trip,
+ * down to where pcp_free() leaves a cache after its drain.
+ */
+static void pcp_free_many(struct page **pages, unsigned n)
+{
+	struct pmm_pcp *pcp = pmm_this_pcp();
+	unsigned long flags = spin_lock_irqsave(&pcp->lock);
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		page_list_add(&pcp->list, pages[i]);
+	if (pcp->list.count > PMM_PCP_HIGH)
+		pcp_drain_locked(pcp, pcp->list.count - (PMM_PCP_HIGH - PMM_PCP_BATCH));
 	spin_unlock_irqrestore(&pcp->lock, flags);
 }
 
@@ -500,6 +397,42 @@ int page_free(struct page *p, unsigned order)
 	return 0;
 }
 
+/*
+ * One frame of page_free_dropped(): checked as page_free() checks it, and
+ * its refcount must be 0. No claim by a locked operation: the caller's
+ * page_ref_dec_and_test() reaching 0 already made it the frame's only
+ * freer. True when the frame is now free, flagged for a per-CPU cache.
+ */
+static bool pmm_take_dropped(struct page *p, void *caller)
+{
+	const char *why;
+	int err = pmm_check_free(p, 0, &why);
+
+	if (!err && page_ref_count(p) != 0) {
+		why = "still referenced";
+		err = -EBUSY;
+	}
+	if (err) {
+		pmm_report(p, 0, err, why, caller);
+		return false;
+	}
+	atomic_store_relaxed(&p->flags, PG_FREED | PG_PCP);
+	return true;
+}
+
+unsigned page_free_dropped(struct page **pages, unsigned n)
+{
+	void *caller = __builtin_return_address(0);
+	unsigned i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (pmm_take_dropped(pages[i], caller))
+			pages[k++] = pages[i];
+	if (k)
+		pcp_free_many(pages, k);
+	return k;
+}
+
 /* set-up, statistics, fault injection */
 
 static void pmm_reset(void)
@@ -526,12 +459,12 @@ int pmm_init(const struct pmm_config *cfg)
 	pmm_reset();
 	if (cfg->nusable > PMM_MAX_USABLE || cfg->nreserved > PMM_MAX_RESERVED)
 		return -EINVAL;
-	pmm_nusable = pmm_spans_load(pmm_usable, cfg->usable, cfg->nusable, false);
-	pmm_nreserved = pmm_spans_load(pmm_reserved, cfg->reserved, cfg->nreserved, true);
-	pmm_limit_pfn = cfg->direct_limit ? cfg->direct_limit >> PAGE_SHIFT : ~0ull;
-	if (!pmm_nusable || !pmm_count_runs(0, ~0ull))
+	if (!pmm_ranges_load(cfg->usable, cfg->nusable, cfg->reserved, cfg->nreserved))
 		return -EINVAL;
-	err = pmm_memmap_setup();
+	pmm_limit_pfn = cfg->direct_limit ? cfg->direct_limit >> PAGE_SHIFT : ~0ull;
+	if (!pmm_count_runs(0, ~0ull))
+		return -EINVAL;
+	err = pmm_memmap_place(pmm_limit_pfn, &pmm_memmap_frames);
 	if (err)
 		return err;
 	flags = spin_lock_irqsave(&pmm_lock);

@@ -14,6 +14,7 @@
 #define MM_PMM_H
 
 #include "mm/page.h"
+#include "mm/pmm_ranges.h" /* struct pmm_range, PMM_MAX_USABLE, PMM_MAX_RESERVED */
 #include "types.h"
 
 /* Largest block: 2^10 frames = 4 MiB, enough for a 2 MiB-aligned 2 MiB page. */
@@ -31,14 +32,6 @@
 /* page_alloc() flags */
 #define PMM_ZERO (1u << 0) /* fill the block with zeroes */
 
-/* Bounds on the ranges pmm_init() accepts (the multiboot map has at most 256). */
-#define PMM_MAX_USABLE 256
-#define PMM_MAX_RESERVED 64
-
-/* A physical address range [start, end) in bytes. */
-struct pmm_range {
-	paddr_t start, end;
-};
 
 struct pmm_config {
 	const struct pmm_range *usable; /* RAM the allocator may manage */
@@ -100,6 +93,17 @@ struct page *page_alloc(unsigned order, unsigned flags);
  * error the block is left as it was, and the error is counted and reported.
  */
 int page_free(struct page *page, unsigned order);
+
+/*
+ * Frees @n order-0 frames whose last reference the caller dropped (each
+ * refcount already 0, by page_ref_dec_and_test(), which makes the caller
+ * the only one who may free it), with one trip to this CPU's cache lock
+ * and at most one to the zone lock for all of them. Any context. Frames
+ * page_free() would refuse (not an allocated order-0 head, still mapped or
+ * pinned, or a refcount not 0) are refused the same way, counted and
+ * reported, and left as they were. Reorders @pages. Returns the number freed.
+ */
+unsigned page_free_dropped(struct page **pages, unsigned n);
 
 /*
  * Turns the allocated block headed by @head (refcount 1, unmapped) into

@@ -67,11 +67,29 @@ static void pt_install(struct page *tp, pte_t *t, unsigned i, pte_t e)
 	atomic_fetch_add(&tp->priv, 1);
 }
 
-/* Entry @i goes from present to empty; returns what it held, A/D bits included. */
-static pte_t pt_clear(struct page *tp, pte_t *t, unsigned i)
+/*
+ * Entry @i goes from non-zero to empty; returns what it held. The caller
+ * takes it out of its table's entry count (pt_change_walk(), once per
+ * table). A plain load and store, not a locked exchange: no other software
+ * writes this entry meanwhile (the caller's lock keeps every other change
+ * of this range out, mm/pt.h), and the only hardware writes are the
+ * accessed and dirty bits, which the CPU sets with locked operations of
+ * its own (SDM Vol. 3A 8.1.2.1, automatic locking) and only in a present
+ * entry: after our store it finds the entry not present and faults
+ * instead (4.8). Between our load and store a CPU may still set A or D;
+ * the store then drops them, and that is harmless here: what an unmap
+ * reads from the old entry (the frame, the level, G) only software
+ * writes, and nothing here consumes A or D (no page cache to write back).
+ * The store is ordered before the flush that follows it: INVLPG and a CR3
+ * load are serializing (8.3) and the IPIs' mailbox stores come after it
+ * in program order (8.2.2).
+ */
+static pte_t pt_clear(pte_t *t, unsigned i)
 {
-	atomic_fetch_sub(&tp->priv, 1);
-	return atomic_xchg(&t[i], 0);
+	pte_t old = pt_get(t, i);
+
+	atomic_store_relaxed(&t[i], 0);
+	return old;
 }
 
 /* Links a pool table below entry @i (empty) and returns the new entry. */
@@ -349,13 +367,14 @@ static u64 pt_split_need(const struct pt_op *op, const struct pt_slot *s, vaddr_
 static void pt_change_walk(struct pt_op *op, paddr_t table, int level, vaddr_t va, vaddr_t last);
 
 /* Leaf @i at @level covers all of its span within the change: unmap or reprotect it whole. */
-static void pt_change_leaf(struct pt_op *op, struct page *tp, pte_t *t, unsigned i, int level,
-			   vaddr_t base)
+static void pt_change_leaf(struct pt_op *op, pte_t *t, unsigned i, int level, vaddr_t base)
 {
 	pte_t old, seen;
 
 	if (op->kind == PT_OP_UNMAP) {
-		old = pt_clear(tp, t, i);
+		if (op->g->leaf)
+			op->g->leaf(op->g, base);
+		old = pt_clear(t, i);
 		pt_gather_range(op->g, base, base + pte_level_size(level) - 1, pte_is_global(old));
 		op->g->unmapped += pte_level_size(level);
 		if (level == 1)
@@ -371,23 +390,26 @@ static void pt_change_leaf(struct pt_op *op, struct page *tp, pte_t *t, unsigned
 	}
 }
 
-/* After an unmap below entry @i at @level: unlinks table @child if that emptied it. */
-static bool pt_change_unlink(struct pt_op *op, struct page *tp, pte_t *t, unsigned i, int level,
-			     paddr_t child, vaddr_t va)
+/*
+ * After an unmap below entry @i at @level: unlinks table @child if that
+ * emptied it; true when it did (the caller counts the entry cleared).
+ */
+static bool pt_change_unlink(struct pt_op *op, pte_t *t, unsigned i, int level, paddr_t child,
+			     vaddr_t va)
 {
-	if (op->kind != PT_OP_UNMAP || phys_to_page(child)->priv)
+	if (op->kind != PT_OP_UNMAP || atomic_load_relaxed(&phys_to_page(child)->priv))
 		return false;
 	/* Kernel-half root entries stay: every root shares the tables below them. */
 	if (level == PT_LEVELS && va >= ARCH_KERNEL_BOTTOM)
 		return false;
-	pt_clear(tp, t, i);
+	pt_clear(t, i);
 	pt_gather_table(op->g, phys_to_page(child));
 	return true;
 }
 
-/* Applies the change to [va, last] inside entry @i at @level. */
-static void pt_change_entry(struct pt_op *op, struct page *tp, pte_t *t, unsigned i, int level,
-			    vaddr_t va, vaddr_t last)
+/* Applies the change to [va, last] inside entry @i at @level; returns 1 if it cleared the entry. */
+static unsigned pt_change_entry(struct pt_op *op, pte_t *t, unsigned i, int level, vaddr_t va,
+				vaddr_t last)
 {
 	vaddr_t base = ALIGN_DOWN(va, pte_level_size(level));
 	bool whole = va == base && last == base + pte_level_size(level) - 1;
@@ -396,10 +418,10 @@ static void pt_change_entry(struct pt_op *op, struct page *tp, pte_t *t, unsigne
 
 	if (pte_is_leaf(e, level)) {
 		if (op->kind == PT_OP_PROTECT && pte_prot_is(e, op->bits))
-			return;
+			return 0;
 		if (whole) {
-			pt_change_leaf(op, tp, t, i, level, base);
-			return;
+			pt_change_leaf(op, t, i, level, base);
+			return op->kind == PT_OP_UNMAP;
 		}
 		/* The huge page's TLB entries go too, not only the part unmapped. */
 		if (op->kind == PT_OP_UNMAP)
@@ -408,26 +430,32 @@ static void pt_change_entry(struct pt_op *op, struct page *tp, pte_t *t, unsigne
 	}
 	child = pte_addr(e, level);
 	pt_change_walk(op, child, level - 1, va, last);
-	pt_change_unlink(op, tp, t, i, level, child, va);
+	return pt_change_unlink(op, t, i, level, child, va);
 }
 
 /* Unmap removes a swap entry (protect leaves it): no translation, so nothing to flush. */
-static void pt_change_swap(struct pt_op *op, struct page *tp, pte_t *t, unsigned i,
-			   vaddr_t va)
+static unsigned pt_change_swap(struct pt_op *op, pte_t *t, unsigned i, vaddr_t va)
 {
 	pte_t old;
 
 	if (op->kind != PT_OP_UNMAP)
-		return;
-	old = pt_clear(tp, t, i);
+		return 0;
+	old = pt_clear(t, i);
 	op->g->swap_cleared++;
 	pt_gather_swap(op->g, va, pte_swap_value(old));
+	return 1;
 }
 
+/*
+ * The entries cleared in one table leave its count in one atomic step, at
+ * the end of its visit, before the caller checks whether it emptied: still
+ * atomic, as the fault path's increments of other entries of this table
+ * may run meanwhile (mm/pt_leaf.c), but once per table, not per entry.
+ */
 static void pt_change_walk(struct pt_op *op, paddr_t table, int level, vaddr_t va, vaddr_t last)
 {
-	struct page *tp = phys_to_page(table);
 	pte_t *t = pt_table(table);
+	u64 cleared = 0;
 
 	for (;;) {
 		vaddr_t end = pt_span_last(va, level, last);
@@ -435,13 +463,15 @@ static void pt_change_walk(struct pt_op *op, paddr_t table, int level, vaddr_t v
 		pte_t e = pt_get(t, i);
 
 		if (pte_present(e))
-			pt_change_entry(op, tp, t, i, level, va, end);
+			cleared += pt_change_entry(op, t, i, level, va, end);
 		else if (pte_is_swap(e))
-			pt_change_swap(op, tp, t, i, va);
+			cleared += pt_change_swap(op, t, i, va);
 		if (end == last)
-			return;
+			break;
 		va = end + 1;
 	}
+	if (cleared)
+		atomic_fetch_sub(&phys_to_page(table)->priv, cleared);
 }
 
 /*
@@ -459,9 +489,10 @@ static void pt_change_from(struct pt_op *op, const struct pt_slot *s, vaddr_t la
 	for (level = from + 1; level <= PT_LEVELS; level++) {
 		paddr_t table = s->tables[level];
 
-		if (!pt_change_unlink(op, phys_to_page(table), pt_table(table),
-				      pte_index(s->va, level), level, s->tables[level - 1], s->va))
+		if (!pt_change_unlink(op, pt_table(table), pte_index(s->va, level), level,
+				      s->tables[level - 1], s->va))
 			return;
+		atomic_fetch_sub(&phys_to_page(table)->priv, 1);
 	}
 }
 

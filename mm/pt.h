@@ -48,10 +48,35 @@ enum pt_prot {
 #define PT_PAGE_2M (1ull << 21)
 #define PT_PAGE_1G (1ull << 30)
 
-/* Table pages a gather holds before it must flush and free them mid-unmap. */
+/*
+ * Table pages a gather holds before it must flush and free them mid-unmap.
+ * An unmap of PT_GATHER_PAGES contiguous 4 KiB pages empties at most
+ * PT_GATHER_PAGES / 512 + 2 level-1 tables and 2 tables per level above,
+ * 24 in all on x86-64, so it is the frames' bound, not this one, that
+ * decides when such an unmap flushes (checked in mm/pt_gather.c).
+ */
 #define PT_GATHER_MAX 32
-/* Mapped 4 KiB frames a gather holds (when it collects them) before it must flush. */
-#define PT_GATHER_PAGES 128
+/* Frames a gather holds in itself, before it grows into batch pages. */
+#define PT_GATHER_LOCAL 64
+/* Frames one batch page holds: a 4 KiB frame of pointers less its two-word header. */
+#define PT_GATHER_BATCH ((PT_PAGE_4K - 2 * sizeof(void *)) / sizeof(void *))
+/*
+ * Mapped 4 KiB frames a gather holds (when it collects them) before it
+ * must flush mid-unmap, like Linux's mmu_gather: it starts with
+ * PT_GATHER_LOCAL frames of its own and grows by one batch page at a time
+ * (PT_GATHER_BATCH frames each) up to this bound, so one unmap call of up
+ * to 8192 pages costs one flush round. The bound exists because every
+ * frame gathered stays out of the allocator until the flush, and the
+ * gather's own batch pages with it: 8192 frames is 32 MiB held back and 16
+ * batch pages at most. A larger bound would save little: above the
+ * ceiling (TLB_FLUSH_CEILING) a round costs each target one full flush
+ * whatever its size, so the rounds it saves are one per 32 MiB unmapped.
+ * Linux bounds its gather at about 10,000 pages (MAX_GATHER_BATCH_COUNT
+ * batches of MAX_GATHER_BATCH), there against soft lockups of a
+ * non-preemptible kernel freeing huge unmaps. When no batch page can be
+ * had, the gather flushes when the storage it has is full instead.
+ */
+#define PT_GATHER_PAGES 8192
 /*
  * Swap entries a gather holds before handing them to @swap_free. Runs are
  * also cut where the address is a multiple of this many pages, so a
@@ -71,8 +96,23 @@ struct pt_gather;
  */
 typedef void pt_flush_fn(struct pt_gather *g);
 
-/* Called after the flush for each frame a 4 KiB leaf mapped (see pt_gather.release). */
-typedef void pt_page_fn(struct pt_gather *g, struct page *page);
+/*
+ * Called after the flush with @n frames that 4 KiB leaves mapped (see
+ * pt_gather.release), in batches of up to PT_GATHER_BATCH; the array is
+ * the callee's to reorder or overwrite (it is the gather's storage, reused
+ * after the call).
+ */
+typedef void pt_page_fn(struct pt_gather *g, struct page **pages, unsigned n);
+
+/*
+ * Called by an unmap's walk before it removes the leaf (4 KiB or huge
+ * page) at @va into @g: a hook that may flush what @g holds first
+ * (pt_gather_cut()), so that leaf starts a round of its own.
+ */
+typedef void pt_leaf_fn(struct pt_gather *g, vaddr_t va);
+
+/* A batch page the gather grew into (mm/pt_gather.c). */
+struct pt_gather_batch;
 
 /*
  * Swap entries an unmap removed from @n consecutive 4 KiB pages of one
@@ -87,8 +127,10 @@ struct pt_gather {
 	bool global;	     /* a global leaf was removed */
 	unsigned nr_tables;
 	struct page *tables[PT_GATHER_MAX];
-	unsigned nr_pages;
-	struct page *pages[PT_GATHER_PAGES]; /* frames of removed 4 KiB leaves, when @release */
+	unsigned nr_pages;		     /* frames held, in @pages and then the batches */
+	struct page *pages[PT_GATHER_LOCAL]; /* frames of removed 4 KiB leaves, when @release */
+	struct pt_gather_batch *batches;     /* grown into once @pages is full; freed at finish */
+	struct pt_gather_batch *cur;	     /* the batch being filled (NULL: @pages) */
 	unsigned nr_swaps;
 	vaddr_t swap_next;		 /* the page after the last one in @swaps */
 	u64 swaps[PT_GATHER_SWAPS];	 /* removed swap entries, when @swap_free */
@@ -106,6 +148,8 @@ struct pt_gather {
 	 */
 	pt_page_fn *release;
 	pt_swap_fn *swap_free;
+	/* Optional: called before each leaf is removed (a TLB design's add hook, mm/tlb_batch.c). */
+	pt_leaf_fn *leaf;
 	/*
 	 * Optional: a spinlock the caller holds around pt_unmap() (mm->pt_lock).
 	 * A flush the gather must do mid-walk (it is full) waits for other
@@ -141,6 +185,16 @@ void pt_gather_init(struct pt_gather *g, pt_flush_fn *flush, void *arg);
  * caller must hold nothing the flush needs (IPIs are sent with interrupts on).
  */
 void pt_gather_finish(struct pt_gather *g);
+
+/*
+ * pt_gather_finish() from inside an unmap's walk (a pt_leaf_fn, or the
+ * gather itself when full): drops g->lock around the flush, and keeps the
+ * batch pages @g grew into for the rest of the walk.
+ */
+void pt_gather_cut(struct pt_gather *g);
+
+/* Frame @i (0 .. g->nr_pages - 1) that @g holds, in the order gathered. */
+struct page *pt_gather_page_at(const struct pt_gather *g, unsigned i);
 
 /*
  * Allocates an empty root. With @kernel_root non-zero its kernel half (PML4

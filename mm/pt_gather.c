@@ -2,13 +2,29 @@
  * The unmap gather (see mm/pt.h): what an unmap leaves behind, the range
  * to flush and the table pages, frames and swap entries to hand on once
  * that flush is done, and the flush itself (the caller's, or this CPU's).
- * mm/pt.c adds to it as it clears entries.
+ * mm/pt.c adds to it as it clears entries. Frames go first into the
+ * gather's own array, then into batch pages it allocates as it grows (up
+ * to PT_GATHER_PAGES, mm/pt.h), which it keeps across the flushes of one
+ * walk and frees at pt_gather_finish().
  */
 #include "mm/pt.h"
+#include "kernel/panic.h"
 #include "mm/page.h"
+#include "mm/pmm.h"
 #include "mm/pt_internal.h"
 #include "mm/quarantine.h"
 #include "mm/tlb.h"
+
+struct pt_gather_batch {
+	struct pt_gather_batch *next;
+	unsigned long nr;
+	struct page *pages[PT_GATHER_BATCH];
+};
+BUILD_ASSERT(sizeof(struct pt_gather_batch) == PT_PAGE_4K);
+/* The storage reaches the bound: the local array and at most 16 batch pages. */
+BUILD_ASSERT(PT_GATHER_LOCAL + 16 * PT_GATHER_BATCH >= PT_GATHER_PAGES);
+/* The tables a bound's worth of contiguous pages empties fit (mm/pt.h). */
+BUILD_ASSERT(PT_GATHER_PAGES / 512 + 2 + 2 * (PT_LEVELS - 1) <= PT_GATHER_MAX);
 
 void pt_gather_init(struct pt_gather *g, pt_flush_fn *flush, void *arg)
 {
@@ -16,6 +32,8 @@ void pt_gather_init(struct pt_gather *g, pt_flush_fn *flush, void *arg)
 	g->last = 0;
 	g->global = false;
 	g->nr_tables = g->nr_pages = 0;
+	g->batches = g->cur = NULL;
+	g->leaf = NULL;
 	g->unmapped = g->swap_cleared = g->flushes = 0;
 	g->err = 0;
 	g->flush = flush;
@@ -62,10 +80,27 @@ static bool pt_gather_flush(struct pt_gather *g)
 	return failed;
 }
 
-void pt_gather_finish(struct pt_gather *g)
+/* Hands @n frames at @pages to g->release, or to the quarantine when their flush failed. */
+static void pt_gather_release(struct pt_gather *g, struct page **pages, unsigned n, bool failed)
+{
+	unsigned i;
+
+	if (!n)
+		return;
+	if (!failed) {
+		g->release(g, pages, n);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		quarantine_frame(pages[i]);
+}
+
+/* Flushes, then frees the tables and releases the frames; @g is empty after, its batches kept. */
+static void pt_gather_drain(struct pt_gather *g)
 {
 	bool failed = pt_gather_flush(g);
-	unsigned i;
+	unsigned i, left = g->nr_pages - MIN(g->nr_pages, PT_GATHER_LOCAL);
+	struct pt_gather_batch *b;
 
 	/* A CPU that missed the flush may still translate to these: never reuse them. */
 	for (i = 0; i < g->nr_tables; i++) {
@@ -74,16 +109,28 @@ void pt_gather_finish(struct pt_gather *g)
 		else
 			pt_table_free(g->tables[i]);
 	}
-	for (i = 0; i < g->nr_pages; i++) {
-		if (failed)
-			quarantine_frame(g->pages[i]);
-		else
-			g->release(g, g->pages[i]);
+	pt_gather_release(g, g->pages, MIN(g->nr_pages, PT_GATHER_LOCAL), failed);
+	for (b = g->batches; b && left; b = b->next) {
+		pt_gather_release(g, b->pages, (unsigned)b->nr, failed);
+		left -= (unsigned)b->nr;
+		b->nr = 0;
 	}
 	g->nr_tables = g->nr_pages = 0;
+	g->cur = NULL;
 	g->start = ~0ull;
 	g->last = 0;
 	g->global = false;
+}
+
+void pt_gather_finish(struct pt_gather *g)
+{
+	struct pt_gather_batch *b;
+
+	pt_gather_drain(g);
+	while ((b = g->batches)) {
+		g->batches = b->next;
+		page_free(phys_to_page(virt_to_phys(b)), 0);
+	}
 }
 
 void pt_gather_range(struct pt_gather *g, vaddr_t start, vaddr_t last, bool global)
@@ -94,15 +141,15 @@ void pt_gather_range(struct pt_gather *g, vaddr_t start, vaddr_t last, bool glob
 }
 
 /*
- * A full gather flushes in the middle of an unmap. The flush waits for
- * other CPUs, so the caller's g->lock is dropped around it: a CPU spinning
- * on that lock with interrupts off would never answer (mm/pt.h).
+ * A flush in the middle of an unmap waits for other CPUs, so the caller's
+ * g->lock is dropped around it: a CPU spinning on that lock with
+ * interrupts off would never answer (mm/pt.h).
  */
-static void pt_gather_finish_midwalk(struct pt_gather *g)
+void pt_gather_cut(struct pt_gather *g)
 {
 	if (g->lock)
 		spin_unlock(g->lock);
-	pt_gather_finish(g);
+	pt_gather_drain(g);
 	if (g->lock)
 		spin_lock(g->lock);
 }
@@ -110,8 +157,36 @@ static void pt_gather_finish_midwalk(struct pt_gather *g)
 void pt_gather_table(struct pt_gather *g, struct page *p)
 {
 	if (g->nr_tables == PT_GATHER_MAX)
-		pt_gather_finish_midwalk(g);
+		pt_gather_cut(g);
 	g->tables[g->nr_tables++] = p;
+}
+
+/*
+ * Makes room for one more frame once the local array is full: the next
+ * batch page, one kept from an earlier round of this walk or a new one.
+ * False when none can be had (out of memory): the caller flushes.
+ */
+static bool pt_gather_grow(struct pt_gather *g)
+{
+	struct pt_gather_batch *next = g->cur ? g->cur->next : g->batches;
+	struct page *p;
+
+	if (g->nr_pages < PT_GATHER_LOCAL || (g->cur && g->cur->nr < PT_GATHER_BATCH))
+		return true;
+	if (!next) {
+		p = page_alloc(0, 0);
+		if (!p)
+			return false;
+		next = page_address(p);
+		next->next = NULL;
+		if (g->cur)
+			g->cur->next = next;
+		else
+			g->batches = next;
+	}
+	next->nr = 0;
+	g->cur = next;
+	return true;
 }
 
 /* The frame a removed 4 KiB leaf @old mapped, for g->release; its range is gathered already. */
@@ -126,9 +201,27 @@ void pt_gather_page(struct pt_gather *g, pte_t old)
 	 * table emptied by this last page then still joins this batch, and an
 	 * unmap of n * PT_GATHER_PAGES pages costs exactly n flush rounds.
 	 */
-	if (g->nr_pages == PT_GATHER_PAGES)
-		pt_gather_finish_midwalk(g);
-	g->pages[g->nr_pages++] = pfn_to_page(pfn);
+	if (g->nr_pages == PT_GATHER_PAGES || !pt_gather_grow(g)) {
+		pt_gather_cut(g);
+		ASSERT(g->nr_pages == 0);
+	}
+	if (g->nr_pages < PT_GATHER_LOCAL)
+		g->pages[g->nr_pages] = pfn_to_page(pfn);
+	else
+		g->cur->pages[g->cur->nr++] = pfn_to_page(pfn);
+	g->nr_pages++;
+}
+
+struct page *pt_gather_page_at(const struct pt_gather *g, unsigned i)
+{
+	const struct pt_gather_batch *b = g->batches;
+
+	ASSERT(i < g->nr_pages);
+	if (i < PT_GATHER_LOCAL)
+		return g->pages[i];
+	for (i -= PT_GATHER_LOCAL; i >= b->nr; b = b->next)
+		i -= (unsigned)b->nr;
+	return b->pages[i];
 }
 
 /*

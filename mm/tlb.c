@@ -141,14 +141,15 @@ int tlb_flush_send(const struct tlb_flush_req *req)
 /* Flushes outside tlb_unmap_pages() (mprotect, a region's unmap): the real designs' way. */
 int tlb_flush_range(struct mm *mm, vaddr_t start, vaddr_t last)
 {
-	struct tlb_flush_req req = { mm, tlb_target_flush, start, last, false };
+	struct tlb_flush_req req = { mm, tlb_target_flush, start, last, false, false };
 
 	return tlb_flush_send(&req);
 }
 
 int tlb_flush_gather(struct mm *mm, const struct pt_gather *g)
 {
-	struct tlb_flush_req req = { mm, tlb_target_flush, g->start, g->last, g->global };
+	struct tlb_flush_req req = { mm, tlb_target_flush, g->start, g->last, g->global,
+				     g->nr_tables == 0 };
 
 	return tlb_flush_send(&req);
 }

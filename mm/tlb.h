@@ -7,8 +7,9 @@
  *   naive:   every page gets its own IPI round: each CPU in the mask does one
  *            invlpg, and the initiator waits for every acknowledgement before
  *            it unmaps the next page.
- *   batched: pages are gathered (up to PT_GATHER_PAGES, then the batch is
- *            flushed); one IPI per target CPU per batch carries the range;
+ *   batched: pages are gathered (the whole call, up to PT_GATHER_PAGES,
+ *            then the batch is flushed mid-walk: the bound and its reason
+ *            are in mm/pt.h); one IPI per target CPU per batch carries the range;
  *            a target invalidates page by page up to the ceiling (tlb_ceiling=,
  *            default TLB_FLUSH_CEILING) and flushes everything above it; the
  *            initiator's own flush overlaps the wait for the acknowledgements.
@@ -80,18 +81,35 @@ struct tlb_flush_req {
 	void (*target)(const struct tlb_flush_req *req);
 	vaddr_t start, last;	   /* start > last: everything */
 	bool global;
+	/*
+	 * Set by an unmap's gather when this flush frees no page-table page
+	 * (Linux's flush_tlb_info.freed_tables, inverted so that a request
+	 * built elsewhere is the safe case): a target's page walks cannot
+	 * reach a freed table, so it may acknowledge before it flushes
+	 * (early_ack). False: unknown, acknowledge after the flush.
+	 */
+	bool frees_no_tables;
 };
 
 /*
  * A TLB design (kernel/design.h): when the gathered pages are flushed
  * (add), how a flush request travels to the CPUs that may hold the
  * translations (flush), and what each of them does with it
- * (target_flush). The unmap loop around them (tlb_unmap_pages()) is the
- * same for every design: lock, gather, add each page, finish.
+ * (target_flush). The unmap around them (tlb_unmap_pages()) is the same
+ * for every design: lock, one walk of the page tables over the range
+ * (calling add before each leaf it removes), finish.
  */
 struct tlb_ops {
 	struct design d; /* first: the table holds &ops.d */
-	/* Unmaps the 4 KiB page at @va into the gather: naive flushes it now; batched queues it. */
+	/*
+	 * Called by the walk before it removes the leaf at @va (a 4 KiB page,
+	 * or a huge one) into b->g: decides whether what the gather holds is
+	 * flushed first. naive flushes it (tlb_add_flush_first: one page per
+	 * round); batched leaves it to the gather (tlb_add_queued: flushed
+	 * when full and at the end of the call). Returns 0, or an error the
+	 * unmap returns (the walk goes on: what it cleared must still be
+	 * flushed and freed).
+	 */
 	int (*add)(struct tlb_batch *b, vaddr_t va);
 	/*
 	 * Sends @req to every CPU of @req->mm's mask (the caller's own flush
@@ -114,11 +132,19 @@ struct tlb_ops {
 	 */
 	int (*enable)(bool on);
 	int (*settle)(struct mm *mm);
+	/*
+	 * Optional (NULL: the request travels through @flush): the gather's
+	 * whole flush, for a design that must keep what the gather would free
+	 * (lazy defers the frames until every CPU drained). Set by
+	 * tlb_batch_begin(); runs where any gather flush runs (mm/pt.h).
+	 */
+	pt_flush_fn *gather_flush;
 };
 
 struct tlb_batch {
 	struct mm *mm;
 	const struct tlb_ops *ops;
+	int err;	    /* the first error add returned */
 	struct pt_gather g; /* mm_gather_init()'s: g.err is the first flush error */
 };
 
@@ -209,13 +235,27 @@ void tlb_target_flush(const struct tlb_flush_req *req);
 
 /*
  * Starts an unmap of pages of @mm through @ops: the gather every unmap
- * uses, its flush sent @ops' way. Then ops->add per page and
- * pt_gather_finish(&b->g). @mm's write side held.
+ * uses, its flush sent @ops' way, ops->add called before each leaf. Then
+ * tlb_batch_unmap() and pt_gather_finish(&b->g). @mm's write side held.
  */
 void tlb_batch_begin(struct tlb_batch *b, struct mm *mm, const struct tlb_ops *ops);
 
-/* The add of batched: queue the page, the gather flushes when full and at finish. */
+/*
+ * Unmaps @nr pages from @start into @b with one walk of the page tables,
+ * the design's add before each leaf. @mm's write side held. Returns 0,
+ * -EINVAL or -ENOMEM (pt_unmap()), or the first error add returned.
+ */
+int tlb_batch_unmap(struct tlb_batch *b, vaddr_t start, unsigned nr);
+
+/*
+ * The add of batched: nothing to do; the page joins the gather, which
+ * flushes when full (PT_GATHER_PAGES) and at the finish. Returns 0.
+ * tlb_batch_begin() recognises it and does not call it per leaf.
+ */
 int tlb_add_queued(struct tlb_batch *b, vaddr_t va);
+
+/* The add of naive: flushes and frees what the gather holds first (pt_gather_cut()). Returns 0. */
+int tlb_add_flush_first(struct tlb_batch *b, vaddr_t va);
 
 /*
  * Flushes [start, last] (start > last: everything) of @mm from every CPU
@@ -252,7 +292,10 @@ void tlb_flush_local_as(vaddr_t start, vaddr_t last, bool global, unsigned one, 
 void tlb_set_ceiling(unsigned pages);
 unsigned tlb_ceiling(void);
 
-/* Unmaps @nr pages from @start in @mm through @ops (begin, add each, finish). Returns 0 or an error. */
+/*
+ * Unmaps @nr pages from @start in @mm through @ops (begin, one walk,
+ * finish). Returns 0 or an error (the walk's, add's, or the flush's).
+ */
 int tlb_unmap_pages(struct mm *mm, vaddr_t start, unsigned nr, const struct tlb_ops *ops);
 
 #endif

@@ -1,8 +1,10 @@
 /*
  * The unmap loop that drives a TLB design's hooks (see mm/tlb.h): a gather
- * of @mm's (mm_gather_init()) whose flush travels the design's way. Above
- * both mm/mm.c and mm/tlb.c: mm.c flushes through tlb.c, and this loop
- * needs mm.c's gather, so it lives in neither (docs/design.md, layering).
+ * of @mm's (mm_gather_init()) whose flush travels the design's way, filled
+ * by one walk of the page tables over the whole range (pt_unmap()), which
+ * calls the design's add before each leaf it removes. Above both mm/mm.c
+ * and mm/tlb.c: mm.c flushes through tlb.c, and this loop needs mm.c's
+ * gather, so it lives in neither (docs/design.md, layering).
  *
  * Locking: tlb_unmap_pages() takes mm->lock's write side; tlb_batch_begin()
  * callers hold it.
@@ -14,35 +16,67 @@
 static void tlb_batch_flush(struct pt_gather *g)
 {
 	struct tlb_batch *b = container_of(g, struct tlb_batch, g);
-	struct tlb_flush_req req = { b->mm, b->ops->target_flush, g->start, g->last, g->global };
+	struct tlb_flush_req req = { b->mm, b->ops->target_flush, g->start, g->last, g->global,
+				     g->nr_tables == 0 };
 	int err = b->ops->flush(&req);
 
 	if (err && !g->err)
 		g->err = err;
 }
 
+/* Before the walk removes the leaf at @va: the design's add decides whether to flush first. */
+static void tlb_batch_leaf(struct pt_gather *g, vaddr_t va)
+{
+	struct tlb_batch *b = container_of(g, struct tlb_batch, g);
+	int err = b->ops->add(b, va);
+
+	if (err && !b->err)
+		b->err = err;
+}
+
 void tlb_batch_begin(struct tlb_batch *b, struct mm *mm, const struct tlb_ops *ops)
 {
 	b->mm = mm;
 	b->ops = ops;
+	b->err = 0;
 	mm_gather_init(&b->g, mm); /* frame and swap-slot release as every unmap */
-	b->g.flush = tlb_batch_flush;
+	b->g.flush = ops->gather_flush ? ops->gather_flush : tlb_batch_flush;
+	/* batched's add does nothing: the gather's own bound decides, no call per leaf. */
+	b->g.leaf = ops->add == tlb_add_queued ? NULL : tlb_batch_leaf;
 }
 
 int tlb_add_queued(struct tlb_batch *b, vaddr_t va)
 {
-	return pt_unmap(b->mm->root, va, PAGE_SIZE, &b->g);
+	(void)b;
+	(void)va;
+	return 0;
+}
+
+int tlb_add_flush_first(struct tlb_batch *b, vaddr_t va)
+{
+	(void)va;
+	pt_gather_cut(&b->g);
+	return 0;
+}
+
+int tlb_batch_unmap(struct tlb_batch *b, vaddr_t start, unsigned nr)
+{
+	int err;
+
+	if (!nr)
+		return 0;
+	err = pt_unmap(b->mm->root, start, (u64)nr * PAGE_SIZE, &b->g);
+	return err ? err : b->err;
 }
 
 int tlb_unmap_pages(struct mm *mm, vaddr_t start, unsigned nr, const struct tlb_ops *ops)
 {
 	struct tlb_batch b;
-	int err = 0;
+	int err;
 
 	write_lock(&mm->lock);
 	tlb_batch_begin(&b, mm, ops);
-	for (unsigned i = 0; i < nr && !err; i++)
-		err = ops->add(&b, start + (vaddr_t)i * PAGE_SIZE);
+	err = tlb_batch_unmap(&b, start, nr);
 	pt_gather_finish(&b.g);
 	write_unlock(&mm->lock);
 	return err ? err : b.g.err;

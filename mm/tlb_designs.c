@@ -7,21 +7,14 @@
  * Promises count per page unmapped: PCPU_TLB_SHOOTDOWNS rounds the
  * initiator sends, PCPU_IPI_SENT per remote CPU with the mm loaded (lazy,
  * in mm/tlb_lazy.c: PCPU_TLB_LAZY_QUEUED entries instead, and none of those).
+ * The gathering designs promise one round per PT_GATHER_PAGES pages, which
+ * is one round per tlb_unmap_pages() call up to that bound (mm/pt.h).
  */
 #include "lib/atomic.h"
 #include "mm/mm.h"
 #include "mm/tlb.h"
 
 /* ---- naive ---- */
-
-/* One page, one IPI round, wait, free: then the next page. */
-static int tlb_add_naive(struct tlb_batch *b, vaddr_t va)
-{
-	int err = tlb_add_queued(b, va);
-
-	pt_gather_finish(&b->g);
-	return err;
-}
 
 const struct tlb_ops tlb_ops_naive = {
 	.d = {
@@ -34,7 +27,8 @@ const struct tlb_ops tlb_ops_naive = {
 			{ PCPU_IPI_SENT, 1, 1, true, false },
 		},
 	},
-	.add = tlb_add_naive,
+	/* The previous page's round (IPI, wait, free) before the next page goes. */
+	.add = tlb_add_flush_first,
 	.flush = tlb_flush_send,
 	.target_flush = tlb_target_flush,
 };

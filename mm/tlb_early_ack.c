@@ -31,13 +31,11 @@ PCPU_COUNTER(PCPU_TLB_EARLY_ACKS, "tlb_early_acks");
 
 /*
  * Per CPU: as a target, how many early requests it started (counted
- * before it acknowledges) and flushed (after the flush); as an initiator,
- * whether the flush its current add may trigger frees no tables.
+ * before it acknowledges) and flushed (after the flush).
  */
 struct ea_cpu {
 	u64 started;
 	u64 flushed;
-	bool early_ok;
 } __cacheline_aligned;
 
 static struct ea_cpu ea_cpus[MAX_CPUS];
@@ -114,36 +112,9 @@ static int ea_send(const struct tlb_flush_req *req, bool early, bool wait)
 	return err;
 }
 
-/* The flush says early only when the add that led to it saw no table gathered. */
-static bool ea_take_early_ok(void)
-{
-	struct ea_cpu *me = &ea_cpus[arch_cpu_id()];
-	bool ok = me->early_ok;
-
-	me->early_ok = false; /* a flush no add announced acknowledges late */
-	return ok;
-}
-
-/*
- * batched's add, and what the flush it may lead to frees: a flush inside
- * tlb_add_queued() (the gather full) frees the tables gathered before
- * this page; the next one (the next add's, or the finish) those gathered
- * by now. The gather frees tables before frames, in the same flush.
- */
-static int tlb_add_early_ack(struct tlb_batch *b, vaddr_t va)
-{
-	struct ea_cpu *me = &ea_cpus[arch_cpu_id()];
-	int err;
-
-	me->early_ok = b->g.nr_tables == 0;
-	err = tlb_add_queued(b, va);
-	me->early_ok = b->g.nr_tables == 0;
-	return err;
-}
-
 static int tlb_flush_early_ack(const struct tlb_flush_req *req)
 {
-	return ea_send(req, ea_take_early_ok(), true);
+	return ea_send(req, req->frees_no_tables, true);
 }
 
 const struct tlb_ops tlb_ops_early_ack = {
@@ -158,7 +129,7 @@ const struct tlb_ops tlb_ops_early_ack = {
 			{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, false },
 		},
 	},
-	.add = tlb_add_early_ack,
+	.add = tlb_add_queued,
 	.flush = tlb_flush_early_ack,
 	.target_flush = tlb_target_flush,
 };
@@ -167,7 +138,6 @@ const struct tlb_ops tlb_ops_early_ack = {
 
 static int tlb_flush_early_ack_at_ack(const struct tlb_flush_req *req)
 {
-	(void)ea_take_early_ok();
 	return ea_send(req, true, false);
 }
 
@@ -179,7 +149,7 @@ const struct tlb_ops tlb_ops_early_ack_at_ack = {
 		.unit = "page",
 		.control = true, /* promises nothing */
 	},
-	.add = tlb_add_early_ack,
+	.add = tlb_add_queued,
 	.flush = tlb_flush_early_ack_at_ack,
 	.target_flush = tlb_target_flush,
 };

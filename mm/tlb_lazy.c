@@ -266,14 +266,13 @@ static void lazy_batch_release_locked(struct lazy_batch *b, bool keep)
 		else
 			pt_table_free(b->tables[i]);
 	}
-	for (unsigned i = 0; i < b->nr_pages; i++) {
-		if (keep)
+	if (keep) {
+		for (unsigned i = 0; i < b->nr_pages; i++)
 			quarantine_frame(b->pages[i]);
-		else
-			mm_page_drop(b->pages[i]);
-	}
-	if (keep)
 		quarantine_count_flush();
+	} else {
+		mm_pages_drop(b->pages, b->nr_pages); /* batched, as every gather's release */
+	}
 	b->used = false;
 }
 
@@ -343,7 +342,7 @@ static void lazy_batch_take(struct lazy_batch *b, struct pt_gather *g)
 	b->nr_pages = g->nr_pages;
 	b->nr_tables = g->nr_tables;
 	for (unsigned i = 0; i < g->nr_pages; i++)
-		b->pages[i] = g->pages[i];
+		b->pages[i] = pt_gather_page_at(g, i);
 	for (unsigned i = 0; i < g->nr_tables; i++)
 		b->tables[i] = g->tables[i];
 	g->nr_pages = g->nr_tables = 0;
@@ -359,7 +358,8 @@ static void lazy_batch_take(struct lazy_batch *b, struct pt_gather *g)
 static void tlb_lazy_gather_flush(struct pt_gather *g)
 {
 	struct tlb_batch *tb = container_of(g, struct tlb_batch, g);
-	struct tlb_flush_req req = { tb->mm, tlb_target_flush, g->start, g->last, g->global };
+	struct tlb_flush_req req = { tb->mm, tlb_target_flush, g->start, g->last, g->global,
+				     g->nr_tables == 0 };
 	struct lazy_batch *b;
 	cpumask_t targets;
 	int ret;
@@ -383,18 +383,6 @@ static void tlb_lazy_gather_flush(struct pt_gather *g)
 	}
 	if (ret < 0 && !g->err)
 		g->err = ret;
-}
-
-/*
- * lazy's add: the unmap of every design, but its gather's flush is taken
- * over at the first page, since keeping the frames needs the gather, not
- * only the request (tlb_batch_begin() is the same for every design).
- */
-static int tlb_add_lazy(struct tlb_batch *b, vaddr_t va)
-{
-	if (b->g.flush != tlb_lazy_gather_flush)
-		b->g.flush = tlb_lazy_gather_flush;
-	return tlb_add_queued(b, va);
 }
 
 /* ---- enable and settle ---- */
@@ -495,9 +483,10 @@ const struct tlb_ops tlb_ops_lazy = {
 			{ PCPU_TLB_LAZY_FALLBACKS, 0, 1, false, false },
 		},
 	},
-	.add = tlb_add_lazy,
+	.add = tlb_add_queued,
 	.flush = tlb_flush_lazy,
 	.target_flush = tlb_target_flush,
 	.enable = tlb_enable_lazy,
 	.settle = tlb_settle_lazy,
+	.gather_flush = tlb_lazy_gather_flush,
 };

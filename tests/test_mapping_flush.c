@@ -21,8 +21,9 @@
 #include <arch/arch.h>
 
 #define MF_BASE 0x60000000ul
-#define MF_PAGES 300 /* > 2 * PT_GATHER_PAGES: two mid-walk flushes and a final one */
+#define MF_PAGES (2 * PT_GATHER_PAGES + 44) /* two mid-walk flushes and a final one */
 #define MF_ROUNDS ((MF_PAGES + PT_GATHER_PAGES - 1) / PT_GATHER_PAGES)
+#define MF_REGION ALIGN_UP((u64)MF_PAGES * PAGE_SIZE, MAPPING_SHARE_ALIGN)
 
 static struct mm_mapping mf_mapping;
 static struct mm *mf_mm;
@@ -60,7 +61,7 @@ static void mf_zap_case(struct ktest *t, unsigned flags)
 	cpumask_set_cpu(1, &one);
 	mapping_init(&mf_mapping, "mf_mapping", &fault_lock_ops_fixed);
 	KASSERT_EQ(t, mm_create(&mf_mm), 0);
-	KASSERT_EQ(t, mm_map_region(mf_mm, MF_BASE, MAPPING_SHARE_ALIGN, flags), 0);
+	KASSERT_EQ(t, mm_map_region(mf_mm, MF_BASE, MF_REGION, flags), 0);
 	KASSERT_EQ(t, mapping_attach(&mf_mapping, mf_mm, MF_BASE), 0);
 	KASSERT_EQ(t, mm_populate(mf_mm, MF_BASE, MF_PAGES * PAGE_SIZE), 0);
 	KASSERT_EQ(t, smp_call(&one, mf_switch, mf_mm, true), 0);
@@ -78,8 +79,8 @@ static void mf_zap_case(struct ktest *t, unsigned flags)
 	KEXPECT_EQ(t, percpu_counter_read(this_cpu()->cpu_id, PCPU_IPI_SENT) - sent, MF_ROUNDS);
 	KEXPECT(t, !smp_cpu_dead(1));
 	KEXPECT_EQ(t, pt_lookup(mf_mm->root, MF_BASE, &pa, NULL, NULL), -ENOENT);
-	KEXPECT_EQ(t, pt_lookup(mf_mm->root, MF_BASE + (MF_PAGES - 1) * PAGE_SIZE, &pa, NULL, NULL),
-		   -ENOENT);
+	KEXPECT_EQ(t, pt_lookup(mf_mm->root, MF_BASE + (u64)(MF_PAGES - 1) * PAGE_SIZE, &pa, NULL,
+				NULL), -ENOENT);
 	KEXPECT_EQ(t, smp_call(&one, mf_switch, NULL, true), 0);
 	KEXPECT_EQ(t, mapping_detach(&mf_mapping, mf_mm, MF_BASE), 0);
 	KEXPECT_EQ(t, mm_destroy(mf_mm), 0);

@@ -166,6 +166,45 @@ static void test_pmm_free_busy(struct ktest *t)
 	KEXPECT_EQ(t, page_free(q, 2), 0);
 }
 
+/*
+ * page_free_dropped(): a batch of frames whose last reference went comes
+ * back at once (the cache stays under its high mark, the excess goes on to
+ * the buddy lists); a frame still referenced or still mapped in the batch
+ * is refused, counted and left as it was, and the rest still go.
+ */
+static void test_pmm_free_dropped(struct ktest *t)
+{
+	enum { N = 200 };
+	static struct page *batch[N + 2];
+	struct page *ref = NULL, *mapped = NULL;
+	struct pmm_stats before, after;
+
+	for (unsigned i = 0; i < N; i++) {
+		KASSERT(t, (batch[i] = page_alloc(0, 0)) != NULL);
+		KEXPECT(t, page_ref_dec_and_test(batch[i]));
+	}
+	KASSERT(t, (ref = page_alloc(0, 0)) && (mapped = page_alloc(0, 0)));
+	page_map_inc(mapped);
+	KEXPECT(t, page_ref_dec_and_test(mapped));
+	batch[N] = ref;
+	batch[N + 1] = mapped;
+	before = stats();
+	KEXPECT_EQ(t, page_free_dropped(batch, N + 2), N);
+	after = stats();
+	KEXPECT_EQ(t, after.errors - before.errors, 2);
+	KEXPECT_EQ(t, after.free - before.free, N);
+	KEXPECT_LE(t, after.pcp, PMM_PCP_HIGH);
+	for (unsigned i = 0; i < N; i++)
+		KEXPECT(t, page_test_flags(batch[i], PG_FREED) &&
+			       !page_test_flags(batch[i], PG_HEAD));
+	KEXPECT(t, page_test_flags(ref, PG_HEAD) && page_ref_count(ref) == 1);
+	KEXPECT(t, page_test_flags(mapped, PG_HEAD) && page_mapcount(mapped) == 1);
+	KEXPECT_EQ(t, page_free(ref, 0), 0);
+	KEXPECT_EQ(t, page_map_dec(mapped), 0);
+	KEXPECT_EQ(t, page_free(mapped, 0), 0);
+	KEXPECT_EQ(t, page_free_dropped(batch, 0), 0);
+}
+
 static void test_pmm_pin_accounting(struct ktest *t)
 {
 	struct page *p = page_alloc(0, 0), *q = page_alloc(3, 0);
@@ -636,6 +675,7 @@ static const struct ktest_case pmm_cases[] = {
 	KTEST_CASE(test_pmm_free_never_allocated),
 	KTEST_CASE(test_pmm_free_not_owned),
 	KTEST_CASE(test_pmm_free_busy),
+	KTEST_CASE(test_pmm_free_dropped),
 	KTEST_CASE(test_pmm_pin_accounting),
 	KTEST_CASE(test_pmm_unpin_frees_last_ref),
 	KTEST_CASE(test_pmm_oom),

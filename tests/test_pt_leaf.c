@@ -234,6 +234,7 @@ static void test_pt_leaf_walk(struct ktest *t)
 
 struct release_probe {
 	u64 flushes, released, released_before_flush;
+	u64 calls; /* release calls: one per batch */
 	paddr_t frames[4];
 };
 
@@ -244,15 +245,18 @@ static void probe_flush(struct pt_gather *g)
 	p->flushes++;
 }
 
-static void probe_release(struct pt_gather *g, struct page *page)
+static void probe_release(struct pt_gather *g, struct page **pages, unsigned n)
 {
 	struct release_probe *p = g->arg;
 
-	if (!p->flushes)
-		p->released_before_flush++;
-	if (p->released < 4)
-		p->frames[p->released] = page_to_phys(page);
-	p->released++;
+	p->calls++;
+	for (unsigned i = 0; i < n; i++) {
+		if (!p->flushes)
+			p->released_before_flush++;
+		if (p->released < 4)
+			p->frames[p->released] = page_to_phys(pages[i]);
+		p->released++;
+	}
 }
 
 /* Unmapped frames go to the release hook after the flush; huge leaves and non-memmap frames do not. */
@@ -283,30 +287,80 @@ static void test_pt_leaf_gather_release(struct ktest *t)
 	page_free(b, 0);
 }
 
-/* More frames than a gather holds: it flushes and releases in rounds. */
+#define GATHER_ALIAS_BYTES (2 * MB2) /* one order-10 block: 1024 frames */
+#define GATHER_ALIASES 9		/* 9216 pages: more than one gather holds */
+
+/* Maps the 1024 frames of @block at GATHER_ALIASES consecutive places from VA. */
+static void map_aliases(struct ktest *t, paddr_t root, struct page *block)
+{
+	for (unsigned k = 0; k < GATHER_ALIASES; k++)
+		KEXPECT_EQ(t, pt_map(root, VA + k * GATHER_ALIAS_BYTES, page_to_phys(block),
+				     GATHER_ALIAS_BYTES, PRW, KB4), 0);
+}
+
+/*
+ * More frames than a gather holds: it grows (local array, then batch
+ * pages) to PT_GATHER_PAGES, flushes and releases once inside the unmap,
+ * and frees its batch pages at the finish.
+ */
 static void test_pt_leaf_gather_rounds(struct ktest *t)
 {
 	struct release_probe probe = { 0 };
-	struct page *block = page_alloc(8, 0);
+	struct page *block = page_alloc(10, 0);
+	paddr_t root = mm_test_new_root(t);
+	struct pmm_stats s0, s1;
+	struct pt_gather g;
+	u64 tables;
+
+	KASSERT(t, root && block);
+	map_aliases(t, root, block);
+	tables = pt_table_pages();
+	pmm_stats_get(&s0);
+	pt_gather_init(&g, probe_flush, &probe);
+	g.release = probe_release;
+	BUILD_ASSERT(PT_GATHER_PAGES == 8192 && PT_GATHER_LOCAL == 64 && PT_GATHER_BATCH == 510);
+	/* A batch is flushed when the next frame does not fit: one round inside the unmap, */
+	KEXPECT_EQ(t, pt_unmap(root, VA, GATHER_ALIASES * GATHER_ALIAS_BYTES, &g), 0);
+	KEXPECT_EQ(t, probe.flushes, 1);
+	KEXPECT_EQ(t, probe.released, PT_GATHER_PAGES);
+	/* in one release per batch: the local 64, then 16 batch pages (15 x 510 + 478), */
+	KEXPECT_EQ(t, probe.calls, 17);
+	KEXPECT_EQ(t, g.nr_pages, GATHER_ALIASES * 1024 - PT_GATHER_PAGES);
+	KEXPECT(t, pt_gather_page_at(&g, g.nr_pages - 1) == block + 1023);
+	/* and the rest goes with the emptied tables; the batch pages go back too. */
+	pt_gather_finish(&g);
+	pmm_stats_get(&s1);
+	KEXPECT_EQ(t, probe.flushes, 2);
+	KEXPECT_EQ(t, probe.released, GATHER_ALIASES * 1024);
+	KEXPECT_EQ(t, probe.released_before_flush, 0);
+	KEXPECT(t, g.batches == NULL);
+	KEXPECT_EQ(t, s1.free - s0.free, tables - pt_table_pages());
+	KEXPECT_EQ(t, pt_root_free(root), 0);
+	page_free(block, 10);
+}
+
+/* A gather that cannot grow (no frame for a batch page) flushes when its own 64 are full. */
+static void test_pt_leaf_gather_no_memory(struct ktest *t)
+{
+	struct release_probe probe = { 0 };
+	struct page *block = page_alloc(10, 0);
 	paddr_t root = mm_test_new_root(t);
 	struct pt_gather g;
 
 	KASSERT(t, root && block);
-	KEXPECT_EQ(t, pt_map(root, VA, page_to_phys(block), 256 * KB4, PRW, KB4), 0);
+	KEXPECT_EQ(t, pt_map(root, VA, page_to_phys(block), 300 * KB4, PRW, KB4), 0);
 	pt_gather_init(&g, probe_flush, &probe);
 	g.release = probe_release;
-	BUILD_ASSERT(PT_GATHER_PAGES == 128);
-	/* A batch is flushed when the next frame does not fit: one round inside the unmap, */
-	KEXPECT_EQ(t, pt_unmap(root, VA, 256 * KB4, &g), 0);
-	KEXPECT_EQ(t, probe.flushes, 1);
-	KEXPECT_EQ(t, probe.released, 128);
-	/* and the second batch goes with the emptied tables: n batches, n rounds. */
+	pmm_inject_fail(0, 1000);
+	KEXPECT_EQ(t, pt_unmap(root, VA, 300 * KB4, &g), 0);
+	pmm_inject_fail(0, 0);
+	KEXPECT_EQ(t, probe.flushes, 300 / PT_GATHER_LOCAL);
 	pt_gather_finish(&g);
-	KEXPECT_EQ(t, probe.flushes, 2);
-	KEXPECT_EQ(t, probe.released, 256);
-	KEXPECT_EQ(t, probe.released, 256);
+	KEXPECT_EQ(t, probe.flushes, (300 + PT_GATHER_LOCAL - 1) / PT_GATHER_LOCAL);
+	KEXPECT_EQ(t, probe.released, 300);
+	KEXPECT_EQ(t, probe.released_before_flush, 0);
 	KEXPECT_EQ(t, pt_root_free(root), 0);
-	page_free(block, 8);
+	page_free(block, 10);
 }
 
 /*
@@ -347,6 +401,7 @@ static const struct ktest_case pt_leaf_cases[] = {
 	KTEST_CASE(test_pt_leaf_walk),
 	KTEST_CASE(test_pt_leaf_gather_release),
 	KTEST_CASE(test_pt_leaf_gather_rounds),
+	KTEST_CASE(test_pt_leaf_gather_no_memory),
 	KTEST_CASE(test_pt_leaf_walk_once),
 };
 KTEST_SUITE_EXT(pt_leaf, pt_leaf_cases, mm_test_fresh_pmm, NULL, NULL);

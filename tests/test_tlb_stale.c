@@ -10,9 +10,10 @@
  *   the reader still used the translation the shootdown should have
  *   removed: a stale read, counted exactly and reported as
  *   "# stale reads: N of M".
- * Unmaps of 1, 33, 34, 128, 129 and 512 pages cover both sides of the
- * ceiling (page-by-page below, full flush above) and of the gather batch
- * (PT_GATHER_PAGES: one flush round, or two). The control design
+ * Unmaps of 1, 33, 34, 64, 65, 512 and 8193 pages cover both sides of the
+ * ceiling (page-by-page below, full flush above), of the gather's own
+ * array (PT_GATHER_LOCAL: the gather grows into a batch page) and of its
+ * bound (PT_GATHER_PAGES: one flush round, or two). The control design
  * (tlb_ops_no_remote, no remote flush) runs first and must see stale
  * reads; where it cannot (a hypervisor whose shadow paging hides missing
  * flushes) the design cases skip, saying so, rather than pass for
@@ -37,7 +38,7 @@
 #include <arch/arch.h>
 
 #define STALE_BASE 0x58000000ul
-#define STALE_MAX_PAGES 512
+#define STALE_MAX_PAGES (PT_GATHER_PAGES + 1)
 #define STALE_OTHERS (MM_ASID_SLOTS + 1)
 #define STALE_WAIT_S 120 /* a reader that has not answered a step by then is stuck */
 
@@ -65,11 +66,12 @@ static vaddr_t stale_va(unsigned i)
 	return STALE_BASE + (vaddr_t)i * PAGE_SIZE;
 }
 
-/* What page @i holds in round @round ("STAL" tag), its poison, and other[k]'s. */
+/* What page @i (below 2^16) holds in round @round ("STAL" tag), its poison, and other[k]'s. */
 static u64 stale_value(u32 round, unsigned i)
 {
-	return 0x5354414c00000000ull | (u64)round << 12 | i;
+	return 0x5354414c00000000ull | (u64)round << 16 | i;
 }
+BUILD_ASSERT(STALE_MAX_PAGES <= 0x10000);
 
 static u64 stale_poison(u32 round, unsigned i)
 {
@@ -78,7 +80,7 @@ static u64 stale_poison(u32 round, unsigned i)
 
 static u64 other_value(u32 k, unsigned i)
 {
-	return 0x4f54484500000000ull | (u64)k << 12 | i;
+	return 0x4f54484500000000ull | (u64)k << 16 | i;
 }
 
 /* ---- readers ---- */
@@ -94,7 +96,7 @@ static void stale_note(u64 *counter, vaddr_t va)
 /* Poison of some round for page @i: a stale entry kept since then (the control keeps them). */
 static bool stale_is_poison(u64 v, unsigned i)
 {
-	return (v & 0xffffffff00000fffull) == (stale_poison(0, i) & 0xffffffff00000fffull);
+	return (v & 0xffffffff0000ffffull) == (stale_poison(0, i) & 0xffffffff0000ffffull);
 }
 
 /*
@@ -211,7 +213,8 @@ static int stale_mm_new(struct mm **out, u64 (*fill)(u32, unsigned), u32 k)
 	int err = mm_create(out);
 
 	if (!err)
-		err = mm_map_region(*out, STALE_BASE, STALE_MAX_PAGES * PAGE_SIZE, MM_READ | MM_WRITE);
+		err = mm_map_region(*out, STALE_BASE, (u64)STALE_MAX_PAGES * PAGE_SIZE,
+				    MM_READ | MM_WRITE);
 	return err ? err : stale_fill(*out, fill, k);
 }
 
@@ -394,11 +397,12 @@ struct stale_size {
 	unsigned nr, rounds;
 };
 
-/* Both sides of the ceiling (33) and of the gather batch (128), and a whole table. */
+/* Both sides of the ceiling (33), the gather's array (64) and its bound; a whole table. */
 static const struct stale_size stale_sizes[] = {
-	{ 1, 32 }, { 33, 8 }, { 34, 8 }, { 128, 4 }, { 129, 4 }, { 512, 2 },
+	{ 1, 32 }, { 33, 8 }, { 34, 8 }, { PT_GATHER_LOCAL, 4 }, { PT_GATHER_LOCAL + 1, 4 },
+	{ 512, 2 }, { PT_GATHER_PAGES + 1, 1 },
 };
-static const struct stale_size stale_lazy_sizes[] = { { 1, 16 }, { 34, 4 }, { 129, 2 } };
+static const struct stale_size stale_lazy_sizes[] = { { 1, 16 }, { 34, 4 }, { 65, 2 } };
 
 /* A design that queues invalidations (lazy) promises entries, not rounds. */
 static const struct design_promise *stale_queued(const struct tlb_ops *ops)
