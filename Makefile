@@ -71,6 +71,7 @@ TEST_COMMON_SRCS += tests/test_swap_cluster.c
 TEST_COMMON_SRCS += tests/test_percpu.c
 TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/test_bench_work.c tests/test_boot.c tests/test_pin.c tests/test_tlb.c tests/test_tlb_stale.c tests/test_fault.c tests/test_faultlock.c tests/test_kpt.c tests/test_pic.c tests/test_smp.c \
 	tests/test_smpboot.c tests/test_traps.c tests/test_tsc.c
+TEST_KERNEL_SRCS += tests/test_smp_mailbox.c
 TEST_KERNEL_SRCS += tests/test_mapping_flush.c
 TEST_KERNEL_SRCS += tests/test_pin_folio.c
 TEST_KERNEL_SRCS += tests/test_faultlock_fork.c

@@ -10,21 +10,79 @@
  * Parameter target: "one" (CPU index 1 only) or "all" (every other CPU).
  * target=one, and target=all at 2 CPUs, are controls: one target, so both
  * designs do the same work and their ratio must be 1 within noise.
+ * Parameter target_state: "halted" (the targets sit in HLT, interrupts on,
+ * as an idle machine's CPUs do: each round includes the wake-up) or
+ * "polling" (each target spins with interrupts on, pause by pause, so the
+ * round is the IPI and the call alone: the floor without the wake-up).
+ * The target_state= option keeps one of the two (default: both).
  */
 #include "bench/bench.h"
 #include "errno.h"
+#include "kernel/cmdline.h"
 #include "kernel/smp.h"
+#include "lib/atomic.h"
+#include <arch/arch.h>
 
 #define IPI_ROUNDS 200
+/* A poller's vCPU may be descheduled for long under TCG: generous. */
+#define IPI_POLL_STOP_MS 30000
 
 enum ipi_target { IPI_TARGET_ONE, IPI_TARGET_ALL };
+enum ipi_target_state { IPI_HALTED, IPI_POLLING };
 
 struct ipi_state {
 	cpumask_t targets;
 	unsigned ntargets;
+	unsigned npollers; /* targets spinning in ipi_poll(), c->cpu[1..npollers] */
 };
 
 static struct ipi_state ipi;
+/* Per poller: 1 while it spins; it clears it on its way out. */
+static u32 ipi_poll_running[MAX_CPUS];
+static u32 ipi_poll_stop;
+
+/* Task-context work on a target: spins with interrupts on until told to stop. */
+static void ipi_poll(void *arg)
+{
+	u32 *running = arg;
+
+	while (!atomic_load_acquire(&ipi_poll_stop))
+		arch_cpu_relax(); /* interrupts on: the IPI lands between two pauses */
+	atomic_store_release(running, 0);
+}
+
+/* Stops every poller and waits until each has left ipi_poll(). 0 or -ETIMEDOUT. */
+static int ipi_polling_stop(void)
+{
+	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * IPI_POLL_STOP_MS;
+
+	atomic_store_release(&ipi_poll_stop, 1);
+	for (unsigned idx = 1; idx <= ipi.npollers; idx++)
+		while (atomic_load_acquire(&ipi_poll_running[idx]))
+			if (arch_tsc_read() > deadline)
+				return -ETIMEDOUT;
+	ipi.npollers = 0;
+	return 0;
+}
+
+/* Hands ipi_poll() to every target (c->cpu[1..last-1]). 0 or smp_run_async()'s error. */
+static int ipi_polling_start(struct bench_ctx *c, unsigned last)
+{
+	atomic_store_release(&ipi_poll_stop, 0);
+	for (unsigned idx = 1; idx < last; idx++) {
+		int err;
+
+		atomic_store_release(&ipi_poll_running[idx], 1);
+		err = smp_run_async(c->cpu[idx], ipi_poll, &ipi_poll_running[idx]);
+		if (err) {
+			atomic_store_release(&ipi_poll_running[idx], 0);
+			ipi_polling_stop();
+			return err;
+		}
+		ipi.npollers = idx;
+	}
+	return 0;
+}
 
 /* An ipi design: how one round reaches every target (kernel/design.h). */
 struct ipi_ops {
@@ -46,8 +104,17 @@ static int ipi_setup(struct bench_ctx *c)
 	for (unsigned idx = 1; idx < last; idx++)
 		cpumask_set_cpu(c->cpu[idx], &ipi.targets);
 	ipi.ntargets = last - 1;
+	ipi.npollers = 0;
 	c->ops = IPI_ROUNDS;
+	if (bench_param(c, "target_state") == IPI_POLLING)
+		return ipi_polling_start(c, last);
 	return 0;
+}
+
+static int ipi_teardown(struct bench_ctx *c)
+{
+	(void)c;
+	return ipi.npollers ? ipi_polling_stop() : 0;
 }
 
 /* ---- naive ---- */
@@ -130,19 +197,41 @@ static const char *ipi_control(const struct bench_ctx *c)
 }
 
 static const char *const ipi_target_words[] = { "one", "all" };
+static const char *const ipi_state_words[] = { "halted", "polling" };
 static const struct bench_case ipi_cases[] = {
-	{ { IPI_TARGET_ONE } },
-	{ { IPI_TARGET_ALL } },
+	{ { IPI_TARGET_ONE, IPI_HALTED } },
+	{ { IPI_TARGET_ALL, IPI_HALTED } },
+	{ { IPI_TARGET_ONE, IPI_POLLING } },
+	{ { IPI_TARGET_ALL, IPI_POLLING } },
 };
+
+/* target_state=halted|polling on the command line keeps only those cases. */
+enum opt_ipi_state { OPT_IPI_STATE_ALL, OPT_IPI_STATE_HALTED, OPT_IPI_STATE_POLLING };
+static const char *const ipi_state_opt_words[] = {
+	[OPT_IPI_STATE_ALL] = "all",
+	[OPT_IPI_STATE_HALTED] = "halted",
+	[OPT_IPI_STATE_POLLING] = "polling",
+	NULL,
+};
+static enum opt_ipi_state ipi_state_opt;
+OPTION_ENUM(target_state, ipi_state_opt, ipi_state_opt_words, OPT_IPI_STATE_ALL);
+
+static bool ipi_case_selected(const struct bench_case *bc, const struct options *opt)
+{
+	(void)opt;
+	return ipi_state_opt == OPT_IPI_STATE_ALL ||
+	       (ipi_state_opt == OPT_IPI_STATE_POLLING) == (bc->param[1] == IPI_POLLING);
+}
 
 const struct bench bench_ipi = {
 	.name = "ipi",
 	.metric_name = "cycles_per_round",
 	.designs = ipi_designs,
-	.param_names = { "target" },
-	.param_words = { ipi_target_words },
+	.param_names = { "target", "target_state" },
+	.param_words = { ipi_target_words, ipi_state_words },
 	.cases = ipi_cases,
 	.ncases = ARRAY_SIZE(ipi_cases),
+	.case_selected = ipi_case_selected,
 	.metric = BENCH_CYCLES_PER_OP,
 	.min_cpus = 2,
 	.idle_targets = true,
@@ -154,6 +243,7 @@ const struct bench bench_ipi = {
 	.setup = ipi_setup,
 	.run = ipi_run,
 	.verify = ipi_verify,
+	.teardown = ipi_teardown,
 	.control = ipi_control,
 };
 BENCH_REGISTER(bench_ipi, 10);

@@ -48,10 +48,16 @@ struct pcpu_counter_desc {
 	static const struct pcpu_counter_desc pcpu_counter_##idx __used                            \
 		__section("pcpu_counters") __aligned(8) = { idx, cname }
 
-/* Written by other CPUs: posting calls to this CPU (kernel/smp.c). */
+/*
+ * Written by other CPUs: posting calls to this CPU (kernel/smp.c). @pending
+ * shares the first cache line with the callers of CPUs 0..447, so a post
+ * from one of them writes one line.
+ */
 struct smp_mailbox {
+	u64 pending;	   /* bit w: callers.bits[w] may have a bit set */
 	cpumask_t callers; /* CPUs whose call descriptor has work for us */
 } __cacheline_aligned;
+BUILD_ASSERT(CPUMASK_WORDS <= 64); /* one pending bit per word of callers */
 
 /* Bytes of argument a call descriptor holds a copy of (smp_call_copy()). */
 #define SMP_CALL_DATA_MAX 48
@@ -61,10 +67,13 @@ struct smp_call_desc {
 	void (*fn)(void *arg);
 	void *arg;			 /* what @fn gets: the caller's pointer, or @data */
 	u64 data[SMP_CALL_DATA_MAX / 8]; /* the copied argument (smp_call_copy) */
-	u32 remaining;			 /* targets that may still run the call */
-	int err;			 /* -ETIMEDOUT: a target was or went out of the run */
-	cpumask_t waiting;		 /* the same, as a set, to name late CPUs */
+	/* Cache line 2 on: what the targets write back. */
+	cpumask_t waiting; /* targets that may still run the call; each clears its bit */
+	u64 words;	   /* bit w: waiting.bits[w] may be non-zero (the caller's own) */
+	int err;	   /* -ETIMEDOUT: a target was or went out of the run */
 } __cacheline_aligned;
+/* fn, arg and data fill the first line, which targets only read. */
+BUILD_ASSERT(offsetof(struct smp_call_desc, waiting) == 64);
 
 /* Task-context work handed to an idle CPU (kernel/smp.c, smp_run_async). */
 struct smp_work {

@@ -1,25 +1,33 @@
 /*
  * Cross-CPU calls (see kernel/smp.h). A caller fills its own descriptor
- * (fn, arg or a copy of it, the set of targets still to answer), sets its
- * bit in each target's mailbox and sends each target one IPI. A target
- * claims each caller's bit on its own (an atomic clear that tells it
- * whether the bit was still there), runs that caller's function, then
- * acknowledges by clearing itself from the waiting set and dropping the
- * count.
+ * (fn, arg or a copy of it, the set of targets still to answer), and for
+ * each target sets its bit in the target's mailbox, then that word's bit
+ * in the mailbox's pending summary, and sends one IPI. A target takes the
+ * summary (one exchange), claims each named word of callers with one
+ * exchange (which tells it exactly which callers' bits were still there),
+ * runs each claimed caller's function and acknowledges by clearing itself
+ * from the caller's waiting set: the ack is its last touch of the
+ * descriptor. One round to one target is thus two locked instructions on
+ * the caller's side and three on the target's, no scan of empty words.
  *
- * Ordering: the descriptor is written before the mailbox bit is set
- * (release), and the target claims the bit (a full barrier) before it
- * reads the descriptor, so a target never runs a half-written call.
+ * Ordering: the descriptor is written before the mailbox bits are set
+ * (fully ordered RMWs), and the target takes the summary and claims the
+ * word (full barriers) before it reads the descriptor, so a target never
+ * runs a half-written call. A caller bit is set before its summary bit,
+ * so a target that took the summary bit finds the caller bit; a summary
+ * bit set after the target took the summary comes with its own IPI.
  *
  * A missed deadline: the caller takes its bit back from each late CPU's
- * mailbox with the same kind of atomic clear, so exactly one side wins. If
- * the caller wins, the late CPU can never run the call; if the target won,
- * it is running the call (or about to), so the descriptor, and the copy of
- * the argument in it, stay untouched until it acknowledges. Either way the
- * late CPU goes into cpu_dead_mask for good: no call is sent to it again,
- * and every later call that names it fails, so what a flush covered is
- * never reused (mm/quarantine.h). A descriptor is rewritten only once no
- * target can still run the call it holds.
+ * mailbox with an atomic clear; that and the target's claiming exchange
+ * are RMWs of the same word, so exactly one side wins. If the caller wins,
+ * the late CPU can never run the call (a summary bit left behind makes it
+ * look at an empty word, no more); if the target won, it is running the
+ * call (or about to), so the descriptor, and the copy of the argument in
+ * it, stay untouched until it acknowledges. Either way the late CPU goes
+ * into cpu_dead_mask for good: no call is sent to it again, and every
+ * later call that names it fails, so what a flush covered is never reused
+ * (mm/quarantine.h). A descriptor is rewritten only once no target can
+ * still run the call it holds (its waiting set is empty).
  */
 #include "kernel/smp.h"
 #include "errno.h"
@@ -67,13 +75,23 @@ void smp_dead_cpus(cpumask_t *out)
 		out->bits[w] = cpumask_load_word(&cpu_dead_mask, w);
 }
 
+/* Lowest set bit's index of a non-zero word. */
+static inline unsigned word_first(u64 w)
+{
+	return (unsigned)__builtin_ctzll(w);
+}
+
 /*
  * The caller (plus one; 0: none) whose call each CPU is running now and
  * has not acknowledged yet (smp_call_ack()); written by that CPU only.
  */
 static unsigned call_unacked[MAX_CPUS];
 
-/* Counted before the acknowledgement, so a caller done waiting sees the count. */
+/*
+ * Counted before the acknowledgement, so a caller done waiting sees the
+ * count. The acknowledgement is our last touch of the caller's descriptor:
+ * the caller may reuse it at once.
+ */
 static void smp_ack(unsigned caller, unsigned self)
 {
 	struct smp_call_desc *d = &percpu_of(caller)->call;
@@ -81,7 +99,6 @@ static void smp_ack(unsigned caller, unsigned self)
 	this_cpu_inc(PCPU_CALLS_RUN);
 	trace_event(TRACE_ACK_SENT, caller, trace_seq(caller));
 	cpumask_clear_cpu_atomic(self, &d->waiting);
-	atomic_sub_return(&d->remaining, 1);
 }
 
 static void run_call_from(unsigned caller, unsigned self)
@@ -108,23 +125,32 @@ bool smp_call_ack(void)
 	return true;
 }
 
+/* Claims and runs every call posted by the callers of word @w of our mailbox. */
+static void smp_handle_word(struct smp_mailbox *box, unsigned w, unsigned self)
+{
+	u64 bits;
+
+	/* Empty (a call taken back, or already claimed): no locked instruction. */
+	if (!atomic_load_relaxed(&box->callers.bits[w]))
+		return;
+	/* Ours only what is still set: a caller past its deadline may have taken its bit back. */
+	bits = atomic_xchg(&box->callers.bits[w], 0);
+	for (; bits; bits &= bits - 1)
+		run_call_from(w * CPUMASK_WORD_BITS + word_first(bits), self);
+}
+
 void smp_handle_mailbox(void)
 {
 	struct percpu *me = this_cpu();
-	cpumask_t *box = &me->mailbox.callers;
+	struct smp_mailbox *box = &me->mailbox;
+	u64 words;
 
-	for (unsigned w = 0; w < CPUMASK_WORDS; w++) {
-		u64 bits = atomic_load_relaxed(&box->bits[w]);
-
-		while (bits) {
-			u64 bit = bits & -bits;
-
-			bits &= bits - 1;
-			/* Ours only if still set: a caller past its deadline takes it back. */
-			if (atomic_fetch_and(&box->bits[w], ~bit) & bit)
-				run_call_from(w * CPUMASK_WORD_BITS + __builtin_ctzll(bit), me->cpu_id);
-		}
-	}
+	/* Wait loops call us on every turn: nothing posted costs one load. */
+	if (!atomic_load_relaxed(&box->pending))
+		return;
+	words = atomic_xchg(&box->pending, 0);
+	for (; words; words &= words - 1)
+		smp_handle_word(box, word_first(words), me->cpu_id);
 }
 
 /* Takes the call back from @cpu, late; true if it can never run it. */
@@ -135,42 +161,52 @@ static bool smp_take_back(struct smp_call_desc *d, unsigned self, unsigned cpu)
 	if (!(atomic_fetch_and(word, ~CPUMASK_BIT(self)) & CPUMASK_BIT(self)))
 		return false; /* it claimed the call: the descriptor stays its until it answers */
 	cpumask_clear_cpu_atomic(cpu, &d->waiting);
-	atomic_sub_return(&d->remaining, 1);
 	return true;
+}
+
+/* One late CPU: out of the run, named once, its call taken back if it had not claimed it. */
+static void smp_write_off_cpu(struct smp_call_desc *d, unsigned self, unsigned cpu)
+{
+	bool first = !cpumask_test_and_set_cpu_atomic(cpu, &cpu_dead_mask);
+	bool gone = smp_take_back(d, self, cpu);
+
+	if (first)
+		printk("mmlab: smp_call from CPU %u: CPU %u (APIC ID %u) did not answer within %u ms: out of the run, never called again\n",
+		       self, cpu, percpu_of(cpu)->apic_id, timeout_ms);
+	if (!gone && cpumask_test_cpu_acquire(cpu, &d->waiting))
+		printk("mmlab: CPU %u took the call from CPU %u and has not finished it: CPU %u's calls fail until it does\n",
+		       cpu, self, self);
 }
 
 /* The deadline passed: every CPU still waited for is out of the run from now on. */
 static void smp_write_off(struct smp_call_desc *d, unsigned self)
 {
-	cpumask_t late;
-	unsigned cpu;
+	for (u64 ws = d->words; ws; ws &= ws - 1) {
+		unsigned w = word_first(ws);
+		u64 late = cpumask_load_word(&d->waiting, w);
 
-	for (unsigned w = 0; w < CPUMASK_WORDS; w++)
-		late.bits[w] = cpumask_load_word(&d->waiting, w);
-	for_each_cpu(cpu, &late) {
-		bool first = !cpumask_test_and_set_cpu_atomic(cpu, &cpu_dead_mask);
-		bool gone = smp_take_back(d, self, cpu);
-
-		if (first)
-			printk("mmlab: smp_call from CPU %u: CPU %u (APIC ID %u) did not answer within %u ms: out of the run, never called again\n",
-			       self, cpu, percpu_of(cpu)->apic_id, timeout_ms);
-		if (!gone && cpumask_test_cpu_acquire(cpu, &d->waiting))
-			printk("mmlab: CPU %u took the call from CPU %u and has not finished it: CPU %u's calls fail until it does\n",
-			       cpu, self, self);
+		for (; late; late &= late - 1)
+			smp_write_off_cpu(d, self, w * CPUMASK_WORD_BITS + word_first(late));
 	}
 	d->err = -ETIMEDOUT;
 }
 
-/*
- * True when the descriptor still waits for some CPU and every one is out
- * of the run. (An empty set with a count left is an acknowledgement half
- * done: the target clears its bit, then drops the count.)
- */
+/* True while some target may still run the call in @d: only the words it was sent to. */
+static bool smp_desc_busy(const struct smp_call_desc *d)
+{
+	for (u64 ws = d->words; ws; ws &= ws - 1)
+		if (atomic_load_acquire(&d->waiting.bits[word_first(ws)]))
+			return true;
+	return false;
+}
+
+/* True when the descriptor still waits for some CPU and every one is out of the run. */
 static bool smp_held_by_dead(const struct smp_call_desc *d)
 {
 	bool any = false;
 
-	for (unsigned w = 0; w < CPUMASK_WORDS; w++) {
+	for (u64 ws = d->words; ws; ws &= ws - 1) {
+		unsigned w = word_first(ws);
 		u64 wait = cpumask_load_word(&d->waiting, w);
 
 		if (wait & ~cpumask_load_word(&cpu_dead_mask, w))
@@ -190,17 +226,17 @@ static int smp_drain(struct smp_call_desc *d)
 	bool irqs_off = !arch_irqs_enabled();
 	u64 deadline;
 
-	if (!atomic_load_acquire(&d->remaining))
+	if (!smp_desc_busy(d))
 		return 0;
 	if (smp_held_by_dead(d))
 		return -ETIMEDOUT;
 	deadline = wait_deadline();
-	while (atomic_load_acquire(&d->remaining)) {
+	while (smp_desc_busy(d)) {
 		if (irqs_off)
 			smp_handle_mailbox();
 		if (arch_tsc_read() > deadline) {
 			smp_write_off(d, this_cpu()->cpu_id);
-			return atomic_load_acquire(&d->remaining) ? -ETIMEDOUT : 0;
+			return smp_desc_busy(d) ? -ETIMEDOUT : 0;
 		}
 		arch_cpu_relax();
 	}
@@ -216,91 +252,149 @@ int smp_call_wait(void)
 	return err ? err : d->err;
 }
 
-/* Counts the targets in @mask but the caller; -EINVAL for an offline one. */
-static int check_targets(const cpumask_t *mask, unsigned self, unsigned *count)
-{
-	unsigned cpu;
+/*
+ * The targets of one call: a snapshot of the words of a mask that hold
+ * CPUs, the caller left out. Only the words named in @words are valid.
+ */
+struct smp_targets {
+	u64 words;
+	u64 bits[CPUMASK_WORDS];
+};
 
-	*count = 0;
-	for_each_cpu(cpu, mask) {
-		if (cpu == self)
+/*
+ * Snapshots @mask word by word (each read once: it may be live, such as
+ * mm_cpumask) without the caller. -EINVAL for an offline or absent CPU.
+ */
+static int smp_targets_of_mask(struct smp_targets *t, const cpumask_t *mask, unsigned self)
+{
+	t->words = 0;
+	for (unsigned w = 0; w < CPUMASK_WORDS; w++) {
+		u64 bits = cpumask_load_word(mask, w);
+
+		if (w == self / CPUMASK_WORD_BITS)
+			bits &= ~CPUMASK_BIT(self);
+		if (!bits)
 			continue;
-		if (!cpumask_test_cpu(cpu, &cpu_online_mask))
+		if (bits & ~cpumask_load_word(&cpu_online_mask, w))
 			return -EINVAL;
-		(*count)++;
+		t->bits[w] = bits;
+		t->words |= 1ull << w;
 	}
 	return 0;
 }
 
-/* Drops the CPUs out of the run from @targets; returns how many there were. */
-static unsigned drop_dead(cpumask_t *targets)
+/* The one-CPU call: one word, no mask to copy or scan. */
+static int smp_targets_of_cpu(struct smp_targets *t, unsigned cpu, unsigned self)
+{
+	if (cpu >= MAX_CPUS || !cpumask_test_cpu(cpu, &cpu_online_mask))
+		return -EINVAL;
+	t->words = 0;
+	if (cpu == self)
+		return 0;
+	t->bits[cpu / CPUMASK_WORD_BITS] = CPUMASK_BIT(cpu);
+	t->words = 1ull << (cpu / CPUMASK_WORD_BITS);
+	return 0;
+}
+
+/* Drops the CPUs out of the run from @t; true if there were any. */
+static bool smp_targets_drop_dead(struct smp_targets *t)
+{
+	bool any = false;
+
+	for (u64 ws = t->words; ws; ws &= ws - 1) {
+		unsigned w = word_first(ws);
+		u64 dead = t->bits[w] & cpumask_load_word(&cpu_dead_mask, w);
+
+		any |= dead != 0;
+		if ((t->bits[w] &= ~dead) == 0)
+			t->words &= ~(1ull << w);
+	}
+	return any;
+}
+
+/* Posts our call in @cpu's mailbox and sends it the IPI. */
+static void smp_post_to(unsigned self, unsigned cpu)
+{
+	struct smp_mailbox *box = &percpu_of(cpu)->mailbox;
+	unsigned w = self / CPUMASK_WORD_BITS;
+
+	/* Caller bit before summary bit: a target that takes the summary finds the caller. */
+	atomic_fetch_or(&box->callers.bits[w], CPUMASK_BIT(self));
+	atomic_fetch_or(&box->pending, 1ull << w);
+	arch_send_call_ipi(cpu);
+	trace_event(TRACE_IPI_SENT, cpu, trace_seq(self));
+	this_cpu_inc(PCPU_IPI_SENT);
+}
+
+/* How many CPUs @t names (for the trace record of a call: evaluated only while tracing). */
+static unsigned smp_targets_count(const struct smp_targets *t)
 {
 	unsigned n = 0;
 
-	for (unsigned w = 0; w < CPUMASK_WORDS; w++) {
-		u64 dead = targets->bits[w] & cpumask_load_word(&cpu_dead_mask, w);
-
-		n += cpumask_word_weight(dead);
-		targets->bits[w] &= ~dead;
-	}
+	for (u64 ws = t->words; ws; ws &= ws - 1)
+		n += cpumask_word_weight(t->bits[word_first(ws)]);
 	return n;
 }
 
-/* Fills this CPU's free descriptor with the call and sends it to @targets (@count of them). */
-static void smp_send(struct smp_call_desc *d, const cpumask_t *targets, unsigned count)
+/* Sends the call in our free descriptor @d to every CPU of @t. */
+static void smp_send(struct smp_call_desc *d, const struct smp_targets *t, unsigned self)
 {
-	unsigned self = this_cpu()->cpu_id, cpu;
+	/* A free descriptor's waiting set is empty: only the target words need writing. */
+	d->words = t->words;
+	trace_event(TRACE_CALL, smp_targets_count(t), 0);
+	for (u64 ws = t->words; ws; ws &= ws - 1)
+		atomic_store_relaxed(&d->waiting.bits[word_first(ws)], t->bits[word_first(ws)]);
+	for (u64 ws = t->words; ws; ws &= ws - 1) {
+		unsigned w = word_first(ws);
 
-	cpumask_copy(&d->waiting, targets);
-	atomic_store_release(&d->remaining, count);
-	trace_event(TRACE_CALL, count, 0);
-	for_each_cpu(cpu, targets) {
-		cpumask_set_cpu_atomic(self, &percpu_of(cpu)->mailbox.callers);
-		arch_send_call_ipi(cpu);
-		trace_event(TRACE_IPI_SENT, cpu, trace_seq(self));
-		this_cpu_inc(PCPU_IPI_SENT);
+		for (u64 bits = t->bits[w]; bits; bits &= bits - 1)
+			smp_post_to(self, w * CPUMASK_WORD_BITS + word_first(bits));
 	}
 }
 
 /*
- * smp_call() and smp_call_copy(): @len bytes at @data, when @len, are
- * copied into the descriptor and @fn gets the copy. *@posted tells whether
- * the descriptor now holds this call.
+ * Posts a call to @t: @len bytes at @data, when @len, are copied into the
+ * descriptor and @fn gets the copy. *@posted tells whether the descriptor
+ * now holds this call.
  */
-static int smp_post(const cpumask_t *mask, smp_call_fn fn, void *arg, const void *data,
-		    size_t len, bool wait, bool *posted)
+static int smp_post(struct smp_targets *t, smp_call_fn fn, void *arg, const void *data, size_t len,
+		    bool wait, bool *posted)
 {
 	struct percpu *me = this_cpu();
 	struct smp_call_desc *d = &me->call;
-	unsigned count, dead;
-	cpumask_t targets;
-	int err;
 
 	*posted = false;
-	spin_assert_none_held("smp_call");
-	/* One snapshot: @mask may be live (mm_cpumask), and count and set must agree. */
-	cpumask_copy(&targets, mask);
-	if ((err = check_targets(&targets, me->cpu_id, &count)))
-		return err;
 	if (smp_drain(d))
 		return -ETIMEDOUT; /* a CPU out of the run still holds our descriptor */
 	*posted = true;
-	cpumask_clear_cpu(me->cpu_id, &targets);
-	dead = drop_dead(&targets);
-	count -= dead;
-	d->err = dead ? -ETIMEDOUT : 0; /* the live targets still get the call */
+	/* The live targets still get the call. */
+	d->err = smp_targets_drop_dead(t) ? -ETIMEDOUT : 0;
 	d->fn = fn;
 	d->arg = len ? memcpy(d->data, data, len) : arg;
-	smp_send(d, &targets, count);
+	smp_send(d, t, me->cpu_id);
 	if (wait)
 		return smp_call_wait();
 	return d->err;
 }
+
+/* smp_call() and smp_call_copy() on a mask: the snapshot, then the post. */
+static int smp_post_mask(const cpumask_t *mask, smp_call_fn fn, void *arg, const void *data,
+			 size_t len, bool wait, bool *posted)
+{
+	struct smp_targets t;
+	int err;
+
+	*posted = false;
+	spin_assert_none_held("smp_call");
+	err = smp_targets_of_mask(&t, mask, this_cpu()->cpu_id);
+	return err ? err : smp_post(&t, fn, arg, data, len, wait, posted);
+}
+
 int smp_call(const cpumask_t *mask, smp_call_fn fn, void *arg, bool wait)
 {
 	bool posted;
 
-	return smp_post(mask, fn, arg, NULL, 0, wait, &posted);
+	return smp_post_mask(mask, fn, arg, NULL, 0, wait, &posted);
 }
 
 int smp_call_copy(const cpumask_t *mask, smp_call_fn fn, void *data, size_t len, bool wait)
@@ -310,26 +404,21 @@ int smp_call_copy(const cpumask_t *mask, smp_call_fn fn, void *data, size_t len,
 
 	if (len > SMP_CALL_DATA_MAX || !len)
 		return -EINVAL;
-	err = smp_post(mask, fn, NULL, data, len, wait, &posted);
+	err = smp_post_mask(mask, fn, NULL, data, len, wait, &posted);
 	if (!err && wait && posted)
 		memcpy(data, this_cpu()->call.data, len);
 	return err;
 }
 
-static void mask_of(unsigned cpu, cpumask_t *mask)
-{
-	cpumask_clear(mask);
-	cpumask_set_cpu(cpu, mask);
-}
-
 int smp_call_one(unsigned cpu, smp_call_fn fn, void *arg, bool wait)
 {
-	cpumask_t mask;
+	struct smp_targets t;
+	bool posted;
+	int err;
 
-	if (cpu >= MAX_CPUS)
-		return -EINVAL;
-	mask_of(cpu, &mask);
-	return smp_call(&mask, fn, arg, wait);
+	spin_assert_none_held("smp_call");
+	err = smp_targets_of_cpu(&t, cpu, this_cpu()->cpu_id);
+	return err ? err : smp_post(&t, fn, arg, NULL, 0, wait, &posted);
 }
 
 int smp_call_others(smp_call_fn fn, void *arg, bool wait)
@@ -374,15 +463,19 @@ static void accept_work(void *arg)
 int smp_run_async(unsigned cpu, smp_call_fn fn, void *arg)
 {
 	struct work_post post = { fn, arg, 0 };
-	cpumask_t mask;
+	struct smp_targets t;
+	bool posted;
 	int err;
 
-	if (cpu >= MAX_CPUS)
-		return -EINVAL;
-	mask_of(cpu, &mask);
+	spin_assert_none_held("smp_run_async");
+	err = smp_targets_of_cpu(&t, cpu, this_cpu()->cpu_id);
 	/* A copy: a CPU that answers after our deadline must not write into this frame. */
-	err = smp_call_copy(&mask, accept_work, &post, sizeof(post), true);
-	return err ? err : post.result;
+	if (!err)
+		err = smp_post(&t, accept_work, NULL, &post, sizeof(post), true, &posted);
+	if (err)
+		return err;
+	memcpy(&post, this_cpu()->call.data, sizeof(post));
+	return post.result;
 }
 
 void cpu_idle(void)

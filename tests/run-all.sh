@@ -277,6 +277,7 @@ done
 check bench_plot_png "$(ls "$bench_runs"/A/plots/ipi-*.png >/dev/null 2>&1 && echo 1 || echo 0)"
 check bench_plot_svg "$(ls "$bench_runs"/A/plots/ipi-*.svg >/dev/null 2>&1 && echo 1 || echo 0)"
 check bench_table_has_ipi "$(has "$bench_runs/A/table.txt" '^ipi target=all')"
+check bench_table_has_ipi_polling "$(has "$bench_runs/A/table.txt" '^ipi target=one target_state=polling')"
 "$PYTHON" "$here/tools/ktap_summary.py" --bench "$bench_runs/A/serial.log" > "$bench_runs/A.bench-check" 2>&1
 check bench_lines_well_formed "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n 3 "$bench_runs/A.bench-check" | tr '\n' ' ')"
 nbench=$(grep -ac '^BENCH {' "$bench_runs/A/serial.log")

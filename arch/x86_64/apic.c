@@ -97,6 +97,38 @@ static void apic_icr_write(u32 dest, u32 low)
 		sti();
 }
 
+/*
+ * The ICR write of a fixed IPI, the hot path of every cross-CPU call.
+ * x2APIC: one WRMSR, but a WRMSR to an APIC register may complete before
+ * earlier stores are globally visible (SDM Vol. 3A 11.12.3), and the
+ * target must see the call posted before the IPI: MFENCE; LFENCE first.
+ * xAPIC: software must not write the ICR while the previous send is still
+ * pending (Delivery Status, SDM Vol. 3A 11.6.1), so wait before; nothing
+ * here needs to know the IPI was accepted, so unlike apic_icr_write() no
+ * wait after: the next send's wait covers it. Under TCG each ICR read is
+ * an MMIO exit that takes QEMU's global lock, which the woken target
+ * needs to take the interrupt: a read saved is a lock hand-off saved.
+ */
+static void apic_icr_write_fixed(u32 dest, u32 low)
+{
+	u64 flags;
+
+	if (mode == APIC_MODE_X2APIC) {
+		wrmsr_fence();
+		wrmsr(0x830, ((u64)dest << 32) | low);
+		return;
+	}
+	/* Two MMIO writes: an interrupt between them must not send its own IPI. */
+	flags = read_rflags();
+	cli();
+	while (apic_read(APIC_ICR_LO) & ICR_DELIVERY_PENDING)
+		pause();
+	apic_write(APIC_ICR_HI, dest << 24);
+	apic_write(APIC_ICR_LO, low);
+	if (flags & X86_RFLAGS_IF)
+		sti();
+}
+
 static void apic_error_irq(struct trap_frame *f)
 {
 	(void)f;
@@ -312,7 +344,7 @@ void apic_eoi(void)
 
 void apic_send_ipi(u32 dest, u8 vector)
 {
-	apic_icr_write(dest, ICR_FIXED | ICR_ASSERT | vector);
+	apic_icr_write_fixed(dest, ICR_FIXED | ICR_ASSERT | vector);
 }
 
 void apic_send_nmi_allbutself(void)

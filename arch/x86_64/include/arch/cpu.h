@@ -153,6 +153,16 @@ static inline void pause(void)
 	__asm__ volatile("pause" ::: "memory");
 }
 
+/*
+ * MFENCE; LFENCE: every earlier store globally visible, and no later
+ * instruction started, before what follows (SDM Vol. 3A 11.12.3, the
+ * fence a WRMSR to an x2APIC register needs). Two instructions, one use.
+ */
+static inline void wrmsr_fence(void)
+{
+	__asm__ volatile("mfence; lfence" ::: "memory");
+}
+
 static inline void invlpg(vaddr_t va)
 {
 	__asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");
