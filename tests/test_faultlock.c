@@ -26,6 +26,7 @@
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "tests/ktest.h"
+#include "tests/ktest_smp.h"
 #include <arch/arch.h>
 #include <arch/pte.h>
 
@@ -39,7 +40,7 @@
 #define MAX_READERS (MAPPING_SHARE_ALIGN / KB4 / READER_PAGES)
 #define RACE_ZAPS 100
 #define POP_ZAPS 1000 /* populate race: zaps are cheap with no CPU to flush */
-#define RACE_TIMEOUT_S 120
+#define RACE_TIMEOUT_MS 120000
 #define LAST_WORD (KB4 / sizeof(u64) - 1)
 
 static struct mm_mapping fl_mapping;
@@ -236,7 +237,7 @@ static bool fl_fault_passes(struct ktest *t, unsigned cpu, struct mm *mm, vaddr_
 	}
 	passed = fl_waiter_wait(&w, ms);
 	write_unlock(l);
-	KEXPECT(t, fl_waiter_wait(&w, RACE_TIMEOUT_S * 1000));
+	KEXPECT(t, fl_waiter_wait(&w, RACE_TIMEOUT_MS));
 	return passed;
 }
 
@@ -270,7 +271,7 @@ static void test_faultlock_fault_waits_for_its_lock(struct ktest *t)
 		own = &fl_mapping.vma_lock[r->attach_slot].lock;
 	}
 	KEXPECT(t, !fl_fault_passes(t, cpu, mm, SHARE_BASE, own, 100));
-	KEXPECT(t, fl_fault_passes(t, cpu, mm, SHARE_BASE + KB4, other, RACE_TIMEOUT_S * 1000));
+	KEXPECT(t, fl_fault_passes(t, cpu, mm, SHARE_BASE + KB4, other, RACE_TIMEOUT_MS));
 	for (unsigned i = 0; i < 2; i++) {
 		paddr_t pa = 0;
 
@@ -326,7 +327,7 @@ static void test_faultlock_writer_waits_for_faults(struct ktest *t)
 	mapping_fault_done(r, held);
 	read_unlock(&mm->lock);
 	KEXPECT_EQ(t, mapped, 0);
-	KASSERT(t, fl_waiter_wait(&w, RACE_TIMEOUT_S * 1000));
+	KASSERT(t, fl_waiter_wait(&w, RACE_TIMEOUT_MS));
 	KEXPECT_EQ(t, w.va, 0);
 	KEXPECT_EQ(t, pt_lookup(mm->root, SHARE_BASE, NULL, NULL, NULL), -ENOENT);
 	fl_mm_destroy(t, mm);
@@ -411,19 +412,6 @@ static void fl_start_readers(void)
 	}
 }
 
-/* Waits until @count reaches race.nreaders; false on timeout. */
-static bool fl_wait(u32 *count)
-{
-	u64 deadline = arch_tsc_read() + arch_tsc_hz() * RACE_TIMEOUT_S;
-
-	while (atomic_load_acquire(count) < race.nreaders) {
-		if (arch_tsc_read() > deadline)
-			return false;
-		arch_cpu_relax();
-	}
-	return true;
-}
-
 /* Every present leaf maps an allocated frame that holds a mapping's count. */
 static int fl_leaf_check(void *arg, const struct pt_leaf *leaf)
 {
@@ -453,11 +441,11 @@ static void test_faultlock_writer_race(struct ktest *t)
 	race = (struct fl_race){ 0 };
 	KASSERT_EQ(t, fl_mm_create(&race.mm), 0);
 	fl_start_readers();
-	KASSERT(t, race.nreaders > 0 && fl_wait(&race.started));
+	KASSERT(t, race.nreaders > 0 && ktest_wait_count(&race.started, race.nreaders, RACE_TIMEOUT_MS));
 	for (; zaps < RACE_ZAPS; zaps++)
 		KEXPECT_EQ(t, mapping_zap(&fl_mapping, NULL), 0);
 	atomic_store_release(&race.stop, 1);
-	KASSERT(t, fl_wait(&race.done));
+	KASSERT(t, ktest_wait_count(&race.done, race.nreaders, RACE_TIMEOUT_MS));
 	locks = percpu_counter_sum(PCPU_MAPPING_LOCKS) - l0;
 	vlocks = percpu_counter_sum(PCPU_VMA_LOCKS) - v0;
 	faults = percpu_counter_sum(PCPU_PAGE_FAULTS) - f0;
@@ -498,19 +486,6 @@ static void fl_populater(void *arg)
 	} while (calls < 3 || !atomic_load_acquire(&pop.stop));
 	atomic_fetch_add(&pop.calls, calls);
 	atomic_fetch_add(&pop.done, 1);
-}
-
-/* Waits until @count reaches pop.nworkers; false on timeout. */
-static bool fl_pop_wait(u32 *count)
-{
-	u64 deadline = arch_tsc_read() + arch_tsc_hz() * RACE_TIMEOUT_S;
-
-	while (atomic_load_acquire(count) < pop.nworkers) {
-		if (arch_tsc_read() > deadline)
-			return false;
-		arch_cpu_relax();
-	}
-	return true;
 }
 
 /*
@@ -554,11 +529,11 @@ static void test_faultlock_populate_race(struct ktest *t)
 		    !smp_run_async(cpu, fl_populater, (void *)(uintptr_t)pop.nworkers))
 			pop.nworkers++;
 	}
-	KASSERT(t, pop.nworkers > 0 && fl_pop_wait(&pop.started));
+	KASSERT(t, pop.nworkers > 0 && ktest_wait_count(&pop.started, pop.nworkers, RACE_TIMEOUT_MS));
 	for (unsigned zaps = 0; zaps < POP_ZAPS; zaps++)
 		KEXPECT_EQ(t, mapping_zap(&fl_mapping, NULL), 0);
 	atomic_store_release(&pop.stop, 1);
-	KASSERT(t, fl_pop_wait(&pop.done));
+	KASSERT(t, ktest_wait_count(&pop.done, pop.nworkers, RACE_TIMEOUT_MS));
 	present = fl_table_check(pop.mm, SHARE_BASE);
 	ktest_log(t, "%u populaters, %lu calls, %d entries left", pop.nworkers,
 		  (unsigned long)pop.calls, present);

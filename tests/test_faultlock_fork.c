@@ -19,6 +19,7 @@
 #include "mm/page.h"
 #include "mm/pt.h"
 #include "tests/ktest.h"
+#include "tests/ktest_smp.h"
 #include <arch/arch.h>
 
 #define KB4 PT_PAGE_4K
@@ -27,7 +28,7 @@
 #define FF_PAGES 8				    /* pages of each region touched */
 #define FF_FORKS 50
 #define FF_MAX_READERS 8
-#define FF_TIMEOUT_S 120
+#define FF_TIMEOUT_MS 120000
 
 static struct mm_mapping ff_mapping;
 
@@ -112,19 +113,6 @@ static void ff_reader(void *arg)
 	atomic_fetch_add(&ff.done, 1);
 }
 
-/* Waits until @count reaches ff.nreaders; false on timeout. */
-static bool ff_wait(u32 *count)
-{
-	u64 deadline = arch_tsc_read() + arch_tsc_hz() * FF_TIMEOUT_S;
-
-	while (atomic_load_acquire(count) < ff.nreaders) {
-		if (arch_tsc_read() > deadline)
-			return false;
-		arch_cpu_relax();
-	}
-	return true;
-}
-
 /* One fork of @parent: the child shares the parent's frames, attached; then it goes. */
 static void ff_fork_once(struct ktest *t, struct mm *parent)
 {
@@ -185,11 +173,11 @@ static void test_faultlock_fork_races_faults(struct ktest *t)
 	ff = (struct ff_race){ 0 };
 	KASSERT_EQ(t, ff_mm_create(&parent), 0);
 	ff_start_readers(t);
-	KASSERT(t, ff.nreaders > 0 && ff_wait(&ff.started));
+	KASSERT(t, ff.nreaders > 0 && ktest_wait_count(&ff.started, ff.nreaders, FF_TIMEOUT_MS));
 	for (unsigned i = 0; i < FF_FORKS; i++)
 		ff_fork_once(t, parent);
 	atomic_store_release(&ff.stop, 1);
-	KASSERT(t, ff_wait(&ff.done));
+	KASSERT(t, ktest_wait_count(&ff.done, ff.nreaders, FF_TIMEOUT_MS));
 	ktest_log(t, "%u readers, %u forks, %lu shareable and %lu private faults", ff.nreaders,
 		  FF_FORKS, (unsigned long)ff.share_faults, (unsigned long)ff.priv_faults);
 	KEXPECT_EQ(t, ff.bad, 0);

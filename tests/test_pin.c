@@ -19,6 +19,7 @@
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "tests/ktest.h"
+#include "tests/ktest_smp.h"
 #include <arch/arch.h>
 
 #define PIN_BASE 0x40000000ul
@@ -148,30 +149,6 @@ struct pin_torture {
 	u32 failures, started, done;
 };
 
-/* Runs @fn(@arg) on every other online CPU (task context); returns how many took it. */
-static unsigned pin_run_others(smp_call_fn fn, void *arg)
-{
-	unsigned cpu, n = 0;
-
-	for_each_cpu(cpu, &cpu_online_mask)
-		if (cpu != arch_cpu_id() && !smp_run_async(cpu, fn, arg))
-			n++;
-	return n;
-}
-
-/* Waits until *@count reaches @n, at most @ms milliseconds; false on timeout. */
-static bool pin_wait(u32 *count, u32 n, u64 ms)
-{
-	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * ms;
-
-	while (atomic_load_acquire(count) < n) {
-		if (arch_tsc_read() > deadline)
-			return false;
-		arch_cpu_relax();
-	}
-	return true;
-}
-
 /* Every CPU pins and unpins overlapping windows of the same pages, with pin_mm loaded. */
 static void pin_torture_cpu(void *arg)
 {
@@ -204,9 +181,9 @@ static void test_pin_concurrent_counts_restored(struct ktest *t)
 	unpin_pages(pages, PIN_PAGES);
 	for (int i = 0; i < PIN_PAGES; i++)
 		refs[i] = page_ref_count(pages[i]);
-	n = (int)pin_run_others(pin_torture_cpu, &pt);
+	n = (int)ktest_run_on_others(pin_torture_cpu, &pt);
 	pin_torture_cpu(&pt);
-	KASSERT(t, pin_wait(&pt.done, (u32)n + 1, 120000));
+	KASSERT(t, ktest_wait_count(&pt.done, (u32)n + 1, 120000));
 	KEXPECT_EQ(t, pt.failures, 0);
 	for (int i = 0; i < PIN_PAGES; i++) {
 		KEXPECT_EQ(t, page_ref_count(pages[i]), refs[i]);
@@ -294,9 +271,9 @@ static void test_pin_walk_needs_loaded_mm(struct ktest *t)
 		write_lock(&pin_mm->lock);
 		KASSERT_EQ(t, smp_run_async(cpu, pin_remote_cpu, &pr), 0);
 		/* Unloaded: still waiting after 100 ms. Loaded: done without the lock. */
-		KEXPECT_EQ(t, pin_wait(&pr.done, 1, load ? 60000 : 100), load);
+		KEXPECT_EQ(t, ktest_wait_count(&pr.done, 1, load ? 60000 : 100), load);
 		write_unlock(&pin_mm->lock);
-		KASSERT(t, pin_wait(&pr.done, 1, 60000));
+		KASSERT(t, ktest_wait_count(&pr.done, 1, 60000));
 		KEXPECT_EQ(t, pr.n, 8);
 		KEXPECT_EQ(t, pr.unloaded, load ? 0 : 1);
 		if (pr.n > 0)
@@ -465,15 +442,15 @@ static void test_pin_devmem_destroy_races_get(struct ktest *t)
 	KASSERT_EQ(t, devmem_create(&devrace.dm, DEVRACE_RANGES, 4), 0);
 	for (unsigned r = 0; r < DEVRACE_RANGES; r++)
 		devrace.pfn[r] = devrace.dm.pgmap[r].start_pfn;
-	n = pin_run_others(devrace_getter, NULL);
-	KASSERT(t, n > 0 && pin_wait(&devrace.started, n, 60000));
+	n = ktest_run_on_others(devrace_getter, NULL);
+	KASSERT(t, n > 0 && ktest_wait_count(&devrace.started, n, 60000));
 	do {
 		if (tries == DEVRACE_CONTENDED)
 			atomic_store_release(&devrace.quiet, 1);
 		err = devmem_destroy(&devrace.dm);
 	} while (err == -EBUSY && ++tries < DEVRACE_TRIES);
 	atomic_store_release(&devrace.stop, 1);
-	KASSERT(t, pin_wait(&devrace.done, n, 60000));
+	KASSERT(t, ktest_wait_count(&devrace.done, n, 60000));
 	ktest_log(t, "%u getters, destroy refused %u times (%s)", n, tries,
 		  tries < DEVRACE_CONTENDED ? "done under contention" : "done once they stopped");
 	KEXPECT_EQ(t, err, 0);

@@ -15,6 +15,7 @@
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "tests/ktest.h"
+#include "tests/ktest_smp.h"
 #include <arch/arch.h>
 
 #define FOLIO_ROUNDS 200
@@ -22,30 +23,6 @@
 static u64 my_count(enum pcpu_counter c)
 {
 	return percpu_counter_read(arch_cpu_id(), c);
-}
-
-/* Runs @fn(@arg) on every other online CPU (task context); returns how many took it. */
-static unsigned folio_run_others(smp_call_fn fn, void *arg)
-{
-	unsigned cpu, n = 0;
-
-	for_each_cpu(cpu, &cpu_online_mask)
-		if (cpu != arch_cpu_id() && !smp_run_async(cpu, fn, arg))
-			n++;
-	return n;
-}
-
-/* Waits until *@count reaches @n, at most @ms milliseconds; false on timeout. */
-static bool folio_wait(u32 *count, u32 n, u64 ms)
-{
-	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * ms;
-
-	while (atomic_load_acquire(count) < n) {
-		if (arch_tsc_read() > deadline)
-			return false;
-		arch_cpu_relax();
-	}
-	return true;
 }
 
 #define FOLIO_BASE 0x80000000ul
@@ -171,9 +148,9 @@ static void test_pin_large_folio_concurrent(struct ktest *t)
 
 		fe.pol = &pol;
 		fe.failures = fe.done = 0;
-		n = folio_run_others(folio_torture_cpu, NULL);
+		n = ktest_run_on_others(folio_torture_cpu, NULL);
 		folio_torture_cpu(NULL);
-		KASSERT(t, folio_wait(&fe.done, n + 1, 120000));
+		KASSERT(t, ktest_wait_count(&fe.done, n + 1, 120000));
 		KEXPECT_EQ(t, fe.failures, 0);
 		folio_expect_unpinned(t, (*d)->name);
 	}

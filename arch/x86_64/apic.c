@@ -75,41 +75,21 @@ static void apic_write(u32 reg, u32 v)
 		mmio[reg / 4] = v;
 }
 
-/* One ICR write; the two modes differ in layout (SDM Vol. 3A 11.6.1, 11.12.9). */
-static void apic_icr_write(u32 dest, u32 low)
-{
-	u64 flags;
-
-	if (mode == APIC_MODE_X2APIC) {
-		wrmsr(0x830, ((u64)dest << 32) | low);
-		return;
-	}
-	/* Two MMIO writes: an interrupt between them must not send its own IPI. */
-	flags = read_rflags();
-	cli();
-	while (apic_read(APIC_ICR_LO) & ICR_DELIVERY_PENDING)
-		pause();
-	apic_write(APIC_ICR_HI, dest << 24);
-	apic_write(APIC_ICR_LO, low);
-	while (apic_read(APIC_ICR_LO) & ICR_DELIVERY_PENDING)
-		pause();
-	if (flags & X86_RFLAGS_IF)
-		sti();
-}
-
 /*
- * The ICR write of a fixed IPI, the hot path of every cross-CPU call.
- * x2APIC: one WRMSR, but a WRMSR to an APIC register may complete before
- * earlier stores are globally visible (SDM Vol. 3A 11.12.3), and the
- * target must see the call posted before the IPI: MFENCE; LFENCE first.
- * xAPIC: software must not write the ICR while the previous send is still
- * pending (Delivery Status, SDM Vol. 3A 11.6.1), so wait before; nothing
- * here needs to know the IPI was accepted, so unlike apic_icr_write() no
- * wait after: the next send's wait covers it. Under TCG each ICR read is
- * an MMIO exit that takes QEMU's global lock, which the woken target
- * needs to take the interrupt: a read saved is a lock hand-off saved.
+ * One ICR write; the two modes differ in layout (SDM Vol. 3A 11.6.1,
+ * 11.12.9). x2APIC: one WRMSR, but a WRMSR to an APIC register may
+ * complete before earlier stores are globally visible (SDM Vol. 3A
+ * 11.12.3), and a target must see a call posted before its IPI: MFENCE;
+ * LFENCE first. xAPIC: software must not write the ICR while the previous
+ * send is still pending (Delivery Status, SDM Vol. 3A 11.6.1), so wait
+ * before. @wait_sent also waits after, until the local APIC has sent it
+ * (INIT and SIPI, whose timing the SDM's start-up sequence counts from).
+ * A fixed IPI, the hot path of every cross-CPU call, needs no wait after:
+ * the next send's wait covers it, and under TCG each ICR read is an MMIO
+ * exit that takes QEMU's global lock, which the woken target needs to
+ * take the interrupt: a read saved is a lock hand-off saved.
  */
-static void apic_icr_write_fixed(u32 dest, u32 low)
+static void apic_icr_write(u32 dest, u32 low, bool wait_sent)
 {
 	u64 flags;
 
@@ -125,6 +105,8 @@ static void apic_icr_write_fixed(u32 dest, u32 low)
 		pause();
 	apic_write(APIC_ICR_HI, dest << 24);
 	apic_write(APIC_ICR_LO, low);
+	while (wait_sent && (apic_read(APIC_ICR_LO) & ICR_DELIVERY_PENDING))
+		pause();
 	if (flags & X86_RFLAGS_IF)
 		sti();
 }
@@ -344,20 +326,20 @@ void apic_eoi(void)
 
 void apic_send_ipi(u32 dest, u8 vector)
 {
-	apic_icr_write_fixed(dest, ICR_FIXED | ICR_ASSERT | vector);
+	apic_icr_write(dest, ICR_FIXED | ICR_ASSERT | vector, false);
 }
 
 void apic_send_nmi_allbutself(void)
 {
-	apic_icr_write(0, ICR_NMI | ICR_ASSERT | ICR_ALL_BUT_SELF);
+	apic_icr_write(0, ICR_NMI | ICR_ASSERT | ICR_ALL_BUT_SELF, true);
 }
 
 void apic_send_init(u32 dest)
 {
-	apic_icr_write(dest, ICR_INIT | ICR_ASSERT);
+	apic_icr_write(dest, ICR_INIT | ICR_ASSERT, true);
 }
 
 void apic_send_sipi(u32 dest, u8 page)
 {
-	apic_icr_write(dest, ICR_STARTUP | page);
+	apic_icr_write(dest, ICR_STARTUP | page, true);
 }
