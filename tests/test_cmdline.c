@@ -373,7 +373,8 @@ static void test_cmdline_bench_lists(struct ktest *t)
 	KEXPECT_STREQ(t, bench_selected.name[0], "faultlock");
 	KEXPECT(t, options_name_listed(&bench_selected, "swapfree") && !options_name_listed(&bench_selected, "x"));
 	BAD(t, "bench=tlx",
-	    "unknown benchmark 'tlx' in 'bench=tlx' (known: ipi,tlb,pin,pagemap,faultlock,swapfree)");
+	    "unknown benchmark 'tlx' in 'bench=tlx' "
+	    "(known: ipi,tlb,tlbmulti,pin,pagemap,faultlock,swapfree)");
 	BAD(t, "bench=tlb,tlb", "benchmark 'tlb' listed twice in 'bench=tlb,tlb'");
 	BAD(t, "bench=tlb,pin,", "empty item in 'bench=tlb,pin,'");
 	BAD(t, "bench=,tlb", "empty item");
