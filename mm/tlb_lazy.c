@@ -40,6 +40,7 @@
 #include "kernel/spinlock.h"
 #include "lib/atomic.h"
 #include "mm/mm.h"
+#include "mm/pmm.h"
 #include "mm/pt_internal.h" /* pt_table_free(): deferred table pages are the gather's to free */
 #include "mm/quarantine.h"
 #include "mm/tlb.h"
@@ -75,9 +76,19 @@ struct lazy_batch {
 	cpumask_t targets;
 	u64 ticket[MAX_CPUS]; /* the target's pushed count once this flush's entry was in */
 	unsigned nr_pages, nr_tables;
-	struct page *pages[PT_GATHER_PAGES];
+	struct page **pages; /* room for a whole gather: PT_GATHER_PAGES (lazy_storage_get()) */
 	struct page *tables[PT_GATHER_MAX];
 };
+
+/*
+ * A gather holds up to PT_GATHER_PAGES frames (64 KiB of pointers): each
+ * deferred batch's room for them comes from the allocator at the first
+ * enable and stays, so the kernel image does not carry 2 MiB of .bss for a
+ * design that may never run (a boot's first usable RAM region must hold
+ * the image: tests/test_boot.c, UEFI's holes).
+ */
+#define LAZY_PAGES_ORDER 4
+BUILD_ASSERT(PT_GATHER_PAGES * sizeof(struct page *) <= (PAGE_SIZE << LAZY_PAGES_ORDER));
 
 static struct lazy_queue lazy_q[MAX_CPUS];
 static struct lazy_batch lazy_deferred[TLB_LAZY_BATCHES];
@@ -407,6 +418,22 @@ static void lazy_tick_off(void *arg)
  * others; stopping, the queues are drained once more by tlb_settle()'s
  * callers, and a later flush while off takes the fallback round.
  */
+/* Every deferred batch's frame array, allocated once; -ENOMEM if the allocator has none. */
+static int lazy_storage_get(void)
+{
+	for (unsigned i = 0; i < TLB_LAZY_BATCHES; i++) {
+		struct page *p;
+
+		if (lazy_deferred[i].pages)
+			continue;
+		p = page_alloc(LAZY_PAGES_ORDER, 0);
+		if (!p)
+			return -ENOMEM;
+		lazy_deferred[i].pages = page_address(p);
+	}
+	return 0;
+}
+
 static int tlb_enable_lazy(bool on)
 {
 	static bool queues_ready;
@@ -421,6 +448,9 @@ static int tlb_enable_lazy(bool on)
 		lazy_tick_off(NULL);
 		return smp_call_others(lazy_tick_off, NULL, true);
 	}
+	err = lazy_storage_get();
+	if (err)
+		return err;
 	lazy_tick_on(&err);
 	if (err)
 		return err;

@@ -298,7 +298,7 @@ static void test_bench_teardown_failure(struct ktest *t)
  */
 static void test_bench_registered_order(struct ktest *t)
 {
-	static const char *const want[] = { "ipi",	 "tlb",	      "pin",
+	static const char *const want[] = { "ipi",     "tlb",	    "tlbmulti", "pin",
 					    "pagemap", "faultlock", "swapfree" };
 	const char *const *got = bench_names();
 	unsigned i;

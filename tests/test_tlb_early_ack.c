@@ -69,8 +69,11 @@ static int ea_setup(unsigned nr)
 {
 	int err = mm_create(&ea.mm);
 
-	if (!err)
-		err = mm_map_region(ea.mm, EA_BASE, (u64)nr * PAGE_SIZE, MM_READ | MM_WRITE);
+	if (err) {
+		ea.mm = NULL; /* nothing to tear down, nothing mapped to touch */
+		return err;
+	}
+	err = mm_map_region(ea.mm, EA_BASE, (u64)nr * PAGE_SIZE, MM_READ | MM_WRITE);
 	if (!err)
 		err = mm_populate(ea.mm, EA_BASE, (u64)nr * PAGE_SIZE);
 	if (!err)
@@ -78,7 +81,8 @@ static int ea_setup(unsigned nr)
 	mm_switch(ea.mm);
 	if (!err)
 		err = smp_call_others(ea_touch, NULL, true);
-	ea_touch(NULL);
+	if (!err)
+		ea_touch(NULL);
 	return err;
 }
 
