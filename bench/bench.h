@@ -55,6 +55,12 @@ struct bench {
 	 * table order, the naive baseline first.
 	 */
 	const struct design *const *designs;
+	/*
+	 * Optional: false for a design of the table this benchmark does not
+	 * measure (its workload is outside the design's promises); the design
+	 * is then no variant here, as a control is not.
+	 */
+	bool (*runs_design)(const struct design *d);
 	const char *param_names[BENCH_MAX_PARAMS];
 	/* Optional words for a parameter's values (value i prints as words[i]). */
 	const char *const *param_words[BENCH_MAX_PARAMS];

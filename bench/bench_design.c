@@ -7,19 +7,25 @@
 #include "bench/bench.h"
 #include "errno.h"
 
+/* Whether @d is a variant of @b: not a control, and one @b measures. */
+static bool bench_is_variant(const struct bench *b, const struct design *d)
+{
+	return !d->control && (!b->runs_design || b->runs_design(d));
+}
+
 unsigned bench_ndesigns(const struct bench *b)
 {
 	unsigned n = 0;
 
 	for (const struct design *const *d = b->designs; *d; d++)
-		n += !(*d)->control;
+		n += bench_is_variant(b, *d);
 	return n;
 }
 
 const struct design *bench_design(const struct bench *b, unsigned v)
 {
 	for (const struct design *const *d = b->designs; *d; d++)
-		if (!(*d)->control && v-- == 0)
+		if (bench_is_variant(b, *d) && v-- == 0)
 			return *d;
 	return NULL;
 }
