@@ -178,6 +178,14 @@ static void smp_write_off_cpu(struct smp_call_desc *d, unsigned self, unsigned c
 		       cpu, self, self);
 }
 
+void smp_cpu_write_off(unsigned cpu, const char *who)
+{
+	if (cpu >= MAX_CPUS || cpumask_test_and_set_cpu_atomic(cpu, &cpu_dead_mask))
+		return;
+	printk("mmlab: %s: CPU %u (APIC ID %u) did not answer within %u ms: out of the run, never called again\n",
+	       who, cpu, percpu_of(cpu)->apic_id, timeout_ms);
+}
+
 /* The deadline passed: every CPU still waited for is out of the run from now on. */
 static void smp_write_off(struct smp_call_desc *d, unsigned self)
 {

@@ -86,6 +86,13 @@ int smp_call_wait(void);
 /* True when @cpu missed a deadline and is out of the run. Any context. */
 bool smp_cpu_dead(unsigned cpu);
 
+/*
+ * @cpu missed a deadline of @who's own (not a call's: a lazy TLB drain,
+ * say): out of the run from now on, as a CPU that missed a call's, and
+ * named once on the console. Any context.
+ */
+void smp_cpu_write_off(unsigned cpu, const char *who);
+
 /* The CPUs out of the run. Any context. */
 void smp_dead_cpus(cpumask_t *out);
 

@@ -492,6 +492,10 @@ static int tlb_settle_lazy(struct mm *mm)
 	while (!lazy_queues_drained(pushed, &dead) && !dead && arch_tsc_read() < deadline)
 		arch_cpu_relax();
 	err = lazy_queues_drained(pushed, &dead) ? 0 : -ETIMEDOUT;
+	/* A CPU that did not drain in time is late as one that misses an IPI: out of the run. */
+	for_each_cpu(cpu, &cpu_online_mask)
+		if (err && atomic_load_acquire(&lazy_q[cpu].drained) < pushed[cpu])
+			smp_cpu_write_off(cpu, "tlb lazy drain");
 	if (lazy_reap_wait(0))
 		err = -ETIMEDOUT;
 	return err;
