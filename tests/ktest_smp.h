@@ -21,6 +21,17 @@ static inline unsigned ktest_run_on_others(smp_call_fn fn, void *arg)
 	return n;
 }
 
+/* The first online CPU other than this one (callers checked there is one). */
+static inline unsigned ktest_other_cpu(void)
+{
+	unsigned cpu;
+
+	for_each_cpu(cpu, &cpu_online_mask)
+		if (cpu != arch_cpu_id())
+			break;
+	return cpu;
+}
+
 /* Waits until *@count reaches @n, at most @ms milliseconds; false on timeout. */
 static inline bool ktest_wait_count(u32 *count, u32 n, u64 ms)
 {

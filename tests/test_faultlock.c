@@ -256,9 +256,7 @@ static void test_faultlock_fault_waits_for_its_lock(struct ktest *t)
 
 	if (!ktest_need_second_cpu(t))
 		return;
-	for_each_cpu(cpu, &cpu_online_mask)
-		if (cpu != arch_cpu_id())
-			break;
+	cpu = ktest_other_cpu();
 	KASSERT_EQ(t, fl_mm_create(&mm), 0);
 	read_lock(&mm->lock);
 	r = mm_region_find_locked(mm, SHARE_BASE); /* stays put: no region changes below */
@@ -311,9 +309,7 @@ static void test_faultlock_writer_waits_for_faults(struct ktest *t)
 
 	if (!ktest_need_second_cpu(t))
 		return;
-	for_each_cpu(cpu, &cpu_online_mask)
-		if (cpu != arch_cpu_id())
-			break;
+	cpu = ktest_other_cpu();
 	KASSERT_EQ(t, fl_mm_create(&mm), 0);
 	KASSERT_EQ(t, mm_populate(mm, SHARE_BASE, KB4), 0);
 	w = (struct fl_waiter){ mm, 0, 0 };
