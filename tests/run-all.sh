@@ -31,6 +31,11 @@ note "host tool tests"
 note "layering rules"
 "$PYTHON" "$here/tools/check-layering.py" --all --ktap > "$logs/layering.ktap" 2>&1
 
+# docs/style.md's machine-checkable rules: no tracked merge leftovers, no
+# trailing blanks, tabs for C indentation, 100 columns.
+note "tree tidiness"
+"$PYTHON" "$here/tools/check-tree.py" --rule leftovers --rule whitespace --ktap > "$logs/tree.ktap" 2>&1
+
 # The committed fuzz corpora and crash regression inputs, once each (clang's libFuzzer).
 note "fuzz corpus replay"
 O=$O bash "$here/tests/fuzz/replay.sh" > "$logs/fuzz-replay.ktap" 2> "$logs/fuzz-replay.stderr"

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Checks that the tracked tree is tidy: no merge leftovers, and C, assembly
+and header files in the layout docs/style.md asks for.
+
+usage: check-tree.py [--root DIR] [--rule NAME]... [--ktap]
+
+Rules (default: all):
+  leftovers   no tracked *.orig, *.rej, *~ or editor swap files (what a merge
+              or a patch leaves behind and `git add -A` picks up).
+  whitespace  no trailing blanks in any tracked text file; in .c, .h and .S
+              files indentation is tabs (a run of 8 spaces in the leading
+              white space is an indent written in spaces).
+  columns     .c, .h and .S lines fit in 100 columns, a tab counting to the
+              next multiple of 8 (docs/style.md).
+
+The files are those `git ls-files` lists under DIR (every file when DIR is
+not a git work tree). Each problem is printed as 'FILE:LINE: rule NAME:
+what is wrong'; with --ktap the result is KTAP v1, one case per rule.
+Exit status: 0 when every chosen rule holds, 1 when one does not, 2 for bad
+usage.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+RULES = ("leftovers", "whitespace", "columns")
+LEFTOVER = re.compile(r"(\.orig|\.rej|~|\.sw[op])$")
+C_EXTS = (".c", ".h", ".S")
+TEXT_EXTS = C_EXTS + (".py", ".sh", ".md", ".ld", ".cfg", ".yaml", ".json", ".txt")
+COLUMNS = 100
+SPACE_INDENT = re.compile(r"^[ \t]* {8}")
+
+
+def tracked_files(root):
+    """Paths relative to root: git's tracked files, or every file of a plain folder."""
+    try:
+        out = subprocess.run(["git", "-C", root, "ls-files", "-z"], check=True,
+                             capture_output=True).stdout
+        return sorted(p for p in out.decode().split("\0") if p)
+    except (OSError, subprocess.CalledProcessError):
+        paths = []
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if d != ".git")
+            for name in filenames:
+                paths.append(os.path.relpath(os.path.join(dirpath, name), root))
+        return sorted(p.replace(os.sep, "/") for p in paths)
+
+
+def width(line):
+    """Columns the line takes, tabs expanded to multiples of 8."""
+    return len(line.expandtabs(8))
+
+
+def lines_of(root, rel):
+    """The file's lines without their newlines (empty for a file that is not text)."""
+    try:
+        with open(os.path.join(root, rel), encoding="utf-8") as f:
+            return f.read().split("\n")
+    except (UnicodeDecodeError, OSError):
+        return []
+
+
+def check_leftovers(root, files):
+    return ["%s:1: rule leftovers: a merge or patch leftover is tracked" % rel
+            for rel in files if LEFTOVER.search(rel)]
+
+
+def check_whitespace(root, files):
+    problems = []
+    for rel in files:
+        if not rel.endswith(TEXT_EXTS):
+            continue
+        for n, line in enumerate(lines_of(root, rel), 1):
+            if line != line.rstrip():
+                problems.append("%s:%d: rule whitespace: trailing blanks" % (rel, n))
+            elif rel.endswith(C_EXTS) and SPACE_INDENT.match(line):
+                problems.append("%s:%d: rule whitespace: indented with spaces" % (rel, n))
+    return problems
+
+
+def check_columns(root, files):
+    problems = []
+    for rel in files:
+        if not rel.endswith(C_EXTS):
+            continue
+        for n, line in enumerate(lines_of(root, rel), 1):
+            if width(line) > COLUMNS:
+                problems.append("%s:%d: rule columns: %d columns (at most %d)"
+                                % (rel, n, width(line), COLUMNS))
+    return problems
+
+
+CHECKS = {"leftovers": check_leftovers, "whitespace": check_whitespace,
+          "columns": check_columns}
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--root", default=os.path.join(os.path.dirname(__file__), ".."))
+    ap.add_argument("--rule", action="append", choices=RULES)
+    ap.add_argument("--ktap", action="store_true")
+    args = ap.parse_args(argv)
+    if not os.path.isdir(args.root):
+        print("check-tree: %s is not a directory" % args.root, file=sys.stderr)
+        return 2
+    rules = args.rule or list(RULES)
+    files = tracked_files(args.root)
+    failed = 0
+    if args.ktap:
+        print("KTAP version 1\n1..%d" % len(rules))
+    for i, rule in enumerate(rules, 1):
+        problems = CHECKS[rule](args.root, files)
+        failed += bool(problems)
+        for p in problems:
+            print("# " + p if args.ktap else p)
+        if args.ktap:
+            print("%s %d %s" % ("not ok" if problems else "ok", i, rule))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
