@@ -8,8 +8,8 @@
 #include "errno.h"
 #include "mm/page.h"
 
-/* Physical addresses above 2^52 cannot exist on x86-64 (SDM Vol. 3A 4.1.4). */
-#define PMM_PFN_MAX (1ull << (52 - PAGE_SHIFT))
+/* One past the last frame a physical address can name on this architecture. */
+#define PMM_PFN_MAX ((ARCH_PHYS_LAST >> PAGE_SHIFT) + 1)
 
 /* A range of frames [start, end) in pfns. */
 struct pmm_span {
