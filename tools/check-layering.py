@@ -13,6 +13,11 @@ Rules (default: the first three; --all: every rule):
                    includes mm/Y.h (directly or through other mm headers) and
                    mm/Y.c exists", no two files reach each other (strongly
                    connected components of one file only).
+  mm-no-call-cycle no call circle among mm/ files: in the graph "a function
+                   of mm/X.c calls a non-static function defined in mm/Y.c",
+                   no two files reach each other. A hook (a function pointer
+                   registered by one side) is not a call, so it is how one
+                   file is told of another's events without a circle.
   mm-arch-iface    mm/ reaches the architecture through <arch/arch.h> and
                    <arch/mmu.h> alone (no <arch/layout.h>, <arch/pte.h>, ...),
                    and includes nothing from arch/ or boot/ by path.
@@ -41,8 +46,13 @@ ARCH_KERNEL_ALLOWED = frozenset(
 ARCH_DIRS = ("arch", "boot")
 NO_BENCH_DIRS = ("kernel", "mm", "arch", "boot", "lib", "include")
 MM_ARCH_ALLOWED = frozenset(("arch/arch.h", "arch/mmu.h"))
-RULES = ("arch-floor", "mm-no-cycle", "mm-arch-iface", "kernel-no-bench")
-DEFAULT_RULES = ("arch-floor", "mm-no-cycle", "mm-arch-iface")
+RULES = ("arch-floor", "mm-no-cycle", "mm-no-call-cycle", "mm-arch-iface", "kernel-no-bench")
+DEFAULT_RULES = ("arch-floor", "mm-no-cycle", "mm-no-call-cycle", "mm-arch-iface")
+# A C comment or a string or character literal: blanked before calls are read.
+C_NOISE = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+# A function definition at file scope: its head starts in column 0 and a body follows.
+C_DEFINITION = re.compile(r'^([A-Za-z_][^;{}()=]*?)\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*\{', re.M)
+C_CALL = re.compile(r'\b([A-Za-z_]\w*)\s*\(')
 
 
 def includes(root, rel):
@@ -176,6 +186,56 @@ def check_mm_no_cycle(root):
     return out
 
 
+def code_of(root, rel):
+    """File rel's text with comments and literals blanked, newlines kept."""
+    with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    return C_NOISE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
+def mm_functions(root):
+    """{function name: mm/X.c} of every non-static function an mm/*.c defines."""
+    owner = {}
+    for rel in sources(root, "mm"):
+        if rel.endswith(".c"):
+            for m in C_DEFINITION.finditer(code_of(root, rel)):
+                if "static" not in m.group(1).split():
+                    owner.setdefault(m.group(2), rel)
+    return owner
+
+
+def mm_call_graph(root):
+    """{mm/X.c: {mm/Y.c: (line, function)}}: X calls a non-static function of Y."""
+    owner = mm_functions(root)
+    graph = {}
+    for rel in sources(root, "mm"):
+        if not rel.endswith(".c"):
+            continue
+        edges = graph.setdefault(rel, {})
+        code = code_of(root, rel)
+        for m in C_CALL.finditer(code):
+            target = owner.get(m.group(1))
+            if target and target != rel and target not in edges:
+                edges[target] = (code.count("\n", 0, m.start()) + 1, m.group(1))
+    return graph
+
+
+def check_mm_no_call_cycle(root):
+    """Violations of mm-no-call-cycle: one per call edge that lies on a circle."""
+    graph = mm_call_graph(root)
+    out = []
+    for comp in strongly_connected(graph):
+        if len(comp) < 2:
+            continue
+        members = set(comp)
+        for src in comp:
+            for dst, (n, fn) in sorted(graph[src].items()):
+                if dst in members:
+                    out.append((src, n, "calls %s() of %s, and %s reaches %s back (circle: %s)"
+                                % (fn, dst, dst, src, ", ".join(comp))))
+    return out
+
+
 def check_mm_arch_iface(root):
     """Violations of mm-arch-iface, as (file, line, message)."""
     out = []
@@ -205,6 +265,7 @@ def check_kernel_no_bench(root):
 CHECKS = {
     "arch-floor": check_arch_floor,
     "mm-no-cycle": check_mm_no_cycle,
+    "mm-no-call-cycle": check_mm_no_call_cycle,
     "mm-arch-iface": check_mm_arch_iface,
     "kernel-no-bench": check_kernel_no_bench,
 }

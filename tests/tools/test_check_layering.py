@@ -148,6 +148,45 @@ class MmNoCycle(unittest.TestCase):
         self.assertEqual(sorted(check_layering.strongly_connected(graph)), [["a", "b"], ["c"]])
 
 
+class MmNoCallCycle(unittest.TestCase):
+    MM = '#include "mm/mm.h"\n'
+    TLB = '#include "mm/tlb.h"\n'
+
+    def test_one_way_calls_pass(self):
+        with tree({"mm/mm.c": self.MM + "void mm_switch(void)\n{\n\ttlb_switch();\n}\n",
+                   "mm/tlb.c": self.TLB + "void tlb_switch(void)\n{\n}\n"}) as root:
+            rc, out, _ = cli(root, "--rule", "mm-no-call-cycle")
+        self.assertEqual(rc, 0, out)
+
+    def test_calls_both_ways_fail_naming_the_functions(self):
+        with tree({"mm/mm.c": self.MM + "void mm_drop(void)\n{\n}\n"
+                              "void mm_switch(void)\n{\n\ttlb_switch();\n}\n",
+                   "mm/tlb.c": self.TLB + "void tlb_switch(void)\n{\n\tmm_drop();\n}\n"}) as root:
+            rc, out, _ = cli(root, "--rule", "mm-no-call-cycle")
+        self.assertEqual(rc, 1)
+        self.assertIn("mm/mm.c:7: rule mm-no-call-cycle: calls tlb_switch() of mm/tlb.c", out)
+        self.assertIn("mm/tlb.c:4: rule mm-no-call-cycle: calls mm_drop() of mm/mm.c", out)
+        self.assertIn("circle: mm/mm.c, mm/tlb.c", out)
+
+    def test_a_hook_is_not_a_call(self):
+        # tlb.c registers its function with mm.c, which calls it through a pointer.
+        with tree({"mm/mm.c": self.MM + "static void (*hook)(void);\n"
+                              "void mm_set_hook(void (*fn)(void))\n{\n\thook = fn;\n}\n"
+                              "void mm_switch(void)\n{\n\thook();\n}\n",
+                   "mm/tlb.c": self.TLB + "static void tlb_switch(void)\n{\n}\n"
+                               "void tlb_init(void)\n{\n\tmm_set_hook(tlb_switch);\n}\n"}) as root:
+            rc, out, _ = cli(root, "--rule", "mm-no-call-cycle")
+        self.assertEqual(rc, 0, out)
+
+    def test_static_functions_and_comments_make_no_edge(self):
+        with tree({"mm/mm.c": self.MM + "static void mm_drop(void)\n{\n}\n"
+                              "void mm_switch(void)\n{\n\ttlb_switch(); /* mm_drop() */\n}\n",
+                   "mm/tlb.c": self.TLB + "static void mm_drop(void)\n{\n}\n"
+                               "void tlb_switch(void)\n{\n\tmm_drop(); /* mm_switch() */\n}\n"}) as root:
+            rc, out, _ = cli(root, "--rule", "mm-no-call-cycle")
+        self.assertEqual(rc, 0, out)
+
+
 class MmArchIface(unittest.TestCase):
     def test_clean_tree_passes(self):
         with tree({}) as root:
@@ -207,12 +246,13 @@ class Cli(unittest.TestCase):
         with tree({"kernel/run.c": '#include "bench/bench.h"\n'}) as root:
             rc, out, _ = cli(root, "--all", "--ktap")
         self.assertEqual(rc, 1)
-        self.assertEqual(out.splitlines()[:2], ["KTAP version 1", "1..4"])
+        self.assertEqual(out.splitlines()[:2], ["KTAP version 1", "1..5"])
         self.assertIn("ok 1 layering_arch_floor", out)
         self.assertIn("ok 2 layering_mm_no_cycle", out)
-        self.assertIn("ok 3 layering_mm_arch_iface", out)
+        self.assertIn("ok 3 layering_mm_no_call_cycle", out)
+        self.assertIn("ok 4 layering_mm_arch_iface", out)
         self.assertIn("# kernel/run.c:1: rule kernel-no-bench", out)
-        self.assertIn("not ok 4 layering_kernel_no_bench", out)
+        self.assertIn("not ok 5 layering_kernel_no_bench", out)
 
 
 if __name__ == "__main__":
