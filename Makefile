@@ -36,68 +36,53 @@ VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unkn
 
 # ---- sources -----------------------------------------------------------------
 
+# One list per directory. mm/ builds for the kernel and the host alike;
+# so do the portable parts of lib/, kernel/, boot/ and arch/ that the host
+# tests need (HOST_PORTABLE_SRCS).
 BOOT_SRCS := boot/header.S boot/entry.S boot/bootinfo.c boot/mb1_cmdline.c
-ARCH_SRCS := arch/x86_64/acpi.c arch/x86_64/acpi_report.c arch/x86_64/ap_start.S arch/x86_64/apic.c arch/x86_64/arch.c \
-	arch/x86_64/console.c arch/x86_64/cpu_asm.S arch/x86_64/cpuinfo.c arch/x86_64/fwdump.c arch/x86_64/gdt.c arch/x86_64/idt.c \
-	arch/x86_64/init.c arch/x86_64/ioapic.c arch/x86_64/ipi.c arch/x86_64/isr.S arch/x86_64/kpt.c arch/x86_64/mem.c arch/x86_64/pic.c \
+ARCH_SRCS := arch/x86_64/acpi.c arch/x86_64/acpi_report.c arch/x86_64/ap_start.S arch/x86_64/apic.c \
+	arch/x86_64/arch.c arch/x86_64/console.c arch/x86_64/cpu_asm.S arch/x86_64/cpuinfo.c \
+	arch/x86_64/fwdump.c arch/x86_64/gdt.c arch/x86_64/idt.c arch/x86_64/init.c arch/x86_64/ioapic.c \
+	arch/x86_64/ipi.c arch/x86_64/isr.S arch/x86_64/kpt.c arch/x86_64/mem.c arch/x86_64/pic.c \
 	arch/x86_64/serial.c arch/x86_64/smpboot.c arch/x86_64/traps.c arch/x86_64/tsc.c \
 	arch/x86_64/tsc_sync.c
 KERNEL_SRCS := kernel/cmdline.c kernel/crash.c kernel/json.c kernel/ksyms.c kernel/main.c \
-	kernel/panic.c kernel/percpu.c kernel/printk.c kernel/report.c kernel/run.c kernel/rwlock.c \
-	kernel/smp.c kernel/spinlock.c kernel/version.c
-KERNEL_SRCS += kernel/run_modes.c
-KERNEL_SRCS += kernel/trace.c
+	kernel/panic.c kernel/percpu.c kernel/printk.c kernel/report.c kernel/run.c kernel/run_modes.c \
+	kernel/rwlock.c kernel/smp.c kernel/spinlock.c kernel/trace.c kernel/version.c
 LIB_SRCS := lib/errno.c lib/format.c lib/parse.c lib/stats.c lib/string.c
-MM_SRCS := mm/devmem.c mm/fault.c mm/fork.c mm/kstack.c mm/mapping.c mm/pin.c mm/tlb.c mm/tlb_designs.c mm/mm.c mm/page.c mm/pagemap.c mm/pmm.c mm/pt.c mm/pt_gather.c mm/pt_leaf.c mm/pt_root.c \
-	mm/swap.c mm/swap_check.c mm/swap_cluster.c mm/swap_free.c mm/swap_mm.c mm/swapdev.c
-MM_SRCS += mm/quarantine.c
-MM_SRCS += mm/boot_mem.c mm/kernel_map.c
-MM_SRCS += mm/populate.c mm/tlb_batch.c mm/page_pin.c
-MM_SRCS += mm/tlb_lazy.c
-MM_SRCS += mm/quarantine_report.c
-MM_SRCS += mm/tlb_early_ack.c mm/tlb_gen.c
-MM_SRCS += mm/pmm_ranges.c
-BENCH_SRCS := bench/bench.c bench/bench_runs.c bench/bench_design.c bench/bench_mode.c bench/bench_result.c bench/bench_faultlock.c bench/bench_ipi.c bench/bench_pagemap.c bench/bench_pin.c bench/bench_swapfree.c bench/bench_tlb.c \
+# Every mm/*.c, so a new design file is built into the kernel and the host
+# tests with no Makefile line (docs/design.md, "Adding a design").
+MM_SRCS := $(sort $(wildcard mm/*.c))
+BENCH_SRCS := bench/bench.c bench/bench_design.c bench/bench_faultlock.c bench/bench_ipi.c \
+	bench/bench_mode.c bench/bench_pagemap.c bench/bench_pin.c bench/bench_result.c \
+	bench/bench_runs.c bench/bench_swapfree.c bench/bench_tlb.c bench/bench_tlb_multi.c \
 	bench/read_loss.c bench/tlb_readers.c
-BENCH_SRCS += bench/bench_tlb_multi.c
 # Tests that build for both the host and the kernel, then kernel-only ones.
-TEST_COMMON_SRCS := tests/acpi_fw.c tests/test_read_loss.c tests/test_acpi.c tests/test_cmdline.c tests/test_console.c tests/test_cpumask.c \
-	tests/test_format.c tests/test_json.c tests/test_mb1_cmdline.c tests/mm_emul.c tests/test_mm.c tests/test_mm_cow.c tests/test_pagemap.c tests/test_parse.c tests/test_pmm.c tests/test_pt.c tests/test_pt_leaf.c \
-	tests/test_pt_random.c tests/test_spinlock.c tests/test_stats.c tests/test_swap.c tests/test_swap_dev.c \
-	tests/test_swap_fixture.c tests/test_swap_free.c tests/test_swap_mm.c
-TEST_COMMON_SRCS += tests/test_tlb_policy.c
-TEST_COMMON_SRCS += tests/test_mapping.c
-TEST_COMMON_SRCS += tests/test_swap_cluster.c
-TEST_COMMON_SRCS += tests/test_percpu.c
-TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/test_bench_work.c tests/test_boot.c tests/test_pin.c tests/test_tlb.c tests/test_tlb_stale.c tests/test_fault.c tests/test_faultlock.c tests/test_kpt.c tests/test_pic.c tests/test_smp.c \
-	tests/test_smpboot.c tests/test_traps.c tests/test_tsc.c
-TEST_KERNEL_SRCS += tests/test_smp_mailbox.c
-TEST_KERNEL_SRCS += tests/test_mapping_flush.c
-TEST_KERNEL_SRCS += tests/test_pin_folio.c
-TEST_KERNEL_SRCS += tests/test_faultlock_fork.c
-TEST_KERNEL_SRCS += tests/test_trace.c
-TEST_KERNEL_SRCS += tests/test_tlb_early_ack.c
+TEST_COMMON_SRCS := tests/acpi_fw.c tests/mm_emul.c tests/test_acpi.c tests/test_cmdline.c \
+	tests/test_console.c tests/test_cpumask.c tests/test_format.c tests/test_json.c \
+	tests/test_mapping.c tests/test_mb1_cmdline.c tests/test_mm.c tests/test_mm_cow.c \
+	tests/test_pagemap.c tests/test_parse.c tests/test_percpu.c tests/test_pmm.c tests/test_pt.c \
+	tests/test_pt_leaf.c tests/test_pt_random.c tests/test_read_loss.c tests/test_spinlock.c \
+	tests/test_stats.c tests/test_swap.c tests/test_swap_cluster.c tests/test_swap_dev.c \
+	tests/test_swap_fixture.c tests/test_swap_free.c tests/test_swap_mm.c tests/test_tlb_policy.c
+TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/test_bench_work.c \
+	tests/test_boot.c tests/test_fault.c tests/test_faultlock.c tests/test_faultlock_fork.c \
+	tests/test_kpt.c tests/test_mapping_flush.c tests/test_pic.c tests/test_pin.c \
+	tests/test_pin_folio.c tests/test_smp.c tests/test_smp_mailbox.c tests/test_smpboot.c \
+	tests/test_tlb.c tests/test_tlb_early_ack.c tests/test_tlb_stale.c tests/test_trace.c \
+	tests/test_traps.c tests/test_tsc.c
 # make TEST_DESIGN=1 (best with its own O=): adds the example designs of
 # tests/design_example.c to their tables, the "adding a design" proof (docs/design.md).
 ifeq ($(TEST_DESIGN),1)
 TEST_KERNEL_SRCS += tests/design_example.c
 endif
 # Host-only: the runner and the fake arch interface.
-TEST_HOST_SRCS := tests/ktest.c tests/host/host_main.c tests/host/fake_arch.c tests/host/fake_tlb.c tests/test_tlb_model.c
-HOST_LIB_SRCS := boot/mb1_cmdline.c arch/x86_64/acpi.c boot/bootinfo.c bench/read_loss.c arch/x86_64/console.c lib/errno.c lib/format.c lib/parse.c lib/stats.c kernel/cmdline.c \
-	kernel/json.c kernel/percpu.c kernel/rwlock.c kernel/spinlock.c mm/fault.c mm/fork.c mm/mapping.c mm/mm.c mm/page.c mm/pagemap.c mm/pmm.c mm/pt.c mm/pt_gather.c mm/pt_root.c \
-	mm/pt_leaf.c mm/swap.c mm/swap_check.c mm/swap_cluster.c mm/swap_free.c mm/swap_mm.c mm/swapdev.c mm/tlb.c mm/tlb_designs.c
-HOST_LIB_SRCS += mm/quarantine.c
-HOST_LIB_SRCS += mm/tlb_early_ack.c mm/tlb_gen.c
-HOST_LIB_SRCS += kernel/run_modes.c
-TEST_HOST_SRCS += tests/host/host_owners.c
-
-HOST_LIB_SRCS += mm/devmem.c
-HOST_LIB_SRCS += mm/kernel_map.c
-HOST_LIB_SRCS += mm/populate.c mm/tlb_batch.c mm/page_pin.c
-HOST_LIB_SRCS += mm/tlb_lazy.c
-HOST_LIB_SRCS += mm/pmm_ranges.c
-TEST_HOST_SRCS += tests/test_kernel_map.c
+TEST_HOST_SRCS := tests/ktest.c tests/host/host_main.c tests/host/fake_arch.c tests/host/fake_tlb.c \
+	tests/host/host_owners.c tests/test_kernel_map.c tests/test_tlb_model.c
+HOST_PORTABLE_SRCS := arch/x86_64/acpi.c arch/x86_64/console.c bench/read_loss.c boot/bootinfo.c \
+	boot/mb1_cmdline.c kernel/cmdline.c kernel/json.c kernel/percpu.c kernel/printk.c kernel/run_modes.c \
+	kernel/rwlock.c kernel/spinlock.c
+HOST_LIB_SRCS := $(HOST_PORTABLE_SRCS) $(filter-out lib/string.c,$(LIB_SRCS)) $(MM_SRCS)
 KERNEL_ALL_SRCS := $(BOOT_SRCS) $(ARCH_SRCS) $(KERNEL_SRCS) $(LIB_SRCS) $(MM_SRCS) \
 	$(BENCH_SRCS) $(TEST_COMMON_SRCS) $(TEST_KERNEL_SRCS)
 KOBJS := $(patsubst %,$(O)/kernel/%.o,$(KERNEL_ALL_SRCS))
