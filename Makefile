@@ -95,6 +95,7 @@ TEST_HOST_SRCS += tests/host/host_owners.c
 HOST_LIB_SRCS += mm/devmem.c
 HOST_LIB_SRCS += mm/kernel_map.c
 HOST_LIB_SRCS += mm/populate.c mm/tlb_batch.c mm/page_pin.c
+HOST_LIB_SRCS += mm/pin.c
 HOST_LIB_SRCS += mm/tlb_lazy.c
 HOST_LIB_SRCS += mm/pmm_ranges.c
 TEST_HOST_SRCS += tests/test_kernel_map.c

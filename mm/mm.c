@@ -15,6 +15,7 @@
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
 #include "lib/atomic.h"
+#include "mm/mm_hook.h"
 #include "mm/page.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
@@ -40,6 +41,7 @@ static paddr_t mm_kernel_root_pa;
 static unsigned mm_nr_asids;
 static u64 mm_next_ctx;
 static struct mm_cpu_asids mm_asids[MAX_CPUS];
+mm_hook_fn *mm_hook;
 
 void mm_init(paddr_t kernel_root, unsigned nr_asids)
 {
@@ -193,12 +195,17 @@ int mm_map_region(struct mm *mm, vaddr_t start, u64 len, unsigned flags)
 /* The shootdown itself (IPIs to mm_cpumask, the ceiling, the counts) lives in mm/tlb.c. */
 int mm_flush_range(struct mm *mm, vaddr_t start, vaddr_t last)
 {
-	return tlb_flush_range(mm, start, last);
+	int err = tlb_flush_range(mm, start, last);
+
+	mm_hook_at(MM_HOOK_FLUSHED, &err);
+	return err;
 }
 
 static void mm_flush_gather(struct pt_gather *g)
 {
 	int err = tlb_flush_gather(g->arg, g);
+
+	mm_hook_at(MM_HOOK_FLUSHED, &err);
 
 	if (err && !g->err)
 		g->err = err;
@@ -396,6 +403,7 @@ int mm_install_page_slot(struct mm *mm, struct pt_slot *s, struct page *page, un
 	if (err != -ENOENT)
 		return err;
 	/* No level-1 table yet: the walk resumes where it stopped, under the table lock. */
+	mm_hook_at(MM_HOOK_FAULT_POPULATE, s);
 	spin_lock(&mm->pt_lock);
 	err = pt_slot_populate(s);
 	spin_unlock(&mm->pt_lock);

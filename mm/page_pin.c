@@ -6,6 +6,7 @@
  * made the two files a circle (docs/design.md, layering rules).
  */
 #include "errno.h"
+#include "mm/mm_hook.h"
 #include "mm/page.h"
 #include "mm/pmm.h"
 
@@ -23,11 +24,13 @@ int page_pin_nr(struct page *p, u32 nr)
 	if (!page_test_flags(p, PG_HEAD) || nr == 0 || nr > PAGE_REF_MAX / PIN_BIAS)
 		return -EINVAL;
 	add = large ? (s32)nr : (s32)nr * PIN_BIAS;
+	mm_hook_at(MM_HOOK_PIN_CHECKED, p);
 	/*
 	 * Add first, check after: a concurrent pinner may overshoot for a moment,
 	 * but both back out, and atomics wrap rather than overflow.
 	 */
 	old = atomic_fetch_add(&p->refcount, add);
+	mm_hook_at(MM_HOOK_PIN_REF, p);
 	if (old <= 0 || old > PAGE_REF_MAX - add) {
 		atomic_fetch_sub(&p->refcount, add);
 		return old <= 0 ? -EINVAL : -EOVERFLOW;

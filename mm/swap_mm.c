@@ -22,6 +22,7 @@
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "mm/mm.h"
+#include "mm/mm_hook.h"
 #include "mm/page.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
@@ -112,6 +113,7 @@ static int swap_out_locked(struct mm *mm, vaddr_t va, unsigned nr, swp_entry_t e
 	unsigned i;
 	int err = 0;
 
+	mm_hook_at(MM_HOOK_SWAP_OUT_CHECKED, mm);
 	mm_gather_init(&g, mm);
 	for (i = 0; i < nr; i++) {
 		u64 w = swap_entry_to_word(swap_entry_next(e, i));
@@ -120,6 +122,7 @@ static int swap_out_locked(struct mm *mm, vaddr_t va, unsigned nr, swp_entry_t e
 				      &pg[i].prot);
 		ASSERT(!err);
 	}
+	mm_hook_at(MM_HOOK_SWAP_OUT_CLEARED, mm);
 	/* After this flush no CPU can write the pages: now their copies are final. */
 	pt_gather_finish(&g);
 	for (i = 0; i < nr && !err; i++)
