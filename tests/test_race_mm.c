@@ -2,6 +2,10 @@
  * Races replayed deterministically: each case stops one mm operation at a
  * named hook point (mm/mm_hook.h) and runs the other side of the race
  * there, on the same CPU, then checks what the interleaving must leave:
+ *   - a lockless pin taken after swap-out checked the page and before it
+ *     cleared the entry (swap-out must see it and keep the page mapped, so
+ *     the pinner's write is what the mm reads), and one tried after the
+ *     clear (it must fail, and swap-out go on);
  *   - a pin whose page is freed and allocated again around its refcount
  *     step (the new owner's count must stay 1).
  * Host and kernel: nothing here needs a second CPU.
@@ -75,6 +79,117 @@ static void race_suite_exit(struct ktest *t)
 	swapt_exit(t);
 }
 
+/* ---- a lockless pin against swap-out ---- */
+
+/* The pin a DMA user takes with the mm loaded here: the lockless walk only. */
+static void race_pin_fast(enum mm_hook_point at, void *arg)
+{
+	(void)at;
+	(void)arg;
+	race.err = pin_pages_fast(race.mm, REG, 1, PIN_WRITE | PIN_FAST_ONLY, &race.pinned,
+				  &pin_policy_default);
+}
+
+/*
+ * The lockless walk's steps split around the clear: its lookup before
+ * (at the check), its refcount step and its re-check of the entry after
+ * (at the clear), where it finds the entry changed and backs out, as
+ * pin_walk_step() does.
+ */
+static void race_pin_split(enum mm_hook_point at, void *arg)
+{
+	struct page *p;
+
+	(void)arg;
+	if (at == MM_HOOK_SWAP_OUT_CHECKED) {
+		race.err = pt_lookup(race.mm->root, REG, &race.pa, NULL, NULL);
+		return;
+	}
+	p = phys_to_page(race.pa);
+	if (race.err || page_pin(p))
+		return;
+	if (pt_lookup(race.mm->root, REG, NULL, NULL, NULL) == 0) {
+		race.pinned = p;
+		race.err = 1;
+		return;
+	}
+	KEXPECT_EQ(race.t, page_unpin(p), 0); /* the entry changed: not ours to pin */
+	race.err = -EAGAIN;
+}
+
+/*
+ * Swap-out of one page, with a lockless pinner run by @fn at @points; if
+ * it got its pin, it writes 222 through it and lets go. Returns
+ * swap-out's result; *@read is what the mm reads at REG afterwards (111
+ * before the pinner wrote), *@pinned whether the pin held.
+ */
+static int race_swap_out_pinned(struct ktest *t, unsigned points,
+				void (*fn)(enum mm_hook_point, void *), u64 *read, bool *pinned)
+{
+	unsigned type;
+	struct mm *mm;
+	int err;
+
+	struct emul_snap before = emul_snap_take();
+
+	*pinned = false;
+	if (!swapt_dev_new(t, 16, &type) || !KEXPECT_EQ(t, mm_create(&mm), 0))
+		return -ENOMEM;
+	KEXPECT_EQ(t, mm_map_region(mm, REG, 16 * KB4, RW), 0);
+	emul_write(t, mm, REG, 111);
+	mm_switch(mm); /* the lockless walk pins only where the mm is loaded */
+	race.mm = mm;
+	race.pinned = NULL;
+	race.err = 0;
+	race_arm(t, points, fn);
+	err = swap_out_folio(mm, REG, 1, type);
+	race_stop();
+	KEXPECT_EQ(t, race.points, 0);
+	if (race.err == 1) {
+		*pinned = true;
+		*(u64 *)page_address(race.pinned) = 222; /* the device writes through its pin */
+		KEXPECT_EQ(t, unpin_pages(&race.pinned, 1), 0);
+	}
+	*read = emul_read(t, mm, REG);
+	mm_switch(NULL);
+	KEXPECT_EQ(t, mm_destroy(mm), 0);
+	swapt_expect_consistent(t, type);
+	KEXPECT_EQ(t, swapt_dev_drain(type), 0);
+	emul_snap_expect(t, before);
+	return err;
+}
+
+/* Pinned after the check, before the clear: swap-out must back out, and the write stay. */
+static void test_race_swap_out_pin_after_check(struct ktest *t)
+{
+	bool pinned;
+	u64 read = 0;
+	int err = race_swap_out_pinned(t, 1u << MM_HOOK_SWAP_OUT_CHECKED, race_pin_fast, &read,
+				       &pinned);
+
+	KEXPECT(t, pinned);
+	KEXPECT_EQ(t, err, -EBUSY);
+	KEXPECT_EQ(t, read, 222);
+}
+
+/*
+ * Looked up before the clear, pinned after it: the pinner's re-check finds
+ * the swap entry and drops the pin before the flush can complete, so
+ * swap-out goes on and nothing was written through a pin.
+ */
+static void test_race_swap_out_pin_after_clear(struct ktest *t)
+{
+	unsigned points = (1u << MM_HOOK_SWAP_OUT_CHECKED) | (1u << MM_HOOK_SWAP_OUT_CLEARED);
+	bool pinned;
+	u64 read = 0;
+	int err = race_swap_out_pinned(t, points, race_pin_split, &read, &pinned);
+
+	KEXPECT(t, !pinned);
+	KEXPECT_EQ(t, race.err, -EAGAIN);
+	KEXPECT_EQ(t, err, 0);
+	KEXPECT_EQ(t, read, 111);
+}
+
 /* ---- a pin against a free and a new allocation of its page ---- */
 
 /*
@@ -127,6 +242,8 @@ static void test_race_pin_ref_realloc(struct ktest *t)
 }
 
 static const struct ktest_case race_mm_cases[] = {
+	KTEST_CASE(test_race_swap_out_pin_after_check),
+	KTEST_CASE(test_race_swap_out_pin_after_clear),
 	KTEST_CASE(test_race_pin_ref_realloc),
 };
 KTEST_SUITE_EXT(race_mm, race_mm_cases, race_suite_init, race_suite_exit, NULL);
