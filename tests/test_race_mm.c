@@ -2,6 +2,9 @@
  * Races replayed deterministically: each case stops one mm operation at a
  * named hook point (mm/mm_hook.h) and runs the other side of the race
  * there, on the same CPU, then checks what the interleaving must leave:
+ *   - a shareable zap under mm->lock's read side while a demand-zero fault
+ *     on a private region of the same PD has stopped its walk at that PD
+ *     (the zap must not free the PD the fault resumes from);
  *   - a lockless pin taken after swap-out checked the page and before it
  *     cleared the entry (swap-out must see it and keep the page mapped, so
  *     the pinner's write is what the mm reads), and one tried after the
@@ -77,6 +80,56 @@ static void race_suite_exit(struct ktest *t)
 {
 	race_stop();
 	swapt_exit(t);
+}
+
+/* ---- a shareable zap against a fault stopped at the PD ---- */
+
+static void race_zap_at_populate(enum mm_hook_point at, void *arg)
+{
+	const struct pt_slot *s = arg;
+
+	(void)at;
+	race.level = s->level;
+	race.err = mapping_zap(race.m, race.mm);
+}
+
+/*
+ * The private region has no level-1 table yet, so the fault's walk stops
+ * at the PD both regions share; the shareable zap, under the same read
+ * side, empties the shareable region's tables. The fault then resumes
+ * from that PD: it must still be the mm's, so the page the fault mapped
+ * is what a lookup finds, and teardown gives every table back.
+ */
+static void test_race_zap_fault_shared_pd(struct ktest *t)
+{
+	struct emul_snap before = emul_snap_take();
+	struct mm_mapping m;
+	struct mm *mm;
+	int err;
+
+	mapping_init(&m, "race_zap", &fault_lock_ops_fixed);
+	KASSERT_EQ(t, mm_create(&mm), 0);
+	KASSERT_EQ(t, mm_map_region(mm, SHARE_REG, MAPPING_SHARE_ALIGN, RW | MM_PT_SHAREABLE), 0);
+	KASSERT_EQ(t, mm_map_region(mm, PRIV_REG, MAPPING_SHARE_ALIGN, RW), 0);
+	KASSERT_EQ(t, mapping_attach(&m, mm, SHARE_REG), 0);
+	emul_write(t, mm, SHARE_REG, 1);
+	race.mm = mm;
+	race.m = &m;
+	race.err = 1;
+	race_arm(t, 1u << MM_HOOK_FAULT_POPULATE, race_zap_at_populate);
+	err = fault_handle_mm(mm, PRIV_REG, FAULT_WRITE);
+	race_stop();
+	KEXPECT_EQ(t, err, 0);
+	KEXPECT_EQ(t, race.calls, 1);
+	KEXPECT_EQ(t, race.level, 2); /* the walk stopped at the PD */
+	KEXPECT_EQ(t, race.err, 0);
+	KEXPECT_EQ(t, pt_lookup(mm->root, PRIV_REG, NULL, NULL, NULL), 0);
+	KEXPECT_EQ(t, pt_lookup(mm->root, SHARE_REG, NULL, NULL, NULL), -ENOENT);
+	emul_write(t, mm, PRIV_REG + KB4, 2);
+	KEXPECT_EQ(t, emul_read(t, mm, PRIV_REG + KB4), 2);
+	KEXPECT_EQ(t, mapping_detach(&m, mm, SHARE_REG), 0);
+	KEXPECT_EQ(t, mm_destroy(mm), 0);
+	emul_snap_expect(t, before);
 }
 
 /* ---- a lockless pin against swap-out ---- */
@@ -242,6 +295,7 @@ static void test_race_pin_ref_realloc(struct ktest *t)
 }
 
 static const struct ktest_case race_mm_cases[] = {
+	KTEST_CASE(test_race_zap_fault_shared_pd),
 	KTEST_CASE(test_race_swap_out_pin_after_check),
 	KTEST_CASE(test_race_swap_out_pin_after_clear),
 	KTEST_CASE(test_race_pin_ref_realloc),
