@@ -67,7 +67,7 @@ TEST_COMMON_SRCS := tests/acpi_fw.c tests/test_read_loss.c tests/test_acpi.c tes
 	tests/test_swap_fixture.c tests/test_swap_free.c tests/test_swap_mm.c
 TEST_COMMON_SRCS += tests/test_tlb_policy.c
 TEST_COMMON_SRCS += tests/test_mapping.c
-TEST_COMMON_SRCS += tests/test_race_mm.c
+TEST_COMMON_SRCS += tests/test_race_mm.c tests/test_race_flush.c
 TEST_COMMON_SRCS += tests/test_swap_cluster.c
 TEST_COMMON_SRCS += tests/test_percpu.c
 TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/test_bench_work.c tests/test_boot.c tests/test_pin.c tests/test_tlb.c tests/test_tlb_stale.c tests/test_fault.c tests/test_faultlock.c tests/test_kpt.c tests/test_pic.c tests/test_smp.c \

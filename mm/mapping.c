@@ -166,7 +166,8 @@ static int mapping_zap_locked(struct mm *mm, const struct mm_region *r)
 	spin_unlock(&mm->pt_lock);
 	/* Still under the mapping lock: no fault maps a page here before the flush. */
 	pt_gather_finish(&g);
-	return err;
+	/* A flush that did not complete quarantined the frames: say so. */
+	return err ? err : g.err;
 }
 
 static int mapping_zap_one(struct mm_mapping *m, const struct mm_mapping_attach *a)

@@ -139,7 +139,9 @@ int mapping_detach(struct mm_mapping *m, struct mm *mm, vaddr_t start);
  * The writer path (truncate / unshare): unmaps every page of the regions
  * attached to @m (@mm non-NULL: only those of @mm) and releases the pages
  * after the flush, in the lock order above. Task context, interrupts on,
- * no lock held. Returns 0 or the first pt_unmap() error.
+ * no lock held. Returns 0 or the first error: pt_unmap()'s, or -ETIMEDOUT
+ * when a flush did not complete (that region's pages are unmapped, and
+ * quarantined rather than released).
  */
 int mapping_zap(struct mm_mapping *m, struct mm *mm);
 

@@ -263,8 +263,13 @@ void mm_gather_init(struct pt_gather *g, struct mm *mm)
 	g->swap_free = mm_gather_swap;
 }
 
-/* Unmaps [start, start + len) and releases what was mapped, after the flush. Write side held. */
-static int mm_zap_locked(struct mm *mm, vaddr_t start, u64 len)
+/*
+ * Unmaps [start, start + len) and releases what was mapped, after the
+ * flush. Write side held. Returns pt_unmap()'s error (nothing unmapped),
+ * else 0 with *@flush_err set to the flush's: -ETIMEDOUT when it did not
+ * complete (the mappings are gone, their frames and tables quarantined).
+ */
+static int mm_zap_locked(struct mm *mm, vaddr_t start, u64 len, int *flush_err)
 {
 	struct pt_gather g;
 	int err;
@@ -272,12 +277,13 @@ static int mm_zap_locked(struct mm *mm, vaddr_t start, u64 len)
 	mm_gather_init(&g, mm);
 	err = pt_unmap(mm->root, start, len, &g);
 	pt_gather_finish(&g);
+	*flush_err = g.err;
 	return err;
 }
 
 int mm_unmap_region(struct mm *mm, vaddr_t start, u64 len)
 {
-	int err = mm_check_range(start, len);
+	int err = mm_check_range(start, len), flush_err = 0;
 
 	if (err)
 		return err;
@@ -285,11 +291,12 @@ int mm_unmap_region(struct mm *mm, vaddr_t start, u64 len)
 	if (mm_regions_split(mm, start, start + len) && mm->nregions == MM_MAX_REGIONS)
 		err = -ENOSPC;
 	else
-		err = mm_zap_locked(mm, start, len);
+		err = mm_zap_locked(mm, start, len, &flush_err);
+	/* A failed flush still unmapped everything: the regions go too. */
 	if (!err)
 		mm_regions_cut(mm, start, start + len);
 	write_unlock(&mm->lock);
-	return err;
+	return err ? err : flush_err;
 }
 
 /* creation and teardown */
@@ -315,15 +322,19 @@ int mm_create(struct mm **out)
 
 int mm_destroy(struct mm *mm)
 {
-	int err;
+	int err, flush_err = 0;
 
 	if (mm_current() == mm)
 		mm_switch(NULL);
 	if (!cpumask_empty(mm_cpumask(mm)))
 		return -EBUSY;
 	write_lock(&mm->lock);
-	/* The tables cannot need splitting, so this cannot fail. */
-	err = mm_zap_locked(mm, 0, MM_USER_TOP);
+	/*
+	 * The tables cannot need splitting, so the unmap cannot fail. Its
+	 * flush can (a CPU out of the run): what it covered is quarantined,
+	 * and the mm goes all the same, since no CPU has its root loaded.
+	 */
+	err = mm_zap_locked(mm, 0, MM_USER_TOP, &flush_err);
 	mm->nregions = 0;
 	write_unlock(&mm->lock);
 	ASSERT(!err);

@@ -10,7 +10,9 @@
  * taken, and the frames are freed only after both. The lockless pin takes
  * no lock, so the pages' counts are checked again after that flush, and a
  * page pinned meanwhile puts the whole folio's entries back (-EBUSY): the
- * pinner's writes then land in the page the mm still maps. Swap-in runs under the
+ * pinner's writes then land in the page the mm still maps. So does a
+ * flush that did not complete (-ETIMEDOUT): a CPU out of the run may still
+ * write the pages, so none is copied or freed. Swap-in runs under the
  * read side, like any fault: it sets the slot's has-cache flag first, which
  * keeps the slot (and its contents) from being freed under the read and
  * makes a second CPU faulting on the same page wait (-EAGAIN, a retried
@@ -93,7 +95,7 @@ static int swap_out_check_locked(struct mm *mm, vaddr_t va, unsigned nr,
 	return 0;
 }
 
-/* Puts the folio's leaves back after a failed copy, or a pin; they were swap entries for @e. */
+/* Puts the folio's leaves back after a failed flush or copy, or a pin; they were swap entries for @e. */
 static void swap_out_undo(struct mm *mm, vaddr_t va, unsigned nr, swp_entry_t e,
 			  const struct swap_out_page *pg)
 {
@@ -151,7 +153,14 @@ static int swap_out_locked(struct mm *mm, vaddr_t va, unsigned nr, swp_entry_t e
 	mm_hook_at(MM_HOOK_SWAP_OUT_CLEARED, mm);
 	/* After this flush no CPU can write the pages, nor pin them: now their copies are final. */
 	pt_gather_finish(&g);
-	if (swap_out_pinned(pg, nr))
+	/*
+	 * Unless the flush did not complete: a CPU out of the run may still
+	 * write a page through its old entry, so no copy is final and no
+	 * frame may be freed. The entries go back instead; that CPU's writes
+	 * then land in the page the mm maps again, and nothing is lost.
+	 */
+	err = g.err;
+	if (!err && swap_out_pinned(pg, nr))
 		err = -EBUSY;
 	for (i = 0; i < nr && !err; i++)
 		err = swap_write_page(swap_entry_next(e, i), page_address(pg[i].page));
