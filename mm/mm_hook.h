@@ -21,8 +21,9 @@ enum mm_hook_point {
 	 */
 	MM_HOOK_FAULT_POPULATE,
 	/*
-	 * swap_out_folio(): the pages passed swap_out_check_locked(), no entry
-	 * changed yet; mm->lock's write side held. @arg: the mm.
+	 * swap_out_locked(): the pages passed swap_out_check_locked() and
+	 * their slots are taken, no entry changed yet; mm->lock's write side
+	 * held. @arg: the mm.
 	 */
 	MM_HOOK_SWAP_OUT_CHECKED,
 	/*
