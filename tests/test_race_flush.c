@@ -184,8 +184,9 @@ static void test_race_flush_mapping_zap(struct ktest *t)
 {
 	struct emul_snap before = emul_snap_take();
 	struct mm *mm = flush_mm_new(t, RW | MM_PT_SHAREABLE, NPAGES);
+	/* Static: a mapping's attachment table and locks are too large for a kernel stack. */
+	static struct mm_mapping m;
 	struct quarantine_stats q0;
-	struct mm_mapping m;
 	int err;
 
 	KASSERT(t, mm != NULL);

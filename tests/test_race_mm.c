@@ -103,7 +103,8 @@ static void race_zap_at_populate(enum mm_hook_point at, void *arg)
 static void test_race_zap_fault_shared_pd(struct ktest *t)
 {
 	struct emul_snap before = emul_snap_take();
-	struct mm_mapping m;
+	/* Static: a mapping's attachment table and locks are too large for a kernel stack. */
+	static struct mm_mapping m;
 	struct mm *mm;
 	int err;
 
