@@ -62,7 +62,8 @@ TEST_COMMON_SRCS := tests/acpi_fw.c tests/mm_emul.c tests/test_acpi.c tests/test
 	tests/test_console.c tests/test_cpumask.c tests/test_format.c tests/test_json.c \
 	tests/test_mapping.c tests/test_mb1_cmdline.c tests/test_mm.c tests/test_mm_cow.c \
 	tests/test_pagemap.c tests/test_parse.c tests/test_percpu.c tests/test_pmm.c tests/test_pt.c \
-	tests/test_pt_leaf.c tests/test_pt_random.c tests/test_read_loss.c tests/test_spinlock.c \
+	tests/test_pt_leaf.c tests/test_pt_random.c tests/test_race_flush.c tests/test_race_mm.c \
+	tests/test_read_loss.c tests/test_spinlock.c \
 	tests/test_stats.c tests/test_swap.c tests/test_swap_cluster.c tests/test_swap_dev.c \
 	tests/test_swap_fixture.c tests/test_swap_free.c tests/test_swap_mm.c tests/test_tlb_policy.c
 TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/test_bench_work.c \

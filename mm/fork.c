@@ -6,7 +6,8 @@
  * copied, each adding a reference to its slot. Both hold the source's
  * write side throughout and flush it before letting go, so no CPU can
  * still write a page through a stale writable translation once it is
- * shared.
+ * shared; when that flush does not complete, fork hands out no child and
+ * both return -ETIMEDOUT.
  */
 #include "errno.h"
 #include "kernel/panic.h"
@@ -141,7 +142,7 @@ static void fork_detach(struct mm *dst)
 int mm_fork(struct mm *src, struct mm **out)
 {
 	struct mm *dst;
-	int err = mm_create(&dst);
+	int err = mm_create(&dst), flush_err;
 
 	if (err)
 		return err;
@@ -153,7 +154,15 @@ int mm_fork(struct mm *src, struct mm **out)
 	mm_wp_seq_write_end(src);
 	if (!err)
 		err = fork_attach_locked(src, dst);
-	mm_flush_all(src);
+	/*
+	 * A flush that did not complete leaves a CPU out of the run that may
+	 * still hold writable entries to pages the child now shares: no child
+	 * then. Undoing it drops its references, so each such page is the
+	 * parent's alone again, and that CPU's writes reach only the parent.
+	 */
+	flush_err = mm_flush_all(src);
+	if (!err)
+		err = flush_err;
 	write_unlock(&src->lock);
 	if (err) {
 		int busy;
@@ -170,7 +179,7 @@ int mm_fork(struct mm *src, struct mm **out)
 int mm_cow_protect(struct mm *mm, vaddr_t start, u64 len)
 {
 	vaddr_t end = start + len;
-	int err = 0;
+	int err = 0, flush_err;
 
 	if (!len || !IS_ALIGNED(start, PAGE_SIZE) || !IS_ALIGNED(len, PAGE_SIZE) ||
 	    end > MM_USER_TOP || end < start)
@@ -183,7 +192,8 @@ int mm_cow_protect(struct mm *mm, vaddr_t start, u64 len)
 		if (s < e && mm_region_cow(r))
 			err = pt_protect(mm->root, s, e - s, mm_region_prot(r) & ~PROT_WRITE);
 	}
-	mm_flush_range(mm, start, end - 1);
+	/* Not flushed everywhere: a CPU out of the run may still write through a writable entry. */
+	flush_err = mm_flush_range(mm, start, end - 1);
 	write_unlock(&mm->lock);
-	return err;
+	return err ? err : flush_err;
 }

@@ -149,6 +149,12 @@ static int mapping_zap_locked(struct mm *mm, const struct mm_region *r)
 
 	mm_gather_init(&g, mm);
 	/*
+	 * A shareable region is zapped under mm->lock's read side, so faults
+	 * on private regions under the same PD (or PDPT) go on and may have
+	 * stopped their walk in it: only the region's own level-1 tables go.
+	 */
+	g.keep_upper = r->flags & MM_PT_SHAREABLE;
+	/*
 	 * pt_lock: faults elsewhere in this mm may be adding tables next to
 	 * ours. A mid-walk flush (over PT_GATHER_PAGES pages) drops it, since
 	 * it waits for CPUs that may spin on it; our tables stay ours
@@ -160,7 +166,8 @@ static int mapping_zap_locked(struct mm *mm, const struct mm_region *r)
 	spin_unlock(&mm->pt_lock);
 	/* Still under the mapping lock: no fault maps a page here before the flush. */
 	pt_gather_finish(&g);
-	return err;
+	/* A flush that did not complete quarantined the frames: say so. */
+	return err ? err : g.err;
 }
 
 static int mapping_zap_one(struct mm_mapping *m, const struct mm_mapping_attach *a)

@@ -20,7 +20,8 @@
  * has them take, so faults elsewhere in the address space go on; the write
  * side for a private one), then the write side of that region's vma_lock
  * when the design's faults take it, then the mapping's write side, then
- * mm->pt_lock around the table removal; the flush and the release of the
+ * mm->pt_lock around the table removal (of level-1 tables only under the
+ * read side: see MAPPING_SHARE_ALIGN); the flush and the release of the
  * pages follow under the mapping lock, after pt_lock is dropped (a region
  * of more than PT_GATHER_PAGES pages flushes mid-walk too, and drops
  * pt_lock around each such flush: no flush waits for other CPUs with a
@@ -48,7 +49,15 @@ struct mm_region;
 /*
  * A shareable region starts and ends on this boundary, so the level-1
  * tables that cover it are its own: the writer may unlink them under
- * mm->lock's read side while faults on other regions walk their own tables.
+ * mm->lock's read side while faults on other regions walk their own
+ * tables. The tables above level 1 (PD, PDPT) are not its own: a fault on
+ * a private region under the same PD, under the same read side, may have
+ * stopped its walk in that PD and link a table into it later. So under
+ * the read side the writer unlinks level-1 tables only (pt_gather
+ * keep_upper, mm/pt.h); upper tables it empties stay linked, empty, until
+ * an unmap under the write side over their range (mm_unmap_region(),
+ * mm_destroy()) reaps them, as Linux frees page tables only in
+ * free_pgtables() under the mmap write lock.
  */
 #define MAPPING_SHARE_ALIGN (1ul << 21)
 
@@ -130,7 +139,9 @@ int mapping_detach(struct mm_mapping *m, struct mm *mm, vaddr_t start);
  * The writer path (truncate / unshare): unmaps every page of the regions
  * attached to @m (@mm non-NULL: only those of @mm) and releases the pages
  * after the flush, in the lock order above. Task context, interrupts on,
- * no lock held. Returns 0 or the first pt_unmap() error.
+ * no lock held. Returns 0 or the first error: pt_unmap()'s, or -ETIMEDOUT
+ * when a flush did not complete (that region's pages are unmapped, and
+ * quarantined rather than released).
  */
 int mapping_zap(struct mm_mapping *m, struct mm *mm);
 

@@ -15,6 +15,7 @@
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
 #include "lib/atomic.h"
+#include "mm/mm_hook.h"
 #include "mm/page.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
@@ -40,6 +41,7 @@ static paddr_t mm_kernel_root_pa;
 static unsigned mm_nr_asids;
 static u64 mm_next_ctx;
 static struct mm_cpu_asids mm_asids[MAX_CPUS];
+mm_hook_fn *mm_hook;
 
 void mm_init(paddr_t kernel_root, unsigned nr_asids)
 {
@@ -193,12 +195,17 @@ int mm_map_region(struct mm *mm, vaddr_t start, u64 len, unsigned flags)
 /* The shootdown itself (IPIs to mm_cpumask, the ceiling, the counts) lives in mm/tlb.c. */
 int mm_flush_range(struct mm *mm, vaddr_t start, vaddr_t last)
 {
-	return tlb_flush_range(mm, start, last);
+	int err = tlb_flush_range(mm, start, last);
+
+	mm_hook_at(MM_HOOK_FLUSHED, &err);
+	return err;
 }
 
 static void mm_flush_gather(struct pt_gather *g)
 {
 	int err = tlb_flush_gather(g->arg, g);
+
+	mm_hook_at(MM_HOOK_FLUSHED, &err);
 
 	if (err && !g->err)
 		g->err = err;
@@ -256,8 +263,13 @@ void mm_gather_init(struct pt_gather *g, struct mm *mm)
 	g->swap_free = mm_gather_swap;
 }
 
-/* Unmaps [start, start + len) and releases what was mapped, after the flush. Write side held. */
-static int mm_zap_locked(struct mm *mm, vaddr_t start, u64 len)
+/*
+ * Unmaps [start, start + len) and releases what was mapped, after the
+ * flush. Write side held. Returns pt_unmap()'s error (nothing unmapped),
+ * else 0 with *@flush_err set to the flush's: -ETIMEDOUT when it did not
+ * complete (the mappings are gone, their frames and tables quarantined).
+ */
+static int mm_zap_locked(struct mm *mm, vaddr_t start, u64 len, int *flush_err)
 {
 	struct pt_gather g;
 	int err;
@@ -265,12 +277,13 @@ static int mm_zap_locked(struct mm *mm, vaddr_t start, u64 len)
 	mm_gather_init(&g, mm);
 	err = pt_unmap(mm->root, start, len, &g);
 	pt_gather_finish(&g);
+	*flush_err = g.err;
 	return err;
 }
 
 int mm_unmap_region(struct mm *mm, vaddr_t start, u64 len)
 {
-	int err = mm_check_range(start, len);
+	int err = mm_check_range(start, len), flush_err = 0;
 
 	if (err)
 		return err;
@@ -278,11 +291,12 @@ int mm_unmap_region(struct mm *mm, vaddr_t start, u64 len)
 	if (mm_regions_split(mm, start, start + len) && mm->nregions == MM_MAX_REGIONS)
 		err = -ENOSPC;
 	else
-		err = mm_zap_locked(mm, start, len);
+		err = mm_zap_locked(mm, start, len, &flush_err);
+	/* A failed flush still unmapped everything: the regions go too. */
 	if (!err)
 		mm_regions_cut(mm, start, start + len);
 	write_unlock(&mm->lock);
-	return err;
+	return err ? err : flush_err;
 }
 
 /* creation and teardown */
@@ -308,15 +322,19 @@ int mm_create(struct mm **out)
 
 int mm_destroy(struct mm *mm)
 {
-	int err;
+	int err, flush_err = 0;
 
 	if (mm_current() == mm)
 		mm_switch(NULL);
 	if (!cpumask_empty(mm_cpumask(mm)))
 		return -EBUSY;
 	write_lock(&mm->lock);
-	/* The tables cannot need splitting, so this cannot fail. */
-	err = mm_zap_locked(mm, 0, MM_USER_TOP);
+	/*
+	 * The tables cannot need splitting, so the unmap cannot fail. Its
+	 * flush can (a CPU out of the run): what it covered is quarantined,
+	 * and the mm goes all the same, since no CPU has its root loaded.
+	 */
+	err = mm_zap_locked(mm, 0, MM_USER_TOP, &flush_err);
 	mm->nregions = 0;
 	write_unlock(&mm->lock);
 	ASSERT(!err);
@@ -396,6 +414,7 @@ int mm_install_page_slot(struct mm *mm, struct pt_slot *s, struct page *page, un
 	if (err != -ENOENT)
 		return err;
 	/* No level-1 table yet: the walk resumes where it stopped, under the table lock. */
+	mm_hook_at(MM_HOOK_FAULT_POPULATE, s);
 	spin_lock(&mm->pt_lock);
 	err = pt_slot_populate(s);
 	spin_unlock(&mm->pt_lock);

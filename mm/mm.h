@@ -76,7 +76,8 @@ int mm_create(struct mm **out);
  * hold), its swap entries, its page tables and root, after the flush that
  * covers them. The calling CPU is switched away first if it has @mm
  * loaded. Task context, interrupts on. Returns 0, or -EBUSY (nothing
- * done) while another CPU has it loaded.
+ * done) while another CPU has it loaded. A flush that does not complete
+ * quarantines what it covered (mm/quarantine.h); @mm is freed all the same.
  */
 int mm_destroy(struct mm *mm);
 
@@ -91,8 +92,10 @@ int mm_map_region(struct mm *mm, vaddr_t start, u64 len, unsigned flags);
 /*
  * Unmaps [start, start + len) as munmap does: pages are unmapped and
  * released after the flush, regions are cut back, removed or split in two;
- * holes are fine. Task context, interrupts on. Returns 0, -EINVAL or
- * -ENOSPC (a split needs a free region slot; nothing done).
+ * holes are fine. Task context, interrupts on. Returns 0, -EINVAL,
+ * -ENOSPC (a split needs a free region slot; nothing done) or -ETIMEDOUT
+ * (the flush did not complete: the range is unmapped and its regions cut,
+ * but its frames and tables are quarantined, never freed).
  */
 int mm_unmap_region(struct mm *mm, vaddr_t start, u64 len);
 
@@ -201,7 +204,9 @@ void mm_gather_init(struct pt_gather *g, struct mm *mm);
  * Write-protects the pages of private writable regions in [start, start
  * + len), so the next write to each takes a write-protect fault (which
  * reuses the page if this mapping is its only user, else copies it), then
- * flushes. Task context, interrupts on. Returns 0, -EINVAL or -ENOMEM.
+ * flushes. Task context, interrupts on. Returns 0, -EINVAL, -ENOMEM or
+ * -ETIMEDOUT (the flush did not complete: a CPU out of the run may still
+ * write through a writable entry).
  */
 int mm_cow_protect(struct mm *mm, vaddr_t start, u64 len);
 
@@ -214,8 +219,10 @@ int mm_cow_protect(struct mm *mm, vaddr_t start, u64 len);
  * on its slot. A region attached to a mapping (mm/mapping.h) is attached
  * to it in the child too: detach it there before destroying the child.
  * Returns 0 with *@out set, -ENOMEM (nothing left behind), -ENOSPC (a
- * mapping's attachment table is full) or an error of the swap subsystem
- * (-EOVERFLOW: a slot's count is full).
+ * mapping's attachment table is full), -ETIMEDOUT (the flush of @src did
+ * not complete: a CPU out of the run may still write its pages, so no
+ * child is made, and @src's pages are its own again) or an error of the
+ * swap subsystem (-EOVERFLOW: a slot's count is full).
  */
 int mm_fork(struct mm *src, struct mm **out);
 

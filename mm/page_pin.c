@@ -1,17 +1,41 @@
 /*
  * Pin accounting on struct page (declared in mm/page.h): pin counts change
- * atomically, and the unpin that drops the last reference frees the page.
+ * atomically, a pin adds to a refcount only while it is above zero (a
+ * compare-and-exchange loop: the page may be freed meanwhile), and the
+ * unpin that drops the last reference frees the page.
  * Apart from mm/page.c because of that free: the frame allocator
  * (mm/pmm.c) uses page.c's memmap, and page.c calling page_free() back
  * made the two files a circle (docs/design.md, layering rules).
  */
 #include "errno.h"
+#include "mm/mm_hook.h"
 #include "mm/page.h"
 #include "mm/pmm.h"
 
 static bool page_is_large_head(const struct page *p)
 {
 	return page_test_flags(p, PG_HEAD) && p->order > 0;
+}
+
+/*
+ * Adds @n to *@v unless *@v is 0 or below (the page was freed) or the sum
+ * would pass @max. Returns the value it found: it added exactly when that
+ * is above 0 and at most @max - @n.
+ */
+static s32 page_add_if_live(s32 *v, s32 n, s32 max)
+{
+	s32 old = atomic_load_relaxed(v);
+
+	for (;;) {
+		s32 seen;
+
+		if (old <= 0 || old > max - n)
+			return old;
+		seen = atomic_cmpxchg(v, old, old + n);
+		if (seen == old)
+			return old;
+		old = seen;
+	}
 }
 
 int page_pin_nr(struct page *p, u32 nr)
@@ -23,15 +47,22 @@ int page_pin_nr(struct page *p, u32 nr)
 	if (!page_test_flags(p, PG_HEAD) || nr == 0 || nr > PAGE_REF_MAX / PIN_BIAS)
 		return -EINVAL;
 	add = large ? (s32)nr : (s32)nr * PIN_BIAS;
+	mm_hook_at(MM_HOOK_PIN_CHECKED, p);
 	/*
-	 * Add first, check after: a concurrent pinner may overshoot for a moment,
-	 * but both back out, and atomics wrap rather than overflow.
+	 * Add unless zero, never add and back out: the page may have been
+	 * freed since the check above (a COW fault dropped the last
+	 * reference), and the allocator's next owner sets refcount = 1 with a
+	 * plain store; an add in flight then would meet that store, and its
+	 * back-out leave the new owner at 1 - PIN_BIAS. A page freed and
+	 * allocated again before the add is pinned here; the caller's
+	 * re-check of the entry finds it changed and unpins (mm/pin.c).
 	 */
-	old = atomic_fetch_add(&p->refcount, add);
-	if (old <= 0 || old > PAGE_REF_MAX - add) {
-		atomic_fetch_sub(&p->refcount, add);
-		return old <= 0 ? -EINVAL : -EOVERFLOW;
-	}
+	old = page_add_if_live(&p->refcount, add, PAGE_REF_MAX);
+	mm_hook_at(MM_HOOK_PIN_REF, p);
+	if (old <= 0)
+		return -EINVAL;
+	if (old > PAGE_REF_MAX - add)
+		return -EOVERFLOW;
 	if (large)
 		atomic_fetch_add(&p->pincount, (s32)nr);
 	return 0;

@@ -392,12 +392,16 @@ static void pt_change_leaf(struct pt_op *op, pte_t *t, unsigned i, int level, va
 
 /*
  * After an unmap below entry @i at @level: unlinks table @child if that
- * emptied it; true when it did (the caller counts the entry cleared).
+ * emptied it (only a level-1 one when the gather keeps upper tables);
+ * true when it did (the caller counts the entry cleared).
  */
 static bool pt_change_unlink(struct pt_op *op, pte_t *t, unsigned i, int level, paddr_t child,
 			     vaddr_t va)
 {
 	if (op->kind != PT_OP_UNMAP || atomic_load_relaxed(&phys_to_page(child)->priv))
+		return false;
+	/* Under a read side, a fault's walk may be stopped in an upper table (mm/pt.h). */
+	if (op->g->keep_upper && level > 2)
 		return false;
 	/* Kernel-half root entries stay: every root shares the tables below them. */
 	if (level == PT_LEVELS && va >= ARCH_KERNEL_BOTTOM)

@@ -19,7 +19,11 @@
  * The exceptions are the single-entry operations marked "fault path"
  * below: those may run concurrently with each other (an address space's
  * read side) as long as tables are created only by pt_populate() under a
- * lock of their own and freed only under the exclusive lock.
+ * lock of their own and freed only under the exclusive lock, or, for
+ * level-1 tables whose whole range the caller owns, under the read side
+ * with pt_gather.keep_upper set: a walk of the fault path may stop in any
+ * table above level 1 and resume from it later, so those are freed only
+ * under the exclusive lock.
  * The CPU's own page walker may run concurrently: entries are written with
  * single atomic stores, and A/D bits the CPU sets are never lost.
  * PML4 entries of the kernel half are never unlinked, so tables they point
@@ -150,6 +154,16 @@ struct pt_gather {
 	pt_swap_fn *swap_free;
 	/* Optional: called before each leaf is removed (a TLB design's add hook, mm/tlb_batch.c). */
 	pt_leaf_fn *leaf;
+	/*
+	 * Set after pt_gather_init() for an unmap under a read side (the
+	 * shareable zap, mm/mapping.h): only level-1 tables it empties are
+	 * unlinked; emptied tables above stay linked, since a fault elsewhere
+	 * under that read side may have stopped its walk in one and resumes
+	 * from it (pt_slot_populate()). The next unmap under the exclusive
+	 * lock over their range unlinks them (an empty table is unlinked when
+	 * any unmap walks through it).
+	 */
+	bool keep_upper;
 	/*
 	 * Optional: a spinlock the caller holds around pt_unmap() (mm->pt_lock).
 	 * A flush the gather must do mid-walk (it is full) waits for other

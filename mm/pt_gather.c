@@ -34,6 +34,7 @@ void pt_gather_init(struct pt_gather *g, pt_flush_fn *flush, void *arg)
 	g->nr_tables = g->nr_pages = 0;
 	g->batches = g->cur = NULL;
 	g->leaf = NULL;
+	g->keep_upper = false;
 	g->unmapped = g->swap_cleared = g->flushes = 0;
 	g->err = 0;
 	g->flush = flush;

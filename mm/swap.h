@@ -254,9 +254,10 @@ struct mm;
  * by this mapping alone (one map count, no other reference or pin). Task
  * context, interrupts on; takes @mm's write side. Returns 0, -EINVAL (bad
  * arguments, a shared region), -EFAULT (not inside one region), -ENOENT (a
- * page is not present), -EBUSY (a page is shared or pinned), -ENOSPC (no
- * run of @nr slots free) or a device error; on error the mapping is as it
- * was.
+ * page is not present), -EBUSY (a page is shared or pinned, also when
+ * pinned locklessly during the swap-out), -ENOSPC (no run of @nr slots
+ * free), -ETIMEDOUT (the flush did not complete) or a device error; on
+ * error the mapping is as it was.
  */
 int swap_out_folio(struct mm *mm, vaddr_t va, unsigned nr, unsigned type);
 

@@ -7,7 +7,12 @@
  * Swap-out holds the mm's write side throughout: the folio's leaves become
  * swap entries and their range is flushed from every CPU before the pages
  * are copied to the device, so no CPU can write a page after its copy was
- * taken, and the frames are freed only after both. Swap-in runs under the
+ * taken, and the frames are freed only after both. The lockless pin takes
+ * no lock, so the pages' counts are checked again after that flush, and a
+ * page pinned meanwhile puts the whole folio's entries back (-EBUSY): the
+ * pinner's writes then land in the page the mm still maps. So does a
+ * flush that did not complete (-ETIMEDOUT): a CPU out of the run may still
+ * write the pages, so none is copied or freed. Swap-in runs under the
  * read side, like any fault: it sets the slot's has-cache flag first, which
  * keeps the slot (and its contents) from being freed under the read and
  * makes a second CPU faulting on the same page wait (-EAGAIN, a retried
@@ -22,6 +27,7 @@
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "mm/mm.h"
+#include "mm/mm_hook.h"
 #include "mm/page.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
@@ -58,7 +64,8 @@ static vaddr_t page_va(vaddr_t va, unsigned i)
 /*
  * Write side held: the pages of [va, va + nr pages) may be swapped out:
  * one private region holds them, and each is a 4 KiB frame that this
- * mapping alone uses (one map count, no other reference, no pin).
+ * mapping alone uses (one map count, no other reference, no pin). A
+ * lockless pin may still come after this: swap_out_pinned() checks again.
  */
 static int swap_out_check_locked(struct mm *mm, vaddr_t va, unsigned nr,
 				 struct swap_out_page *pg)
@@ -88,7 +95,7 @@ static int swap_out_check_locked(struct mm *mm, vaddr_t va, unsigned nr,
 	return 0;
 }
 
-/* Puts the folio's leaves back after a failed copy; they were swap entries for @e. */
+/* Puts the folio's leaves back after a failed flush or copy, or a pin; they were swap entries for @e. */
 static void swap_out_undo(struct mm *mm, vaddr_t va, unsigned nr, swp_entry_t e,
 			  const struct swap_out_page *pg)
 {
@@ -104,6 +111,28 @@ static void swap_out_undo(struct mm *mm, vaddr_t va, unsigned nr, swp_entry_t e,
 	swap_free_ops_naive.free(e, nr);
 }
 
+/*
+ * After the clear and its flush: whether a page gained a reference since
+ * swap_out_check_locked(). The write side keeps out every pinner but the
+ * lockless one (mm/pin.c), which takes no lock: a pin it took between the
+ * check and the clear is seen only here. Its walk runs with interrupts off
+ * on a CPU in mm_cpumask, so the flush waited for that walk to end; and a
+ * pin it took after the clear, its re-check of the entry found the swap
+ * entry and dropped before the walk ended. So after the flush the count
+ * is final: 1 (the mapping's) unless the page is pinned, which is then
+ * kept mapped (Linux re-checks "maybe pinned" after clearing and flushing
+ * the entry, and restores it, in try_to_unmap_one()).
+ */
+static bool swap_out_pinned(const struct swap_out_page *pg, unsigned nr)
+{
+	unsigned i;
+
+	for (i = 0; i < nr; i++)
+		if (page_ref_count(pg[i].page) != 1)
+			return true;
+	return false;
+}
+
 /* Write side held, pages checked, slots [e, e + nr) allocated with count 1. */
 static int swap_out_locked(struct mm *mm, vaddr_t va, unsigned nr, swp_entry_t e,
 			   struct swap_out_page *pg)
@@ -112,6 +141,7 @@ static int swap_out_locked(struct mm *mm, vaddr_t va, unsigned nr, swp_entry_t e
 	unsigned i;
 	int err = 0;
 
+	mm_hook_at(MM_HOOK_SWAP_OUT_CHECKED, mm);
 	mm_gather_init(&g, mm);
 	for (i = 0; i < nr; i++) {
 		u64 w = swap_entry_to_word(swap_entry_next(e, i));
@@ -120,8 +150,18 @@ static int swap_out_locked(struct mm *mm, vaddr_t va, unsigned nr, swp_entry_t e
 				      &pg[i].prot);
 		ASSERT(!err);
 	}
-	/* After this flush no CPU can write the pages: now their copies are final. */
+	mm_hook_at(MM_HOOK_SWAP_OUT_CLEARED, mm);
+	/* After this flush no CPU can write the pages, nor pin them: now their copies are final. */
 	pt_gather_finish(&g);
+	/*
+	 * Unless the flush did not complete: a CPU out of the run may still
+	 * write a page through its old entry, so no copy is final and no
+	 * frame may be freed. The entries go back instead; that CPU's writes
+	 * then land in the page the mm maps again, and nothing is lost.
+	 */
+	err = g.err;
+	if (!err && swap_out_pinned(pg, nr))
+		err = -EBUSY;
 	for (i = 0; i < nr && !err; i++)
 		err = swap_write_page(swap_entry_next(e, i), page_address(pg[i].page));
 	if (err) {
