@@ -195,8 +195,10 @@ int mm_map_region(struct mm *mm, vaddr_t start, u64 len, unsigned flags)
 /* The shootdown itself (IPIs to mm_cpumask, the ceiling, the counts) lives in mm/tlb.c. */
 int mm_flush_range(struct mm *mm, vaddr_t start, vaddr_t last)
 {
-	int err = tlb_flush_range(mm, start, last);
+	int err;
 
+	arch_pt_publish();
+	err = tlb_flush_range(mm, start, last);
 	mm_hook_at(MM_HOOK_FLUSHED, &err);
 	return err;
 }

@@ -238,10 +238,30 @@ int page_unpin_nr(struct page *p, u32 nr);
 /* The head of the allocated block @p belongs to (@p itself for an order-0 frame). */
 struct page *page_block_head(struct page *p);
 
+/*
+ * The two pin readers are inline here, not in mm/page_pin.c, so that the
+ * frame allocator can check a freed page without calling up into the pin
+ * code, which calls down into it (tools/check-layering.py, mm-no-call-cycle).
+ */
+static inline bool page_is_large_head(const struct page *p)
+{
+	return page_test_flags(p, PG_HEAD) && p->order > 0;
+}
+
 /* True when the block headed by @p may be pinned (see PIN_BIAS above). */
-bool page_pinned(const struct page *p);
+static inline bool page_pinned(const struct page *p)
+{
+	if (page_is_large_head(p))
+		return atomic_load_relaxed(&p->pincount) > 0;
+	return page_ref_count(p) >= PIN_BIAS;
+}
 
 /* Pins on @p: exact for a block of order > 0, refcount / PIN_BIAS otherwise. */
-u32 page_pin_count(const struct page *p);
+static inline u32 page_pin_count(const struct page *p)
+{
+	if (page_is_large_head(p))
+		return (u32)atomic_load_relaxed(&p->pincount);
+	return page_ref_count(p) > 0 ? (u32)page_ref_count(p) / PIN_BIAS : 0;
+}
 
 #endif

@@ -12,11 +12,6 @@
 #include "mm/page.h"
 #include "mm/pmm.h"
 
-static bool page_is_large_head(const struct page *p)
-{
-	return page_test_flags(p, PG_HEAD) && p->order > 0;
-}
-
 /*
  * Adds @n to *@v unless *@v is 0 or below (the page was freed) or the sum
  * would pass @max. Returns the value it found: it added exactly when that
@@ -126,16 +121,3 @@ struct page *page_block_head(struct page *p)
 	return p;
 }
 
-bool page_pinned(const struct page *p)
-{
-	if (page_is_large_head(p))
-		return atomic_load_relaxed(&p->pincount) > 0;
-	return page_ref_count(p) >= PIN_BIAS;
-}
-
-u32 page_pin_count(const struct page *p)
-{
-	if (page_is_large_head(p))
-		return (u32)atomic_load_relaxed(&p->pincount);
-	return page_ref_count(p) > 0 ? (u32)page_ref_count(p) / PIN_BIAS : 0;
-}

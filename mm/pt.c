@@ -1,5 +1,6 @@
 /*
- * Page-table range operations (see mm/pt.h). Each change
+ * Page-table range operations (see mm/pt.h), the protection encoding and
+ * the start of the walk to one entry (pt_slot_find()). Each change
  * runs in two passes: the first walks the range without writing, checks it
  * and counts the table pages the second will need; those are allocated up
  * front into a pool, and the second pass then cannot fail. A table page's
@@ -32,6 +33,48 @@ struct pt_op {
 };
 
 bool pt_nx_enabled = true;
+
+/* The one place protections become the arch's leaf attributes; PROT_READ is implied. */
+static const struct {
+	unsigned prot;
+	unsigned attr;
+} pt_prot_attrs[] = {
+	{ PROT_WRITE, ARCH_ATTR_WRITE },   { PROT_USER, ARCH_ATTR_USER },
+	{ PROT_GLOBAL, ARCH_ATTR_GLOBAL }, { PROT_NOCACHE, ARCH_ATTR_NOCACHE },
+	{ PROT_EXEC, ARCH_ATTR_EXEC },
+};
+
+pte_t pt_prot_to_pte(unsigned prot)
+{
+	unsigned attrs = 0, i;
+
+	for (i = 0; i < ARRAY_SIZE(pt_prot_attrs); i++)
+		if (prot & pt_prot_attrs[i].prot)
+			attrs |= pt_prot_attrs[i].attr;
+	return pte_attr_bits(attrs, pt_nx_enabled);
+}
+
+unsigned pt_pte_to_prot(pte_t e)
+{
+	unsigned prot = PROT_READ, attrs = pte_attrs(e), i;
+
+	for (i = 0; i < ARRAY_SIZE(pt_prot_attrs); i++)
+		if (attrs & pt_prot_attrs[i].attr)
+			prot |= pt_prot_attrs[i].prot;
+	return prot;
+}
+
+int pt_slot_find(paddr_t root, vaddr_t va, struct pt_slot *s)
+{
+	if (!pt_canonical(va))
+		return -EINVAL;
+	s->va = va;
+	s->table = root;
+	s->level = PT_LEVELS;
+	pt_count_root_walk();
+	pt_slot_descend(s);
+	return 0;
+}
 
 /* the pool of a change */
 
@@ -80,9 +123,10 @@ static void pt_install(struct page *tp, pte_t *t, unsigned i, pte_t e)
  * the store then drops them, and that is harmless here: what an unmap
  * reads from the old entry (the frame, the level, G) only software
  * writes, and nothing here consumes A or D (no page cache to write back).
- * The store is ordered before the flush that follows it: INVLPG and a CR3
- * load are serializing (8.3) and the IPIs' mailbox stores come after it
- * in program order (8.2.2).
+ * The store is ordered before the flush that follows it by
+ * arch_pt_publish(), which every flush of changed entries starts with
+ * (mm/pt_gather.c, mm_flush_range()): on x86 the order holds by itself
+ * (<arch/mmu.h> says why); a port with a weaker model gives it a barrier.
  */
 static pte_t pt_clear(pte_t *t, unsigned i)
 {

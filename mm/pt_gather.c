@@ -71,6 +71,7 @@ static bool pt_gather_flush(struct pt_gather *g)
 	if (g->start > g->last && !g->nr_tables)
 		return false;
 	g->err = 0;
+	arch_pt_publish();
 	(g->flush ? g->flush : pt_flush_local)(g);
 	g->flushes++;
 	failed = g->err != 0;

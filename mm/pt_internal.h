@@ -94,12 +94,27 @@ bool pt_find(paddr_t root, vaddr_t va, int *level, pte_t *e);
 
 /*
  * Continues the walk of @s toward s->va from s->table at s->level: stops at
- * level 1, at a leaf, or at an empty entry (mm/pt_leaf.c), recording each
- * table in s->tables[]. pt_slot_find() starts it at the root;
+ * level 1, at a leaf, or at an empty entry, recording each table in
+ * s->tables[]. pt_slot_find() (mm/pt_leaf.c) starts it at the root;
  * pt_slot_populate() resumes it under its lock, and a range change
  * (mm/pt.c) restarts it for its other end from the deepest table shared.
+ * Inline here because both files walk with it and mm/pt_leaf.c calls
+ * into mm/pt.c (no call circle, tools/check-layering.py).
  */
-void pt_slot_descend(struct pt_slot *s);
+static inline void pt_slot_descend(struct pt_slot *s)
+{
+	for (;;) {
+		pte_t e = pt_get(pt_table(s->table), pte_index(s->va, s->level));
+
+		s->tables[s->level] = s->table;
+		s->e = e;
+		if (s->level == 1 || !pte_present(e) || pte_is_leaf(e, s->level))
+			return;
+		s->table = pte_addr(e, s->level);
+		s->level--;
+	}
+}
+
 
 /* Widens @g's flush range to [start, last] (mm/pt_gather.c). */
 void pt_gather_range(struct pt_gather *g, vaddr_t start, vaddr_t last, bool global);

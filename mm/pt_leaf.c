@@ -1,8 +1,9 @@
 /*
- * Single-entry page-table operations (see mm/pt.h): protection encoding,
- * the walk to one entry (struct pt_slot: the fault path walks once and
- * hands the slot to the operation), lookups, the fault path's install and
- * replace of one 4 KiB leaf, swap entries, and the walk over leaves. Install and replace change one entry
+ * Single-entry page-table operations (see mm/pt.h) on a slot that
+ * pt_slot_find() (mm/pt.c) walked to (struct pt_slot: the fault path walks
+ * once and hands the slot to the operation): lookups, the fault path's
+ * install and replace of one 4 KiB leaf, swap entries, and the walk over
+ * leaves. Install and replace change one entry
  * with one compare-and-exchange, and a level-1 table's entry count with an
  * atomic add, so several CPUs may run them on one root at once while no
  * table is added or freed under them: the caller holds its address space's
@@ -12,63 +13,7 @@
 #include "mm/pt.h"
 #include "mm/pt_internal.h"
 
-/* The one place protections become the arch's leaf attributes; PROT_READ is implied. */
-static const struct {
-	unsigned prot;
-	unsigned attr;
-} pt_prot_attrs[] = {
-	{ PROT_WRITE, ARCH_ATTR_WRITE },   { PROT_USER, ARCH_ATTR_USER },
-	{ PROT_GLOBAL, ARCH_ATTR_GLOBAL }, { PROT_NOCACHE, ARCH_ATTR_NOCACHE },
-	{ PROT_EXEC, ARCH_ATTR_EXEC },
-};
-
-pte_t pt_prot_to_pte(unsigned prot)
-{
-	unsigned attrs = 0, i;
-
-	for (i = 0; i < ARRAY_SIZE(pt_prot_attrs); i++)
-		if (prot & pt_prot_attrs[i].prot)
-			attrs |= pt_prot_attrs[i].attr;
-	return pte_attr_bits(attrs, pt_nx_enabled);
-}
-
-unsigned pt_pte_to_prot(pte_t e)
-{
-	unsigned prot = PROT_READ, attrs = pte_attrs(e), i;
-
-	for (i = 0; i < ARRAY_SIZE(pt_prot_attrs); i++)
-		if (attrs & pt_prot_attrs[i].attr)
-			prot |= pt_prot_attrs[i].prot;
-	return prot;
-}
-
-/* the walk to one entry */
-
-void pt_slot_descend(struct pt_slot *s)
-{
-	for (;;) {
-		pte_t e = pt_get(pt_table(s->table), pte_index(s->va, s->level));
-
-		s->tables[s->level] = s->table;
-		s->e = e;
-		if (s->level == 1 || !pte_present(e) || pte_is_leaf(e, s->level))
-			return;
-		s->table = pte_addr(e, s->level);
-		s->level--;
-	}
-}
-
-int pt_slot_find(paddr_t root, vaddr_t va, struct pt_slot *s)
-{
-	if (!pt_canonical(va))
-		return -EINVAL;
-	s->va = va;
-	s->table = root;
-	s->level = PT_LEVELS;
-	pt_count_root_walk();
-	pt_slot_descend(s);
-	return 0;
-}
+/* the slot a walk stopped at */
 
 bool pt_slot_mapped(const struct pt_slot *s, paddr_t *pa, unsigned *prot)
 {

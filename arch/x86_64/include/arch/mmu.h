@@ -36,6 +36,21 @@
 /* Largest swap entry value: stored shifted left by one, the present bit clear. */
 #define ARCH_SWAP_MAX ((1ull << 62) - 1)
 
+/*
+ * Makes the page-table stores this CPU made so far visible to its own page
+ * walker and to the other CPUs' walkers before the invalidation that
+ * follows: mm/ calls it where a flush of changed entries starts (here, and
+ * before the request that asks other CPUs to flush). On x86 it only keeps
+ * the compiler from moving the stores past it: stores are not reordered
+ * with later stores, the IPI's mailbox store among them (SDM Vol. 3A
+ * 8.2.2), and INVLPG and a CR3 load are serializing (8.3). A weaker
+ * architecture puts its barrier here (docs/porting.md).
+ */
+static inline void arch_pt_publish(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
 /* What a leaf allows beyond reading, as mm/ asks for it; pte_attr_bits() encodes it. */
 enum arch_pte_attr {
 	ARCH_ATTR_WRITE = 1u << 0,
