@@ -144,6 +144,8 @@ void peer_emit(const struct peer_case *c, const struct peer_series *s)
 	else
 		printf(",\"control\":false");
 	printf(",\"system\":\"%s\"", peer_opts.system);
+	if (s->count_rejects)
+		printf(",\"rejected_runs\":%d", s->rejected);
 	if (c->cycles && peer_opts.tsc_hz > 0)
 		printf(",\"median_ns\":%.3f",
 		       peer_median_sorted(sorted, s->n) * 1e9 / peer_opts.tsc_hz);
