@@ -22,6 +22,11 @@ figures take it apart (issue 25):
   CPU no IPI is sent, so Delta is what the other CPUs add: the shootdown
   and what it costs the initiator to wait for it.
 
+A peer system's results (a "system", e.g. Linux from ./run.sh --peer
+linux) are fitted and taken apart the same way, each system on its own,
+so mmlab's and Linux's per-page slope and shootdown component stand side
+by side. Linux's are measured from user space around madvise: they hold
+the system call's entry and exit, which mmlab's unmap call does not.
 Seeds come from what is fitted or compared (mmlab_stats.comparison_seed),
 so the same log gives the same figures. Records without samples give the
 estimates without intervals.
@@ -35,6 +40,7 @@ import statistics
 from mmlab_format import format_number, render_table
 from mmlab_stats import BOOTSTRAP_REPS, CI_MIN_N, comparison_seed
 
+MMLAB = "mmlab"  # mmlab_peer.MMLAB: a record without "system"
 SWEPT = "pages"
 METRIC = "cycles_per_page"
 MIN_POINTS = 3   # page counts a fit needs
@@ -43,13 +49,14 @@ FIGURE = "unmap cost per page"
 
 
 def _cases(records):
-    """{(bench, design, cpus, params less pages as JSON): {pages: record}} for the metric."""
+    """{(system, bench, design, cpus, params less pages as JSON): {pages: record}}."""
     out = {}
     for r in records:
-        if r.metric != METRIC or r.extra.get("system") or not _whole(r.params.get(SWEPT)):
+        if r.metric != METRIC or not _whole(r.params.get(SWEPT)):
             continue
         rest = json.dumps({k: v for k, v in r.params.items() if k != SWEPT}, sort_keys=True)
-        out.setdefault((r.bench, r.variant, r.cpus, rest), {})[r.params[SWEPT]] = r
+        key = (r.extra.get("system") or MMLAB, r.bench, r.variant, r.cpus, rest)
+        out.setdefault(key, {})[r.params[SWEPT]] = r
     return out
 
 
@@ -99,12 +106,12 @@ def fit_case(by_pages, seed, reps=BOOTSTRAP_REPS):
 def fit_results(records):
     """Every fit of records, as results.json's `fits` objects (see the module doc)."""
     out = []
-    for (bench, design, cpus, rest), by_pages in _cases(records).items():
+    for (system, bench, design, cpus, rest), by_pages in _cases(records).items():
         if len(by_pages) < MIN_POINTS:
             continue
-        seed = comparison_seed(bench, rest, cpus, design, "fit")
+        seed = comparison_seed(system, bench, rest, cpus, design, "fit")
         a, b, a_ci, b_ci = fit_case(by_pages, seed)
-        out.append({"bench": bench, "design": design, "cpus": cpus,
+        out.append({"system": system, "bench": bench, "design": design, "cpus": cpus,
                     "params": json.loads(rest), "a": a, "a_ci": a_ci, "b": b, "b_ci": b_ci,
                     "n_points": len(by_pages),
                     "n_runs": sum(len(r.samples or []) or r.runs for r in by_pages.values()),
@@ -126,14 +133,15 @@ def component_results(records):
     """Every remote component Delta of records, as results.json's `components` objects."""
     cases = _cases(records)
     out = []
-    for (bench, design, cpus, rest), by_pages in cases.items():
-        base = cases.get((bench, design, BASE_CPUS, rest))
+    for (system, bench, design, cpus, rest), by_pages in cases.items():
+        base = cases.get((system, bench, design, BASE_CPUS, rest))
         if cpus == BASE_CPUS or base is None:
             continue
         for pages in sorted(p for p in by_pages if p in base):
             mine, one = by_pages[pages], base[pages]
-            seed = comparison_seed(bench, rest, cpus, design, pages, "delta")
-            out.append({"bench": bench, "design": design, "params": json.loads(rest),
+            seed = comparison_seed(system, bench, rest, cpus, design, pages, "delta")
+            out.append({"system": system, "bench": bench, "design": design,
+                        "params": json.loads(rest),
                         "pages": pages, "cpus": cpus, "delta": mine.median - one.median,
                         "delta_ci": delta_ci(one.samples, mine.samples, seed),
                         "base_cpus": BASE_CPUS, "unit": mine.unit + "/page"})
@@ -150,22 +158,22 @@ def _ci_text(ci):
 
 def fits_table(fits):
     """(headers, rows, align) of the fits."""
-    headers = ["bench", "params", "design", "cpus", "a (cycles/call)", "95% CI",
+    headers = ["system", "bench", "params", "design", "cpus", "a (cycles/call)", "95% CI",
                "b (cycles/page)", "95% CI", "points"]
-    rows = [[f["bench"], _params_words(f["params"]), f["design"], str(f["cpus"]),
+    rows = [[f["system"], f["bench"], _params_words(f["params"]), f["design"], str(f["cpus"]),
              format_number(f["a"]), _ci_text(f["a_ci"]), format_number(f["b"]),
              _ci_text(f["b_ci"]), str(f["n_points"])] for f in fits]
-    return headers, rows, "lllrrrrrr"
+    return headers, rows, "llllrrrrrr"
 
 
 def components_table(components):
     """(headers, rows, align) of the remote components."""
-    headers = ["bench", "params", "design", "pages", "cpus", "delta (cycles/page)", "95% CI",
-               "significant"]
-    rows = [[c["bench"], _params_words(c["params"]), c["design"], str(c["pages"]),
+    headers = ["system", "bench", "params", "design", "pages", "cpus", "delta (cycles/page)",
+               "95% CI", "significant"]
+    rows = [[c["system"], c["bench"], _params_words(c["params"]), c["design"], str(c["pages"]),
              f"{c['cpus']} - {c['base_cpus']}", format_number(c["delta"]),
              _ci_text(c["delta_ci"]), _significant(c["delta_ci"])] for c in components]
-    return headers, rows, "lllrrrrl"
+    return headers, rows, "llllrrrrl"
 
 
 def _significant(ci):

@@ -92,10 +92,19 @@ class TestFits(unittest.TestCase):
     def test_too_few_page_counts_no_fit(self):
         self.assertEqual(fit_results(sweep(5000, 300)[:2]), [])
 
-    def test_peer_and_other_metrics_left_out(self):
-        peer = sweep(5000, 300, system="linux-6.1")
-        other = sweep(5000, 300, metric="cycles_per_op")
-        self.assertEqual(fit_results(peer + other), [])
+    def test_other_metrics_left_out(self):
+        self.assertEqual(fit_results(sweep(5000, 300, metric="cycles_per_op")), [])
+
+    def test_peer_system_fitted_apart(self):
+        recs = sweep(5000, 300) + sweep(2000, 100, system="linux-6.1")
+        recs += sweep(3000, 150, system="linux-6.1", cpus=2)
+        got = {(f["system"], f["cpus"]): (round(f["a"]), round(f["b"]))
+               for f in fit_results(recs)}
+        self.assertEqual(got, {("mmlab", 1): (5000, 300), ("linux-6.1", 1): (2000, 100),
+                               ("linux-6.1", 2): (3000, 150)})
+        comps = component_results(recs)
+        self.assertEqual({c["system"] for c in comps}, {"linux-6.1"})
+        self.assertAlmostEqual(comps[0]["delta"], 50 + 1000 / comps[0]["pages"])
 
 
 class TestComponents(unittest.TestCase):
