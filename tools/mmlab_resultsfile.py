@@ -21,17 +21,19 @@ RESULTS_NAME = "results.json"
 FORMAT = "mmlab-results 1"
 
 
-def write_results_json(log, path, peers=None):
+def write_results_json(log, path, peers=None, boot_ratios=None):
     """Write log as results.json at path; peers (a list of dicts) goes in as "peers".
 
     Beside the log's own parts it holds what the tools derive from the
     samples (docs/output.md, "Host tools"): `fits` and `components`
     (mmlab_fits), `warnings` (failed A/A controls: harness bias) and
-    `level_shifts` (mmlab_rounds).
+    `level_shifts` (mmlab_rounds); with a peer, `boot_ratios` (mmlab_peer).
     """
     doc = {"format": FORMAT, **log.to_dict(), **derived(log.benches)}
     if peers is not None:
         doc["peers"] = peers
+    if boot_ratios is not None:
+        doc["boot_ratios"] = boot_ratios
     with open(path, "w") as f:
         json.dump(doc, f, indent=2)
         f.write("\n")
