@@ -97,7 +97,8 @@ def harness_bias(records):
     out = []
     cases = {}
     for r in records:
-        cases.setdefault((r.bench, r.params_key(), r.metric, r.cpus), {})[r.variant] = r
+        system = r.extra.get("system") or ""
+        cases.setdefault((system, r.bench, r.params_key(), r.metric, r.cpus), {})[r.variant] = r
     for by_variant in cases.values():
         naive, aa = by_variant.get(NAIVE), by_variant.get(AA)
         if naive is None or aa is None:
@@ -124,7 +125,8 @@ def level_shifts(records):
     for r in records:
         shift = shift_of(r)
         if shift is not None:
-            out.append({"bench": r.bench, "variant": r.variant, "params": r.params,
+            out.append({"system": r.extra.get("system") or "mmlab", "bench": r.bench,
+                        "variant": r.variant, "params": r.params,
                         "metric": r.metric, "cpus": r.cpus, "after_run": shift[0],
                         "p": round(shift[1], 6), "factor": round(shift[2], 4)})
     return out

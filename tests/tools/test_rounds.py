@@ -136,6 +136,11 @@ class TestControls(unittest.TestCase):
         self.assertEqual(len(doc["warnings"]), 1)
         self.assertIn("harness bias", doc["warnings"][0]["why"])
 
+    def test_a_peer_naive_never_pairs_with_mmlab_aa(self):
+        recs = [record(STEADY), record(STEADY[::-1], "aa"),
+                record([v * 1.2 for v in STEADY], system="linux-6.1")]
+        self.assertEqual(harness_bias(recs), [])
+
     def test_near_one_rows_are_never_harness_bias(self):
         recs = [record([v * 1.2 for v in STEADY], expect="near1"),
                 record(STEADY, "batched", expect="near1")]
