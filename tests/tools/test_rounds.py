@@ -7,6 +7,7 @@ import tempfile
 import unittest
 
 import toolpath  # noqa: F401  (puts tools/ on the path)
+from mmlab_html import render_run_page
 from mmlab_log import parse_log
 from mmlab_records import bench_from_json
 from mmlab_resultsfile import write_results_json
@@ -124,7 +125,7 @@ class TestControls(unittest.TestCase):
                          ("ipi", 2, ROUND_BLOCK))
         self.assertGreater(bias[0]["ratio_ci"][0], 1.0)
 
-    def test_harness_bias_in_results_json(self):
+    def test_harness_bias_in_results_json_and_on_the_page(self):
         recs = [record([v * 1.2 for v in STEADY]), record(STEADY, "aa")]
         log = parse_log(os.devnull)
         log.benches = recs
@@ -133,8 +134,11 @@ class TestControls(unittest.TestCase):
             write_results_json(log, path)
             with open(path) as f:
                 doc = json.load(f)
+            page = render_run_page(log, tmp)
         self.assertEqual(len(doc["warnings"]), 1)
         self.assertIn("harness bias", doc["warnings"][0]["why"])
+        self.assertIn("<h3 class=\"bad\">Warnings (1)</h3>", page)
+        self.assertIn("harness bias: ipi target=all cpus=2 cycles_per_round", page)
 
     def test_a_peer_naive_never_pairs_with_mmlab_aa(self):
         recs = [record(STEADY), record(STEADY[::-1], "aa"),
