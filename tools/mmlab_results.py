@@ -55,7 +55,8 @@ def cmd_report(args):
     table = render_results_table(log.benches, log.header, log.problems, log.failures,
                                  log.trailer)
     if args.boot or args.peer_boot:
-        table += "\n".join(render_boot_ratios(ratios, "peer")) + "\n"
+        system = next((record_system(r) for r in log.benches if record_system(r) != MMLAB), "peer")
+        table += "\n".join(render_boot_ratios(ratios, system.split("-")[0])) + "\n"
     with open(os.path.join(args.outdir, TABLE_NAME), "w") as f:
         f.write(table)
     sys.stdout.write(table)

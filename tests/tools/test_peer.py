@@ -274,7 +274,8 @@ class TestBootAsUnit(unittest.TestCase):
             self.assertEqual((item["mmlab_boots"], item["peer_boots"]), (3, 3))
             self.assertAlmostEqual(item["ratio"], 1.0)
         with open(os.path.join(out, "table.txt")) as f:
-            self.assertIn("over alternating boots", f.read())
+            text = f.read()
+        self.assertIn("mmlab/linux over alternating boots", text)
 
 
 
