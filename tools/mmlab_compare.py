@@ -27,8 +27,8 @@ from mmlab_html import esc, facts_table, header_facts, html_table, page, plot_fi
 from mmlab_plot import plotted_groups
 from mmlab_peer import variant_label
 from mmlab_records import NAIVE, BenchRecord, params_text
-from mmlab_stats import (NOISE_FACTOR, bootstrap_ratio_ci, ci_halfwidth_pct, exceeds_noise,
-                         percent_change, ratio_significant)
+from mmlab_stats import (NOISE_FACTOR, bootstrap_ratio_ci, ci_halfwidth_pct, comparison_seed,
+                         exceeds_noise, percent_change, ratio_significant)
 
 MARK = "*"
 
@@ -64,7 +64,9 @@ def compare_pair(a, b, factor=NOISE_FACTOR):
     change = percent_change(a.median, b.median, a.better)
     if a.samples and b.samples:
         # improvement_ratio(A, B) > 1 means B is better: the same sign as change.
-        ci = bootstrap_ratio_ci(a.samples, b.samples, a.better)
+        # Two runs: no rounds in common, each side resampled on its own.
+        seed = comparison_seed(a.bench, a.params_key(), a.cpus, a.variant, "A/B")
+        ci = bootstrap_ratio_ci(a.samples, b.samples, a.better, seed=seed)
         return CompareRow(a, b, change, ratio_significant(ci),
                           "" if ci else "too few runs")
     return CompareRow(a, b, change, exceeds_noise(change, a.rsd, b.rsd, factor))

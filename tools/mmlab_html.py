@@ -26,10 +26,12 @@ import os
 import re
 import sys
 
+from mmlab_fits import component_results, fit_results, render_fits_html
 from mmlab_log import parse_log, read_lines
 from mmlab_plot import plotted_groups
 from mmlab_resultsfile import load_run
 from mmlab_records import NAIVE
+from mmlab_rounds import harness_bias, harness_bias_text
 from mmlab_table import LEGEND, NO_INTERVAL, NOT_SIGNIFICANT, table_sections
 
 PAGE_NAME = "index.html"
@@ -142,7 +144,7 @@ def cell_class(header, text, align):
     classes = ["r" if align == "r" else "l"]
     if header == "ratio" or header.endswith(" ratio"):
         classes.append(_ratio_class(text))
-    elif header == "note" and BIAS_WORDS in text:
+    elif header == "note" and (BIAS_WORDS in text or "harness bias" in text):
         classes.append("bias")
     return " ".join(c for c in classes if c)
 
@@ -383,6 +385,8 @@ def status_block(log, skips):
     parts += _list_block("Failed cases", [failure_text(f) for f in log.failures], "bad")
     parts += _list_block("Skipped", [s[2:] for s in skips], "")
     parts += _list_block("Problems in the log", [str(p) for p in log.problems], "bad")
+    parts += _list_block("Warnings", [harness_bias_text(b) for b in harness_bias(log.benches)],
+                         "bad")
     return parts
 
 
@@ -418,6 +422,8 @@ def render_run_page(log, outdir):
         f"<a href=\"#bench-{esc(n)}\">{esc(n)}</a>" for n in names) + "</p>" if names
         else "<p class=\"bad\">No benchmark results.</p>")
     body += [legend()] + [bench_section(n, log, outdir, skips) for n in names]
+    body += render_fits_html(fit_results(log.benches), component_results(log.benches),
+                             html_table, esc)
     return page(f"mmlab results {name}", body)
 
 

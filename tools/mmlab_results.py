@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Turns an mmlab serial log into results, and compares two runs.
 
-usage: mmlab_results.py report [--gnuplot PROG] [--no-plots] [--peer PEERLOG]... LOG OUTDIR
+usage: mmlab_results.py report [--gnuplot PROG] [--no-plots] [--peer PEERLOG]...
+                           [--boot LOG]... [--peer-boot PEERLOG]... LOG OUTDIR
        mmlab_results.py compare [--noise-factor F] [--outdir DIR] A B
 
 report writes OUTDIR/results.json, OUTDIR/table.txt and
@@ -26,7 +27,7 @@ import sys
 from mmlab_compare import render_compare, render_compare_page
 from mmlab_log import parse_log
 from mmlab_html import PAGE_NAME, write_run_page
-from mmlab_peer import record_system, MMLAB
+from mmlab_peer import MMLAB, boot_ratios, record_system, render_boot_ratios, split_systems
 from mmlab_plot import GnuplotMissing, plot_groups, plotted_groups
 from mmlab_problems import Problem
 from mmlab_records import trailer_failed
@@ -45,11 +46,17 @@ def cmd_report(args):
     log = parse_log(args.log)
     if any(p.kind == "unreadable" for p in log.problems):
         return _fail(f"{args.log}: {log.problems[0].message}", 2)
+    own = split_systems(log.benches)[0]
     peers = [_merge_peer(log, path) for path in args.peer]
+    ratios = _boot_ratios(own, log.benches, args) if args.peer else None
     os.makedirs(args.outdir, exist_ok=True)
-    write_results_json(log, os.path.join(args.outdir, RESULTS_NAME), peers=peers or None)
+    write_results_json(log, os.path.join(args.outdir, RESULTS_NAME), peers=peers or None,
+                       boot_ratios=ratios)
     table = render_results_table(log.benches, log.header, log.problems, log.failures,
                                  log.trailer)
+    if args.boot or args.peer_boot:
+        system = next((record_system(r) for r in log.benches if record_system(r) != MMLAB), "peer")
+        table += "\n".join(render_boot_ratios(ratios, system.split("-")[0])) + "\n"
     with open(os.path.join(args.outdir, TABLE_NAME), "w") as f:
         f.write(table)
     sys.stdout.write(table)
@@ -75,6 +82,15 @@ def _merge_peer(log, path):
                                     f"{path}: the peer run reports failure: {peer.trailer}",
                                     "trailer"))
     return {"source": path, "header": peer.header, "trailer": peer.trailer}
+
+
+def _boot_ratios(own, merged, args):
+    """mmlab/peer with the boot as the unit: this log and --boot, the first --peer and --peer-boot."""
+    peer_first = [r for r in merged if record_system(r) != MMLAB]
+    mmlab_boots = [own] + [[r for r in parse_log(p).benches if record_system(r) == MMLAB]
+                           for p in args.boot]
+    peer_boots = [peer_first] + [parse_log(p).benches for p in args.peer_boot]
+    return boot_ratios(mmlab_boots, peer_boots)
 
 
 def _write_plots(log, plot_dir, gnuplot):
@@ -141,6 +157,10 @@ def build_parser():
     report.add_argument("--no-plots", action="store_true", help="do not draw plots")
     report.add_argument("--peer", action="append", default=[], metavar="PEERLOG",
                         help="a peer system's serial log to merge (repeatable)")
+    report.add_argument("--boot", action="append", default=[], metavar="LOG",
+                        help="another mmlab boot's log, for mmlab/peer over boots (repeatable)")
+    report.add_argument("--peer-boot", action="append", default=[], metavar="PEERLOG",
+                        help="another boot of the peer, for mmlab/peer over boots (repeatable)")
     report.set_defaults(func=cmd_report)
     compare = sub.add_parser("compare", help="compare two runs, %%change per result")
     compare.add_argument("a", metavar="A", help="results folder, results.json or serial log")

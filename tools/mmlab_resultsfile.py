@@ -11,22 +11,38 @@ from __future__ import annotations
 import json
 import os
 
+from mmlab_fits import component_results, fit_results
 from mmlab_log import SerialLog, parse_log
 from mmlab_problems import Problem
 from mmlab_records import bench_from_json
+from mmlab_rounds import harness_bias, level_shifts
 
 RESULTS_NAME = "results.json"
 FORMAT = "mmlab-results 1"
 
 
-def write_results_json(log, path, peers=None):
-    """Write log as results.json at path; peers (a list of dicts) goes in as "peers"."""
-    doc = {"format": FORMAT, **log.to_dict()}
+def write_results_json(log, path, peers=None, boot_ratios=None):
+    """Write log as results.json at path; peers (a list of dicts) goes in as "peers".
+
+    Beside the log's own parts it holds what the tools derive from the
+    samples (docs/output.md, "Host tools"): `fits` and `components`
+    (mmlab_fits), `warnings` (failed A/A controls: harness bias) and
+    `level_shifts` (mmlab_rounds); with a peer, `boot_ratios` (mmlab_peer).
+    """
+    doc = {"format": FORMAT, **log.to_dict(), **derived(log.benches)}
     if peers is not None:
         doc["peers"] = peers
+    if boot_ratios is not None:
+        doc["boot_ratios"] = boot_ratios
     with open(path, "w") as f:
         json.dump(doc, f, indent=2)
         f.write("\n")
+
+
+def derived(records):
+    """The figures results.json adds to a log's records."""
+    return {"fits": fit_results(records), "components": component_results(records),
+            "warnings": harness_bias(records), "level_shifts": level_shifts(records)}
 
 
 def load_run(path):

@@ -119,13 +119,14 @@ def _check_better(better):
 # The kernel and these tools compute the median's 95% interval the same way
 # (lib/stats.c stats_median_ci_rank): distribution-free order statistics,
 # exact binomial ranks up to CI_EXACT_N samples, the normal approximation
-# above. Ratios get a percentile bootstrap with a fixed seed, so a table is
-# the same every time it is made from the same log. docs/output.md says why.
+# above. Ratios get a percentile bootstrap seeded per comparison
+# (comparison_seed below), so a table is the same every time it is made
+# from the same log. docs/output.md says why.
 
 CI_EXACT_N = 120
 CI_MIN_N = 6           # fewer samples: no interval of them reaches 95%
 BOOTSTRAP_REPS = 2000
-BOOTSTRAP_SEED = 16    # fixed: the same log always gives the same table
+BOOTSTRAP_SEED = 16    # the default; the tools pass comparison_seed(...) instead
 TUKEY_K = 1.5
 CI_TARGET_PCT = 5.0    # bench/bench.h BENCH_CI_TARGET_PCT
 
@@ -202,3 +203,110 @@ def bootstrap_ratio_ci(naive, improved, better, reps=BOOTSTRAP_REPS, seed=BOOTST
 def ratio_significant(ci):
     """True when a ratio's interval excludes 1 (no interval: not significant)."""
     return ci is not None and (ci[0] > 1.0 or ci[1] < 1.0)
+
+
+# --- rounds, seeds and level shifts (issue 25) ---------------------------
+#
+# The harness runs rounds: round i runs the i-th timed run of every
+# variant of a case, so a host hiccup that slows round i slows both sides
+# of a ratio. round_bootstrap_ratio_ci resamples whole rounds and keeps
+# each round's runs together, so the interval sees that pairing. Each
+# comparison gets its own seed (comparison_seed), so the intervals of a
+# table are not all drawn from one stream of random numbers, yet the same
+# log still gives the same table.
+
+LEVEL_SHIFT_P = 0.05       # Pettitt's p below this (a perfect split reaches it from 12 runs) ...
+LEVEL_SHIFT_MIN_PCT = 10.0  # ... and medians either side this far apart: a level shift
+LEVEL_SHIFT_MIN_N = 10      # fewer runs: no judgement
+
+
+def comparison_seed(*parts):
+    """A 32-bit seed from a comparison's identity, e.g. (bench, params, cpus, 'naive', 'gen').
+
+    The same parts always give the same seed (sha256 of their repr, not
+    Python's salted hash), different comparisons different ones.
+    """
+    import hashlib
+    digest = hashlib.sha256(repr(parts).encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+def round_bootstrap_ratio_ci(naive, improved, better, reps=BOOTSTRAP_REPS,
+                             seed=BOOTSTRAP_SEED):
+    """95% round-block bootstrap interval of improvement_ratio(median(naive), median(improved)).
+
+    naive[i] and improved[i] ran in the same round i, so both lists have
+    one value per round. Each resample draws rounds with replacement and
+    takes both values of every drawn round. Returns (low, high), or None
+    with fewer than CI_MIN_N rounds or a resampled median of zero.
+    """
+    naive, improved = _checked(naive), _checked(improved)
+    _check_better(better)
+    if len(naive) != len(improved):
+        raise ValueError("one value per round on each side")
+    n = len(naive)
+    if n < CI_MIN_N:
+        return None
+    rng = random.Random(seed)
+    ratios = []
+    for _ in range(reps):
+        rounds = [rng.randrange(n) for _ in range(n)]
+        r = improvement_ratio(statistics.median(naive[i] for i in rounds),
+                              statistics.median(improved[i] for i in rounds), better)
+        if r is None:
+            return None
+        ratios.append(r)
+    ratios.sort()
+    return ratios[int(reps * 0.025)], ratios[int(reps * 0.975) - 1]
+
+
+def ci_width_pct(ci, centre):
+    """The full width of an interval as a percentage of centre (None if undefined)."""
+    if ci is None or not centre:
+        return None
+    return (ci[1] - ci[0]) / abs(centre) * 100.0
+
+
+def level_shift(values):
+    """Where a series' level shifts: (index of the first run after it, p, after/before), or None.
+
+    Pettitt's rank test for one change point (Pettitt 1979): U_t = 2 x the
+    rank sum of the first t values - t(n + 1), K = max |U_t|, p about
+    2 exp(-6 K^2 / (n^3 + n^2)). A shift counts when p < LEVEL_SHIFT_P and
+    the medians either side differ by at least LEVEL_SHIFT_MIN_PCT, so a
+    slow drift of a few percent is not one. values are in run order.
+    """
+    values = _checked(values)
+    n = len(values)
+    if n < LEVEL_SHIFT_MIN_N:
+        return None
+    ranks = _ranks(values)
+    best_t, best_k, rank_sum = 0, -1.0, 0.0
+    for t in range(1, n):
+        rank_sum += ranks[t - 1]
+        k = abs(2 * rank_sum - t * (n + 1))
+        if k > best_k:
+            best_t, best_k = t, k
+    p = min(1.0, 2 * math.exp(-6 * best_k ** 2 / (n ** 3 + n ** 2)))
+    before, after = statistics.median(values[:best_t]), statistics.median(values[best_t:])
+    if p >= LEVEL_SHIFT_P or before == 0:
+        return None
+    factor = after / before
+    if abs(factor - 1) * 100.0 < LEVEL_SHIFT_MIN_PCT:
+        return None
+    return best_t, p, factor
+
+
+def _ranks(values):
+    """1-based ranks, ties given their mean rank."""
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for m in range(i, j + 1):
+            ranks[order[m]] = (i + j) / 2.0 + 1
+        i = j + 1
+    return ranks

@@ -32,11 +32,14 @@ from mmlab_format import (describe_run, format_count, format_number, format_perc
                           format_ratio, format_spread, render_table)
 from typing import List, NamedTuple, Optional
 
+from mmlab_fits import component_results, fit_results, render_fits_text
 from mmlab_groups import Group, group_results
 from mmlab_peer import PeerIndex, peer_ratio, split_systems
 from mmlab_records import NAIVE
-from mmlab_stats import (BOOTSTRAP_REPS, BOOTSTRAP_SEED, CI_MIN_N, CI_TARGET_PCT,
-                         bootstrap_ratio_ci, ci_halfwidth_pct, improvement_ratio,
+from mmlab_rounds import (expected_near1, harness_bias, harness_bias_text, is_aa,
+                          ratio_interval, shift_text)
+from mmlab_stats import (BOOTSTRAP_REPS, CI_MIN_N, CI_TARGET_PCT, LEVEL_SHIFT_MIN_PCT,
+                         LEVEL_SHIFT_P, ci_halfwidth_pct, improvement_ratio,
                          ratio_significant, tukey_outliers)
 
 MAX_COUNTERS = 4
@@ -49,15 +52,22 @@ LEGEND = [
     "       improved/naive when higher is better): > 1 means the improved design wins;",
     f"       '{NOT_SIGNIFICANT}' marks a ratio whose 95% CI includes 1 (not significant), "
     f"'{NO_INTERVAL}' one with fewer than {CI_MIN_N} runs a side.",
-    f"95% CI: percentile bootstrap of the ratio of medians ({BOOTSTRAP_REPS} resamples, "
-    f"seed {BOOTSTRAP_SEED}).",
+    f"95% CI: percentile bootstrap of the ratio of medians ({BOOTSTRAP_REPS} resamples): "
+    "whole rounds resampled, each round's runs",
+    "       kept together (round-block), one seed per comparison from (bench, params, cpus, "
+    "the two designs).",
     "±CI: half the median's 95% confidence interval (order statistics), as % of the median; "
     f"the harness aims at ±{CI_TARGET_PCT:g}%.",
     "outliers: runs outside Tukey's fences (1.5 IQR), naive / improved. They stay in every "
     "statistic: under TCG a vCPU",
     "       descheduled by the host is part of the measurement environment, not an error.",
-    "control: the designs do the same work there; the ratio must be 1 within noise and is "
-    "not a result.",
+    "runs: the timed runs achieved, naive / improved.",
+    "aa: the reference design run a second time; its ratio must include 1, and one that does "
+    "not is 'harness bias'.",
+    "expected near 1: the designs run different code but should cost about the same there; "
+    "no result, no control.",
+    f"level shift: a design's runs change level against run order (Pettitt p < "
+    f"{LEVEL_SHIFT_P:g}, medians {LEVEL_SHIFT_MIN_PCT:g}% apart).",
     "Counters are per operation (per <unit> where the name ends so), shown as naive / improved.",
 ]
 PEER_LEGEND = [
@@ -77,6 +87,8 @@ def render_results_table(records, header=None, problems=(), failures=(), trailer
         lines += ["", "No benchmark results."]
     for section in sections:
         lines += ["", section.title] + render_table(section.headers, section.rows, section.align)
+    lines += render_fits_text(fit_results(records), component_results(records))
+    lines += render_warnings(records)
     lines += render_failures(failures) + render_status(trailer)
     if problems:
         lines += ["", f"{len(problems)} problem(s) in the log; see results.json:"]
@@ -132,14 +144,14 @@ def section_table(group, improved, peers=()):
     for p, v in shown:
         headers += [f"{_short(p.system)} {v} ({group.unit})", "±CI", f"mmlab/{_short(p.system)}",
                     "95% CI"]
-    headers += [counter_label(c) for c in counters] + ["note"]
+    headers += [counter_label(c) for c in counters] + ["runs", "note"]
     rows = []
     for cpus in group.cpu_counts():
         row = section_row(group, improved, cpus, counters)
         mine = group.result(improved, cpus) if improved else group.result(NAIVE, cpus)
         cells = [c for p, v in shown for c in peer_cells(mine, p.group_for(group).result(v, cpus))]
         rows.append(row[:8] + cells + row[8:])
-    align = "rrrrrrrr" + "r" * (4 * len(shown) + len(counters)) + "l"
+    align = "rrrrrrrr" + "r" * (4 * len(shown) + len(counters)) + "rl"
     return title, headers, rows, align
 
 
@@ -184,9 +196,7 @@ def _short(system):
 def compare_pair(naive, better, direction):
     """(ratio, interval or None, significant) of two records of one CPU count."""
     ratio = improvement_ratio(naive.median, better.median, direction)
-    ci = None
-    if naive.samples and better.samples:
-        ci = bootstrap_ratio_ci(naive.samples, better.samples, direction)
+    ci, _ = ratio_interval(naive, better, direction)
     return ratio, ci, ratio_significant(ci)
 
 
@@ -203,7 +213,8 @@ def section_row(group, improved, cpus, counters):
     else:
         cells += ["-", "-", f"{_outliers(naive)} / {_outliers(better)}"]
         note = ""
-    return cells + [f"{_counter(naive, c)} / {_counter(better, c)}" for c in counters] + [note]
+    cells += [f"{_counter(naive, c)} / {_counter(better, c)}" for c in counters]
+    return cells + [f"{_runs(naive)} / {_runs(better)}", note]
 
 
 def _ratio_cell(ratio, ci, significant):
@@ -220,21 +231,33 @@ def _interval(ci):
 def _note(naive, better, ci, significant):
     """The design's own note, then control rows (flagged when their ratio is not 1) or few runs."""
     own = better.extra.get("note")
-    text = _row_note(naive, better, ci, significant)
+    text = "; ".join(filter(None, [_row_note(naive, better, ci, significant),
+                                   shift_text(naive), shift_text(better)]))
     if isinstance(own, str) and own:
         return f"{own}; {text}" if text else own
     return text
 
 
 def _row_note(naive, better, ci, significant):
-    """Control rows say so (and are flagged when their ratio is not 1); few runs too."""
-    if naive.control and better.control:
+    """A/A rows (flagged when their ratio is not 1), rows expected near 1, few runs."""
+    if is_aa(naive, better):
+        return "A/A control" + (": differs from 1, harness bias" if significant else "")
+    if expected_near1(naive, better):
         why = naive.control_why or better.control_why
-        text = f"control ({why})" if why else "control"
-        return text + (": differs from 1, a bias in the set-up" if significant else "")
+        text = f"expected near 1 ({why})" if why else "expected near 1"
+        return text + (": differs from 1 (different code)" if significant else "")
     if ci is None and naive.samples and better.samples:
         return f"fewer than {CI_MIN_N} runs: no interval"
     return ""
+
+
+def render_warnings(records):
+    """Lines naming every failed A/A control: a harness bias, not a result."""
+    bias = harness_bias(records)
+    if not bias:
+        return []
+    return ["", f"WARNING: {len(bias)} A/A control(s) differ from 1:"] + [
+        f"  {harness_bias_text(b)}" for b in bias]
 
 
 def render_failures(failures):
@@ -288,6 +311,13 @@ def _spread(rec):
         half = ci_halfwidth_pct(rec.samples)
         return "±?" if half is None else f"±{half:.1f}%"
     return format_spread(rec.rsd) + "sd"
+
+
+def _runs(rec):
+    """The timed runs achieved (the samples' count, else the line's runs)."""
+    if rec is None:
+        return "-"
+    return str(len(rec.samples) if rec.samples else rec.runs)
 
 
 def _outliers(rec):

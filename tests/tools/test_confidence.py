@@ -142,12 +142,14 @@ class TestTableMarks(unittest.TestCase):
         self.assertIn("?2.00x", row)
         self.assertIn("fewer than 6 runs", row)
 
-    def test_control_row_says_so(self):
+    def test_control_row_is_expected_near_one(self):
+        # "control":true (older logs) reads as "expect":"near1": different code, no control.
         why = "2 CPUs: one target, both designs call it"
-        row = row_of(table(record(FAST, control=True, control_why=why),
-                           record(FAST_TOO, "batched", control=True, control_why=why)), 2)
-        self.assertIn(f"control ({why})", row)
-        self.assertNotIn("bias", row)
+        for marks in ({"control": True}, {"expect": "near1"}):
+            row = row_of(table(record(FAST, control_why=why, **marks),
+                               record(FAST_TOO, "batched", control_why=why, **marks)), 2)
+            self.assertIn(f"expected near 1 ({why})", row)
+            self.assertNotIn("bias", row)
 
     def test_control_only_when_both_designs_say_so(self):
         # A design that does other work there (lazy sends no round at pages=1) is a result.
@@ -161,9 +163,11 @@ class TestTableMarks(unittest.TestCase):
         row = row_of(table(record(SLOW), record(FAST, "lazy", note=note)), 2)
         self.assertIn(note, row)
 
-    def test_control_that_differs_from_one_is_flagged(self):
-        row = row_of(table(record(SLOW, control=True), record(FAST, "batched", control=True)), 2)
-        self.assertIn("control: differs from 1, a bias in the set-up", row)
+    def test_near_one_that_differs_is_said_but_not_bias(self):
+        row = row_of(table(record(SLOW, expect="near1"), record(FAST, "batched",
+                                                                expect="near1")), 2)
+        self.assertIn("expected near 1: differs from 1 (different code)", row)
+        self.assertNotIn("bias", row)
 
     def test_ci_width_and_outliers_are_shown(self):
         text = table(record(FAST[:9] + [300.0]), record(FAST, "batched"))

@@ -12,7 +12,8 @@ import unittest
 
 from toolpath import data
 from mmlab_log import parse_log
-from mmlab_peer import MMLAB, PeerIndex, peer_ratio, record_system, split_systems
+from mmlab_peer import (MMLAB, PeerIndex, boot_ratio_ci, boot_ratios, peer_ratio,
+                        record_system, split_systems)
 from mmlab_records import bench_from_json
 from mmlab_groups import group_results
 from mmlab_stats import median_ci
@@ -223,6 +224,59 @@ class TestReportPeer(unittest.TestCase):
         rc, doc, err = self.report(text)
         self.assertEqual(rc, 1)
         self.assertIn('carry no "system"', err)
+
+
+
+class TestBootAsUnit(unittest.TestCase):
+    def test_welch_interval_on_log_medians(self):
+        import math
+        ratio, (lo, hi) = boot_ratio_ci([100.0, 110.0, 105.0], [200.0, 190.0, 210.0])
+        lm = [math.log(v) for v in (100.0, 110.0, 105.0)]
+        lp = [math.log(v) for v in (200.0, 190.0, 210.0)]
+        self.assertAlmostEqual(ratio, math.exp(sum(lm) / 3 - sum(lp) / 3))
+        self.assertLess(lo, ratio)
+        self.assertGreater(hi, ratio)
+        self.assertLess(hi, 1.0)
+
+    def test_one_boot_a_side_no_interval(self):
+        self.assertEqual(boot_ratio_ci([100.0], [200.0, 210.0])[1], None)
+
+    def test_results_matched_per_boot(self):
+        mine = [[scaled(f)] for f in (1.0, 1.02, 0.98)]
+        peer = [[scaled(f, system=SYSTEM)] for f in (0.5, 0.51, 0.49)]
+        (item,) = boot_ratios(mine, peer)
+        self.assertEqual((item["bench"], item["variant"], item["cpus"], item["mmlab_boots"],
+                          item["peer_boots"], item["unit"]), ("tlb", "batched", 2, 3, 3, "boot"))
+        self.assertAlmostEqual(item["ratio"], 2.0, places=2)
+        self.assertLess(item["ratio_ci"][0], 2.0)
+        self.assertGreater(item["ratio_ci"][1], 2.0)
+        self.assertEqual(boot_ratios(mine, [[record(variant="naive", system=SYSTEM)]]), [])
+
+    def test_report_with_boots(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        with open(data("peer_linux.log")) as f:
+            text = f.read()
+        own = os.path.join(tmp, "own.log")  # the same runs as mmlab's: ratios of exactly 1
+        with open(own, "w") as f:
+            f.write(text.replace(f',"system":"{SYSTEM}"', ""))
+        out = os.path.join(tmp, "out")
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            mmlab_results.main(["report", "--no-plots", "--peer", data("peer_linux.log"),
+                                "--boot", own, "--boot", own,
+                                "--peer-boot", data("peer_linux.log"),
+                                "--peer-boot", data("peer_linux.log"), own, out])
+        with open(os.path.join(out, "results.json")) as f:
+            doc = json.load(f)
+        ratios = doc["boot_ratios"]
+        self.assertTrue(ratios)
+        for item in ratios:
+            self.assertEqual((item["mmlab_boots"], item["peer_boots"]), (3, 3))
+            self.assertAlmostEqual(item["ratio"], 1.0)
+        with open(os.path.join(out, "table.txt")) as f:
+            text = f.read()
+        self.assertIn("mmlab/linux over alternating boots", text)
+
 
 
 if __name__ == "__main__":

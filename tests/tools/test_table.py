@@ -48,12 +48,12 @@ class TestResultsTable(unittest.TestCase):
         self.assertEqual(lines[1].split(), ["cpus", "naive", "(cycles)", "±CI", "batched",
                                             "(cycles)", "±CI", "ratio", "95%", "CI",
                                             "outliers", "ipi_sent", "flush_single",
-                                            "flush_full", "note"])
+                                            "flush_full", "runs", "note"])
         self.assertEqual(set(lines[2]), {"-", " "})
         # A log from before samples: standard deviations ('sd'), no interval ('?').
         self.assertEqual(lines[3].split(), ["1", "1210", "±1.00%sd", "302.5", "±1.32%sd",
                                             "?4.00x", "-", "-", "/", "-", "0", "/", "0", "1",
-                                            "/", "0", "0", "/", "0.002"])
+                                            "/", "0", "0", "/", "0.002", "11", "/", "11"])
         self.assertEqual(len(lines), 6)  # title, header, rule, 3 CPU counts
 
     def test_columns_line_up(self):

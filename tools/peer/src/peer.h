@@ -41,6 +41,8 @@ struct peer_series {
 	const char *counter_names[PEER_MAX_COUNTERS];
 	double counter_sums[PEER_MAX_COUNTERS]; /* summed per-op values, one per run */
 	int ncounters;
+	int count_rejects; /* print rejected_runs: runs rejected by the workload's check */
+	int rejected;
 };
 
 /* What a case's BENCH lines share. */
@@ -80,6 +82,15 @@ long peer_resident_pages(const void *addr, size_t len);
 void *peer_map_4k(size_t len);
 long peer_proc_kb(const char *path, const char *key);
 #define peer_meminfo_kb(key) peer_proc_kb("/proc/meminfo", key)
+
+/* peer_env.c: the header's configuration facts */
+void peer_mitigations(const char *dir, char *out, size_t size);
+int peer_init_on_free(const char *cmdline);
+int peer_memcg(const char *cgroups);
+
+/* peer_check.c: the TLB interrupts a tlb run must show */
+long peer_tlb_irqs_expected(int cpus, long pages, int batched);
+int peer_tlb_irqs_ok(long delta, int cpus, long pages, int batched);
 
 /* one per workload: 0 when every case passed (or skipped), -1 otherwise */
 int peer_tlb(void);

@@ -169,17 +169,26 @@ static void cpu_model(char *out, size_t size)
 		fclose(f);
 }
 
+/* A JSON value for a 0/1 fact, null when unknown (-1). */
+static const char *json_flag(int v)
+{
+	return v < 0 ? "null" : v ? "true" : "false";
+}
+
 static void print_header(void)
 {
-	char model[128];
+	char model[128], mitigations[1024];
 
 	cpu_model(model, sizeof(model));
+	peer_mitigations("/sys/devices/system/cpu/vulnerabilities", mitigations,
+			 sizeof(mitigations));
 	printf(
 	    "MMLAB {\"version\":\"%s\",\"system\":\"%s\",\"cmdline\":\"%s\",\"cpu_model\":\"%s\","
 	    "\"cpus\":%d,\"tsc_hz\":%.0f,\"hypervisor\":null,\"firmware\":null,"
-	    "\"mem_bytes\":%ld}\n",
+	    "\"mem_bytes\":%ld,\"mitigations\":\"%s\",\"init_on_free\":%s,\"memcg\":%s}\n",
 	    peer_opts.system, peer_opts.system, cmdline, model, peer_opts.ncpus, peer_opts.tsc_hz,
-	    peer_meminfo_kb("MemTotal") * 1024);
+	    peer_meminfo_kb("MemTotal") * 1024, mitigations,
+	    json_flag(peer_init_on_free("/proc/cmdline")), json_flag(peer_memcg("/proc/cgroups")));
 	fflush(stdout);
 }
 

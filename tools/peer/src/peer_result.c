@@ -46,25 +46,50 @@ double peer_median_sorted(const double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
+/* Integer square root: the largest r with r * r <= x (lib/math.h's isqrt_u64). */
+static uint64_t peer_isqrt(uint64_t x)
+{
+	uint64_t r = 0, bit = 1ull << 62;
+
+	while (bit > x)
+		bit >>= 2;
+	for (; bit; bit >>= 2) {
+		if (x >= r + bit) {
+			x -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+	}
+	return r;
+}
+
 /*
  * The 1-based rank k of the median's 95% interval [x(k), x(n+1-k)]: the
- * largest k with P(Bin(n, 1/2) < k) <= 2.5%, exact up to 120 runs (in
- * long double: C(120, 60) fits its mantissa's range), the normal
- * approximation above; 0 when n < 6.
+ * largest k with P(Bin(n, 1/2) < k) <= 2.5%, exact up to 120 runs, the
+ * normal approximation above; 0 when n < 6. The same integer arithmetic
+ * as lib/stats.c's stats_median_ci_rank, step for step: a floating-point
+ * floor(n/2 - 0.98 sqrt(n)) differs from it at n = 126, 176 and 504
+ * (tests/tools/test_peer_ranks.py compares the two for n = 1..1000).
  */
 int peer_median_ci_rank(int n)
 {
-	if (n > 120)
-		return (int)floor(n / 2.0 - 0.98 * sqrt((double)n));
-	long double total = powl(2.0L, n), cum = 0, choose = 1;
+	unsigned __int128 total, cum = 0, choose = 1;
+	uint64_t spread;
 	int k = 0;
 
+	if (n > 120) {
+		/* 0.98 sqrt(n) in thousandths, then n/2 less that, rounded down. */
+		spread = 980 * peer_isqrt((uint64_t)n * 1000000) / 1000;
+		return (int)((500 * (uint64_t)n - spread) / 1000);
+	}
+	total = (unsigned __int128)1 << n;
 	for (int i = 0; i < n; i++) {
-		cum += choose;
+		cum += choose; /* 2^n * P(X <= i) */
 		if (cum * 40 > total)
 			break;
 		k = i + 1;
-		choose = choose * (n - i) / (i + 1);
+		choose = choose * (unsigned)(n - i) / (unsigned)(i + 1);
 	}
 	return k;
 }
@@ -119,6 +144,8 @@ void peer_emit(const struct peer_case *c, const struct peer_series *s)
 	else
 		printf(",\"control\":false");
 	printf(",\"system\":\"%s\"", peer_opts.system);
+	if (s->count_rejects)
+		printf(",\"rejected_runs\":%d", s->rejected);
 	if (c->cycles && peer_opts.tsc_hz > 0)
 		printf(",\"median_ns\":%.3f",
 		       peer_median_sorted(sorted, s->n) * 1e9 / peer_opts.tsc_hz);
