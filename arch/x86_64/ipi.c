@@ -7,6 +7,7 @@
 #include "arch/x86_64/traps.h"
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
+#include "kernel/trace.h"
 #include <arch/arch.h>
 #include <arch/vectors.h>
 
@@ -20,9 +21,11 @@ void arch_send_call_ipi(unsigned cpu)
 static void ipi_call_irq(struct trap_frame *f)
 {
 	(void)f;
+	trace_event(TRACE_IRQ_ENTRY, 0, 0);
 	this_cpu_inc(PCPU_IPI_RECEIVED);
 	smp_handle_mailbox();
 	apic_eoi();
+	trace_event(TRACE_EOI, 0, 0);
 }
 
 /* Registers the call vector; before any AP starts. */
