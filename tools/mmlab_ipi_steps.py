@@ -51,9 +51,9 @@ def _pct(vals, p):
 
 
 def _first_after(recs, times, ev, t, peer=None):
-    """The first record of event @ev at or after TSC @t on one CPU (optionally for @peer)."""
+    """The first record of event @ev (or of a tuple of events) at or after TSC @t on one CPU."""
     for r in recs[bisect.bisect_left(times, t):]:
-        if r.ev == ev and (peer is None or r.peer == peer):
+        if (r.ev == ev or r.ev in ev) and (peer is None or r.peer == peer):
             return r
     return None
 
@@ -83,7 +83,8 @@ def _round(case, idx, caller, cps, i, state):
     pts["as"] = _first_after(trecs, ttimes, "as", ir.tsc, caller)
     pts["eo"] = _first_after(trecs, ttimes, "eo", ir.tsc)
     pts["iw"] = pts["eo"] and _first_after(trecs, ttimes, "iw", pts["eo"].tsc)
-    pts["ih"] = pts["iw"] and _first_after(trecs, ttimes, "ih", pts["iw"].tsc)
+    nxt = pts["iw"] and _first_after(trecs, ttimes, ("ih", "ie"), pts["iw"].tsc)
+    pts["ih"] = nxt if nxt and nxt.ev == "ih" else None  # not when the next IPI came first
     last_ih = _last_before(trecs, ttimes, "ih", ic.tsc)
     last_iw = _last_before(trecs, ttimes, "iw", ic.tsc)
     state["asleep"] += bool(last_ih and (not last_iw or last_ih.tsc > last_iw.tsc))
