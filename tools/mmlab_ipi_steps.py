@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where the cycles of one cross-CPU call round go: a per-step table from a trace.
 
-usage: mmlab_ipi_steps.py LOG [--case TEXT] [--variant NAME]
+usage: mmlab_ipi_steps.py LOG... [--case TEXT] [--variant NAME]
 
 Reads the trace records of an mmlab serial log made with trace=1 (for
 instance ./run.sh --bench ipi --trace -- target_state=halted) and, for
@@ -12,9 +12,12 @@ caller's and the target's records of that call (docs/output.md, "Trace"):
   ir claimed    as acknowledged  eo EOI written    iw HLT returned (idle)
   ih idle halts again            aw caller saw the acknowledgement
 
-and prints the median, 25th and 75th percentile cycles of each step, as a
-Markdown table. Steps that cross CPUs (is -> ie, as -> aw) subtract two
-CPUs' TSCs: under QEMU TCG every vCPU reads one clock, elsewhere the
+and prints the median, 25th and 75th percentile cycles of each step (of
+the rounds where its end follows its start: under TCG the target often
+enters before the caller's ICR write returns), as a
+Markdown table per case; the rounds of a case in several logs (boots) are
+pooled. Steps that cross CPUs (ic -> ie, ie -> is, as -> aw) subtract two
+CPUs' TSCs: under QEMU TCG every vCPU reads one clock (the host's), elsewhere the
 header's tsc_skew_bound_cycles bounds the error. Each record costs about
 the header's trace.record_cycles; the table counts them in its steps.
 Exit status: 0 done, 2 bad usage or no matching rounds.
@@ -33,7 +36,8 @@ from mmlab_trace import TraceError, parse_trace  # noqa: E402
 STEPS = [
     ("post: descriptor and mailbox bits", "cp", "c", "ic", "c"),
     ("ICR write (caller)", "ic", "c", "is", "c"),
-    ("ICR written -> call vector entered (delivery, HLT exit)", "is", "c", "ie", "t"),
+    ("ICR write -> call vector entered (delivery, HLT exit)", "ic", "c", "ie", "t"),
+    ("call vector entered -> caller's ICR write returns", "ie", "t", "is", "c"),
     ("entry -> claim (stub, counters, two exchanges)", "ie", "t", "ir", "t"),
     ("claim -> acknowledgement (the function)", "ir", "t", "as", "t"),
     ("acknowledgement -> seen by the caller", "as", "t", "aw", "c"),
@@ -132,26 +136,36 @@ def table(case, steps, state):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("log")
+    ap.add_argument("log", nargs="+")
     ap.add_argument("--case", help="only cases whose title contains TEXT")
     ap.add_argument("--variant", help="only timed runs of this variant (design)")
     a = ap.parse_args(argv)
-    try:
-        cases = parse_trace(Path(a.log).read_text(errors="replace"))
-    except (OSError, TraceError) as e:
-        print(f"mmlab_ipi_steps: {e}", file=sys.stderr)
+    pooled = {}
+    for log in a.log:
+        try:
+            cases = parse_trace(Path(log).read_text(errors="replace"))
+        except (OSError, TraceError) as e:
+            print(f"mmlab_ipi_steps: {log}: {e}", file=sys.stderr)
+            return 2
+        for case in cases:
+            if a.case and a.case not in case.title:
+                continue
+            steps, state = steps_of_case(case, a.variant)
+            if not state["rounds"]:
+                continue
+            if case.title not in pooled:
+                pooled[case.title] = (case, {name: [] for name, *_ in STEPS},
+                                      {"asleep": 0, "rounds": 0})
+            _, all_steps, all_state = pooled[case.title]
+            for name in steps:
+                all_steps[name] += steps[name]
+            for k in state:
+                all_state[k] += state[k]
+    if not pooled:
+        print("mmlab_ipi_steps: no one-target call rounds in the logs' traces", file=sys.stderr)
         return 2
-    shown = 0
-    for case in cases:
-        if a.case and a.case not in case.title:
-            continue
-        steps, state = steps_of_case(case, a.variant)
-        if state["rounds"]:
-            print(table(case, steps, state) + "\n")
-            shown += 1
-    if not shown:
-        print("mmlab_ipi_steps: no one-target call rounds in the log's traces", file=sys.stderr)
-        return 2
+    for case, steps, state in pooled.values():
+        print(table(case, steps, state) + "\n")
     return 0
 
 
