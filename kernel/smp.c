@@ -329,6 +329,7 @@ static void smp_post_to(unsigned self, unsigned cpu)
 	/* Caller bit before summary bit: a target that takes the summary finds the caller. */
 	atomic_fetch_or(&box->callers.bits[w], CPUMASK_BIT(self));
 	atomic_fetch_or(&box->pending, 1ull << w);
+	trace_event(TRACE_ICR_WRITE, cpu, trace_seq(self));
 	arch_send_call_ipi(cpu);
 	trace_event(TRACE_IPI_SENT, cpu, trace_seq(self));
 	this_cpu_inc(PCPU_IPI_SENT);
@@ -497,7 +498,9 @@ void cpu_idle(void)
 		arch_irq_save();
 		fn = READ_ONCE(w->fn);
 		if (!fn) {
+			trace_event(TRACE_IDLE_HALT, 0, 0);
 			arch_idle(); /* enables interrupts and halts, losing no wake-up */
+			trace_event(TRACE_IDLE_WAKE, 0, 0);
 			continue;
 		}
 		arg = w->arg;

@@ -49,6 +49,8 @@ static const char *const trace_ev_names[TRACE_NR_EVENTS] = {
 	[TRACE_ACK_SEEN] = "aw",     [TRACE_FLUSH_PAGES] = "fp", [TRACE_FLUSH_FULL] = "ff",
 	[TRACE_FLUSH_END] = "fe",    [TRACE_LOCK_ACQ] = "la",	[TRACE_LOCK_REL] = "lr",
 	[TRACE_FAULT_BEGIN] = "fb",  [TRACE_FAULT_END] = "fx",
+	[TRACE_ICR_WRITE] = "ic",    [TRACE_IRQ_ENTRY] = "ie",	[TRACE_EOI] = "eo",
+	[TRACE_IDLE_HALT] = "ih",    [TRACE_IDLE_WAKE] = "iw",
 };
 
 void trace_record(enum trace_ev ev, unsigned peer, u32 arg)

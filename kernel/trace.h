@@ -44,6 +44,12 @@ enum trace_ev {
 	TRACE_LOCK_REL,	    /* and released: peer = enum trace_lock */
 	TRACE_FAULT_BEGIN,  /* a page fault enters its handler: arg = page number (low 32 bits) */
 	TRACE_FAULT_END,    /* and leaves: arg = the negated error, 0 on success */
+	/* The steps of one cross-CPU call round (docs/design.md, "What one round costs"): */
+	TRACE_ICR_WRITE,    /* the caller writes the ICR now: peer = target CPU, arg = sequence */
+	TRACE_IRQ_ENTRY,    /* the call vector's handler starts (the first instant after HLT exit) */
+	TRACE_EOI,	    /* the call vector's handler wrote the EOI */
+	TRACE_IDLE_HALT,    /* an idle CPU halts now (sti; hlt) */
+	TRACE_IDLE_WAKE,    /* its HLT returned: back in the idle loop after the handler */
 	TRACE_NR_EVENTS,
 };
 

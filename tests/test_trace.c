@@ -9,10 +9,12 @@
  * (on the host the hooks compile to nothing).
  */
 #include "kernel/percpu.h"
+#include "lib/atomic.h"
 #include "kernel/smp.h"
 #include "kernel/trace.h"
 #include "mm/tlb.h"
 #include "tests/ktest.h"
+#include <arch/arch.h>
 
 #define TEST_BUF 32
 
@@ -78,7 +80,22 @@ static void nothing(void *arg)
 	(void)arg;
 }
 
-/* One call to one CPU: call, IPI sent and acks seen here; received and ack there. */
+/* Waits (bounded) until @cpu has made @n records: its part of a call ends after our wait. */
+static void wait_records(unsigned cpu, u32 n)
+{
+	u64 deadline = arch_tsc_read() + arch_tsc_hz();
+
+	while (atomic_load_acquire(&trace_cpu_state(cpu)->n) < n && arch_tsc_read() < deadline)
+		arch_cpu_relax();
+}
+
+/*
+ * One call to one idle CPU, every step of the round (docs/design.md, "What
+ * one round costs"): here the call, the ICR write, the IPI sent and the
+ * acks seen; there the call vector's entry, the claim, the ack, the EOI,
+ * HLT returning and the idle loop halting again. The target's last three
+ * come after our wait ends, so the region stays open until they are in.
+ */
 static void test_trace_call_flow(struct ktest *t)
 {
 	unsigned cpu = self_cpu(), peer = cpu == 0 ? 1 : 0;
@@ -92,16 +109,22 @@ static void test_trace_call_flow(struct ktest *t)
 	trace_test_use(peer, buf_peer, TEST_BUF, true, &old_peer);
 	trace_region_begin(0);
 	KEXPECT_EQ(t, smp_call_one(peer, nothing, NULL, true), 0);
+	wait_records(peer, 6);
 	trace_region_end();
 	seq = trace_seq(cpu);
-	KEXPECT_EQ(t, trace_cpu_state(cpu)->n, 5);
-	KEXPECT_EQ(t, trace_cpu_state(peer)->n, 2);
-	if (trace_cpu_state(cpu)->n == 5 && trace_cpu_state(peer)->n == 2) {
+	KEXPECT_EQ(t, trace_cpu_state(cpu)->n, 6);
+	KEXPECT_EQ(t, trace_cpu_state(peer)->n, 6);
+	if (trace_cpu_state(cpu)->n == 6 && trace_cpu_state(peer)->n == 6) {
 		expect_rec(t, cpu, 1, TRACE_CALL, 1, seq);
-		expect_rec(t, cpu, 2, TRACE_IPI_SENT, peer, seq);
-		expect_rec(t, cpu, 3, TRACE_ACK_SEEN, 0, seq);
-		expect_rec(t, peer, 0, TRACE_IPI_RECV, cpu, seq);
-		expect_rec(t, peer, 1, TRACE_ACK_SENT, cpu, seq);
+		expect_rec(t, cpu, 2, TRACE_ICR_WRITE, peer, seq);
+		expect_rec(t, cpu, 3, TRACE_IPI_SENT, peer, seq);
+		expect_rec(t, cpu, 4, TRACE_ACK_SEEN, 0, seq);
+		expect_rec(t, peer, 0, TRACE_IRQ_ENTRY, 0, 0);
+		expect_rec(t, peer, 1, TRACE_IPI_RECV, cpu, seq);
+		expect_rec(t, peer, 2, TRACE_ACK_SENT, cpu, seq);
+		expect_rec(t, peer, 3, TRACE_EOI, 0, 0);
+		expect_rec(t, peer, 4, TRACE_IDLE_WAKE, 0, 0);
+		expect_rec(t, peer, 5, TRACE_IDLE_HALT, 0, 0);
 	}
 	trace_test_restore(peer, &old_peer, was);
 	trace_test_restore(cpu, &old_self, was);

@@ -6,8 +6,11 @@
  */
 #include "arch/x86_64/traps.h"
 #include "kernel/ksyms.h"
+#include "kernel/percpu.h"
 #include "lib/string.h"
 #include "tests/ktest.h"
+#include <arch/arch.h>
+#include <arch/vectors.h>
 
 /* Low half, PML4 slot 32: never mapped by the boot tables. */
 #define UNMAPPED_ADDR 0x0000100000000000ul
@@ -135,10 +138,54 @@ static void test_traps_ksyms(struct ktest *t)
 	KEXPECT(t, ksym_lookup(0x1000, &off) == NULL);
 }
 
+/*
+ * The call vector's lean stub (isr.S ipi_call_stub) saves only what its
+ * handler may clobber: every general register must still hold what the
+ * interrupted code had (a software INT takes the same gate and frame as
+ * the IPI). Nothing is posted, so the handler finds an empty mailbox; it
+ * still counts one interrupt and one IPI received, exactly.
+ */
+static void test_traps_call_vector_keeps_registers(struct ktest *t)
+{
+	static const u64 want[14] = {
+		0x1111111111111101, 0x2222222222222202, 0x3333333333333303, 0x4444444444444404,
+		0x5555555555555505, 0x6666666666666606, 0x7777777777777707, 0x8888888888888808,
+		0x9999999999999909, 0xaaaaaaaaaaaaaa0a, 0xbbbbbbbbbbbbbb0b, 0xcccccccccccccc0c,
+		0xdddddddddddddd0d, 0xeeeeeeeeeeeeee0e,
+	};
+	u64 got[14];
+	u64 irqs = this_cpu()->counters[PCPU_INTERRUPTS];
+	u64 recv = this_cpu()->counters[PCPU_IPI_RECEIVED];
+	unsigned long flags = arch_irq_save();
+	register u64 r8 __asm__("r8") = want[6], r9 __asm__("r9") = want[7];
+	register u64 r10 __asm__("r10") = want[8], r11 __asm__("r11") = want[9];
+	register u64 r12 __asm__("r12") = want[10], r13 __asm__("r13") = want[11];
+	register u64 r14 __asm__("r14") = want[12], r15 __asm__("r15") = want[13];
+	u64 rax = want[0], rbx = want[1], rcx = want[2], rdx = want[3], rsi = want[4],
+	    rdi = want[5];
+
+	__asm__ volatile("int %[vec]"
+			 : "+a"(rax), "+b"(rbx), "+c"(rcx), "+d"(rdx), "+S"(rsi), "+D"(rdi),
+			   "+r"(r8), "+r"(r9), "+r"(r10), "+r"(r11), "+r"(r12), "+r"(r13),
+			   "+r"(r14), "+r"(r15)
+			 : [vec] "i"(IPI_VEC_CALL)
+			 : "memory", "cc");
+	arch_irq_restore(flags);
+	got[0] = rax, got[1] = rbx, got[2] = rcx, got[3] = rdx, got[4] = rsi, got[5] = rdi;
+	got[6] = r8, got[7] = r9, got[8] = r10, got[9] = r11, got[10] = r12, got[11] = r13;
+	got[12] = r14, got[13] = r15;
+	for (unsigned i = 0; i < 14; i++)
+		if (!KEXPECT_EQ(t, got[i], want[i]))
+			ktest_log(t, "register %u (rax rbx rcx rdx rsi rdi r8..r15) changed", i);
+	KEXPECT_EQ(t, this_cpu()->counters[PCPU_INTERRUPTS], irqs + 1);
+	KEXPECT_EQ(t, this_cpu()->counters[PCPU_IPI_RECEIVED], recv + 1);
+}
+
 static const struct ktest_case traps_cases[] = {
 	KTEST_CASE(test_traps_ud),	 KTEST_CASE(test_traps_de),
 	KTEST_CASE(test_traps_pf_read),	 KTEST_CASE(test_traps_pf_write),
 	KTEST_CASE(test_traps_gp),	 KTEST_CASE(test_traps_no_fault),
 	KTEST_CASE(test_traps_ksyms),
+	KTEST_CASE(test_traps_call_vector_keeps_registers),
 };
 KTEST_SUITE(traps, traps_cases);

@@ -31,7 +31,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-EVENTS = {"rb", "re", "cp", "is", "ir", "as", "aw", "fp", "ff", "fe", "la", "lr", "fb", "fx"}
+EVENTS = {"rb", "re", "cp", "is", "ir", "as", "aw", "fp", "ff", "fe", "la", "lr", "fb", "fx",
+          "ic", "ie", "eo", "ih", "iw"}
 LOCK_NAMES = {0: "mapping lock", 1: "swap cluster lock", 2: "swap device lock", 3: "region (vma) lock"}
 RECORD_RE = re.compile(r"^([a-z]{2}),(-?[0-9a-f]+),(\d+),(\d+)$")
 # Slices whose end point is a flow's start or end are drawn this much longer
@@ -242,7 +243,9 @@ def _span_slice(b, pid, case, begin, end):
 
 
 INSTANTS = {"is": ("IPI sent to CPU {peer}", "ipi"), "ir": ("IPI received from CPU {peer}", "ipi"),
-            "as": ("ack to CPU {peer}", "ack"), "aw": ("acks seen", "ack")}
+            "as": ("ack to CPU {peer}", "ack"), "aw": ("acks seen", "ack"),
+            "ic": ("ICR write to CPU {peer}", "ipi"), "ie": ("call vector entered", "ipi"),
+            "eo": ("EOI written", "ipi"), "ih": ("idle: halt", "idle"), "iw": ("idle: HLT returned", "idle")}
 
 
 def _flows(b, pid, cidx, case):

@@ -76,21 +76,32 @@ static void apic_write(u32 reg, u32 v)
 }
 
 /*
+ * The destination each CPU's ICR high half holds (plus one; 0: unknown,
+ * as after the APIC's enable, apic_enable_local()). Only the owning CPU
+ * writes its ICR, with interrupts off, so this is exact.
+ */
+static u32 icr_hi_cached[MAX_CPUS];
+
+/*
  * One ICR write; the two modes differ in layout (SDM Vol. 3A 11.6.1,
  * 11.12.9). x2APIC: one WRMSR, but a WRMSR to an APIC register may
  * complete before earlier stores are globally visible (SDM Vol. 3A
  * 11.12.3), and a target must see a call posted before its IPI: MFENCE;
  * LFENCE first. xAPIC: software must not write the ICR while the previous
  * send is still pending (Delivery Status, SDM Vol. 3A 11.6.1), so wait
- * before. @wait_sent also waits after, until the local APIC has sent it
- * (INIT and SIPI, whose timing the SDM's start-up sequence counts from).
- * A fixed IPI, the hot path of every cross-CPU call, needs no wait after:
- * the next send's wait covers it, and under TCG each ICR read is an MMIO
- * exit that takes QEMU's global lock, which the woken target needs to
- * take the interrupt: a read saved is a lock hand-off saved.
+ * before; the high half (the destination) keeps its value until written
+ * (same section), so it is written only when the destination changes,
+ * and the low half, whose write sends, once. @wait_sent also waits after,
+ * until the local APIC has sent it (INIT and SIPI, whose timing the SDM's
+ * start-up sequence counts from). A fixed IPI, the hot path of every
+ * cross-CPU call, needs no wait after: the next send's wait covers it.
+ * Under TCG each xAPIC access is an MMIO exit that takes QEMU's global
+ * lock, which the woken target needs to take the interrupt: an access
+ * saved is a lock hand-off saved.
  */
 static void apic_icr_write(u32 dest, u32 low, bool wait_sent)
 {
+	u32 *hi;
 	u64 flags;
 
 	if (mode == APIC_MODE_X2APIC) {
@@ -98,12 +109,16 @@ static void apic_icr_write(u32 dest, u32 low, bool wait_sent)
 		wrmsr(0x830, ((u64)dest << 32) | low);
 		return;
 	}
-	/* Two MMIO writes: an interrupt between them must not send its own IPI. */
+	/* Two MMIO registers: an interrupt between them must not send its own IPI. */
 	flags = read_rflags();
 	cli();
+	hi = &icr_hi_cached[this_cpu()->cpu_id];
 	while (apic_read(APIC_ICR_LO) & ICR_DELIVERY_PENDING)
 		pause();
-	apic_write(APIC_ICR_HI, dest << 24);
+	if (*hi != (dest << 24) + 1) {
+		apic_write(APIC_ICR_HI, dest << 24);
+		*hi = (dest << 24) + 1;
+	}
 	apic_write(APIC_ICR_LO, low);
 	while (wait_sent && (apic_read(APIC_ICR_LO) & ICR_DELIVERY_PENDING))
 		pause();
@@ -190,6 +205,7 @@ void arch_tick_stop(void)
 /* Common per-CPU set-up once the mode is on: SVR, LVTs masked, error vector. */
 static void apic_enable_local(void)
 {
+	icr_hi_cached[this_cpu()->cpu_id] = 0; /* not known until written */
 	apic_write(APIC_TPR, 0);
 	apic_write(APIC_LVT_TIMER, LVT_MASKED);
 	apic_write(APIC_LVT_LINT0, LVT_MASKED);

@@ -35,7 +35,6 @@
 
 #define DEFAULT_LAPIC_BASE 0xfee00000ul
 
-void ipi_init(void);
 void ipi_mark_aps_started(void);
 
 static struct acpi_info acpi;
@@ -114,7 +113,6 @@ static int bring_up_cpus(const struct options *opt, char *err, size_t errlen)
 	unsigned n;
 	int rc;
 
-	ipi_init();
 	sti();
 	if (!acpi.madt.present || limit == 1) {
 		if (!acpi.madt.present)

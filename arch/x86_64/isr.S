@@ -67,3 +67,50 @@ isr_common:
 	popq %rax
 	addq $16, %rsp			/* vector and error code */
 	iretq
+
+/*
+ * The call vector's own entry (IPI_VEC_CALL, idt.c): no trap frame and no
+ * dispatch table, one direct call. What it must keep for the interrupted
+ * code: RIP, CS, RFLAGS, RSP and SS, which the CPU pushed and IRETQ
+ * restores (SDM Vol. 3A 6.14.2, 6.14.3); the registers a C function may
+ * clobber (the System V x86-64 ABI's caller-saved RAX, RCX, RDX, RSI,
+ * RDI, R8-R11; the handler preserves RBX, RBP, R12-R15 itself, and the
+ * kernel is built -mgeneral-regs-only, so no x87/SSE state is touched);
+ * and DF, which the ABI wants clear at a call and an interrupt gate does
+ * not clear (SDM Vol. 3A 6.12.1.3; IRETQ restores the old RFLAGS). In
+ * 64-bit mode the CPU aligns RSP to 16 before pushing its five-quadword
+ * frame (SDM Vol. 3A 6.14.2), so RSP is 8 mod 16 here; the nine saves
+ * make it 0, the two-quadword frame record keeps it so: 16-aligned at the
+ * call, as the ABI requires. Interrupts stay off throughout (interrupt
+ * gate), so nothing else runs on this stack meanwhile.
+ */
+	.balign 16
+	.globl ipi_call_stub
+ipi_call_stub:
+	pushq %rax
+	pushq %rcx
+	pushq %rdx
+	pushq %rsi
+	pushq %rdi
+	pushq %r8
+	pushq %r9
+	pushq %r10
+	pushq %r11
+	cld
+	/* A frame record, so a backtrace from a call function reaches the interrupted code. */
+	pushq 72(%rsp)			/* the interrupted RIP, above the nine saves */
+	pushq %rbp
+	movq %rsp, %rbp
+	call ipi_call_interrupt
+	popq %rbp
+	addq $8, %rsp			/* the RIP copy */
+	popq %r11
+	popq %r10
+	popq %r9
+	popq %r8
+	popq %rdi
+	popq %rsi
+	popq %rdx
+	popq %rcx
+	popq %rax
+	iretq
