@@ -91,6 +91,7 @@ HOST_LIB_SRCS += mm/quarantine.c
 HOST_LIB_SRCS += mm/tlb_early_ack.c mm/tlb_gen.c
 HOST_LIB_SRCS += kernel/run_modes.c
 TEST_HOST_SRCS += tests/host/host_owners.c
+TEST_HOST_SRCS += tests/test_tlb_lazy.c
 
 HOST_LIB_SRCS += mm/devmem.c
 HOST_LIB_SRCS += mm/kernel_map.c

@@ -70,9 +70,20 @@ struct lazy_queue {
 	struct lazy_inval e[TLB_LAZY_QUEUE_MAX];
 } __cacheline_aligned;
 
+/*
+ * A deferred batch's life: FREE, then FILLING while one initiator owns it
+ * (lazy_batch_get(): emptied, written without lazy_defer_lock by its owner
+ * alone, never looked at by a reap), WAITING once its frames are in
+ * (lazy_batch_take()), and FREE again when exactly one reap released it
+ * (under lazy_defer_lock, emptied again). Several CPUs unmap at once
+ * (tlbmulti, the torture): a reap must never see a batch being filled, nor
+ * the content a batch held before it was released.
+ */
+enum lazy_batch_state { LAZY_BATCH_FREE, LAZY_BATCH_FILLING, LAZY_BATCH_WAITING };
+
 /* What one flush left to release once its targets drained past their tickets. */
 struct lazy_batch {
-	bool used;
+	enum lazy_batch_state state; /* under lazy_defer_lock */
 	cpumask_t targets;
 	u64 ticket[MAX_CPUS]; /* the target's pushed count once this flush's entry was in */
 	unsigned nr_pages, nr_tables;
@@ -126,16 +137,22 @@ static void lazy_drain_locked(struct lazy_queue *q)
 	atomic_store_release(&q->drained, q->pushed);
 }
 
-/* Drains the calling CPU's queue. Interrupts off. */
+/*
+ * Drains the calling CPU's queue. Any context: the tick and the fallback
+ * IPI drain from interrupts, the fallback round's initiator from task
+ * context (tlb_flush_round() runs the target on it too), so interrupts go
+ * off while the lock is held, or a tick there would take it again.
+ */
 static void lazy_drain(void)
 {
 	struct lazy_queue *q = &lazy_q[arch_cpu_id()];
+	unsigned long flags;
 
 	if (!atomic_load_relaxed(&q->n))
 		return;
-	spin_lock(&q->lock);
+	flags = spin_lock_irqsave(&q->lock);
 	lazy_drain_locked(q);
-	spin_unlock(&q->lock);
+	spin_unlock_irqrestore(&q->lock, flags);
 }
 
 static void lazy_tick(void)
@@ -284,7 +301,9 @@ static void lazy_batch_release_locked(struct lazy_batch *b, bool keep)
 	} else {
 		mm_pages_drop(b->pages, b->nr_pages); /* batched, as every gather's release */
 	}
-	b->used = false;
+	/* Emptied: the next owner must not find (nor a reap release) these frames again. */
+	b->nr_pages = b->nr_tables = 0;
+	b->state = LAZY_BATCH_FREE;
 }
 
 /*
@@ -299,8 +318,8 @@ static unsigned lazy_reap(bool give_up)
 	for (unsigned i = 0; i < TLB_LAZY_BATCHES; i++) {
 		struct lazy_batch *b = &lazy_deferred[i];
 
-		if (!b->used)
-			continue;
+		if (b->state != LAZY_BATCH_WAITING)
+			continue; /* free, or being filled by its owner */
 		if (lazy_batch_done(b))
 			lazy_batch_release_locked(b, false);
 		else if (give_up || lazy_any_dead(&b->targets))
@@ -331,23 +350,26 @@ static int lazy_reap_wait(unsigned most)
 	return 0;
 }
 
-/* A free deferred batch, or NULL when all are waiting for drains. */
+/* A free deferred batch, now ours and empty (FILLING), or NULL when none is free. */
 static struct lazy_batch *lazy_batch_get(void)
 {
 	struct lazy_batch *b = NULL;
 
 	spin_lock(&lazy_defer_lock);
 	for (unsigned i = 0; i < TLB_LAZY_BATCHES && !b; i++) {
-		if (!lazy_deferred[i].used)
+		if (lazy_deferred[i].state == LAZY_BATCH_FREE)
 			b = &lazy_deferred[i];
 	}
-	if (b)
-		b->used = true;
+	if (b) {
+		b->state = LAZY_BATCH_FILLING;
+		b->nr_pages = b->nr_tables = 0;
+		cpumask_clear(&b->targets);
+	}
 	spin_unlock(&lazy_defer_lock);
 	return b;
 }
 
-/* Moves @g's frames and tables into @b: the gather then frees nothing. */
+/* Moves @g's frames and tables into our FILLING @b, which a reap may take from now on. */
 static void lazy_batch_take(struct lazy_batch *b, struct pt_gather *g)
 {
 	b->nr_pages = g->nr_pages;
@@ -357,6 +379,7 @@ static void lazy_batch_take(struct lazy_batch *b, struct pt_gather *g)
 	for (unsigned i = 0; i < g->nr_tables; i++)
 		b->tables[i] = g->tables[i];
 	g->nr_pages = g->nr_tables = 0;
+	b->state = LAZY_BATCH_WAITING;
 }
 
 /*
@@ -389,7 +412,7 @@ static void tlb_lazy_gather_flush(struct pt_gather *g)
 	}
 	if (b) {
 		spin_lock(&lazy_defer_lock);
-		b->used = false;
+		b->state = LAZY_BATCH_FREE;
 		spin_unlock(&lazy_defer_lock);
 	}
 	if (ret < 0 && !g->err)
