@@ -232,6 +232,26 @@ $(O)/test-host: $(HOBJS)
 test-host: $(O)/test-host
 	$(Q)$(O)/test-host
 
+# kernel/smp.c itself with threads as CPUs (tests/host/host_smp.h): its own
+# binary, since test-host fakes smp_call() in the calling thread. fake_arch.c
+# is built again without that fake (FAKE_ARCH_REAL_SMP); the rest is shared.
+HOST_SMP_SRCS := $(HOST_LIB_SRCS) kernel/smp.c tests/ktest.c tests/mm_emul.c tests/host/host_main.c \
+	tests/host/fake_tlb.c tests/host/host_owners.c tests/host/host_smp_arch.c tests/host/host_smp.c
+HOST_SMP_OBJS := $(patsubst %,$(O)/host/%.o,$(HOST_SMP_SRCS)) $(O)/host-smp/tests/host/fake_arch.c.o
+
+$(O)/host-smp/%.c.o: %.c Makefile
+	$(quiet) HOSTCC $<+smp
+	@mkdir -p $(@D)
+	$(Q)$(HOSTCC) $(HCFLAGS) -DFAKE_ARCH_REAL_SMP $(DEPTARGETS) -c $< -o $@
+
+$(O)/test-host-smp: $(HOST_SMP_OBJS)
+	$(quiet) LINK $@
+	$(Q)$(HOSTCC) $(HOST_SAN) -o $@ $(HOST_SMP_OBJS) -lpthread
+
+.PHONY: test-host-smp
+test-host-smp: $(O)/test-host-smp
+	$(Q)$(O)/test-host-smp
+
 # ---- fuzz targets ------------------------------------------------------------
 # libFuzzer targets for the firmware parsers (tests/fuzz/, docs/testing.md),
 # built with clang whatever CC is. `make fuzz` runs each for FUZZ_SECONDS,
@@ -292,7 +312,7 @@ fuzz-merge: $(FUZZ_BINS)
 # command to run), so a fresh clone fails before compiling, not halfway.
 test:
 	$(Q)bash tools/deps.sh test
-	$(Q)$(MAKE) --no-print-directory all $(O)/test-host
+	$(Q)$(MAKE) --no-print-directory all $(O)/test-host $(O)/test-host-smp
 	$(Q)O=$(O) PYTHON=$(PYTHON) bash tests/run-all.sh
 
 .PHONY: clean
@@ -302,4 +322,4 @@ clean:
 .PHONY: FORCE
 FORCE:
 
--include $(KOBJS:.o=.d) $(HOBJS:.o=.d) $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_MAIN_OBJS:.o=.d)
+-include $(KOBJS:.o=.d) $(HOBJS:.o=.d) $(HOST_SMP_OBJS:.o=.d) $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_MAIN_OBJS:.o=.d)

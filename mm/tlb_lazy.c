@@ -230,12 +230,16 @@ static bool lazy_any_dead(const cpumask_t *mask)
  * (NULL: not wanted); without @queue (no deferred batch was free) it
  * falls back at once. Returns 1 when it was queued (complete once the
  * tickets are drained), 0 when it is complete already (no other CPU, or
- * a fallback IPI round), or -ETIMEDOUT.
+ * a fallback IPI round), or -ETIMEDOUT when a target is out of the run:
+ * the live ones were still queued to (or sent the fallback round), as
+ * the IPI designs' calls still reach their live targets, so the range
+ * leaves their TLBs; the caller quarantines the frames.
  */
 static int lazy_send(const struct tlb_flush_req *req, cpumask_t *targets, u64 *ticket,
 		     bool queue)
 {
 	unsigned self = arch_cpu_id(), cpu;
+	bool dead;
 	u64 unused;
 	int err;
 
@@ -244,22 +248,23 @@ static int lazy_send(const struct tlb_flush_req *req, cpumask_t *targets, u64 *t
 	cpumask_copy(targets, mm_cpumask(req->mm));
 	cpumask_clear_cpu(self, targets);
 	req->target(req);
-	if (lazy_any_dead(targets))
-		return -ETIMEDOUT;
+	dead = lazy_any_dead(targets);
 	/* No other CPU has the mm: complete now, and the gather frees at once as every design's. */
 	if (cpumask_empty(targets))
 		return 0;
 	if (!queue || !atomic_load_acquire(&lazy_on))
 		goto fallback;
 	for_each_cpu(cpu, targets) {
+		if (smp_cpu_dead(cpu))
+			continue; /* it never drains: the error below covers it */
 		if (!lazy_push(cpu, req, ticket ? &ticket[cpu] : &unused))
 			goto fallback;
 		this_cpu_inc(PCPU_TLB_LAZY_QUEUED);
 	}
-	return 1;
+	return dead ? -ETIMEDOUT : 1;
 fallback:
-	err = lazy_fallback(req);
-	return err ? err : 0;
+	err = lazy_fallback(req); /* smp_call() still reaches the live targets */
+	return err ? err : dead ? -ETIMEDOUT : 0;
 }
 
 /* The design's flush of a bare request: queued, nothing to defer (the caller settles). */
@@ -329,25 +334,6 @@ static unsigned lazy_reap(bool give_up)
 	}
 	spin_unlock(&lazy_defer_lock);
 	return waiting;
-}
-
-/*
- * Waits until lazy_reap() leaves at most @most batches waiting, bounded by
- * timeout_ms (then every waiting batch is quarantined). Returns 0 or
- * -ETIMEDOUT. Task context, interrupts on (the drains are ticks).
- */
-static int lazy_reap_wait(unsigned most)
-{
-	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * smp_timeout_ms();
-
-	while (lazy_reap(false) > most) {
-		if (arch_tsc_read() > deadline) {
-			lazy_reap(true);
-			return -ETIMEDOUT;
-		}
-		arch_cpu_relax();
-	}
-	return 0;
 }
 
 /* A free deferred batch, now ours and empty (FILLING), or NULL when none is free. */
@@ -483,44 +469,53 @@ static int tlb_enable_lazy(bool on)
 	return cerr ? cerr : err;
 }
 
-/* Every CPU's queue drained past what was pushed when settle began. */
-static bool lazy_queues_drained(const u64 *pushed, bool *dead)
+/*
+ * Waits until @cpu drained past what was pushed to it when the wait began,
+ * judged on its own: its own deadline (timeout_ms from then), never
+ * another CPU's state. The calling CPU drains its own queue. A CPU out of
+ * the run never drains (its batches are the reap's to quarantine); a live
+ * one that misses the deadline is written off. Returns 0 or -ETIMEDOUT.
+ */
+static int lazy_wait_drained(unsigned cpu)
 {
-	unsigned cpu;
+	struct lazy_queue *q = &lazy_q[cpu];
+	u64 pushed = atomic_load_acquire(&q->pushed);
+	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * smp_timeout_ms();
 
-	for_each_cpu(cpu, &cpu_online_mask) {
-		if (atomic_load_acquire(&lazy_q[cpu].drained) >= pushed[cpu])
-			continue;
-		*dead = smp_cpu_dead(cpu);
-		return false;
+	if (cpu == arch_cpu_id())
+		lazy_drain();
+	while (atomic_load_acquire(&q->drained) < pushed) {
+		if (smp_cpu_dead(cpu))
+			return -ETIMEDOUT;
+		if (arch_tsc_read() > deadline) {
+			/* Late as one that misses an IPI: out of the run. */
+			smp_cpu_write_off(cpu, "tlb lazy drain");
+			return -ETIMEDOUT;
+		}
+		arch_cpu_relax();
 	}
-	return true;
+	return 0;
 }
 
 /*
  * Waits for every queue, not only the batches: a bare flush (tlb_flush_lazy())
- * defers no frame, but its range is still translated until drained.
+ * defers no frame, but its range is still translated until drained. Once
+ * each CPU drained past what it held when settle looked, every batch of a
+ * flush that returned before settle began is done (or has a target out of
+ * the run): one reap releases (or quarantines) them. Batches of other
+ * initiators' later flushes stay deferred: they are theirs to settle.
+ * Any CPU, several at once; task context, interrupts on (drains are ticks).
  */
 static int tlb_settle_lazy(struct mm *mm)
 {
-	static u64 pushed[MAX_CPUS]; /* the boot CPU's alone: enable/settle callers are */
-	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * smp_timeout_ms();
-	bool dead = false;
 	unsigned cpu;
-	int err;
+	int err = 0;
 
 	(void)mm; /* the queues hold every mm's entries in one order */
 	for_each_cpu(cpu, &cpu_online_mask)
-		pushed[cpu] = atomic_load_acquire(&lazy_q[cpu].pushed);
-	while (!lazy_queues_drained(pushed, &dead) && !dead && arch_tsc_read() < deadline)
-		arch_cpu_relax();
-	err = lazy_queues_drained(pushed, &dead) ? 0 : -ETIMEDOUT;
-	/* A CPU that did not drain in time is late as one that misses an IPI: out of the run. */
-	for_each_cpu(cpu, &cpu_online_mask)
-		if (err && atomic_load_acquire(&lazy_q[cpu].drained) < pushed[cpu])
-			smp_cpu_write_off(cpu, "tlb lazy drain");
-	if (lazy_reap_wait(0))
-		err = -ETIMEDOUT;
+		if (lazy_wait_drained(cpu))
+			err = -ETIMEDOUT;
+	lazy_reap(false);
 	return err;
 }
 
