@@ -77,6 +77,7 @@ TEST_KERNEL_SRCS += tests/test_pin_folio.c
 TEST_KERNEL_SRCS += tests/test_faultlock_fork.c
 TEST_KERNEL_SRCS += tests/test_trace.c
 TEST_KERNEL_SRCS += tests/test_tlb_early_ack.c
+TEST_KERNEL_SRCS += tests/test_tlb_lazy_multi.c
 # make TEST_DESIGN=1 (best with its own O=): adds the example designs of
 # tests/design_example.c to their tables, the "adding a design" proof (docs/design.md).
 ifeq ($(TEST_DESIGN),1)
