@@ -463,7 +463,11 @@ static int tlb_enable_lazy(bool on)
 	lazy_tick_on(&err);
 	if (err)
 		return err;
-	cerr = smp_call_others(lazy_tick_on, &err, true);
+	/*
+	 * The error slot travels as a copy in the call descriptor: a CPU that
+	 * answers after our deadline must not write into this stack frame.
+	 */
+	cerr = smp_call_copy(&cpu_online_mask, lazy_tick_on, &err, sizeof(err), true);
 	if (!cerr && !err)
 		atomic_store_release(&lazy_on, true);
 	return cerr ? cerr : err;
