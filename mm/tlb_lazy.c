@@ -312,13 +312,11 @@ static void lazy_batch_release_locked(struct lazy_batch *b, bool keep)
 }
 
 /*
- * Releases every drained batch, quarantines those a dead CPU (or, with
- * @give_up, any CPU) holds back. Returns how many are still waiting.
+ * Releases every drained batch and quarantines those a CPU out of the run
+ * holds back (it never drains); the others keep waiting.
  */
-static unsigned lazy_reap(bool give_up)
+static void lazy_reap(void)
 {
-	unsigned waiting = 0;
-
 	spin_lock(&lazy_defer_lock);
 	for (unsigned i = 0; i < TLB_LAZY_BATCHES; i++) {
 		struct lazy_batch *b = &lazy_deferred[i];
@@ -327,13 +325,10 @@ static unsigned lazy_reap(bool give_up)
 			continue; /* free, or being filled by its owner */
 		if (lazy_batch_done(b))
 			lazy_batch_release_locked(b, false);
-		else if (give_up || lazy_any_dead(&b->targets))
+		else if (lazy_any_dead(&b->targets))
 			lazy_batch_release_locked(b, true);
-		else
-			waiting++;
 	}
 	spin_unlock(&lazy_defer_lock);
-	return waiting;
 }
 
 /* A free deferred batch, now ours and empty (FILLING), or NULL when none is free. */
@@ -384,7 +379,7 @@ static void tlb_lazy_gather_flush(struct pt_gather *g)
 	cpumask_t targets;
 	int ret;
 
-	lazy_reap(false);
+	lazy_reap();
 	b = lazy_batch_get();
 	if (b)
 		ret = lazy_send(&req, &b->targets, b->ticket, true);
@@ -519,7 +514,7 @@ static int tlb_settle_lazy(struct mm *mm)
 	for_each_cpu(cpu, &cpu_online_mask)
 		if (lazy_wait_drained(cpu))
 			err = -ETIMEDOUT;
-	lazy_reap(false);
+	lazy_reap();
 	return err;
 }
 
