@@ -27,7 +27,10 @@
  * into cpu_dead_mask for good: no call is sent to it again, and every
  * later call that names it fails, so what a flush covered is never reused
  * (mm/quarantine.h). A descriptor is rewritten only once no target can
- * still run the call it holds (its waiting set is empty).
+ * still run the call it holds (its waiting set is empty). A caller whose
+ * late targets were written off by another caller's deadline (its own
+ * never passed) takes its bits back the same way the next time it needs
+ * the descriptor, so it is not wedged by calls those CPUs never claimed.
  */
 #include "kernel/smp.h"
 #include "errno.h"
