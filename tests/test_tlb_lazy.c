@@ -200,4 +200,4 @@ static const struct ktest_case tlb_lazy_cases[] = {
 	KTEST_CASE(test_lazy_two_initiators),
 	KTEST_CASE(test_lazy_local_drain_irqsafe),
 };
-KTEST_SUITE_EXT(tlb_lazy, tlb_lazy_cases, emul_suite_init, NULL, NULL);
+KTEST_SUITE_EXT(tlb_lazy_replay, tlb_lazy_cases, emul_suite_init, NULL, NULL);
