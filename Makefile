@@ -70,8 +70,8 @@ TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/te
 	tests/test_boot.c tests/test_fault.c tests/test_faultlock.c tests/test_faultlock_fork.c \
 	tests/test_kpt.c tests/test_mapping_flush.c tests/test_pic.c tests/test_pin.c \
 	tests/test_pin_folio.c tests/test_smp.c tests/test_smp_mailbox.c tests/test_smpboot.c \
-	tests/test_tlb.c tests/test_tlb_early_ack.c tests/test_tlb_stale.c tests/test_trace.c \
-	tests/test_traps.c tests/test_tsc.c
+	tests/test_tlb.c tests/test_tlb_early_ack.c tests/test_tlb_lazy_multi.c tests/test_tlb_stale.c \
+	tests/test_trace.c tests/test_traps.c tests/test_tsc.c
 # make TEST_DESIGN=1 (best with its own O=): adds the example designs of
 # tests/design_example.c to their tables, the "adding a design" proof (docs/design.md).
 ifeq ($(TEST_DESIGN),1)
@@ -79,7 +79,7 @@ TEST_KERNEL_SRCS += tests/design_example.c
 endif
 # Host-only: the runner and the fake arch interface.
 TEST_HOST_SRCS := tests/ktest.c tests/host/host_main.c tests/host/fake_arch.c tests/host/fake_tlb.c \
-	tests/host/host_owners.c tests/test_kernel_map.c tests/test_tlb_model.c
+	tests/host/host_owners.c tests/test_kernel_map.c tests/test_tlb_lazy.c tests/test_tlb_model.c
 HOST_PORTABLE_SRCS := arch/x86_64/acpi.c arch/x86_64/console.c bench/read_loss.c boot/bootinfo.c \
 	boot/mb1_cmdline.c kernel/cmdline.c kernel/json.c kernel/percpu.c kernel/printk.c kernel/run_modes.c \
 	kernel/rwlock.c kernel/spinlock.c
@@ -217,6 +217,26 @@ $(O)/test-host: $(HOBJS)
 test-host: $(O)/test-host
 	$(Q)$(O)/test-host
 
+# kernel/smp.c itself with threads as CPUs (tests/host/host_smp.h): its own
+# binary, since test-host fakes smp_call() in the calling thread. fake_arch.c
+# is built again without that fake (FAKE_ARCH_REAL_SMP); the rest is shared.
+HOST_SMP_SRCS := $(HOST_LIB_SRCS) kernel/smp.c tests/ktest.c tests/mm_emul.c tests/host/host_main.c \
+	tests/host/fake_tlb.c tests/host/host_owners.c tests/host/host_smp_arch.c tests/host/host_smp.c
+HOST_SMP_OBJS := $(patsubst %,$(O)/host/%.o,$(HOST_SMP_SRCS)) $(O)/host-smp/tests/host/fake_arch.c.o
+
+$(O)/host-smp/%.c.o: %.c Makefile
+	$(quiet) HOSTCC $<+smp
+	@mkdir -p $(@D)
+	$(Q)$(HOSTCC) $(HCFLAGS) -DFAKE_ARCH_REAL_SMP $(DEPTARGETS) -c $< -o $@
+
+$(O)/test-host-smp: $(HOST_SMP_OBJS)
+	$(quiet) LINK $@
+	$(Q)$(HOSTCC) $(HOST_SAN) -o $@ $(HOST_SMP_OBJS) -lpthread
+
+.PHONY: test-host-smp
+test-host-smp: $(O)/test-host-smp
+	$(Q)$(O)/test-host-smp
+
 # ---- fuzz targets ------------------------------------------------------------
 # libFuzzer targets for the firmware parsers (tests/fuzz/, docs/testing.md),
 # built with clang whatever CC is. `make fuzz` runs each for FUZZ_SECONDS,
@@ -277,7 +297,7 @@ fuzz-merge: $(FUZZ_BINS)
 # command to run), so a fresh clone fails before compiling, not halfway.
 test:
 	$(Q)bash tools/deps.sh test
-	$(Q)$(MAKE) --no-print-directory all $(O)/test-host
+	$(Q)$(MAKE) --no-print-directory all $(O)/test-host $(O)/test-host-smp
 	$(Q)O=$(O) PYTHON=$(PYTHON) bash tests/run-all.sh
 
 .PHONY: clean
@@ -287,4 +307,4 @@ clean:
 .PHONY: FORCE
 FORCE:
 
--include $(KOBJS:.o=.d) $(HOBJS:.o=.d) $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_MAIN_OBJS:.o=.d)
+-include $(KOBJS:.o=.d) $(HOBJS:.o=.d) $(HOST_SMP_OBJS:.o=.d) $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_MAIN_OBJS:.o=.d)

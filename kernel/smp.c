@@ -27,7 +27,10 @@
  * into cpu_dead_mask for good: no call is sent to it again, and every
  * later call that names it fails, so what a flush covered is never reused
  * (mm/quarantine.h). A descriptor is rewritten only once no target can
- * still run the call it holds (its waiting set is empty).
+ * still run the call it holds (its waiting set is empty). A caller whose
+ * late targets were written off by another caller's deadline (its own
+ * never passed) takes its bits back the same way the next time it needs
+ * the descriptor, so it is not wedged by calls those CPUs never claimed.
  */
 #include "kernel/smp.h"
 #include "errno.h"
@@ -225,6 +228,26 @@ static bool smp_held_by_dead(const struct smp_call_desc *d)
 }
 
 /*
+ * Every CPU @d still waits for is out of the run, written off by another
+ * caller (our own deadline never passed): takes the call back from each
+ * that never claimed it, which then never runs it. Returns 0 once the
+ * descriptor is free, or -ETIMEDOUT while one that claimed it still runs
+ * it. Either way the call did not complete: its wait reports -ETIMEDOUT.
+ */
+static int smp_take_back_dead(struct smp_call_desc *d, unsigned self)
+{
+	for (u64 ws = d->words; ws; ws &= ws - 1) {
+		unsigned w = word_first(ws);
+		u64 late = cpumask_load_word(&d->waiting, w);
+
+		for (; late; late &= late - 1)
+			smp_take_back(d, self, w * CPUMASK_WORD_BITS + word_first(late));
+	}
+	d->err = -ETIMEDOUT;
+	return smp_desc_busy(d) ? -ETIMEDOUT : 0;
+}
+
+/*
  * Waits until no target can still run this CPU's call, serving our own
  * mailbox meanwhile. Returns 0 once the descriptor is free again, or
  * -ETIMEDOUT while a CPU out of the run still holds it.
@@ -237,7 +260,7 @@ static int smp_drain(struct smp_call_desc *d)
 	if (!smp_desc_busy(d))
 		return 0;
 	if (smp_held_by_dead(d))
-		return -ETIMEDOUT;
+		return smp_take_back_dead(d, this_cpu()->cpu_id);
 	deadline = wait_deadline();
 	while (smp_desc_busy(d)) {
 		if (irqs_off)

@@ -124,9 +124,11 @@ struct tlb_ops {
 	 * after it returned (lazy). enable(true) before a run unmaps through
 	 * the design, enable(false) after its last settle: boot CPU, task
 	 * context, interrupts on; returns 0 or an error. settle(@mm) returns
-	 * once everything the design deferred is done on every CPU: frames
-	 * and tables released, and what was unmapped from @mm safe to map
-	 * again. Call it before mapping an unmapped range again. Returns 0 or
+	 * once everything the design deferred for flushes that returned
+	 * before it began is done on every CPU: frames and tables released,
+	 * and what was unmapped from @mm safe to map again (other CPUs'
+	 * flushes meanwhile are theirs to settle; any CPU may settle, several
+	 * at once). Call it before mapping an unmapped range again. Returns 0 or
 	 * -ETIMEDOUT (a CPU did not drain in time: what it may still reach is
 	 * quarantined, as after a flush that timed out).
 	 */

@@ -57,9 +57,17 @@ static void gen_record(const struct mm *mm, u64 gen)
 {
 	struct gen_cpu *c = &gen_cpus[arch_cpu_id()];
 
-	atomic_store_release(&c->seq, c->seq + 1);
-	atomic_store_release(&c->ctx_id, mm->ctx_id);
-	atomic_store_release(&c->gen, gen);
+	/*
+	 * The seqcount writer (only this CPU writes @c): the odd count, then a
+	 * write barrier, then the data, then the even count with release. The
+	 * barrier orders the odd store before the data stores whatever their
+	 * own order: a reader (gen_cpu_uptodate()) whose acquire load sees new
+	 * data then sees the count odd or moved on, and says no.
+	 */
+	atomic_store_relaxed(&c->seq, c->seq + 1);
+	smp_wmb();
+	atomic_store_relaxed(&c->ctx_id, mm->ctx_id);
+	atomic_store_relaxed(&c->gen, gen);
 	atomic_store_release(&c->seq, c->seq + 1);
 }
 

@@ -70,9 +70,20 @@ struct lazy_queue {
 	struct lazy_inval e[TLB_LAZY_QUEUE_MAX];
 } __cacheline_aligned;
 
+/*
+ * A deferred batch's life: FREE, then FILLING while one initiator owns it
+ * (lazy_batch_get(): emptied, written without lazy_defer_lock by its owner
+ * alone, never looked at by a reap), WAITING once its frames are in
+ * (lazy_batch_take()), and FREE again when exactly one reap released it
+ * (under lazy_defer_lock, emptied again). Several CPUs unmap at once
+ * (tlbmulti, the torture): a reap must never see a batch being filled, nor
+ * the content a batch held before it was released.
+ */
+enum lazy_batch_state { LAZY_BATCH_FREE, LAZY_BATCH_FILLING, LAZY_BATCH_WAITING };
+
 /* What one flush left to release once its targets drained past their tickets. */
 struct lazy_batch {
-	bool used;
+	enum lazy_batch_state state; /* under lazy_defer_lock */
 	cpumask_t targets;
 	u64 ticket[MAX_CPUS]; /* the target's pushed count once this flush's entry was in */
 	unsigned nr_pages, nr_tables;
@@ -126,16 +137,22 @@ static void lazy_drain_locked(struct lazy_queue *q)
 	atomic_store_release(&q->drained, q->pushed);
 }
 
-/* Drains the calling CPU's queue. Interrupts off. */
+/*
+ * Drains the calling CPU's queue. Any context: the tick and the fallback
+ * IPI drain from interrupts, the fallback round's initiator from task
+ * context (tlb_flush_round() runs the target on it too), so interrupts go
+ * off while the lock is held, or a tick there would take it again.
+ */
 static void lazy_drain(void)
 {
 	struct lazy_queue *q = &lazy_q[arch_cpu_id()];
+	unsigned long flags;
 
 	if (!atomic_load_relaxed(&q->n))
 		return;
-	spin_lock(&q->lock);
+	flags = spin_lock_irqsave(&q->lock);
 	lazy_drain_locked(q);
-	spin_unlock(&q->lock);
+	spin_unlock_irqrestore(&q->lock, flags);
 }
 
 static void lazy_tick(void)
@@ -213,12 +230,16 @@ static bool lazy_any_dead(const cpumask_t *mask)
  * (NULL: not wanted); without @queue (no deferred batch was free) it
  * falls back at once. Returns 1 when it was queued (complete once the
  * tickets are drained), 0 when it is complete already (no other CPU, or
- * a fallback IPI round), or -ETIMEDOUT.
+ * a fallback IPI round), or -ETIMEDOUT when a target is out of the run:
+ * the live ones were still queued to (or sent the fallback round), as
+ * the IPI designs' calls still reach their live targets, so the range
+ * leaves their TLBs; the caller quarantines the frames.
  */
 static int lazy_send(const struct tlb_flush_req *req, cpumask_t *targets, u64 *ticket,
 		     bool queue)
 {
 	unsigned self = arch_cpu_id(), cpu;
+	bool dead;
 	u64 unused;
 	int err;
 
@@ -227,22 +248,23 @@ static int lazy_send(const struct tlb_flush_req *req, cpumask_t *targets, u64 *t
 	cpumask_copy(targets, mm_cpumask(req->mm));
 	cpumask_clear_cpu(self, targets);
 	req->target(req);
-	if (lazy_any_dead(targets))
-		return -ETIMEDOUT;
+	dead = lazy_any_dead(targets);
 	/* No other CPU has the mm: complete now, and the gather frees at once as every design's. */
 	if (cpumask_empty(targets))
 		return 0;
 	if (!queue || !atomic_load_acquire(&lazy_on))
 		goto fallback;
 	for_each_cpu(cpu, targets) {
+		if (smp_cpu_dead(cpu))
+			continue; /* it never drains: the error below covers it */
 		if (!lazy_push(cpu, req, ticket ? &ticket[cpu] : &unused))
 			goto fallback;
 		this_cpu_inc(PCPU_TLB_LAZY_QUEUED);
 	}
-	return 1;
+	return dead ? -ETIMEDOUT : 1;
 fallback:
-	err = lazy_fallback(req);
-	return err ? err : 0;
+	err = lazy_fallback(req); /* smp_call() still reaches the live targets */
+	return err ? err : dead ? -ETIMEDOUT : 0;
 }
 
 /* The design's flush of a bare request: queued, nothing to defer (the caller settles). */
@@ -284,70 +306,51 @@ static void lazy_batch_release_locked(struct lazy_batch *b, bool keep)
 	} else {
 		mm_pages_drop(b->pages, b->nr_pages); /* batched, as every gather's release */
 	}
-	b->used = false;
+	/* Emptied: the next owner must not find (nor a reap release) these frames again. */
+	b->nr_pages = b->nr_tables = 0;
+	b->state = LAZY_BATCH_FREE;
 }
 
 /*
- * Releases every drained batch, quarantines those a dead CPU (or, with
- * @give_up, any CPU) holds back. Returns how many are still waiting.
+ * Releases every drained batch and quarantines those a CPU out of the run
+ * holds back (it never drains); the others keep waiting.
  */
-static unsigned lazy_reap(bool give_up)
+static void lazy_reap(void)
 {
-	unsigned waiting = 0;
-
 	spin_lock(&lazy_defer_lock);
 	for (unsigned i = 0; i < TLB_LAZY_BATCHES; i++) {
 		struct lazy_batch *b = &lazy_deferred[i];
 
-		if (!b->used)
-			continue;
+		if (b->state != LAZY_BATCH_WAITING)
+			continue; /* free, or being filled by its owner */
 		if (lazy_batch_done(b))
 			lazy_batch_release_locked(b, false);
-		else if (give_up || lazy_any_dead(&b->targets))
+		else if (lazy_any_dead(&b->targets))
 			lazy_batch_release_locked(b, true);
-		else
-			waiting++;
 	}
 	spin_unlock(&lazy_defer_lock);
-	return waiting;
 }
 
-/*
- * Waits until lazy_reap() leaves at most @most batches waiting, bounded by
- * timeout_ms (then every waiting batch is quarantined). Returns 0 or
- * -ETIMEDOUT. Task context, interrupts on (the drains are ticks).
- */
-static int lazy_reap_wait(unsigned most)
-{
-	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * smp_timeout_ms();
-
-	while (lazy_reap(false) > most) {
-		if (arch_tsc_read() > deadline) {
-			lazy_reap(true);
-			return -ETIMEDOUT;
-		}
-		arch_cpu_relax();
-	}
-	return 0;
-}
-
-/* A free deferred batch, or NULL when all are waiting for drains. */
+/* A free deferred batch, now ours and empty (FILLING), or NULL when none is free. */
 static struct lazy_batch *lazy_batch_get(void)
 {
 	struct lazy_batch *b = NULL;
 
 	spin_lock(&lazy_defer_lock);
 	for (unsigned i = 0; i < TLB_LAZY_BATCHES && !b; i++) {
-		if (!lazy_deferred[i].used)
+		if (lazy_deferred[i].state == LAZY_BATCH_FREE)
 			b = &lazy_deferred[i];
 	}
-	if (b)
-		b->used = true;
+	if (b) {
+		b->state = LAZY_BATCH_FILLING;
+		b->nr_pages = b->nr_tables = 0;
+		cpumask_clear(&b->targets);
+	}
 	spin_unlock(&lazy_defer_lock);
 	return b;
 }
 
-/* Moves @g's frames and tables into @b: the gather then frees nothing. */
+/* Moves @g's frames and tables into our FILLING @b, which a reap may take from now on. */
 static void lazy_batch_take(struct lazy_batch *b, struct pt_gather *g)
 {
 	b->nr_pages = g->nr_pages;
@@ -357,6 +360,7 @@ static void lazy_batch_take(struct lazy_batch *b, struct pt_gather *g)
 	for (unsigned i = 0; i < g->nr_tables; i++)
 		b->tables[i] = g->tables[i];
 	g->nr_pages = g->nr_tables = 0;
+	b->state = LAZY_BATCH_WAITING;
 }
 
 /*
@@ -375,7 +379,7 @@ static void tlb_lazy_gather_flush(struct pt_gather *g)
 	cpumask_t targets;
 	int ret;
 
-	lazy_reap(false);
+	lazy_reap();
 	b = lazy_batch_get();
 	if (b)
 		ret = lazy_send(&req, &b->targets, b->ticket, true);
@@ -389,7 +393,7 @@ static void tlb_lazy_gather_flush(struct pt_gather *g)
 	}
 	if (b) {
 		spin_lock(&lazy_defer_lock);
-		b->used = false;
+		b->state = LAZY_BATCH_FREE;
 		spin_unlock(&lazy_defer_lock);
 	}
 	if (ret < 0 && !g->err)
@@ -454,50 +458,63 @@ static int tlb_enable_lazy(bool on)
 	lazy_tick_on(&err);
 	if (err)
 		return err;
-	cerr = smp_call_others(lazy_tick_on, &err, true);
+	/*
+	 * The error slot travels as a copy in the call descriptor: a CPU that
+	 * answers after our deadline must not write into this stack frame.
+	 */
+	cerr = smp_call_copy(&cpu_online_mask, lazy_tick_on, &err, sizeof(err), true);
 	if (!cerr && !err)
 		atomic_store_release(&lazy_on, true);
 	return cerr ? cerr : err;
 }
 
-/* Every CPU's queue drained past what was pushed when settle began. */
-static bool lazy_queues_drained(const u64 *pushed, bool *dead)
+/*
+ * Waits until @cpu drained past what was pushed to it when the wait began,
+ * judged on its own: its own deadline (timeout_ms from then), never
+ * another CPU's state. The calling CPU drains its own queue. A CPU out of
+ * the run never drains (its batches are the reap's to quarantine); a live
+ * one that misses the deadline is written off. Returns 0 or -ETIMEDOUT.
+ */
+static int lazy_wait_drained(unsigned cpu)
 {
-	unsigned cpu;
+	struct lazy_queue *q = &lazy_q[cpu];
+	u64 pushed = atomic_load_acquire(&q->pushed);
+	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * smp_timeout_ms();
 
-	for_each_cpu(cpu, &cpu_online_mask) {
-		if (atomic_load_acquire(&lazy_q[cpu].drained) >= pushed[cpu])
-			continue;
-		*dead = smp_cpu_dead(cpu);
-		return false;
+	if (cpu == arch_cpu_id())
+		lazy_drain();
+	while (atomic_load_acquire(&q->drained) < pushed) {
+		if (smp_cpu_dead(cpu))
+			return -ETIMEDOUT;
+		if (arch_tsc_read() > deadline) {
+			/* Late as one that misses an IPI: out of the run. */
+			smp_cpu_write_off(cpu, "tlb lazy drain");
+			return -ETIMEDOUT;
+		}
+		arch_cpu_relax();
 	}
-	return true;
+	return 0;
 }
 
 /*
  * Waits for every queue, not only the batches: a bare flush (tlb_flush_lazy())
- * defers no frame, but its range is still translated until drained.
+ * defers no frame, but its range is still translated until drained. Once
+ * each CPU drained past what it held when settle looked, every batch of a
+ * flush that returned before settle began is done (or has a target out of
+ * the run): one reap releases (or quarantines) them. Batches of other
+ * initiators' later flushes stay deferred: they are theirs to settle.
+ * Any CPU, several at once; task context, interrupts on (drains are ticks).
  */
 static int tlb_settle_lazy(struct mm *mm)
 {
-	static u64 pushed[MAX_CPUS]; /* the boot CPU's alone: enable/settle callers are */
-	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * smp_timeout_ms();
-	bool dead = false;
 	unsigned cpu;
-	int err;
+	int err = 0;
 
 	(void)mm; /* the queues hold every mm's entries in one order */
 	for_each_cpu(cpu, &cpu_online_mask)
-		pushed[cpu] = atomic_load_acquire(&lazy_q[cpu].pushed);
-	while (!lazy_queues_drained(pushed, &dead) && !dead && arch_tsc_read() < deadline)
-		arch_cpu_relax();
-	err = lazy_queues_drained(pushed, &dead) ? 0 : -ETIMEDOUT;
-	/* A CPU that did not drain in time is late as one that misses an IPI: out of the run. */
-	for_each_cpu(cpu, &cpu_online_mask)
-		if (err && atomic_load_acquire(&lazy_q[cpu].drained) < pushed[cpu])
-			smp_cpu_write_off(cpu, "tlb lazy drain");
-	if (lazy_reap_wait(0))
-		err = -ETIMEDOUT;
+		if (lazy_wait_drained(cpu))
+			err = -ETIMEDOUT;
+	lazy_reap();
 	return err;
 }
 

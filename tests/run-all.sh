@@ -24,6 +24,10 @@ kvm_usable() { [ -r /dev/kvm ] && [ -w /dev/kvm ]; }
 note "host unit tests (ASan/UBSan)"
 "$O/test-host" > "$logs/host-unit.ktap" 2>&1
 
+# kernel/smp.c itself, threads as CPUs (tests/host/host_smp.c).
+note "host smp tests (kernel/smp.c on threads)"
+"$O/test-host-smp" > "$logs/host-smp.ktap" 2>&1
+
 note "host tool tests"
 "$PYTHON" "$here/tests/tools/run.py" > "$logs/host-tools.ktap" 2>&1
 

@@ -10,6 +10,7 @@
 #include "arch/x86_64/acpi.h"
 #include "arch/x86_64/init.h"
 #include "arch/x86_64/smpboot.h"
+#include "arch/x86_64/tsc_sync.h"
 #include "errno.h"
 #include "kernel/percpu.h"
 #include "kernel/rwlock.h"
@@ -421,6 +422,34 @@ static void test_smp_call_copy(struct ktest *t)
 	KEXPECT_EQ(t, smp_call_copy(&mask, bump_copy, &v, SMP_CALL_DATA_MAX + 1, true), -EINVAL);
 }
 
+/*
+ * Issue 24 defect 9: the TSC skew check with an AP that never answers (it
+ * sits with interrupts off) must end within its deadlines, name the AP,
+ * leave it out of the result and out of the run, and measure the others.
+ * Before: the boot CPU waited for the AP's first answer for good (the
+ * boot hung here until run.sh's timeout).
+ */
+static void test_smp_tsc_sync_deadline(struct ktest *t)
+{
+	unsigned target, saved = smp_timeout_ms();
+	struct tsc_sync_result res;
+	u64 ipis;
+
+	if (!need_cpus(t, 2))
+		return;
+	target = ncpus_online - 1;
+	if (!hold_cpu(t, target))
+		return;
+	ipis = percpu_counter_read(target, PCPU_IPI_RECEIVED);
+	smp_set_timeout_ms(TIMEOUT_TEST_MS);
+	tsc_sync_check(&res);
+	smp_set_timeout_ms(saved);
+	KEXPECT(t, smp_cpu_dead(target));
+	KEXPECT_EQ(t, res.checked, ncpus_online - 2);
+	release_cpu(t, target, ipis);
+	KEXPECT(t, cpumask_empty(&this_cpu()->call.waiting));
+}
+
 static void test_smp_tsc_known(struct ktest *t)
 {
 	KEXPECT_GT(t, arch_tsc_hz(), 1000000);
@@ -440,5 +469,6 @@ static const struct ktest_case smp_cases[] = {
 	KTEST_CASE(test_smp_late_call_keeps_its_copy),
 	KTEST_CASE(test_smp_call_copy),
 	KTEST_CASE(test_smp_tsc_known),
+	KTEST_CASE(test_smp_tsc_sync_deadline),
 };
 KTEST_SUITE(smp, smp_cases);

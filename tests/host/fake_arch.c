@@ -143,8 +143,20 @@ bool fake_tick(void)
 	return true;
 }
 
+/* Tests only: called at every TLB flush hook, the point a test may play an interrupt at. */
+void (*fake_flush_hook)(void);
+
+static void fake_flush_point(void)
+{
+	void (*hook)(void) = fake_flush_hook;
+
+	if (hook)
+		hook();
+}
+
 void arch_tlb_flush_one(vaddr_t va)
 {
+	fake_flush_point();
 	atomic_inc(&fake_flush_one_calls);
 	atomic_store_relaxed(&fake_flush_last_va, va);
 	fake_tlb_flush_va(fake_cpu, va);
@@ -152,19 +164,32 @@ void arch_tlb_flush_one(vaddr_t va)
 
 void arch_tlb_flush_all(void)
 {
+	fake_flush_point();
 	atomic_inc(&fake_flush_all_calls);
 	fake_tlb_flush_asid(fake_cpu);
 }
 
 void arch_tlb_flush_everything(void)
 {
+	fake_flush_point();
 	atomic_inc(&fake_flush_everything_calls);
 	fake_tlb_flush_everything(fake_cpu);
 }
 
+/*
+ * The kernel's printk output, as KTAP diagnostics: each line starts with
+ * "# " so it never reads as a test result.
+ */
 void arch_console_write(const char *s, size_t n)
 {
-	fwrite(s, 1, n, stdout);
+	static __thread bool mid_line;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!mid_line)
+			fputs("# ", stdout);
+		fputc(s[i], stdout);
+		mid_line = s[i] != '\n';
+	}
 }
 
 void arch_exit(enum arch_exit_status status)
@@ -199,19 +224,28 @@ void arch_load_root(paddr_t root, u16 asid, bool flush)
 }
 
 /*
+ * The test binary with the real kernel/smp.c and threads as CPUs
+ * (tests/host/host_smp_arch.c) builds this file with FAKE_ARCH_REAL_SMP.
+ */
+#ifndef FAKE_ARCH_REAL_SMP
+/*
  * kernel/smp.h on the host: runs @fn "on" each target in turn by switching
- * the calling thread's fake CPU number, and counts one IPI per target.
+ * the calling thread's fake CPU number, with interrupts off as in the
+ * call IPI, and counts one IPI per target.
  */
 int smp_call(const cpumask_t *mask, smp_call_fn fn, void *arg, bool wait)
 {
 	unsigned self = fake_cpu, cpu;
+	bool irqs_off = fake_irqs_off;
 
 	(void)wait;
 	for_each_cpu(cpu, mask) {
 		if (cpu == self)
 			continue;
 		fake_cpu = cpu;
+		fake_irqs_off = true;
 		fn(arg);
+		fake_irqs_off = irqs_off;
 		atomic_inc(&fake_ipi_calls);
 	}
 	fake_cpu = self;
@@ -268,6 +302,7 @@ bool smp_call_ack(void)
 {
 	return false;
 }
+#endif /* !FAKE_ARCH_REAL_SMP */
 
 /* panics and warnings */
 

@@ -25,6 +25,13 @@ extern bool fake_load_flushed;
 void fake_arch_reset_counts(void);
 
 /*
+ * Tests only (NULL: none): called on the calling thread at the start of
+ * every arch TLB flush hook, where a test may play an interrupt arriving
+ * (checking arch_irqs_enabled() first) or another CPU's step.
+ */
+extern void (*fake_flush_hook)(void);
+
+/*
  * One tick of the calling fake CPU's arch_tick_start() timer, if it is
  * on: true when the tick function ran. The fake timer never fires alone.
  */

@@ -1,0 +1,265 @@
+/*
+ * kernel/smp.c itself on the host, with threads as CPUs (tests/host/host_smp.h):
+ * real IPIs between real threads, real deadlines, CPUs written off. Built
+ * into build/test-host-smp only (the main host binary fakes smp_call()).
+ *   smp_threads: a call to every CPU runs once on each; a CPU that never
+ *     answers is written off while the live targets run the call, and the
+ *     call taken back from it never runs; a caller whose target another
+ *     caller wrote off takes its call back and calls live CPUs again.
+ *   lazy_dead: the lazy TLB design with a CPU out of the run: settle judges
+ *     each CPU on its own, and a flush still queues to the live targets.
+ */
+#include "errno.h"
+#include "kernel/percpu.h"
+#include "kernel/smp.h"
+#include "lib/atomic.h"
+#include "mm/mm.h"
+#include "mm/tlb.h"
+#include "tests/ktest.h"
+#include "tests/mm_emul.h"
+#include "tests/host/host_smp.h"
+#include <arch/arch.h>
+
+#define HS_BASE 0x33000000ul
+
+static unsigned hs_runs[HOST_SMP_CPUS];
+
+static void hs_count(void *arg)
+{
+	(void)arg;
+	atomic_inc(&hs_runs[arch_cpu_id()]);
+}
+
+static void hs_reset_runs(void)
+{
+	for (unsigned cpu = 0; cpu < HOST_SMP_CPUS; cpu++)
+		atomic_store_relaxed(&hs_runs[cpu], 0);
+}
+
+struct hs_call {
+	unsigned target;
+	int err;
+};
+
+/* On another CPU's thread: its own waited call to one CPU. */
+static void hs_call_from(void *arg)
+{
+	struct hs_call *c = arg;
+
+	c->err = smp_call_one(c->target, hs_count, NULL, true);
+}
+
+/* @cpu, held past a deadline, back in the run once it served its mailbox. */
+static void hs_release(struct ktest *t, unsigned cpu)
+{
+	host_smp_hold(cpu, false);
+	host_smp_quiesce(cpu);
+	KEXPECT_EQ(t, smp_cpu_revive(cpu), 0);
+}
+
+/* Every CPU serving and in the run again (a failing case may have left one out). */
+static void hs_revive_all(void)
+{
+	for (unsigned cpu = 1; cpu < HOST_SMP_CPUS; cpu++) {
+		host_smp_hold(cpu, false);
+		host_smp_quiesce(cpu);
+		(void)smp_cpu_revive(cpu);
+	}
+}
+
+static int hs_smp_init(struct ktest *t)
+{
+	(void)t;
+	host_smp_start();
+	hs_revive_all();
+	smp_set_timeout_ms(500); /* live threads answer well within it, even on a loaded host */
+	return 0;
+}
+
+static void hs_smp_exit(struct ktest *t)
+{
+	(void)t;
+	smp_set_timeout_ms(1000);
+	host_smp_stop();
+}
+
+/* One waited call to every other CPU: one IPI and one run each. */
+static void test_smp_call_all_threads(struct ktest *t)
+{
+	u64 ipis[HOST_SMP_CPUS];
+
+	hs_reset_runs();
+	for (unsigned cpu = 1; cpu < HOST_SMP_CPUS; cpu++)
+		ipis[cpu] = host_smp_ipis(cpu);
+	KEXPECT_EQ(t, smp_call_others(hs_count, NULL, true), 0);
+	KEXPECT_EQ(t, hs_runs[0], 0);
+	for (unsigned cpu = 1; cpu < HOST_SMP_CPUS; cpu++) {
+		KEXPECT_EQ(t, hs_runs[cpu], 1);
+		KEXPECT_EQ(t, host_smp_ipis(cpu) - ipis[cpu], 1);
+	}
+}
+
+/* CPU 1 never answers: written off, CPUs 2 and 3 still run the call, CPU 1 never does. */
+static void test_smp_timeout_live_still_called(struct ktest *t)
+{
+	hs_reset_runs();
+	host_smp_hold(1, true);
+	KEXPECT_EQ(t, smp_call_others(hs_count, NULL, true), -ETIMEDOUT);
+	KEXPECT(t, smp_cpu_dead(1));
+	KEXPECT_EQ(t, hs_runs[2], 1);
+	KEXPECT_EQ(t, hs_runs[3], 1);
+	hs_release(t, 1);
+	KEXPECT_EQ(t, hs_runs[1], 0); /* taken back before it claimed it */
+}
+
+/*
+ * Issue 24 defect 6: CPU 0 posts to CPU 1 without waiting; CPU 2's own
+ * call to CPU 1 times out and writes CPU 1 off. CPU 0's next call, to live
+ * CPU 3, must be sent: CPU 0 takes back the call CPU 1 never claimed.
+ * Before the fix smp_drain()'s "held by a dead CPU" shortcut returned
+ * -ETIMEDOUT with 0 IPIs sent to CPU 3, on every later call.
+ */
+static void test_smp_dead_by_other_caller(struct ktest *t)
+{
+	struct hs_call c2 = { 1, 0 };
+	u64 ipis3;
+
+	hs_reset_runs();
+	host_smp_hold(1, true);
+	KEXPECT_EQ(t, smp_call_one(1, hs_count, NULL, false), 0);
+	host_smp_run_on(2, hs_call_from, &c2);
+	KEXPECT_EQ(t, c2.err, -ETIMEDOUT);
+	KEXPECT(t, smp_cpu_dead(1));
+	for (int round = 0; round < 2; round++) {
+		ipis3 = host_smp_ipis(3);
+		KEXPECT_EQ(t, smp_call_one(3, hs_count, NULL, true), 0);
+		KEXPECT_EQ(t, host_smp_ipis(3) - ipis3, 1);
+	}
+	KEXPECT_EQ(t, hs_runs[3], 2);
+	hs_release(t, 1);
+	KEXPECT_EQ(t, hs_runs[1], 0); /* neither caller's call ran: both taken back */
+}
+
+static const struct ktest_case smp_threads_cases[] = {
+	KTEST_CASE(test_smp_call_all_threads),
+	KTEST_CASE(test_smp_timeout_live_still_called),
+	KTEST_CASE(test_smp_dead_by_other_caller),
+};
+KTEST_SUITE_EXT(smp_threads, smp_threads_cases, hs_smp_init, hs_smp_exit, NULL);
+
+/* ---- the lazy TLB design with a CPU out of the run ---- */
+
+static void hs_switch(void *arg)
+{
+	mm_switch(arg);
+}
+
+static void hs_load(unsigned cpu, struct mm *mm)
+{
+	host_smp_run_on(cpu, hs_switch, mm);
+}
+
+static int hs_lazy_init(struct ktest *t)
+{
+	int err = emul_suite_init(t);
+
+	if (err)
+		return err;
+	host_smp_start();
+	hs_revive_all();
+	smp_set_timeout_ms(1000);
+	return tlb_design_enable(&tlb_ops_lazy, true);
+}
+
+static void hs_lazy_exit(struct ktest *t)
+{
+	(void)t;
+	(void)tlb_design_enable(&tlb_ops_lazy, false);
+	host_smp_stop();
+}
+
+static struct mm *hs_mm_new(struct ktest *t)
+{
+	struct mm *mm = NULL;
+
+	if (!KEXPECT_EQ(t, mm_create(&mm), 0))
+		return NULL;
+	KEXPECT_EQ(t, mm_map_region(mm, HS_BASE, PAGE_SIZE, MM_READ | MM_WRITE), 0);
+	KEXPECT_EQ(t, mm_populate(mm, HS_BASE, PAGE_SIZE), 0);
+	return mm;
+}
+
+/* Every CPU away from @mm, @dead (held, written off) drained and back in the run. */
+static void hs_lazy_cleanup(struct ktest *t, struct mm *mm, unsigned dead)
+{
+	host_smp_ticking(dead, true);
+	hs_release(t, dead);
+	for (unsigned cpu = 1; cpu < HOST_SMP_CPUS; cpu++) {
+		host_smp_ticking(cpu, true);
+		hs_load(cpu, NULL);
+		host_smp_ticking(cpu, false);
+	}
+	KEXPECT_EQ(t, tlb_settle(&tlb_ops_lazy, mm), 0);
+	KEXPECT_EQ(t, mm_destroy(mm), 0);
+}
+
+/*
+ * Issue 24 defect 5: CPUs 1 and 2 hold an entry; CPU 1 is out of the run,
+ * CPU 2 ticks 20 ms into the settle (of 1000). Settle must wait for CPU 2
+ * and leave it in the run. Before the fix it stopped at dead CPU 1 and
+ * wrote CPU 2 off at once (settle returned after 0 ms).
+ */
+static void test_lazy_settle_judges_each_cpu(struct ktest *t)
+{
+	struct mm *mm = hs_mm_new(t);
+	u64 drained, t0;
+	int err;
+
+	KASSERT(t, mm != NULL);
+	hs_load(1, mm);
+	hs_load(2, mm);
+	KEXPECT_EQ(t, tlb_unmap_pages(mm, HS_BASE, 1, &tlb_ops_lazy), 0);
+	host_smp_hold(1, true);
+	smp_cpu_write_off(1, "host test");
+	drained = percpu_counter_read(2, PCPU_TLB_LAZY_DRAINED);
+	host_smp_ticking_after(2, 20);
+	t0 = arch_tsc_read();
+	err = tlb_settle(&tlb_ops_lazy, mm);
+	ktest_log(t, "settle returned %d after %lu ms", err,
+		  (unsigned long)((arch_tsc_read() - t0) / 1000000));
+	KEXPECT_EQ(t, err, -ETIMEDOUT); /* CPU 1 never drained: its batch is quarantined */
+	KEXPECT(t, !smp_cpu_dead(2));
+	KEXPECT_EQ(t, percpu_counter_read(2, PCPU_TLB_LAZY_DRAINED) - drained, 1);
+	hs_lazy_cleanup(t, mm, 1);
+}
+
+/*
+ * Issue 24 defect 9: with CPU 3 out of the run, an unmap of an mm that
+ * CPUs 2 and 3 have loaded fails (-ETIMEDOUT) but must still queue the
+ * invalidation to CPU 2. Before the fix nothing was queued (0 entries).
+ */
+static void test_lazy_send_queues_live(struct ktest *t)
+{
+	struct mm *mm = hs_mm_new(t);
+	u64 queued = percpu_counter_read(0, PCPU_TLB_LAZY_QUEUED);
+	u64 drained = percpu_counter_read(2, PCPU_TLB_LAZY_DRAINED);
+
+	KASSERT(t, mm != NULL);
+	hs_load(2, mm);
+	hs_load(3, mm);
+	host_smp_hold(3, true);
+	smp_cpu_write_off(3, "host test");
+	KEXPECT_EQ(t, tlb_unmap_pages(mm, HS_BASE, 1, &tlb_ops_lazy), -ETIMEDOUT);
+	KEXPECT_EQ(t, percpu_counter_read(0, PCPU_TLB_LAZY_QUEUED) - queued, 1);
+	host_smp_ticking(2, true);
+	KEXPECT_EQ(t, tlb_settle(&tlb_ops_lazy, mm), 0);
+	host_smp_ticking(2, false);
+	KEXPECT_EQ(t, percpu_counter_read(2, PCPU_TLB_LAZY_DRAINED) - drained, 1);
+	hs_lazy_cleanup(t, mm, 3);
+}
+
+static const struct ktest_case lazy_dead_cases[] = {
+	KTEST_CASE(test_lazy_settle_judges_each_cpu),
+	KTEST_CASE(test_lazy_send_queues_live),
+};
+KTEST_SUITE_EXT(lazy_dead, lazy_dead_cases, hs_lazy_init, hs_lazy_exit, NULL);
