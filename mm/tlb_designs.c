@@ -20,7 +20,8 @@ const struct tlb_ops tlb_ops_naive = {
 	.d = {
 		.name = "naive",
 		.desc = "one IPI round per page, each target invalidates that page",
-		.source = "Linux before 2015 (flush_tlb_page per unmapped page)",
+		.source = "the per-page flush_tlb_page() of Linux's reclaim (try_to_unmap) "
+			  "before 4.3 (2015), applied here to any unmap",
 		.unit = "page",
 		.promises = {
 			{ PCPU_TLB_SHOOTDOWNS, 1, 1, false, false },
