@@ -28,6 +28,7 @@
 #include "kernel/json.h"
 #include "kernel/smp.h"
 #include "lib/math.h"
+#include "lib/string.h"
 #include "mm/mm.h"
 #include "mm/pt.h"
 #include "mm/tlb.h"
@@ -62,6 +63,40 @@ struct tlb_bench {
 
 static struct tlb_bench tb;
 
+/*
+ * The busy readers' windows per variant, summed over every counted episode
+ * of the case (the readers' own totals start again at each episode's
+ * setup): what each design's reader figures are made of.
+ */
+static struct tlb_reader_sums {
+	struct read_window base, timed;
+	u64 episodes, windows;
+} reader_sums[BENCH_MAX_VARIANTS];
+
+/* After the readers stopped: their counted windows go to variant @v's sums. */
+static void reader_sums_add(unsigned v, unsigned readers)
+{
+	struct tlb_reader_sums *s = &reader_sums[v];
+	struct read_window base, timed;
+
+	tlb_readers_totals(&base, &timed);
+	read_window_add(&s->base, base.reads, base.cycles);
+	s->base.stolen += base.stolen;
+	read_window_add(&s->timed, timed.reads, timed.cycles);
+	s->timed.stolen += timed.stolen;
+	s->episodes++;
+	s->windows += readers;
+}
+
+void tlb_bench_reader_sums(unsigned v, struct read_window *base, struct read_window *timed,
+			   u64 *episodes, u64 *windows)
+{
+	*base = reader_sums[v].base;
+	*timed = reader_sums[v].timed;
+	*episodes = reader_sums[v].episodes;
+	*windows = reader_sums[v].windows;
+}
+
 static void switch_to_bench_mm(void *arg)
 {
 	mm_switch(arg);
@@ -84,6 +119,8 @@ static int tlb_bench_teardown(struct bench_ctx *c)
 	/* Readers first: they must be gone before their pages are. */
 	if (tb.busy && tlb_readers_stop())
 		bench_fail(c, "a busy reader did not stop");
+	else if (tb.busy && c->runs_done > c->b->warmup) /* its one timed run was made */
+		reader_sums_add(c->variant, c->ncpus - 1);
 	tb.busy = false;
 	e = smp_call(&tb.remotes, switch_to_bench_mm, NULL, true);
 	err = err ? err : e;
@@ -145,6 +182,8 @@ static int tlb_bench_setup(struct bench_ctx *c)
 	int err;
 
 	tb.pages = (unsigned)bench_param(c, "pages");
+	if (c->episode == 0) /* a new case: its variants' reader sums start again */
+		memset(reader_sums, 0, sizeof(reader_sums));
 	tb.last_run_cycles = arch_tsc_hz() / 1000000 * TLB_BENCH_WINDOW_FIRST_US;
 	cpumask_clear(&tb.remotes);
 	for (unsigned idx = 1; idx < c->ncpus; idx++)
@@ -255,19 +294,24 @@ static int tlb_bench_verify(struct bench_ctx *c)
 /*
  * The busy readers' loss over whole windows (a descheduled vCPU is part of
  * what TCG measures), with the stolen share of each window and the loss
- * over running time only beside it; and the cycles lost per page.
+ * over running time only beside it; and the cycles lost per page. This
+ * variant's windows over every counted episode of the case (one timed run
+ * each, the initiator halted through each baseline), with their number.
  */
 static void report_readers(const struct bench_ctx *c, struct json *j, u64 median)
 {
 	struct read_window base, timed, wbase, wtimed;
-	u64 timed_runs = c->runs_done > c->b->warmup ? c->runs_done - c->b->warmup : 1;
+	u64 episodes, windows;
 	s64 lost_per_page;
 
-	tlb_readers_totals(&base, &timed);
+	tlb_bench_reader_sums(c->variant, &base, &timed, &episodes, &windows);
 	wbase = read_window_whole(&base);
 	wtimed = read_window_whole(&timed);
+	/* Summed over the readers: what every remote together lost, per page unmapped. */
 	lost_per_page = read_lost_cycles(&wbase, &wtimed) * 1000 /
-			(s64)MAX(timed_runs * tb.pages, 1ull);
+			(s64)MAX(episodes * tb.pages, 1ull);
+	json_u64(j, "remote_read_episodes", episodes);
+	json_u64(j, "remote_read_windows", windows);
 	json_u64(j, "remote_reads_per_ms_baseline", read_rate_per_ms(&wbase, arch_tsc_hz()));
 	json_u64(j, "remote_reads_per_ms_timed", read_rate_per_ms(&wtimed, arch_tsc_hz()));
 	json_fixed(j, "remote_read_loss_pct", read_loss_pct_milli(&wbase, &wtimed), 3);
