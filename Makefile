@@ -82,6 +82,12 @@ TEST_KERNEL_SRCS += tests/test_tlb_early_ack.c
 ifeq ($(TEST_DESIGN),1)
 TEST_KERNEL_SRCS += tests/design_example.c
 endif
+# make TEST_DESIGN=broken (with its own O=): adds the deliberately broken
+# designs (tests/design_broken.c, and beside the ipi and pin tables) whose
+# verify must fail by name; tests/run-all.sh checks that it does.
+ifeq ($(TEST_DESIGN),broken)
+TEST_KERNEL_SRCS += tests/design_broken.c
+endif
 # Host-only: the runner and the fake arch interface.
 TEST_HOST_SRCS := tests/ktest.c tests/host/host_main.c tests/host/fake_arch.c tests/host/fake_tlb.c tests/test_tlb_model.c
 HOST_LIB_SRCS := boot/mb1_cmdline.c arch/x86_64/acpi.c boot/bootinfo.c bench/read_loss.c arch/x86_64/console.c lib/errno.c lib/format.c lib/parse.c lib/stats.c kernel/cmdline.c \
@@ -116,6 +122,9 @@ KCFLAGS += --target=x86_64-unknown-none-elf
 endif
 ifeq ($(TEST_DESIGN),1)
 KCFLAGS += -DMMLAB_TEST_DESIGN
+endif
+ifeq ($(TEST_DESIGN),broken)
+KCFLAGS += -DMMLAB_TEST_DESIGN_BROKEN
 endif
 # make TRACE=0 compiles the trace hooks out (kernel/trace.h); best with its own O=.
 TRACE ?= 1

@@ -18,6 +18,7 @@
  */
 #include "bench/bench.h"
 #include "errno.h"
+#include "mm/counters.h"
 #include "kernel/cmdline.h"
 #include "kernel/smp.h"
 #include "lib/atomic.h"
@@ -117,49 +118,100 @@ static int ipi_teardown(struct bench_ctx *c)
 	return ipi.npollers ? ipi_polling_stop() : 0;
 }
 
+/*
+ * Waits for acknowledgements: every design's round goes through here, one
+ * wait per call, so the promises can tell naive's wait per target from
+ * batched's one wait per round. A bench counter, at the top of the array.
+ */
+#define PCPU_IPI_ROUND_WAITS (PCPU_MAX_COUNTERS - 1)
+BUILD_ASSERT(PCPU_MM_COUNTERS_END <= PCPU_IPI_ROUND_WAITS);
+PCPU_COUNTER(PCPU_IPI_ROUND_WAITS, "ipi_round_waits");
+
+static int ipi_call_wait(const cpumask_t *mask)
+{
+	this_cpu_inc(PCPU_IPI_ROUND_WAITS);
+	return smp_call(mask, ipi_nop, NULL, true);
+}
+
 /* ---- naive ---- */
 
-static int ipi_round_naive(void)
+/* One call to each target in turn: @targets one at a time, each awaited. */
+static int ipi_round_each(const cpumask_t *targets)
 {
+	cpumask_t one;
 	unsigned cpu;
 	int err;
 
-	for_each_cpu(cpu, &ipi.targets) {
-		err = smp_call_one(cpu, ipi_nop, NULL, true);
+	for_each_cpu(cpu, targets) {
+		cpumask_clear(&one);
+		cpumask_set_cpu(cpu, &one);
+		err = ipi_call_wait(&one);
 		if (err)
 			return err;
 	}
 	return 0;
 }
 
+static int ipi_round_naive(void)
+{
+	return ipi_round_each(&ipi.targets);
+}
+
 /* ---- batched ---- */
 
 static int ipi_round_batched(void)
 {
-	return smp_call(&ipi.targets, ipi_nop, NULL, true);
+	return ipi_call_wait(&ipi.targets);
 }
 
 /* ---- the table ---- */
 
-/* Both promise one IPI per target per round, sent and received. */
-#define IPI_PROMISES                                                                               \
-	{ { PCPU_IPI_SENT, 1, 1, true, false }, { PCPU_IPI_RECEIVED, 1, 1, true, false } }
+/*
+ * Both promise one IPI per target per round, sent and received; naive one
+ * wait per target per round, batched one wait per round (what tells them
+ * apart beyond 1 target).
+ */
+#define IPI_PROMISES(waits_per_target)                                                             \
+	{ { PCPU_IPI_SENT, 1, 1, true, false },                                                    \
+	  { PCPU_IPI_RECEIVED, 1, 1, true, false },                                                \
+	  { PCPU_IPI_ROUND_WAITS, 1, 1, waits_per_target, false } }
 
 static const struct ipi_ops ipi_ops_naive = {
 	.d = { .name = "naive", .desc = "one target at a time, each acknowledged before the next",
 	       .source = "smp_call_function_single in a loop", .unit = "round",
-	       .promises = IPI_PROMISES },
+	       .promises = IPI_PROMISES(true) },
 	.round = ipi_round_naive,
 };
 
 static const struct ipi_ops ipi_ops_batched = {
 	.d = { .name = "batched", .desc = "every IPI out first, then one wait for all",
 	       .source = "smp_call_function_many (Linux kernel/smp.c)", .unit = "round",
-	       .promises = IPI_PROMISES },
+	       .promises = IPI_PROMISES(false) },
 	.round = ipi_round_batched,
 };
 
-static const struct design *const ipi_designs[] = { &ipi_ops_naive.d, &ipi_ops_batched.d, NULL };
+#ifdef MMLAB_TEST_DESIGN_BROKEN
+/*
+ * make TEST_DESIGN=broken only: a "batched" that waits for each target in
+ * turn (naive's round under batched's promises). Its verify must fail on
+ * the waits at 3 CPUs or more (tests/run-all.sh checks it does).
+ */
+static const struct ipi_ops ipi_ops_broken_batched = {
+	.d = { .name = "broken_batched", .desc = "batched's promises, naive's waits: wrong on purpose",
+	       .source = "tests/run-all.sh, verify that can fail (issue 25)", .unit = "round",
+	       .promises = IPI_PROMISES(false) },
+	.round = ipi_round_naive,
+};
+#endif
+
+static const struct design *const ipi_designs[] = {
+	&ipi_ops_naive.d,
+	&ipi_ops_batched.d,
+#ifdef MMLAB_TEST_DESIGN_BROKEN
+	&ipi_ops_broken_batched.d,
+#endif
+	NULL,
+};
 
 static void ipi_run(struct bench_ctx *c, unsigned idx)
 {
@@ -238,8 +290,8 @@ const struct bench bench_ipi = {
 	.iters = 10,
 	.max_iters = 60,
 	.warmup = 2,
-	.counters = { PCPU_IPI_SENT, PCPU_IPI_RECEIVED, PCPU_INTERRUPTS },
-	.ncounters = 3,
+	.counters = { PCPU_IPI_SENT, PCPU_IPI_RECEIVED, PCPU_INTERRUPTS, PCPU_IPI_ROUND_WAITS },
+	.ncounters = 4,
 	.setup = ipi_setup,
 	.run = ipi_run,
 	.verify = ipi_verify,

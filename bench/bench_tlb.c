@@ -59,6 +59,10 @@ struct tlb_bench {
 	bool busy;	      /* readers started on the remotes */
 	bool counted;	      /* this run is timed (not a warm-up) */
 	u64 last_run_cycles;  /* the initiator's last unmap, sizing the baseline window */
+	/* Each participating CPU's own invalidations over the episode's runs (idx order). */
+	u64 flush_mark[MAX_CPUS][2]; /* tlb_flush_one, tlb_flush_all after the last prepare */
+	u64 flushes[MAX_CPUS][2];    /* summed over the runs so far */
+	bool marked;		     /* flush_mark holds a prepare's snapshot */
 };
 
 static struct tlb_bench tb;
@@ -184,6 +188,8 @@ static int tlb_bench_setup(struct bench_ctx *c)
 	tb.pages = (unsigned)bench_param(c, "pages");
 	if (c->episode == 0) /* a new case: its variants' reader sums start again */
 		memset(reader_sums, 0, sizeof(reader_sums));
+	memset(tb.flushes, 0, sizeof(tb.flushes));
+	tb.marked = false;
 	tb.last_run_cycles = arch_tsc_hz() / 1000000 * TLB_BENCH_WINDOW_FIRST_US;
 	cpumask_clear(&tb.remotes);
 	for (unsigned idx = 1; idx < c->ncpus; idx++)
@@ -216,10 +222,33 @@ static u64 baseline_cycles(void)
 		   per_us * TLB_BENCH_WINDOW_MAX_US);
 }
 
+/*
+ * Each CPU's own invalidations since the last prepare's mark (the run
+ * between them), added to tb.flushes: @mark then sets a new mark. Only
+ * the runs flush: prepare maps and touches, readers read.
+ */
+static void tlb_bench_count_flushes(const struct bench_ctx *c, bool mark)
+{
+	static const unsigned k[2] = { PCPU_TLB_FLUSH_ONE, PCPU_TLB_FLUSH_ALL };
+
+	for (unsigned idx = 0; idx < c->ncpus; idx++)
+		for (unsigned i = 0; i < 2; i++) {
+			u64 now = percpu_counter_read(c->cpu[idx], k[i]);
+
+			if (tb.marked)
+				tb.flushes[idx][i] += now - tb.flush_mark[idx][i];
+			if (mark)
+				tb.flush_mark[idx][i] = now;
+		}
+	tb.marked = mark;
+}
+
 /* Untimed: map the pages again, load their translations on every CPU, then the baseline. */
 static int tlb_bench_prepare(struct bench_ctx *c)
 {
 	int err = tb.busy ? tlb_readers_sync() : 0; /* the last timed window is closed */
+
+	tlb_bench_count_flushes(c, false); /* the run just made, before anything else flushes */
 
 	tb.counted = c->runs_done >= c->b->warmup;
 	/* The last unmap's deferred completion (lazy), before the range is mapped again. */
@@ -232,6 +261,7 @@ static int tlb_bench_prepare(struct bench_ctx *c)
 	touch_pages(NULL);
 	if (!err && tb.busy)
 		err = tlb_readers_baseline(baseline_cycles(), tb.counted);
+	tlb_bench_count_flushes(c, true);
 	return err;
 }
 
@@ -261,33 +291,54 @@ static void round_flushes(u64 n, u64 *one, u64 *all)
 }
 
 /*
+ * Whether CPU index @idx did @one single-page and @all full flushes in
+ * each of @runs runs; else fails @c naming the CPU (the initiator or a
+ * remote: a design that skips one is caught on that one, not in a sum).
+ */
+static bool tlb_bench_cpu_flushes_ok(struct bench_ctx *c, unsigned idx, u64 runs, u64 one, u64 all)
+{
+	const u64 *f = tb.flushes[idx];
+
+	if (f[0] == runs * one && f[1] == runs * all)
+		return true;
+	bench_fail(c, "%s: CPU %u (%s) did %lu invlpg, %lu full flushes in %lu runs; expected %lu, %lu",
+		   c->design->name, c->cpu[idx], idx ? "remote" : "initiator", (unsigned long)f[0],
+		   (unsigned long)f[1], (unsigned long)runs, (unsigned long)(runs * one),
+		   (unsigned long)(runs * all));
+	return false;
+}
+
+/*
  * The design's own promises (rounds and IPIs per page), then what every
  * design's targets do with each round: each CPU with the mm loaded (the
- * initiator and each remote) flushes page by page up to the ceiling and
- * fully above it; a round holds as many pages as the rounds promise covers.
+ * initiator and each remote, each on its own counters) flushes page by
+ * page up to the ceiling and fully above it; a round holds as many pages
+ * as the rounds promise covers (two rounds above PT_GATHER_PAGES).
  */
 static int tlb_bench_verify(struct bench_ctx *c)
 {
-	u64 runs = c->runs_done, one = 0, all = 0;
+	u64 one = 0, all = 0;
 	const struct design_promise *q = design_promise(c->design, PCPU_TLB_LAZY_QUEUED);
 	const struct design_promise *p = q ? q : design_promise(c->design, PCPU_TLB_SHOOTDOWNS);
 	u64 batch = p ? p->per : tb.pages;
 	/* A queuing design's remotes flush at their drains (counted apart): only we flush here. */
-	u64 flushers = q ? 1 : c->ncpus;
-	const u64 *t = c->counter_total;
+	unsigned flushers = q ? 1 : c->ncpus;
 
+	tlb_bench_count_flushes(c, false);
 	if (bench_check_promises(c, tb.pages, c->ncpus - 1))
 		return -EINVAL;
-	for (u64 left = tb.pages; left; left -= MIN(left, batch))
-		round_flushes(MIN(left, batch), &one, &all);
-	if (t[PCPU_TLB_FLUSH_ONE] != runs * one * flushers ||
-	    t[PCPU_TLB_FLUSH_ALL] != runs * all * flushers) {
-		bench_fail(c, "%lu invlpg, %lu full flushes in %lu runs; expected %lu, %lu",
-			   (unsigned long)t[PCPU_TLB_FLUSH_ONE], (unsigned long)t[PCPU_TLB_FLUSH_ALL],
-			   (unsigned long)runs, (unsigned long)(runs * one * flushers),
-			   (unsigned long)(runs * all * flushers));
-		return -EINVAL;
+	/*
+	 * A gather cuts when a frame does not fit: the page whose frame that is
+	 * is already in the range flushed, so the first round covers batch + 1
+	 * pages and each later one batch (mm/pt_gather.c, pt_gather_page()).
+	 */
+	for (u64 left = tb.pages, n = batch > 1 ? batch + 1 : 1; left; left -= n, n = batch) {
+		n = MIN(left, n);
+		round_flushes(n, &one, &all);
 	}
+	for (unsigned idx = 0; idx < flushers; idx++)
+		if (!tlb_bench_cpu_flushes_ok(c, idx, c->runs_done, one, all))
+			return -EINVAL;
 	return 0;
 }
 
@@ -373,10 +424,17 @@ static const char *tlb_control(const struct bench_ctx *c)
 }
 
 static const char *const tlb_remote_words[] = { "busy", "idle" };
-/* Both sides of the default ceiling (33): 32 and 33 page by page, 34 a full flush. */
+/*
+ * Both sides of the default ceiling (33): 32 and 33 page by page, 34 a full
+ * flush; and above the gather bound, 8194 pages: two rounds for the
+ * gathering designs (a full flush over 8193 pages, then one invlpg), which
+ * a larger bound would not pass. 8193 is still one round: the cut's flush
+ * already covers the page whose frame did not fit.
+ */
 #define TLB_PAGES_SWEEP(remote)                                                                    \
 	{ { remote, 1 } }, { { remote, 8 } }, { { remote, 32 } }, { { remote, 33 } },              \
-		{ { remote, 34 } }, { { remote, 64 } }, { { remote, 512 } }
+		{ { remote, 34 } }, { { remote, 64 } }, { { remote, 512 } },                       \
+		{ { remote, PT_GATHER_PAGES + 2 } }
 static const struct bench_case tlb_cases[] = {
 	TLB_PAGES_SWEEP(TLB_REMOTE_BUSY),
 	TLB_PAGES_SWEEP(TLB_REMOTE_IDLE),

@@ -115,6 +115,9 @@ const struct tlb_ops tlb_ops_no_remote = {
 #ifdef MMLAB_TEST_DESIGN
 extern const struct tlb_ops tlb_ops_example;
 #endif
+#ifdef MMLAB_TEST_DESIGN_BROKEN
+extern const struct tlb_ops tlb_ops_broken_skip; /* tests/design_broken.c */
+#endif
 
 const struct design *const tlb_designs[] = {
 	&tlb_ops_naive.d,
@@ -126,6 +129,9 @@ const struct design *const tlb_designs[] = {
 	&tlb_ops_no_remote.d,
 #ifdef MMLAB_TEST_DESIGN
 	&tlb_ops_example.d, /* tests/design_example.c, make TEST_DESIGN=1 only */
+#endif
+#ifdef MMLAB_TEST_DESIGN_BROKEN
+	&tlb_ops_broken_skip.d, /* tests/design_broken.c, make TEST_DESIGN=broken only */
 #endif
 	NULL,
 };

@@ -124,11 +124,14 @@ static bool tlb_has_case(unsigned remote, u64 pages)
 	return false;
 }
 
-/* Both remote modes sweep 1, 8, 32, 33, 34, 64, 512: both sides of the default ceiling. */
+/*
+ * Both remote modes sweep 1, 8, 32, 33, 34, 64, 512: both sides of the
+ * default ceiling; and 8194, above the gather bound (two rounds).
+ */
 static void test_bench_tlb_sweep_ceiling(struct ktest *t)
 {
-	static const u64 want[] = { 1, 8, TLB_FLUSH_CEILING - 1, TLB_FLUSH_CEILING,
-				    TLB_FLUSH_CEILING + 1, 64, 512 };
+	static const u64 want[] = { 1,	TLB_FLUSH_CEILING - 1, TLB_FLUSH_CEILING, 8,
+				    TLB_FLUSH_CEILING + 1, 64, 512, PT_GATHER_PAGES + 2 };
 
 	KEXPECT_EQ(t, bench_tlb.ncases, 2 * ARRAY_SIZE(want));
 	for (unsigned remote = 0; remote < 2; remote++)
