@@ -164,6 +164,12 @@ struct bench_ctx {
 	u64 counter_delta[PCPU_NR_COUNTERS]; /* over the last run, all online CPUs */
 	u64 counter_total[PCPU_NR_COUNTERS]; /* over every run so far, warm-up included */
 	void *priv;
+	/*
+	 * Cycles of the boot CPU's run() not to count (ipi's gaps between
+	 * rounds, timed by run() itself): the harness subtracts them from its
+	 * time. run() on CPU index 0 sets it each run (0 before each run).
+	 */
+	u64 excluded_cycles;
 	int error;               /* a run or verify sets it (with errmsg) to fail the case */
 	char errmsg[160];
 };

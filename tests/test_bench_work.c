@@ -10,12 +10,13 @@
 #include "bench/bench.h"
 #include "bench/tlb_readers.h"
 #include "kernel/cmdline.h"
+#include "kernel/percpu.h"
 #include "lib/atomic.h"
 #include "mm/tlb.h"
 #include "tests/ktest.h"
 #include <arch/arch.h>
 
-extern const struct bench bench_tlb, bench_pin, bench_pagemap, bench_faultlock;
+extern const struct bench bench_tlb, bench_pin, bench_pagemap, bench_faultlock, bench_ipi;
 
 /* ---- the harness: phase 2 starts on no CPU before phase 1 ended on all ---- */
 
@@ -112,6 +113,101 @@ static void test_bench_phases_apart(struct ktest *t)
 	/* Each timed run is an episode of its own: the warm-up run, then the timed one. */
 	KEXPECT_EQ(t, ph.phase2_done, 2 * 3 * (phases_bench.warmup + 1) * ncpus_online);
 	KEXPECT_EQ(t, ph.early, 0);
+}
+
+/* ---- the harness: cycles a run excludes (ipi's gaps) are not counted ---- */
+
+static u64 excl_median;
+
+static int excl_setup(struct bench_ctx *c)
+{
+	c->ops = 10;
+	return 0;
+}
+
+/* Asks for more than it took: the run's time is then the harness's floor of 1 cycle. */
+static void excl_run(struct bench_ctx *c, unsigned idx)
+{
+	if (idx == 0)
+		c->excluded_cycles = 1ull << 60;
+}
+
+static void excl_report(const struct bench_ctx *c, struct json *j, u64 median)
+{
+	(void)c;
+	(void)j;
+	excl_median = median;
+}
+
+static const struct bench excl_bench = {
+	.name = "excluded",
+	.designs = phases_designs,
+	.cases = phases_cases,
+	.ncases = 1,
+	.metric = BENCH_CYCLES_PER_OP,
+	.min_cpus = 1,
+	.iters = 2,
+	.warmup = 1,
+	.idle_targets = true,
+	.setup = excl_setup,
+	.run = excl_run,
+	.report = excl_report,
+};
+
+/*
+ * excluded_cycles come off the run's time: all of it here, so every run is
+ * 1 cycle for 10 operations, a median of exactly 0.100 cycles per op
+ * (100 thousandths). Before, the run's own time was counted.
+ */
+static void test_bench_excluded_cycles(struct ktest *t)
+{
+	struct bench_outcome out;
+
+	excl_median = 0;
+	run_bench(&excl_bench, 1, 2, OPT_REMOTE_ALL, &out);
+	KEXPECT_EQ(t, out.passed, 2);
+	KEXPECT_EQ(t, excl_median, 100);
+}
+
+/* ---- ipi: HLT wake-ups are counted only when the target was halted ---- */
+
+/* IPI wake-ups and calls received over one run of @b's one case at 2 CPUs. */
+static void ipi_wakes(struct ktest *t, const struct bench_case *bc, u64 *wakes, u64 *received)
+{
+	static struct bench b;
+	struct bench_outcome out;
+	u64 w0 = percpu_counter_sum(PCPU_MAX_COUNTERS - 2);
+	u64 r0 = percpu_counter_sum(PCPU_IPI_RECEIVED);
+
+	b = bench_ipi;
+	b.cases = bc;
+	b.ncases = 1;
+	run_bench(&b, 2, 1, OPT_REMOTE_ALL, &out);
+	KEXPECT_EQ(t, out.passed, bench_nvariants(&b));
+	*wakes = percpu_counter_sum(PCPU_MAX_COUNTERS - 2) - w0;
+	*received = percpu_counter_sum(PCPU_IPI_RECEIVED) - r0;
+}
+
+/*
+ * A polling target is never woken from HLT (no wake-up counted in any
+ * round); a halted one is at least at each episode's first round (it sat
+ * idle since the last), never more often than it took a call.
+ */
+static void test_bench_ipi_hlt_wakes(struct ktest *t)
+{
+	static const struct bench_case halted[] = { { { 0 /* one */, 0 /* halted */ } } };
+	static const struct bench_case polling[] = { { { 0 /* one */, 1 /* polling */ } } };
+	u64 wakes, received;
+
+	if (!ktest_need_second_cpu(t))
+		return;
+	KASSERT_STREQ(t, percpu_counter_name(PCPU_MAX_COUNTERS - 2), "hlt_wakes");
+	ipi_wakes(t, polling, &wakes, &received);
+	KEXPECT_GT(t, received, 0);
+	KEXPECT_EQ(t, wakes, 0);
+	ipi_wakes(t, halted, &wakes, &received);
+	KEXPECT_GE(t, wakes, bench_nvariants(&bench_ipi));
+	KEXPECT_LE(t, wakes, received);
 }
 
 /* ---- tlb: the sweep and remote= ---- */
@@ -247,6 +343,8 @@ static void test_bench_counts_hold(struct ktest *t)
 
 static const struct ktest_case bench_work_cases[] = {
 	KTEST_CASE(test_bench_phases_apart),
+	KTEST_CASE(test_bench_excluded_cycles),
+	KTEST_CASE(test_bench_ipi_hlt_wakes),
 	KTEST_CASE(test_bench_tlb_sweep_ceiling),
 	KTEST_CASE(test_bench_tlb_remote_option),
 	KTEST_CASE(test_bench_tlb_busy_readers),
