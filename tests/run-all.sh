@@ -291,6 +291,12 @@ check bench_all_lines_well_formed "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n
 for b in tlb tlbmulti pin pagemap faultlock swapfree; do
 	check "bench_${b}_reported" "$(has "$bench_runs/all/serial.log" "^BENCH \\{\"bench\":\"$b\"")"
 done
+# Issue 25: every benchmark runs its reference design again as the A/A control "aa",
+# marked as the control; the busy readers' figures are each variant's own, with their n.
+for b in tlb tlbmulti pin pagemap faultlock swapfree; do
+	check "bench_${b}_aa_control" "$(has "$bench_runs/all/serial.log" "^BENCH \\{\"bench\":\"$b\",\"variant\":\"aa\".*\"control\":true,\"control_kind\":\"aa\"")"
+done
+check bench_tlb_readers_n "$(has "$bench_runs/all/serial.log" '"bench":"tlb".*"remote":"busy".*"remote_read_episodes":2,"remote_read_windows":2')"
 # Workload fidelity (issue 16): both remote modes, the readers' loss, the pages sweep's plot,
 # pagemap on every CPU, and the faultlock pass vm-scalability names.
 all_log=$bench_runs/all/serial.log
