@@ -77,6 +77,12 @@ TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/te
 ifeq ($(TEST_DESIGN),1)
 TEST_KERNEL_SRCS += tests/design_example.c
 endif
+# make TEST_DESIGN=broken (with its own O=): adds the deliberately broken
+# designs (tests/design_broken.c, and beside the ipi and pin tables) whose
+# verify must fail by name; tests/run-all.sh checks that it does.
+ifeq ($(TEST_DESIGN),broken)
+TEST_KERNEL_SRCS += tests/design_broken.c
+endif
 # Host-only: the runner and the fake arch interface.
 TEST_HOST_SRCS := tests/ktest.c tests/host/host_main.c tests/host/fake_arch.c tests/host/fake_tlb.c \
 	tests/host/host_owners.c tests/test_kernel_map.c tests/test_tlb_lazy.c tests/test_tlb_model.c
@@ -102,6 +108,9 @@ KCFLAGS += --target=x86_64-unknown-none-elf
 endif
 ifeq ($(TEST_DESIGN),1)
 KCFLAGS += -DMMLAB_TEST_DESIGN
+endif
+ifeq ($(TEST_DESIGN),broken)
+KCFLAGS += -DMMLAB_TEST_DESIGN_BROKEN
 endif
 # make TRACE=0 compiles the trace hooks out (kernel/trace.h); best with its own O=.
 TRACE ?= 1

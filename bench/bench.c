@@ -145,7 +145,8 @@ static void run_episode(struct bench_ctx *c, unsigned v)
 	int err;
 
 	c->variant = v;
-	c->design = bench_design(c->b, v);
+	c->design = bench_variant_design(c->b, v);
+	c->episode = episode_seq;
 	c->error = 0;
 	c->priv = NULL;
 	err = bench_teardown_failed_before(c);
@@ -184,7 +185,7 @@ static unsigned round_order(const struct bench *b, unsigned *order)
 {
 	unsigned n = 0;
 
-	for (unsigned v = 0; v < bench_ndesigns(b); v++)
+	for (unsigned v = 0; v < bench_nvariants(b); v++)
 		if (!vruns[v].failed)
 			order[n++] = v;
 	for (unsigned i = n; i > 1; i--) {
@@ -223,7 +224,7 @@ static void run_rounds(struct bench_ctx *c, unsigned min_rounds, unsigned max_ro
 			return;
 		for (unsigned i = 0; i < n; i++)
 			run_episode(c, order[i]);
-		for (unsigned v = 0; v < bench_ndesigns(c->b) && done; v++)
+		for (unsigned v = 0; v < bench_nvariants(c->b) && done; v++)
 			done = vruns[v].failed || median_ci_within_target(&vruns[v]);
 		if (done)
 			return;
@@ -254,11 +255,11 @@ static bool finish_variant(struct bench_ctx *c, const char *label, const struct 
 		fmt_snprintf(vr->errmsg, sizeof(vr->errmsg), "no timed run");
 	}
 	if (vr->failed) {
-		printk("# bench FAIL %s %s cpus=%u %s: %s\n", b->name, c->design->name,
-		       c->ncpus, label, vr->errmsg);
+		printk("# bench FAIL %s %s cpus=%u %s: %s\n", b->name,
+		       bench_variant_name(b, c->variant), c->ncpus, label, vr->errmsg);
 	} else {
 		printk("# bench %s %s cpus=%u %s: %u timed runs, each after %u warm-up\n", b->name,
-		       c->design->name, c->ncpus, label, vr->n, b->warmup);
+		       bench_variant_name(b, c->variant), c->ncpus, label, vr->n, b->warmup);
 		median = bench_print_result(c, vr);
 	}
 	bench_print_lava(c, !vr->failed, median, opt);
@@ -269,10 +270,10 @@ static bool finish_variant(struct bench_ctx *c, const char *label, const struct 
 static void trace_case_dump(const struct bench_ctx *c, const char *label)
 {
 	const char *variants[BENCH_MAX_VARIANTS];
-	unsigned n = bench_ndesigns(c->b);
+	unsigned n = bench_nvariants(c->b);
 
 	for (unsigned v = 0; v < n; v++)
-		variants[v] = bench_design(c->b, v)->name;
+		variants[v] = bench_variant_name(c->b, v);
 	trace_dump(c->b->name, c->ncpus, label, variants, n);
 }
 
@@ -291,9 +292,9 @@ static void run_case(struct bench_ctx *c, const struct options *opt, struct benc
 	printk("# bench %s cpus=%u %s: variants alternate run by run (order shuffled, seed %u), "
 	       "%u..%u timed runs each\n", b->name, c->ncpus, label, bench_seed, min, max);
 	run_rounds(c, min, max);
-	for (unsigned v = 0; v < bench_ndesigns(b); v++) {
+	for (unsigned v = 0; v < bench_nvariants(b); v++) {
 		c->variant = v;
-		c->design = bench_design(b, v);
+		c->design = bench_variant_design(b, v);
 		if (finish_variant(c, label, opt))
 			out->passed++;
 		else
@@ -354,7 +355,7 @@ static void run_sweep(const struct bench *b, const unsigned *counts, unsigned nc
 			if (b->case_min_cpus && counts[k] < b->case_min_cpus(c.bcase)) {
 				printk("# bench %s cpus=%u: this case needs %u CPUs: skipped\n", b->name,
 				       counts[k], b->case_min_cpus(c.bcase));
-				count_skipped(out, bench_ndesigns(b), false);
+				count_skipped(out, bench_nvariants(b), false);
 				continue;
 			}
 			if (counts[k] >= b->min_cpus && (!b->max_cpus || counts[k] <= b->max_cpus)) {
@@ -363,7 +364,7 @@ static void run_sweep(const struct bench *b, const unsigned *counts, unsigned nc
 			}
 			printk("# bench %s cpus=%u: outside its range %u..%u CPUs: skipped\n", b->name,
 			       counts[k], b->min_cpus, b->max_cpus ? b->max_cpus : ncpus_online);
-			count_skipped(out, bench_ndesigns(b), bench_cpus.n > 0);
+			count_skipped(out, bench_nvariants(b), bench_cpus.n > 0);
 		}
 	}
 }
@@ -379,13 +380,13 @@ void bench_run(const struct bench *b, const struct options *opt, struct bench_ou
 		bench_measure_empty_loop();
 	/* Each benchmark's order depends on seed= alone, not on which others ran. */
 	rng_state = 0x9e3779b97f4a7c15ull * ((u64)bench_seed + 1);
-	if (bench_ndesigns(b) > BENCH_MAX_VARIANTS) {
+	if (bench_nvariants(b) > BENCH_MAX_VARIANTS) {
 		printk("# bench FAIL %s: %u variants, the harness holds %u\n", b->name,
-		       bench_ndesigns(b), BENCH_MAX_VARIANTS);
+		       bench_nvariants(b), BENCH_MAX_VARIANTS);
 		out->failed++;
 		return;
 	}
-	count_skipped(out, beyond * b->ncases * bench_ndesigns(b), true);
+	count_skipped(out, beyond * b->ncases * bench_nvariants(b), true);
 	if (b->min_cpus > ncpus_online) {
 		printk("# bench %s: needs %u CPUs, %u online: skipped\n", b->name, b->min_cpus,
 		       ncpus_online);

@@ -25,7 +25,10 @@
 #define BENCH_MAX_PARAMS 4
 #define BENCH_MAX_COUNTERS 8
 #define BENCH_MAX_RUNS 1000 /* timed runs per result (iters= at most), all on one BENCH line */
-#define BENCH_MAX_VARIANTS 8
+/* Variants of a case: a table's designs (broken ones too, TEST_DESIGN=broken) and aa. */
+#define BENCH_MAX_VARIANTS 12
+/* The A/A control's variant name: the reference design (the table's first) run again. */
+#define BENCH_AA_NAME "aa"
 /* Adaptive runs stop once every variant's median is known within ±this %, 95% confidence. */
 #define BENCH_CI_TARGET_PCT 5
 
@@ -138,8 +141,10 @@ struct bench {
 	int (*teardown)(struct bench_ctx *c);
 	/*
 	 * Optional: non-NULL (why, in a few words) when the variants do the
-	 * same work in this case, so their ratio is a control that must be 1
-	 * within noise, not a result; the BENCH line then says "control":true.
+	 * same work in this case through different code (naive's loop of one
+	 * call and batched's one call to one target, say): their ratio is
+	 * expected near 1 but is no control, since the code differs; the BENCH
+	 * line says "expected_near_1":"why". The controls are the aa rows.
 	 */
 	const char *(*control)(const struct bench_ctx *c);
 };
@@ -147,8 +152,9 @@ struct bench {
 struct bench_ctx {
 	const struct bench *b;
 	const struct options *opt; /* the run's options (sizes such as swapfree_mb) */
-	unsigned variant;        /* index among bench_ndesigns(b) */
-	const struct design *design; /* bench_design(b, variant): the one running */
+	unsigned variant;        /* index among bench_nvariants(b): a design, or the last, aa */
+	u32 episode;             /* this episode's place in the case's order (0: its first) */
+	const struct design *design; /* bench_variant_design(b, variant): the one running */
 	const struct bench_case *bcase;
 	unsigned ncpus;          /* participating CPUs */
 	unsigned cpu[MAX_CPUS];  /* idx -> CPU number; cpu[0] is the boot CPU */
@@ -158,6 +164,12 @@ struct bench_ctx {
 	u64 counter_delta[PCPU_NR_COUNTERS]; /* over the last run, all online CPUs */
 	u64 counter_total[PCPU_NR_COUNTERS]; /* over every run so far, warm-up included */
 	void *priv;
+	/*
+	 * Cycles of the boot CPU's run() not to count (ipi's gaps between
+	 * rounds, timed by run() itself): the harness subtracts them from its
+	 * time. run() on CPU index 0 sets it each run (0 before each run).
+	 */
+	u64 excluded_cycles;
 	int error;               /* a run or verify sets it (with errmsg) to fail the case */
 	char errmsg[160];
 };
@@ -191,6 +203,18 @@ unsigned bench_ndesigns(const struct bench *b);
 const struct design *bench_design(const struct bench *b, unsigned v);
 
 /*
+ * The variants a case runs: its designs, then the A/A control "aa", the
+ * reference design (bench_design(b, 0)) once more, interleaved with the
+ * others like any variant; a benchmark sees it as that design (c->design)
+ * under its own c->variant. 0 for a bench with no design.
+ */
+unsigned bench_nvariants(const struct bench *b);
+bool bench_variant_is_aa(const struct bench *b, unsigned v);
+/* The design variant @v runs (aa: the reference's) and the name its results carry. */
+const struct design *bench_variant_design(const struct bench *b, unsigned v);
+const char *bench_variant_name(const struct bench *b, unsigned v);
+
+/*
  * verify's generic half: every promise of c->design holds over
  * c->runs_done runs of @units units each, sent to @targets CPUs. Fails @c naming the first broken
  * one and returns -EINVAL, else 0. bench.c.
@@ -202,6 +226,16 @@ int bench_check_promises(struct bench_ctx *c, u64 units, u64 targets);
 enum opt_remote { OPT_REMOTE_ALL, OPT_REMOTE_BUSY, OPT_REMOTE_IDLE, OPT_REMOTE_COUNT };
 extern enum opt_remote tlb_bench_remote; /* remote=, default all */
 extern u32 bench_seed;			 /* seed=: the run-order shuffle, default 1 */
+
+struct read_window;
+/*
+ * The tlb bench's busy readers over every counted episode of variant @v in
+ * the case that ran last (remote=busy): baseline and timed windows summed
+ * over the episodes and readers, and how many episodes (@episodes) and
+ * reader windows (@windows) went in. bench/bench_tlb.c.
+ */
+void tlb_bench_reader_sums(unsigned v, struct read_window *base, struct read_window *timed,
+			   u64 *episodes, u64 *windows);
 
 /* Most benchmarks BENCH_REGISTER may register; more are left out. */
 #define BENCH_MAX_BENCHES 16

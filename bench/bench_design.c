@@ -2,7 +2,9 @@
  * A benchmark's variants are its mechanism's designs (kernel/design.h):
  * the table's entries less the controls, in table order. And the generic
  * half of verify: each design's own promises, checked against the exact
- * counters of its runs.
+ * counters of its runs. The last variant, `aa`, is the reference design
+ * (the table's first, naive) run again under a name of its own: an A/A
+ * control of the harness, whose ratio to the reference must include 1.
  */
 #include "bench/bench.h"
 #include "errno.h"
@@ -28,6 +30,28 @@ const struct design *bench_design(const struct bench *b, unsigned v)
 		if (bench_is_variant(b, *d) && v-- == 0)
 			return *d;
 	return NULL;
+}
+
+unsigned bench_nvariants(const struct bench *b)
+{
+	unsigned n = bench_ndesigns(b);
+
+	return n ? n + 1 : 0;
+}
+
+bool bench_variant_is_aa(const struct bench *b, unsigned v)
+{
+	return v == bench_ndesigns(b);
+}
+
+const struct design *bench_variant_design(const struct bench *b, unsigned v)
+{
+	return bench_design(b, bench_variant_is_aa(b, v) ? 0 : v);
+}
+
+const char *bench_variant_name(const struct bench *b, unsigned v)
+{
+	return bench_variant_is_aa(b, v) ? BENCH_AA_NAME : bench_design(b, v)->name;
 }
 
 int bench_check_promises(struct bench_ctx *c, u64 units, u64 targets)

@@ -18,9 +18,12 @@
  */
 #include "bench/bench.h"
 #include "errno.h"
+#include "mm/counters.h"
 #include "kernel/cmdline.h"
+#include "kernel/json.h"
 #include "kernel/smp.h"
 #include "lib/atomic.h"
+#include "lib/math.h"
 #include <arch/arch.h>
 
 #define IPI_ROUNDS 200
@@ -91,9 +94,38 @@ struct ipi_ops {
 	int (*round)(void);
 };
 
+/* Wake-ups from the idle loop's HLT a target's call found (per round: hlt_wakes_per_round). */
+#define PCPU_IPI_HLT_WAKES (PCPU_MAX_COUNTERS - 2)
+BUILD_ASSERT(PCPU_MM_COUNTERS_END <= PCPU_IPI_HLT_WAKES);
+PCPU_COUNTER(PCPU_IPI_HLT_WAKES, "hlt_wakes");
+
 static void ipi_nop(void *arg)
 {
 	(void)arg;
+	if (smp_idle_halted())
+		this_cpu_inc(PCPU_IPI_HLT_WAKES);
+}
+
+/*
+ * gap_cycles=: the initiator waits this long after each round, untimed (the
+ * harness subtracts it), so a halted target is back in HLT before the next
+ * IPI: kvm-unit-tests ipi_halt's shape. 0 (default): back to back, its ipi.
+ */
+static u32 ipi_gap_cycles;
+OPTION_UINT(gap_cycles, ipi_gap_cycles, 0, 100000000, 0);
+
+/* Waits ipi_gap_cycles on the TSC, adding the wait to @c's excluded cycles. */
+static void ipi_gap(struct bench_ctx *c)
+{
+	u64 t0 = arch_tsc_read(), t = t0;
+
+	if (!ipi_gap_cycles)
+		return;
+	while (t - t0 < ipi_gap_cycles) {
+		arch_cpu_relax();
+		t = arch_tsc_read();
+	}
+	c->excluded_cycles += arch_tsc_read() - t0;
 }
 
 static int ipi_setup(struct bench_ctx *c)
@@ -117,49 +149,100 @@ static int ipi_teardown(struct bench_ctx *c)
 	return ipi.npollers ? ipi_polling_stop() : 0;
 }
 
+/*
+ * Waits for acknowledgements: every design's round goes through here, one
+ * wait per call, so the promises can tell naive's wait per target from
+ * batched's one wait per round. A bench counter, at the top of the array.
+ */
+#define PCPU_IPI_ROUND_WAITS (PCPU_MAX_COUNTERS - 1)
+BUILD_ASSERT(PCPU_MM_COUNTERS_END <= PCPU_IPI_ROUND_WAITS);
+PCPU_COUNTER(PCPU_IPI_ROUND_WAITS, "ipi_round_waits");
+
+static int ipi_call_wait(const cpumask_t *mask)
+{
+	this_cpu_inc(PCPU_IPI_ROUND_WAITS);
+	return smp_call(mask, ipi_nop, NULL, true);
+}
+
 /* ---- naive ---- */
 
-static int ipi_round_naive(void)
+/* One call to each target in turn: @targets one at a time, each awaited. */
+static int ipi_round_each(const cpumask_t *targets)
 {
+	cpumask_t one;
 	unsigned cpu;
 	int err;
 
-	for_each_cpu(cpu, &ipi.targets) {
-		err = smp_call_one(cpu, ipi_nop, NULL, true);
+	for_each_cpu(cpu, targets) {
+		cpumask_clear(&one);
+		cpumask_set_cpu(cpu, &one);
+		err = ipi_call_wait(&one);
 		if (err)
 			return err;
 	}
 	return 0;
 }
 
+static int ipi_round_naive(void)
+{
+	return ipi_round_each(&ipi.targets);
+}
+
 /* ---- batched ---- */
 
 static int ipi_round_batched(void)
 {
-	return smp_call(&ipi.targets, ipi_nop, NULL, true);
+	return ipi_call_wait(&ipi.targets);
 }
 
 /* ---- the table ---- */
 
-/* Both promise one IPI per target per round, sent and received. */
-#define IPI_PROMISES                                                                               \
-	{ { PCPU_IPI_SENT, 1, 1, true, false }, { PCPU_IPI_RECEIVED, 1, 1, true, false } }
+/*
+ * Both promise one IPI per target per round, sent and received; naive one
+ * wait per target per round, batched one wait per round (what tells them
+ * apart beyond 1 target).
+ */
+#define IPI_PROMISES(waits_per_target)                                                             \
+	{ { PCPU_IPI_SENT, 1, 1, true, false },                                                    \
+	  { PCPU_IPI_RECEIVED, 1, 1, true, false },                                                \
+	  { PCPU_IPI_ROUND_WAITS, 1, 1, waits_per_target, false } }
 
 static const struct ipi_ops ipi_ops_naive = {
 	.d = { .name = "naive", .desc = "one target at a time, each acknowledged before the next",
 	       .source = "smp_call_function_single in a loop", .unit = "round",
-	       .promises = IPI_PROMISES },
+	       .promises = IPI_PROMISES(true) },
 	.round = ipi_round_naive,
 };
 
 static const struct ipi_ops ipi_ops_batched = {
 	.d = { .name = "batched", .desc = "every IPI out first, then one wait for all",
 	       .source = "smp_call_function_many (Linux kernel/smp.c)", .unit = "round",
-	       .promises = IPI_PROMISES },
+	       .promises = IPI_PROMISES(false) },
 	.round = ipi_round_batched,
 };
 
-static const struct design *const ipi_designs[] = { &ipi_ops_naive.d, &ipi_ops_batched.d, NULL };
+#ifdef MMLAB_TEST_DESIGN_BROKEN
+/*
+ * make TEST_DESIGN=broken only: a "batched" that waits for each target in
+ * turn (naive's round under batched's promises). Its verify must fail on
+ * the waits at 3 CPUs or more (tests/run-all.sh checks it does).
+ */
+static const struct ipi_ops ipi_ops_broken_batched = {
+	.d = { .name = "broken_batched", .desc = "batched's promises, naive's waits: wrong on purpose",
+	       .source = "tests/run-all.sh, verify that can fail (issue 25)", .unit = "round",
+	       .promises = IPI_PROMISES(false) },
+	.round = ipi_round_naive,
+};
+#endif
+
+static const struct design *const ipi_designs[] = {
+	&ipi_ops_naive.d,
+	&ipi_ops_batched.d,
+#ifdef MMLAB_TEST_DESIGN_BROKEN
+	&ipi_ops_broken_batched.d,
+#endif
+	NULL,
+};
 
 static void ipi_run(struct bench_ctx *c, unsigned idx)
 {
@@ -174,7 +257,23 @@ static void ipi_run(struct bench_ctx *c, unsigned idx)
 				   errno_name(err));
 			return;
 		}
+		ipi_gap(c);
 	}
+}
+
+/*
+ * The HLT wake-ups per round (over the last episode's runs, warm-up
+ * included): at most the targets; below them when a target was not yet
+ * back in HLT (back to back) or polls. And the gap, when there is one.
+ */
+static void ipi_report(const struct bench_ctx *c, struct json *j, u64 median)
+{
+	u64 rounds = MAX(c->runs_done * c->ops, 1ull);
+
+	(void)median;
+	json_fixed(j, "hlt_wakes_per_round",
+		   (s64)mul_div_u64(c->counter_total[PCPU_IPI_HLT_WAKES], 1000, rounds), 3);
+	json_u64(j, "gap_cycles", ipi_gap_cycles);
 }
 
 /* Each design's promises: IPIs per target per round, sent and received. */
@@ -238,11 +337,13 @@ const struct bench bench_ipi = {
 	.iters = 10,
 	.max_iters = 60,
 	.warmup = 2,
-	.counters = { PCPU_IPI_SENT, PCPU_IPI_RECEIVED, PCPU_INTERRUPTS },
-	.ncounters = 3,
+	.counters = { PCPU_IPI_SENT, PCPU_IPI_RECEIVED, PCPU_INTERRUPTS, PCPU_IPI_ROUND_WAITS,
+		      PCPU_IPI_HLT_WAKES },
+	.ncounters = 5,
 	.setup = ipi_setup,
 	.run = ipi_run,
 	.verify = ipi_verify,
+	.report = ipi_report,
 	.teardown = ipi_teardown,
 	.control = ipi_control,
 };

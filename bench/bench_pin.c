@@ -2,7 +2,8 @@
  * Benchmark `pin`, after gup_test's PIN_FAST_BENCHMARK (-a -m SIZE -j K):
  * each of K CPUs pins every page of a region of one shared address space,
  * per_call pages per pin_pages_fast() call (1, gup_test's default, which
- * made the 2021 has_pinned line bounce; 16; and 512, the thread's -m 512),
+ * made the 2021 has_pinned line bounce; 16; and 512, one 2 MiB folio's
+ * pages: gup_test's -m is the region's size in MiB, not pages per call),
  * then, once every CPU has pinned (an untimed barrier), unpins them all.
  * The metric is the get time per round in microseconds (the slowest CPU's),
  * with the put time as a second phase and the get time per pinned page. Variants: naive writes the mm's has_pinned on every
@@ -278,7 +279,8 @@ static void pin_bench_report(const struct bench_ctx *c, struct json *j, u64 medi
 static const char *const pin_region_words[] = { "shared", "own" };
 static const char *const pin_folio_words[] = { "4k", "2m" };
 /*
- * per_call 1 is gup_test's default, 512 its -m 512 run in the 2021 thread;
+ * per_call 1 is gup_test's default (-n 1); 512 pages per call is a whole 2 MiB
+ * folio (gup_test's -m 512 of the 2021 thread is a 512 MiB region, another knob);
  * folio=2m with 512 per call is Martins' case (a whole folio per call).
  */
 static const struct bench_case pin_cases[] = {

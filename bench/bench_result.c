@@ -154,19 +154,30 @@ static void json_phase2(struct json *j, const struct bench_ctx *c, const struct 
 	json_object_end(j);
 }
 
-/* How the runs were ordered and whether the case is a control (bench.h). */
+/*
+ * How the runs were ordered; whether the row is the A/A control (the
+ * reference design run again: "control":true, "control_kind":"aa"); and
+ * whether the case's designs, different code doing the same work, are
+ * "expected_near_1" (bench.h, control()): that is no control.
+ */
 static void json_design(struct json *j, struct bench_ctx *c, const struct variant_runs *vr)
 {
-	const char *control = c->b->control ? c->b->control(c) : NULL;
+	const char *near = c->b->control ? c->b->control(c) : NULL;
+	bool aa = bench_variant_is_aa(c->b, c->variant);
 
 	json_u64(j, "seed", bench_seed);
 	json_array_begin(j, "seq");
 	for (unsigned i = 0; i < vr->n; i++)
 		json_elem_u64(j, vr->seq[i]);
 	json_array_end(j);
-	json_bool(j, "control", control != NULL);
-	if (control)
-		json_str(j, "control_why", control);
+	json_bool(j, "control", aa);
+	if (aa) {
+		json_str(j, "control_kind", "aa");
+		json_str(j, "control_why", "A/A: the reference design run again as a variant");
+		json_str(j, "reference", c->design->name);
+	}
+	if (near)
+		json_str(j, "expected_near_1", near);
 }
 
 /* What the case is and how it ran: the fields before the statistics. */
@@ -175,7 +186,7 @@ static void json_identity(struct json *j, const struct bench_ctx *c, const struc
 	const struct bench *b = c->b;
 
 	json_str(j, "bench", b->name);
-	json_str(j, "variant", c->design->name);
+	json_str(j, "variant", bench_variant_name(b, c->variant));
 	json_u64(j, "cpus", c->ncpus);
 	json_params(j, c);
 	json_str(j, "metric", metric_name(b));
@@ -231,6 +242,6 @@ void bench_print_lava(const struct bench_ctx *c, bool pass, u64 median, const st
 	bench_case_label(c, label, sizeof(label), '-', '-');
 	fmt_fixed(value, sizeof(value), (s64)median, 3);
 	printk("MMLAB-LAVA test_case_id=%s-%s-cpus%u%s%s result=%s measurement=%s units=%s\n",
-	       c->b->name, c->design->name, c->ncpus, label[0] ? "-" : "", label,
+	       c->b->name, bench_variant_name(c->b, c->variant), c->ncpus, label[0] ? "-" : "", label,
 	       pass ? "pass" : "fail", pass ? value : "0", metric_unit(c->b));
 }

@@ -50,6 +50,8 @@ struct reader_state {
 static struct {
 	u32 phase __cacheline_aligned;
 	unsigned nreaders;
+	unsigned initiator;	/* the CPU that halts through the baseline */
+	u64 base_cycles;	/* the baseline's length, on reader 1's clock */
 	struct tlb_reader r[MAX_CPUS];
 } trs;
 
@@ -90,6 +92,34 @@ static void reader_book(struct tlb_reader *r, u32 phase, struct reader_state *st
 	st->t0 = st->tlast;
 }
 
+/* Baselines reader 1 closed and woke the initiator for, since boot (self-tests read it). */
+static u64 baselines_closed;
+
+static void reader_wake(void *arg)
+{
+	(void)arg; /* the interrupt itself is the point: the initiator leaves HLT */
+}
+
+/*
+ * Reader 1 keeps the baseline's time: once it has read for base_cycles
+ * since it saw the window open, it closes it (unless the initiator did)
+ * and wakes the initiator, which halted through it.
+ */
+static void reader_close_baseline(struct tlb_reader *r, u32 seen, const struct reader_state *st)
+{
+	if (r != &trs.r[1] || TR_KIND(seen) != TR_BASELINE || st->tlast - st->t0 < trs.base_cycles)
+		return;
+	if (atomic_cmpxchg(&trs.phase, seen, ((seen >> 3) + 1) << 3 | TR_QUIET) != seen)
+		return;
+	atomic_fetch_add(&baselines_closed, 1);
+	smp_call_one(trs.initiator, reader_wake, NULL, false);
+}
+
+u64 tlb_readers_baselines_closed(void)
+{
+	return atomic_load_acquire(&baselines_closed);
+}
+
 static void reader_main(void *arg)
 {
 	struct tlb_reader *r = arg;
@@ -103,6 +133,7 @@ static void reader_main(void *arg)
 		u32 now;
 
 		reader_chunk(r, &st, gap);
+		reader_close_baseline(r, seen, &st);
 		now = atomic_load_acquire(&trs.phase);
 		if (now == seen)
 			continue;
@@ -142,6 +173,7 @@ static int wait_readers(bool stopping)
 int tlb_readers_start(const struct bench_ctx *c, const struct tlb_readers_layout *lay)
 {
 	memset(&trs, 0, sizeof(trs));
+	trs.initiator = c->cpu[0];
 	for (unsigned idx = 1; idx < c->ncpus; idx++) {
 		struct tlb_reader *r = &trs.r[idx];
 		int err;
@@ -174,19 +206,26 @@ int tlb_readers_sync(void)
 	return wait_readers(false);
 }
 
+/* Halts, interrupts on, until the phase is no longer @phase (reader 1 closed the baseline). */
+static void halt_while_phase(u32 phase)
+{
+	unsigned long flags = arch_irq_save();
+
+	while (atomic_load_acquire(&trs.phase) == phase) {
+		arch_idle(); /* enables interrupts and halts, losing no wake-up */
+		arch_irq_save();
+	}
+	arch_irq_restore(flags);
+}
+
 int tlb_readers_baseline(u64 cycles, bool counted)
 {
-	u64 end;
-	int err;
+	u32 phase;
 
+	atomic_store_relaxed(&trs.base_cycles, cycles);
 	set_phase(TR_BASELINE, counted);
-	err = wait_readers(false);
-	if (err)
-		return err;
-	end = arch_tsc_read() + cycles;
-	while (arch_tsc_read() < end)
-		arch_cpu_relax();
-	set_phase(TR_QUIET, false);
+	phase = atomic_load_relaxed(&trs.phase);
+	halt_while_phase(phase);
 	return wait_readers(false);
 }
 

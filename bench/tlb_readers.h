@@ -42,9 +42,15 @@ int tlb_readers_sync(void);
 
 /*
  * Untimed: a baseline window of about @cycles, counted into the totals
- * when @counted (a timed run, not a warm-up). Returns 0 or -ETIMEDOUT.
+ * when @counted (a timed run, not a warm-up). The calling CPU halts
+ * (interrupts on) through it, so the readers' baseline has no spinning
+ * initiator beside it: reader 1 times the window on its own TSC, closes it
+ * and wakes the caller with a cross-CPU call. Returns 0 or -ETIMEDOUT.
  */
 int tlb_readers_baseline(u64 cycles, bool counted);
+
+/* Baseline windows reader 1 has closed (waking the halted caller) since boot. */
+u64 tlb_readers_baselines_closed(void);
 
 /* The timed window: opened at the start of the unmaps, closed at their end; no waiting. */
 void tlb_readers_timed_begin(bool counted);

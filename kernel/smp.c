@@ -510,9 +510,18 @@ int smp_run_async(unsigned cpu, smp_call_fn fn, void *arg)
 	return post.result;
 }
 
+/* 1 while the CPU sits in cpu_idle()'s HLT: an interrupt handler seeing it woke the CPU. */
+static u8 idle_halted[MAX_CPUS];
+
+bool smp_idle_halted(void)
+{
+	return READ_ONCE(idle_halted[arch_cpu_id()]);
+}
+
 void cpu_idle(void)
 {
 	struct smp_work *w = &this_cpu()->work;
+	unsigned me = arch_cpu_id();
 
 	for (;;) {
 		smp_call_fn fn;
@@ -521,9 +530,11 @@ void cpu_idle(void)
 		arch_irq_save();
 		fn = READ_ONCE(w->fn);
 		if (!fn) {
+			WRITE_ONCE(idle_halted[me], 1);
 			trace_event(TRACE_IDLE_HALT, 0, 0);
 			arch_idle(); /* enables interrupts and halts, losing no wake-up */
 			trace_event(TRACE_IDLE_WAKE, 0, 0);
+			WRITE_ONCE(idle_halted[me], 0);
 			continue;
 		}
 		arg = w->arg;

@@ -119,6 +119,12 @@ void smp_handle_mailbox(void);
  */
 int smp_run_async(unsigned cpu, smp_call_fn fn, void *arg);
 
+/*
+ * In an interrupt handler: true when the interrupt woke this CPU from the
+ * idle loop's HLT (the ipi bench counts such wake-ups per round).
+ */
+bool smp_idle_halted(void);
+
 /* The idle loop of every CPU but the boot CPU: runs handed-over work, else halts. */
 __attribute__((noreturn)) void cpu_idle(void);
 

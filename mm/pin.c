@@ -126,8 +126,29 @@ const struct pin_flag_ops pin_flag_ops_folio = {
 	.pin_large = pin_large_per_folio,
 };
 
-const struct design *const pin_flag_designs[] = { &pin_flag_ops_naive.d, &pin_flag_ops_fixed.d,
-						  &pin_flag_ops_folio.d, NULL };
+#ifdef MMLAB_TEST_DESIGN_BROKEN
+/*
+ * make TEST_DESIGN=broken only: fixed's promises (one write per CPU per mm
+ * at most) with naive's write on every call. Wrong on purpose: the pin
+ * bench's verify must fail on it (tests/run-all.sh checks it does).
+ */
+static const struct pin_flag_ops pin_flag_ops_broken_always = {
+	.d = { .name = "broken_always", .desc = "fixed's promises, writes the flag on every call",
+	       .source = "tests/run-all.sh, verify that can fail (issue 25)", .unit = "mm",
+	       .promises = { { PCPU_PIN_FLAG_WRITES, 1, 1, true, true },
+			     { PCPU_PIN_REF_ATOMICS, 1, 1, false, false } } },
+	.note_pinned = note_pinned_naive,
+	.pin_large = pin_large_per_page,
+};
+#endif
+
+const struct design *const pin_flag_designs[] = {
+	&pin_flag_ops_naive.d, &pin_flag_ops_fixed.d, &pin_flag_ops_folio.d,
+#ifdef MMLAB_TEST_DESIGN_BROKEN
+	&pin_flag_ops_broken_always.d,
+#endif
+	NULL,
+};
 
 /* ---- pagemap: naive ---- */
 

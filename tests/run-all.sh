@@ -301,6 +301,12 @@ check bench_all_lines_well_formed "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n
 for b in tlb tlbmulti pin pagemap faultlock swapfree; do
 	check "bench_${b}_reported" "$(has "$bench_runs/all/serial.log" "^BENCH \\{\"bench\":\"$b\"")"
 done
+# Issue 25: every benchmark runs its reference design again as the A/A control "aa",
+# marked as the control; the busy readers' figures are each variant's own, with their n.
+for b in tlb tlbmulti pin pagemap faultlock swapfree; do
+	check "bench_${b}_aa_control" "$(has "$bench_runs/all/serial.log" "^BENCH \\{\"bench\":\"$b\",\"variant\":\"aa\".*\"control\":true,\"control_kind\":\"aa\"")"
+done
+check bench_tlb_readers_n "$(has "$bench_runs/all/serial.log" '"bench":"tlb".*"remote":"busy".*"remote_read_episodes":2,"remote_read_windows":2')"
 # Workload fidelity (issue 16): both remote modes, the readers' loss, the pages sweep's plot,
 # pagemap on every CPU, and the faultlock pass vm-scalability names.
 all_log=$bench_runs/all/serial.log
@@ -359,6 +365,23 @@ if make -s -C "$here" TEST_DESIGN=1 O="$td_out" all > "$logs/test-design-build.l
 	check real_table_has_no_example "$(has "$bench_runs/all/serial.log" '"variant":"example"' | tr 01 10)"
 else
 	check test_design_build 0 "$(tail -n 3 "$logs/test-design-build.log" | tr '\n' ' ')"
+fi
+# Verify that can fail (issue 25): make TEST_DESIGN=broken adds deliberately broken
+# designs (tests/design_broken.c; beside the ipi and pin tables). Each claims a real
+# design's promises and breaks them; the benchmark's verify must fail each one by name
+# (at 3 CPUs: two remotes to skip one of, two ipi targets to wait for in turn), and
+# no real design may fail beside them.
+bd_out=$O/build-broken
+if make -s -C "$here" TEST_DESIGN=broken O="$bd_out" all > "$logs/test-design-broken-build.log" 2>&1; then
+	check broken_design_build 1
+	TEST_DESIGN=broken O="$bd_out" expect_run bench-broken 1 --bench tlb,ipi,pin --accel tcg \
+		--boot kernel --smp 3 --timeout 1200 -- iters=1 cpus=3 remote=idle target_state=halted
+	check broken_tlb_skip_fails_verify "$(has "$last_log" '^# bench FAIL tlb broken_skip cpus=3 .*: broken_skip ')"
+	check broken_ipi_batched_fails_verify "$(has "$last_log" '^# bench FAIL ipi broken_batched cpus=3 target=all .*: broken_batched promises 1 ipi_round_waits')"
+	check broken_pin_always_fails_verify "$(has "$last_log" '^# bench FAIL pin broken_always cpus=3 .*: broken_always: ')"
+	check broken_build_real_designs_pass "$(grep -aE '^# bench FAIL ' "$last_log" | grep -vcE '^# bench FAIL [a-z]+ broken_' | grep -qx 0 && echo 1 || echo 0)"
+else
+	check broken_design_build 0 "$(tail -n 3 "$logs/test-design-broken-build.log" | tr '\n' ' ')"
 fi
 # A CPU that misses a shootdown deadline (timeout_ms=1 under TCG): named, out of the run, the
 # cases that need it fail, and the run ends with status fail (exit 1), not a pass that freed frames.

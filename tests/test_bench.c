@@ -5,8 +5,9 @@
  * warm-up), a failing variant is counted as failed and runs no more while
  * the other goes on, idle_targets keeps the other CPUs out of the loop, the
  * variants' episodes alternate in a seeded order, adaptive runs stay in the
- * bench's range, CPU counts outside it are counted as skipped, and a failed
- * teardown fails its case and stops the benchmark's later cases. Kernel
+ * bench's range, CPU counts outside it are counted as skipped, a failed
+ * teardown fails its case and stops the benchmark's later cases, and the
+ * A/A control "aa" runs the reference design again in every round. Kernel
  * only (needs the CPUs).
  */
 #include "bench/bench.h"
@@ -28,6 +29,7 @@
 struct probe_counts {
 	u32 setup, prepare, verify, teardown;
 	u8 order[PROBE_ORDER_MAX]; /* the variant of each setup, in order */
+	const struct design *design[PROBE_ORDER_MAX]; /* the design each setup ran */
 	u32 prepare_cpu[MAX_CPUS];
 	u32 runs[MAX_CPUS];
 };
@@ -49,8 +51,10 @@ static void probe_switch(void *arg)
 
 static int probe_setup(struct bench_ctx *c)
 {
-	if (probe.setup < PROBE_ORDER_MAX)
+	if (probe.setup < PROBE_ORDER_MAX) {
 		probe.order[probe.setup] = (u8)c->variant;
+		probe.design[probe.setup] = c->design;
+	}
 	probe.setup++;
 	c->ops = 10;
 	if (!probe_leak_cpu)
@@ -145,14 +149,17 @@ static void run_probe(struct ktest *t, bool idle_targets, struct bench_outcome *
 	KEXPECT_EQ(t, out->skipped, 0);
 }
 
-/* Episodes: naive PROBE_ITERS, broken one (it fails its first verify and runs no more). */
+/*
+ * Episodes: naive and aa PROBE_ITERS each, broken one (it fails its first
+ * verify and runs no more).
+ */
 static void test_bench_counts_calls(struct ktest *t)
 {
 	struct bench_outcome out;
-	u32 runs = PROBE_WARMUP + 1, episodes = PROBE_ITERS + 1;
+	u32 runs = PROBE_WARMUP + 1, episodes = 2 * PROBE_ITERS + 1;
 
 	run_probe(t, false, &out);
-	KEXPECT_EQ(t, out.passed, 1);
+	KEXPECT_EQ(t, out.passed, 2);
 	KEXPECT_EQ(t, out.failed, 1); /* the "broken" variant, and the sweep went on */
 	KEXPECT_EQ(t, probe.setup, episodes);
 	KEXPECT_EQ(t, probe.teardown, episodes);
@@ -167,25 +174,28 @@ static void test_bench_counts_calls(struct ktest *t)
 static void test_bench_idle_targets(struct ktest *t)
 {
 	struct bench_outcome out;
-	u32 runs = PROBE_WARMUP + 1, episodes = PROBE_ITERS + 1;
+	u32 runs = PROBE_WARMUP + 1, episodes = 2 * PROBE_ITERS + 1;
 
 	run_probe(t, true, &out);
-	KEXPECT_EQ(t, out.passed + out.failed, 2);
+	KEXPECT_EQ(t, out.passed + out.failed, 3);
 	KEXPECT_EQ(t, probe.runs[0], episodes * runs);
 	for (unsigned cpu = 1; cpu < ncpus_online; cpu++)
 		KEXPECT_EQ(t, probe.runs[cpu], 0);
 }
 
 #define ORDER_ROUNDS 16
+#define PROBE_VARIANTS 3 /* naive, broken, aa */
 
-/* Whether each round (pair of episodes) ran both variants; counts naive-first rounds. */
+/* Whether each round (three episodes) ran every variant once; counts naive-first rounds. */
 static bool rounds_interleaved(unsigned *naive_first)
 {
 	*naive_first = 0;
 	for (unsigned r = 0; r < ORDER_ROUNDS; r++) {
-		if (probe.order[2 * r] == probe.order[2 * r + 1])
+		const u8 *o = &probe.order[PROBE_VARIANTS * r];
+
+		if (o[0] == o[1] || o[1] == o[2] || o[0] == o[2])
 			return false;
-		*naive_first += probe.order[2 * r] == 0;
+		*naive_first += o[0] == 0;
 	}
 	return true;
 }
@@ -196,14 +206,14 @@ static bool rounds_interleaved(unsigned *naive_first)
  */
 static void test_bench_interleaves_variants(struct ktest *t)
 {
-	u8 first[2 * ORDER_ROUNDS];
+	u8 first[PROBE_VARIANTS * ORDER_ROUNDS];
 	struct bench_outcome out;
 	unsigned naive_first;
 
 	probe_breaks = false;
 	run_probe_with(ORDER_ROUNDS, 1, &out);
-	KEXPECT_EQ(t, out.passed, 2);
-	KASSERT_EQ(t, probe.setup, 2 * ORDER_ROUNDS);
+	KEXPECT_EQ(t, out.passed, PROBE_VARIANTS);
+	KASSERT_EQ(t, probe.setup, PROBE_VARIANTS * ORDER_ROUNDS);
 	KEXPECT(t, rounds_interleaved(&naive_first));
 	KEXPECT(t, naive_first > 0 && naive_first < ORDER_ROUNDS);
 	memcpy(first, probe.order, sizeof(first));
@@ -223,10 +233,10 @@ static void test_bench_adaptive_range(struct ktest *t)
 	probe_breaks = false;
 	probe_bench.max_iters = 2 * PROBE_ITERS;
 	run_probe_with(0, 1, &out);
-	KEXPECT_EQ(t, out.passed, 2);
-	KEXPECT_EQ(t, probe.setup % 2, 0);
-	KEXPECT_GE(t, probe.setup / 2, PROBE_ITERS);
-	KEXPECT_LE(t, probe.setup / 2, 2 * PROBE_ITERS);
+	KEXPECT_EQ(t, out.passed, PROBE_VARIANTS);
+	KEXPECT_EQ(t, probe.setup % PROBE_VARIANTS, 0);
+	KEXPECT_GE(t, probe.setup / PROBE_VARIANTS, PROBE_ITERS);
+	KEXPECT_LE(t, probe.setup / PROBE_VARIANTS, 2 * PROBE_ITERS);
 	probe_bench.max_iters = 0;
 	probe_breaks = true;
 }
@@ -242,8 +252,8 @@ static void test_bench_counts_skips(struct ktest *t)
 	run_probe_with(PROBE_ITERS, 1, &out);
 	probe_bench.max_cpus = 0;
 	KEXPECT_EQ(t, out.passed + out.failed, 0);
-	KEXPECT_EQ(t, out.skipped, 2);
-	KEXPECT_EQ(t, out.skipped_asked, 2);
+	KEXPECT_EQ(t, out.skipped, PROBE_VARIANTS);
+	KEXPECT_EQ(t, out.skipped_asked, PROBE_VARIANTS);
 	KEXPECT_EQ(t, probe.setup, 0);
 }
 
@@ -263,7 +273,7 @@ static void test_bench_case_min_cpus_skips(struct ktest *t)
 	run_probe_with(PROBE_ITERS, 1, &out);
 	probe_bench.case_min_cpus = NULL;
 	KEXPECT_EQ(t, out.passed + out.failed, 0);
-	KEXPECT_EQ(t, out.skipped, 2);
+	KEXPECT_EQ(t, out.skipped, PROBE_VARIANTS);
 	KEXPECT_EQ(t, out.skipped_asked, 0);
 	KEXPECT_EQ(t, probe.setup, 0);
 }
@@ -285,11 +295,42 @@ static void test_bench_teardown_failure(struct ktest *t)
 	run_probe(t, false, &out);
 	probe_leak_cpu = 0;
 	KEXPECT_EQ(t, out.passed, 0);
-	KEXPECT_EQ(t, out.failed, 2); /* the case whose teardown failed, and the one after it */
+	/* The variant whose teardown failed, and the two whose episodes came after it. */
+	KEXPECT_EQ(t, out.failed, PROBE_VARIANTS);
 	KEXPECT_EQ(t, probe.setup, 1);
 	KEXPECT_EQ(t, probe.teardown, 1);
 	KEXPECT_EQ(t, smp_call_one(cpu, probe_switch, NULL, true), 0);
 	KEXPECT_EQ(t, mm_destroy(probe_mm), 0);
+}
+
+/*
+ * The A/A control: every case runs the reference design (the table's first)
+ * a second time as the last variant, "aa", as many episodes as the others,
+ * interleaved in the same rounds. Before it, the probe ran two variants.
+ */
+static void test_bench_aa_variant(struct ktest *t)
+{
+	struct bench_outcome out;
+	unsigned aa = 0, naive = 0;
+
+	KASSERT_EQ(t, bench_nvariants(&probe_bench), PROBE_VARIANTS);
+	KEXPECT(t, bench_variant_is_aa(&probe_bench, 2));
+	KEXPECT(t, !bench_variant_is_aa(&probe_bench, 0));
+	KEXPECT_STREQ(t, bench_variant_name(&probe_bench, 2), "aa");
+	KEXPECT(t, bench_variant_design(&probe_bench, 2) == &probe_naive);
+	probe_breaks = false;
+	run_probe_with(PROBE_ITERS, 1, &out);
+	probe_breaks = true;
+	KEXPECT_EQ(t, out.passed, PROBE_VARIANTS);
+	KASSERT_EQ(t, probe.setup, PROBE_VARIANTS * PROBE_ITERS);
+	for (unsigned i = 0; i < probe.setup; i++) {
+		aa += probe.order[i] == 2;
+		naive += probe.order[i] == 0;
+		if (probe.order[i] == 2 || probe.order[i] == 0)
+			KEXPECT(t, probe.design[i] == &probe_naive);
+	}
+	KEXPECT_EQ(t, aa, PROBE_ITERS);
+	KEXPECT_EQ(t, naive, PROBE_ITERS);
 }
 
 /*
@@ -318,5 +359,6 @@ static const struct ktest_case bench_cases[] = {
 	KTEST_CASE(test_bench_case_min_cpus_skips),
 	KTEST_CASE(test_bench_teardown_failure),
 	KTEST_CASE(test_bench_registered_order),
+	KTEST_CASE(test_bench_aa_variant),
 };
 KTEST_SUITE(bench, bench_cases);

@@ -10,12 +10,13 @@
 #include "bench/bench.h"
 #include "bench/tlb_readers.h"
 #include "kernel/cmdline.h"
+#include "kernel/percpu.h"
 #include "lib/atomic.h"
 #include "mm/tlb.h"
 #include "tests/ktest.h"
 #include <arch/arch.h>
 
-extern const struct bench bench_tlb, bench_pin, bench_pagemap, bench_faultlock;
+extern const struct bench bench_tlb, bench_pin, bench_pagemap, bench_faultlock, bench_ipi;
 
 /* ---- the harness: phase 2 starts on no CPU before phase 1 ended on all ---- */
 
@@ -108,10 +109,105 @@ static void test_bench_phases_apart(struct ktest *t)
 		return;
 	ph.early = ph.phase2_done = 0;
 	run_bench(&phases_bench, ncpus_online, 3, OPT_REMOTE_ALL, &out);
-	KEXPECT_EQ(t, out.passed, 1);
+	KEXPECT_EQ(t, out.passed, 2); /* the design and its A/A control */
 	/* Each timed run is an episode of its own: the warm-up run, then the timed one. */
-	KEXPECT_EQ(t, ph.phase2_done, 3 * (phases_bench.warmup + 1) * ncpus_online);
+	KEXPECT_EQ(t, ph.phase2_done, 2 * 3 * (phases_bench.warmup + 1) * ncpus_online);
 	KEXPECT_EQ(t, ph.early, 0);
+}
+
+/* ---- the harness: cycles a run excludes (ipi's gaps) are not counted ---- */
+
+static u64 excl_median;
+
+static int excl_setup(struct bench_ctx *c)
+{
+	c->ops = 10;
+	return 0;
+}
+
+/* Asks for more than it took: the run's time is then the harness's floor of 1 cycle. */
+static void excl_run(struct bench_ctx *c, unsigned idx)
+{
+	if (idx == 0)
+		c->excluded_cycles = 1ull << 60;
+}
+
+static void excl_report(const struct bench_ctx *c, struct json *j, u64 median)
+{
+	(void)c;
+	(void)j;
+	excl_median = median;
+}
+
+static const struct bench excl_bench = {
+	.name = "excluded",
+	.designs = phases_designs,
+	.cases = phases_cases,
+	.ncases = 1,
+	.metric = BENCH_CYCLES_PER_OP,
+	.min_cpus = 1,
+	.iters = 2,
+	.warmup = 1,
+	.idle_targets = true,
+	.setup = excl_setup,
+	.run = excl_run,
+	.report = excl_report,
+};
+
+/*
+ * excluded_cycles come off the run's time: all of it here, so every run is
+ * 1 cycle for 10 operations, a median of exactly 0.100 cycles per op
+ * (100 thousandths). Before, the run's own time was counted.
+ */
+static void test_bench_excluded_cycles(struct ktest *t)
+{
+	struct bench_outcome out;
+
+	excl_median = 0;
+	run_bench(&excl_bench, 1, 2, OPT_REMOTE_ALL, &out);
+	KEXPECT_EQ(t, out.passed, 2);
+	KEXPECT_EQ(t, excl_median, 100);
+}
+
+/* ---- ipi: HLT wake-ups are counted only when the target was halted ---- */
+
+/* IPI wake-ups and calls received over one run of @b's one case at 2 CPUs. */
+static void ipi_wakes(struct ktest *t, const struct bench_case *bc, u64 *wakes, u64 *received)
+{
+	static struct bench b;
+	struct bench_outcome out;
+	u64 w0 = percpu_counter_sum(PCPU_MAX_COUNTERS - 2);
+	u64 r0 = percpu_counter_sum(PCPU_IPI_RECEIVED);
+
+	b = bench_ipi;
+	b.cases = bc;
+	b.ncases = 1;
+	run_bench(&b, 2, 1, OPT_REMOTE_ALL, &out);
+	KEXPECT_EQ(t, out.passed, bench_nvariants(&b));
+	*wakes = percpu_counter_sum(PCPU_MAX_COUNTERS - 2) - w0;
+	*received = percpu_counter_sum(PCPU_IPI_RECEIVED) - r0;
+}
+
+/*
+ * A polling target is never woken from HLT (no wake-up counted in any
+ * round); a halted one is at least at each episode's first round (it sat
+ * idle since the last), never more often than it took a call.
+ */
+static void test_bench_ipi_hlt_wakes(struct ktest *t)
+{
+	static const struct bench_case halted[] = { { { 0 /* one */, 0 /* halted */ } } };
+	static const struct bench_case polling[] = { { { 0 /* one */, 1 /* polling */ } } };
+	u64 wakes, received;
+
+	if (!ktest_need_second_cpu(t))
+		return;
+	KASSERT_STREQ(t, percpu_counter_name(PCPU_MAX_COUNTERS - 2), "hlt_wakes");
+	ipi_wakes(t, polling, &wakes, &received);
+	KEXPECT_GT(t, received, 0);
+	KEXPECT_EQ(t, wakes, 0);
+	ipi_wakes(t, halted, &wakes, &received);
+	KEXPECT_GE(t, wakes, bench_nvariants(&bench_ipi));
+	KEXPECT_LE(t, wakes, received);
 }
 
 /* ---- tlb: the sweep and remote= ---- */
@@ -124,16 +220,20 @@ static bool tlb_has_case(unsigned remote, u64 pages)
 	return false;
 }
 
-/* Both remote modes sweep 1, 8, 32, 33, 34, 64, 512: both sides of the default ceiling. */
+/*
+ * Both remote modes sweep 1, 8, 32, 33, 34, 64, 512: both sides of the
+ * default ceiling; idle also 8194, above the gather bound (two rounds).
+ */
 static void test_bench_tlb_sweep_ceiling(struct ktest *t)
 {
 	static const u64 want[] = { 1, 8, TLB_FLUSH_CEILING - 1, TLB_FLUSH_CEILING,
 				    TLB_FLUSH_CEILING + 1, 64, 512 };
 
-	KEXPECT_EQ(t, bench_tlb.ncases, 2 * ARRAY_SIZE(want));
+	KEXPECT_EQ(t, bench_tlb.ncases, 2 * ARRAY_SIZE(want) + 1);
 	for (unsigned remote = 0; remote < 2; remote++)
 		for (unsigned i = 0; i < ARRAY_SIZE(want); i++)
 			KEXPECT(t, tlb_has_case(remote, want[i]));
+	KEXPECT(t, tlb_has_case(1, PT_GATHER_PAGES + 2));
 	KEXPECT_STREQ(t, bench_tlb.param_names[0], "remote");
 	KEXPECT_STREQ(t, bench_tlb.param_words[0][0], "busy");
 	KEXPECT_STREQ(t, bench_tlb.param_words[0][1], "idle");
@@ -156,10 +256,12 @@ static unsigned tlb_selected(enum opt_remote remote, unsigned want_param)
 
 static void test_bench_tlb_remote_option(struct ktest *t)
 {
+	unsigned busy = bench_tlb.ncases / 2, idle = bench_tlb.ncases - busy; /* idle has 8194 */
+
 	KASSERT(t, bench_tlb.case_selected != NULL);
-	KEXPECT_EQ(t, tlb_selected(OPT_REMOTE_BUSY, 0), bench_tlb.ncases / 2);
-	KEXPECT_EQ(t, tlb_selected(OPT_REMOTE_IDLE, 1), bench_tlb.ncases / 2);
-	KEXPECT_EQ(t, tlb_selected(OPT_REMOTE_ALL, 0), bench_tlb.ncases / 2 * 1001);
+	KEXPECT_EQ(t, tlb_selected(OPT_REMOTE_BUSY, 0), busy);
+	KEXPECT_EQ(t, tlb_selected(OPT_REMOTE_IDLE, 1), idle);
+	KEXPECT_EQ(t, tlb_selected(OPT_REMOTE_ALL, 0), busy + 1000 * idle);
 }
 
 /* remote=busy at 2 CPUs: every case passes its counts; the readers read in both windows. */
@@ -171,13 +273,49 @@ static void test_bench_tlb_busy_readers(struct ktest *t)
 	if (!ktest_need_second_cpu(t))
 		return;
 	run_bench(&bench_tlb, 2, 1, OPT_REMOTE_BUSY, &out);
-	KEXPECT_EQ(t, out.passed, bench_tlb.ncases / 2 * bench_ndesigns(&bench_tlb));
+	KEXPECT_EQ(t, out.passed, bench_tlb.ncases / 2 * bench_nvariants(&bench_tlb));
 	KEXPECT_EQ(t, out.failed, 0);
 	tlb_readers_totals(&base, &timed); /* of the last case: batched, 512 pages */
 	KEXPECT_GT(t, base.reads, 0);
 	KEXPECT_GT(t, base.cycles, 0);
 	KEXPECT_GT(t, timed.reads, 0);
 	KEXPECT_GT(t, timed.cycles, 0);
+}
+
+/*
+ * The readers' figures are each variant's own, over every counted episode:
+ * at 2 CPUs, busy, 512 pages, 2 timed runs each, every variant (aa too)
+ * has 2 episodes of 1 reader window, with reads in its baselines. Every
+ * baseline (warm-up runs' too) was closed by reader 1, which woke the
+ * initiator halted through it. Before, the figures were the readers' totals
+ * of the case's last episode alone, printed on every variant (n = 1), and
+ * the initiator spun through the baseline.
+ */
+static void test_bench_tlb_readers_per_variant(struct ktest *t)
+{
+	static const struct bench_case one[] = { { { 0 /* busy */, 512 } } };
+	static struct bench b;
+	struct read_window base, timed;
+	struct bench_outcome out;
+	u64 episodes, windows, closed;
+	unsigned nv;
+
+	if (!ktest_need_second_cpu(t))
+		return;
+	b = bench_tlb;
+	b.cases = one;
+	b.ncases = 1;
+	nv = bench_nvariants(&b);
+	closed = tlb_readers_baselines_closed();
+	run_bench(&b, 2, 2, OPT_REMOTE_BUSY, &out);
+	KEXPECT_EQ(t, out.passed, nv);
+	KEXPECT_EQ(t, tlb_readers_baselines_closed() - closed, nv * 2 * (b.warmup + 1));
+	for (unsigned v = 0; v < nv; v++) {
+		tlb_bench_reader_sums(v, &base, &timed, &episodes, &windows);
+		KEXPECT_EQ(t, episodes, 2);
+		KEXPECT_EQ(t, windows, 2);
+		KEXPECT_GT(t, base.reads, 0);
+	}
 }
 
 /* ---- faultlock, pin, pagemap: every case's exact counts at every CPU online ---- */
@@ -201,16 +339,19 @@ static void test_bench_counts_hold(struct ktest *t)
 
 		run_bench(benches[i], ncpus_online, 1, OPT_REMOTE_ALL, &out);
 		KEXPECT_EQ(t, out.passed,
-			   cases_at(benches[i], ncpus_online) * bench_ndesigns(benches[i]));
+			   cases_at(benches[i], ncpus_online) * bench_nvariants(benches[i]));
 		KEXPECT_EQ(t, out.failed, 0);
 	}
 }
 
 static const struct ktest_case bench_work_cases[] = {
 	KTEST_CASE(test_bench_phases_apart),
+	KTEST_CASE(test_bench_excluded_cycles),
+	KTEST_CASE(test_bench_ipi_hlt_wakes),
 	KTEST_CASE(test_bench_tlb_sweep_ceiling),
 	KTEST_CASE(test_bench_tlb_remote_option),
 	KTEST_CASE(test_bench_tlb_busy_readers),
+	KTEST_CASE(test_bench_tlb_readers_per_variant),
 	KTEST_CASE(test_bench_counts_hold),
 };
 KTEST_SUITE(bench_work, bench_work_cases);

@@ -503,6 +503,14 @@ static u64 stale_run(struct ktest *t, const struct tlb_ops *ops, const struct st
 
 /* 0: not run yet; 1: it saw stale reads; -1: it saw none on a machine that may hide them. */
 static int stale_control_result;
+/*
+ * Per size of stale_sizes[]: the control's stale reads there (and its
+ * reads). A size where it saw none cannot fail a design: the designs are
+ * not judged there, and the log says so (issue 25: under TCG the control
+ * read 0 stale at 512 and 8193 pages).
+ */
+static u64 stale_control_stale[ARRAY_SIZE(stale_sizes)];
+static u64 stale_control_reads[ARRAY_SIZE(stale_sizes)];
 
 static bool stale_has_readers(struct ktest *t)
 {
@@ -526,8 +534,11 @@ static void test_tlb_stale_control(struct ktest *t)
 	stale_control_result = -1;
 	if (!stale_has_readers(t))
 		return;
-	for (unsigned s = 0; s < ARRAY_SIZE(stale_sizes); s++)
-		stale += stale_run(t, &tlb_ops_no_remote, &stale_sizes[s], false, &ok);
+	for (unsigned s = 0; s < ARRAY_SIZE(stale_sizes); s++) {
+		stale_control_stale[s] = stale_run(t, &tlb_ops_no_remote, &stale_sizes[s], false, &ok);
+		stale_control_reads[s] = ss.reads;
+		stale += stale_control_stale[s];
+	}
 	if (!ok)
 		return;
 	if (stale) {
@@ -561,6 +572,12 @@ static void stale_check_design(struct ktest *t, const struct tlb_ops *ops,
 	if (!stale_can_fail(t))
 		return;
 	for (unsigned s = 0; s < nsizes; s++) {
+		if (sizes == stale_sizes && !stale_control_stale[s]) {
+			ktest_log(t, "%s, %u pages: SKIP, not judged: the control read 0 stale of "
+				  "%lu there, so no design could fail at this size", ops->d.name,
+				  sizes[s].nr, (unsigned long)stale_control_reads[s]);
+			continue;
+		}
 		if (KEXPECT_EQ(t, stale_run(t, ops, &sizes[s], lazy, &ok), 0))
 			continue;
 		ktest_log(t, "STALE: design %s, CPU %u read poison at 0x%lx after the shootdown returned",

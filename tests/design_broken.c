@@ -1,0 +1,48 @@
+/*
+ * Deliberately broken TLB designs, built only with make TEST_DESIGN=broken
+ * (with its own O=), never into a real table: verify that can fail (issue
+ * 25). Each claims batched's promises and breaks them in one way the tlb
+ * bench's verify must catch and name; tests/run-all.sh runs the benchmark
+ * with them and checks that each fails verify by name.
+ *   broken_skip: never sends the round to one remote CPU (the last in the
+ *                mm's mask), so that CPU keeps stale translations.
+ * The broken ipi "batched" and pin design live beside their tables
+ * (bench/bench_ipi.c, mm/pin.c), under the same build define.
+ */
+#include "kernel/smp.h"
+#include "lib/atomic.h"
+#include "mm/mm.h"
+#include "mm/tlb.h"
+#include <arch/arch.h>
+
+/* batched's round to the mm's CPUs but the caller and the last other one. */
+static int tlb_flush_broken_skip(const struct tlb_flush_req *req)
+{
+	unsigned cpu, last = MAX_CPUS;
+	cpumask_t mask;
+
+	atomic_fetch_add(&req->mm->tlb_gen, 1);
+	cpumask_copy(&mask, mm_cpumask(req->mm));
+	cpumask_clear_cpu(arch_cpu_id(), &mask);
+	for_each_cpu(cpu, &mask)
+		last = cpu;
+	if (last != MAX_CPUS)
+		cpumask_clear_cpu(last, &mask);
+	return tlb_flush_send_mask(req, sizeof(*req), &mask);
+}
+
+const struct tlb_ops tlb_ops_broken_skip = {
+	.d = {
+		.name = "broken_skip",
+		.desc = "batched's promises, but one remote CPU is never sent the round",
+		.source = "tests/run-all.sh, verify that can fail (issue 25)",
+		.unit = "page",
+		.promises = {
+			{ PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES, false, false },
+			{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, false },
+		},
+	},
+	.add = tlb_add_queued,
+	.flush = tlb_flush_broken_skip,
+	.target_flush = tlb_target_flush,
+};
