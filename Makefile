@@ -91,6 +91,7 @@ HOST_LIB_SRCS += mm/quarantine.c
 HOST_LIB_SRCS += mm/tlb_early_ack.c mm/tlb_gen.c
 HOST_LIB_SRCS += kernel/run_modes.c
 TEST_HOST_SRCS += tests/host/host_owners.c
+TEST_HOST_SRCS += tests/host/fake_cpus.c
 
 HOST_LIB_SRCS += mm/devmem.c
 HOST_LIB_SRCS += mm/kernel_map.c
@@ -231,6 +232,45 @@ $(O)/test-host: $(HOBJS)
 test-host: $(O)/test-host
 	$(Q)$(O)/test-host
 
+# ---- mm torture (tests/torture/, docs/testing.md) -----------------------------
+# The real mm/ code on host threads (tests/host/fake_cpus.c), with the hook
+# points of include/torture_hook.h compiled in (MMLAB_TORTURE): its own
+# objects, under ASan/UBSan (test-torture) and under TSan (test-torture-tsan).
+TORTURE_SRCS := $(HOST_LIB_SRCS) mm/pin.c tests/mm_emul.c tests/host/fake_arch.c tests/host/fake_tlb.c
+TORTURE_SRCS += tests/host/fake_cpus.c tests/host/host_owners.c
+TORTURE_SRCS += tests/torture/torture.c tests/torture/torture_case.c tests/torture/torture_ops.c
+TORTURE_SRCS += tests/torture/torture_host.c tests/torture/torture_ktest.c
+TORTURE_OBJS := $(patsubst %,$(O)/torture/%.o,$(TORTURE_SRCS))
+TORTURE_TSAN_OBJS := $(patsubst %,$(O)/torture-tsan/%.o,$(TORTURE_SRCS))
+TORTURE_TSAN_CC ?= $(HOSTCC)
+TORTURE_CFLAGS = $(filter-out $(HOST_SAN),$(HCFLAGS)) -DMMLAB_TORTURE
+TORTURE_SECONDS ?= 60
+
+$(O)/torture/%.c.o: %.c Makefile
+	$(quiet) HOSTCC $@
+	@mkdir -p $(@D)
+	$(Q)$(HOSTCC) $(TORTURE_CFLAGS) $(HOST_SAN) $(DEPTARGETS) -c $< -o $@
+
+$(O)/torture-tsan/%.c.o: %.c Makefile
+	$(quiet) TSANCC $@
+	@mkdir -p $(@D)
+	$(Q)$(TORTURE_TSAN_CC) $(TORTURE_CFLAGS) -fsanitize=thread $(DEPTARGETS) -c $< -o $@
+
+$(O)/test-torture: $(TORTURE_OBJS)
+	$(quiet) LINK $@
+	$(Q)$(HOSTCC) $(HOST_SAN) -o $@ $(TORTURE_OBJS) -lpthread
+
+$(O)/test-torture-tsan: $(TORTURE_TSAN_OBJS)
+	$(quiet) LINK $@
+	$(Q)$(TORTURE_TSAN_CC) -fsanitize=thread -o $@ $(TORTURE_TSAN_OBJS) -lpthread
+
+.PHONY: test-torture test-torture-tsan
+test-torture: $(O)/test-torture
+	$(Q)$(O)/test-torture --seconds=$(TORTURE_SECONDS)
+
+test-torture-tsan: $(O)/test-torture-tsan
+	$(Q)$(O)/test-torture-tsan --seconds=$(TORTURE_SECONDS)
+
 # ---- fuzz targets ------------------------------------------------------------
 # libFuzzer targets for the firmware parsers (tests/fuzz/, docs/testing.md),
 # built with clang whatever CC is. `make fuzz` runs each for FUZZ_SECONDS,
@@ -301,4 +341,4 @@ clean:
 .PHONY: FORCE
 FORCE:
 
--include $(KOBJS:.o=.d) $(HOBJS:.o=.d) $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_MAIN_OBJS:.o=.d)
+-include $(KOBJS:.o=.d) $(HOBJS:.o=.d) $(TORTURE_OBJS:.o=.d) $(TORTURE_TSAN_OBJS:.o=.d) $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_MAIN_OBJS:.o=.d)
