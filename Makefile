@@ -236,7 +236,7 @@ test-host: $(O)/test-host
 # The real mm/ code on host threads (tests/host/fake_cpus.c), with the hook
 # points of include/torture_hook.h compiled in (MMLAB_TORTURE): its own
 # objects, under ASan/UBSan (test-torture) and under TSan (test-torture-tsan).
-TORTURE_SRCS := $(HOST_LIB_SRCS) mm/pin.c tests/mm_emul.c tests/host/fake_arch.c tests/host/fake_tlb.c
+TORTURE_SRCS := $(HOST_LIB_SRCS) $(filter-out $(HOST_LIB_SRCS),mm/pin.c) tests/mm_emul.c tests/host/fake_arch.c tests/host/fake_tlb.c
 TORTURE_SRCS += tests/host/fake_cpus.c tests/host/host_owners.c
 TORTURE_SRCS += tests/torture/torture.c tests/torture/torture_case.c tests/torture/torture_ops.c
 TORTURE_SRCS += tests/torture/torture_host.c tests/torture/torture_ktest.c

@@ -155,9 +155,12 @@ static void audit_run(void)
 	for (unsigned k = 0; k < T_SLOTS; k++)
 		if (t_slots[k].state == SLOT_LIVE && tlb_settle(t_unmap_ops, t_slots[k].mm))
 			torture_fail("settle before the audit timed out");
-	if (emul_stale_uses())
-		torture_fail("%lu accesses went through stale TLB entries",
-			     (unsigned long)emul_stale_uses());
+	/*
+	 * Stale TLB uses are not failures here: an access may race the clear
+	 * of its entry and use the old translation until the flush, as on
+	 * hardware (write-protect, swap-out). What must not happen is a frame
+	 * freed before its flush (below), or a write lost (the model).
+	 */
 	if (emul_early_frees())
 		torture_fail("%lu frames freed before their flush", (unsigned long)emul_early_frees());
 	audit_walk_all(audit_leaf);
@@ -271,9 +274,8 @@ bool torture_case_end(unsigned i)
 		torture_fail("swap: %lu slots in use after teardown", (unsigned long)ss.inuse);
 	if (swap_check_consistency(t_swap_type, &why))
 		torture_fail("swap device inconsistent: %s", why);
-	if (emul_stale_uses() || emul_early_frees())
-		torture_fail("stale TLB uses %lu, early frees %lu", (unsigned long)emul_stale_uses(),
-			     (unsigned long)emul_early_frees());
+	if (emul_early_frees())
+		torture_fail("%lu frames freed before their flush", (unsigned long)emul_early_frees());
 	t_checks += 6;
 	return !torture_failed();
 }
