@@ -173,15 +173,19 @@ static bool run_case(unsigned i)
 	pthread_t th[TORTURE_MAX_CPUS];
 
 	cur_case = i;
+	/* No injected failure or delay while a case sets up or tears down. */
+	__atomic_store_n(&hooks_on, false, __ATOMIC_RELAXED);
 	if (torture_case_begin(i)) {
 		torture_fail("case setup failed");
 		return false;
 	}
+	__atomic_store_n(&hooks_on, true, __ATOMIC_RELAXED);
 	for (unsigned c = 1; c < cfg.ncpus; c++)
 		pthread_create(&th[c], NULL, cpu_thread, (void *)(uintptr_t)c);
 	torture_case_cpu(i, 0);
 	for (unsigned c = 1; c < cfg.ncpus; c++)
 		pthread_join(th[c], NULL);
+	__atomic_store_n(&hooks_on, false, __ATOMIC_RELAXED);
 	return torture_case_end(i);
 }
 
@@ -229,7 +233,6 @@ int main(int argc, char **argv)
 		printf("# torture: setup failed\nBail out!\n");
 		return 1;
 	}
-	__atomic_store_n(&hooks_on, true, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < n; i++) {
 		bool ok = !torture_failed() && run_case(i);
 
