@@ -61,7 +61,7 @@ void t_service(void)
 
 	if (cur) {
 		for (unsigned k = 0; k < T_SLOTS; k++)
-			if (t_slots[k].mm == cur &&
+			if (__atomic_load_n(&t_slots[k].mm, __ATOMIC_ACQUIRE) == cur &&
 			    __atomic_load_n(&t_slots[k].state, __ATOMIC_ACQUIRE) == SLOT_BUSY)
 				mm_switch(NULL);
 	}
@@ -148,7 +148,7 @@ u64 t_tag(const struct tslot *s, unsigned r, unsigned i, u64 version)
 
 void t_rec(struct tcpu *c, unsigned op, unsigned slot, u64 va, u32 arg, s64 ret)
 {
-	u32 mm = slot < T_SLOTS ? (u32)t_slots[slot].id : 0;
+	u32 mm = slot < T_SLOTS ? (u32)__atomic_load_n(&t_slots[slot].id, __ATOMIC_RELAXED) : 0;
 
 	c->ring[c->head++ % TORTURE_RING] = (struct torture_rec){ (u16)op, (u16)slot, arg, mm, va, ret };
 }
@@ -156,7 +156,10 @@ void t_rec(struct tcpu *c, unsigned op, unsigned slot, u64 va, u32 arg, s64 ret)
 int t_slot_create(struct tslot *s)
 {
 	static u64 ids = 1;
-	int err = mm_create(&s->mm);
+	struct mm *mm = NULL;
+	int err = mm_create(&mm);
+
+	__atomic_store_n(&s->mm, mm, __ATOMIC_RELEASE);
 
 	for (unsigned r = 0; !err && r < T_REGIONS; r++)
 		err = mm_map_region(s->mm, t_base[r], t_len[r], t_flags[r]);
@@ -172,7 +175,7 @@ int t_slot_create(struct tslot *s)
 		__atomic_store_n(&s->state, SLOT_EMPTY, __ATOMIC_RELEASE);
 		return err;
 	}
-	s->id = __atomic_add_fetch(&ids, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->id, __atomic_add_fetch(&ids, 1, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
 	for (unsigned r = 0; r < T_REGIONS; r++)
 		s->model[r] = t_model_new();
 	t_lock(&t_map_lock);
@@ -204,7 +207,7 @@ int t_slot_destroy(struct tslot *s)
 		torture_fail("mm_destroy of mm %lu: %d", (unsigned long)s->id, err);
 	for (unsigned r = 0; r < T_REGIONS; r++)
 		t_model_put(s->model[r]);
-	s->mm = NULL;
+	__atomic_store_n(&s->mm, NULL, __ATOMIC_RELEASE);
 	__atomic_store_n(&s->state, SLOT_EMPTY, __ATOMIC_RELEASE);
 	return err;
 }

@@ -140,7 +140,7 @@ static void *cpu_thread(void *arg)
 	return NULL;
 }
 
-static void death_report(void)
+static __attribute__((unused)) void death_report(void)
 {
 	torture_fail("sanitizer report (above)");
 	torture_report_failure();

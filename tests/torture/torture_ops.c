@@ -176,6 +176,7 @@ static void op_zap(struct tcpu *c, struct tslot *s)
 static void op_attach(struct tcpu *c, struct tslot *s)
 {
 	struct tpage *lp[T_PAGES];
+	bool now;
 	int err;
 
 	t_lock(&t_map_lock);
@@ -190,9 +191,10 @@ static void op_attach(struct tcpu *c, struct tslot *s)
 		s->attached = !s->attached;
 	else
 		torture_fail("%s: %d", s->attached ? "mapping_detach" : "mapping_attach", err);
+	now = s->attached;
 	t_unlock_pages(lp, T_PAGES);
 	t_unlock(&t_map_lock);
-	t_rec(c, OP_ATTACH, (unsigned)(s - t_slots), t_base[R_SHARE], s->attached, err);
+	t_rec(c, OP_ATTACH, (unsigned)(s - t_slots), t_base[R_SHARE], now, err);
 }
 
 /* Fork of @s into an empty slot, with the parent's pages still (all locked). */
@@ -217,11 +219,16 @@ static void op_fork(struct tcpu *c, struct tslot *s)
 		for (unsigned i = 0; i < T_PAGES; i++)
 			lp[n++] = &s->model[r]->p[i];
 	t_lock_pages(lp, n);
-	err = mm_fork(s->mm, &child->mm);
+	{
+		struct mm *mm = NULL;
+
+		err = mm_fork(s->mm, &mm);
+		__atomic_store_n(&child->mm, mm, __ATOMIC_RELEASE);
+	}
 	if (!err) {
 		static u64 ids = 1000;
 
-		child->id = __atomic_add_fetch(&ids, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&child->id, __atomic_add_fetch(&ids, 1, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
 		child->attached = s->attached;
 		for (unsigned r = 0; r < T_REGIONS; r++) {
 			if (r == R_SHARED) {
