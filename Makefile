@@ -239,7 +239,7 @@ test-host: $(O)/test-host
 TORTURE_SRCS := $(HOST_LIB_SRCS) $(filter-out $(HOST_LIB_SRCS),mm/pin.c) tests/mm_emul.c tests/host/fake_arch.c tests/host/fake_tlb.c
 TORTURE_SRCS += tests/host/fake_cpus.c tests/host/host_owners.c
 TORTURE_SRCS += tests/torture/torture.c tests/torture/torture_case.c tests/torture/torture_ops.c
-TORTURE_SRCS += tests/torture/torture_host.c tests/torture/torture_ktest.c
+TORTURE_SRCS += tests/torture/torture_host.c tests/torture/torture_ktest.c tests/torture/torture_touch_host.c
 TORTURE_OBJS := $(patsubst %,$(O)/torture/%.o,$(TORTURE_SRCS))
 TORTURE_TSAN_OBJS := $(patsubst %,$(O)/torture-tsan/%.o,$(TORTURE_SRCS))
 TORTURE_TSAN_CC ?= $(HOSTCC)

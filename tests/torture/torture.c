@@ -216,8 +216,16 @@ void torture_fail(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (__atomic_exchange_n(&t_fail_set, true, __ATOMIC_SEQ_CST))
+	if (__atomic_exchange_n(&t_fail_set, true, __ATOMIC_SEQ_CST)) {
+		char more[200];
+
+		va_start(ap, fmt);
+		fmt_snprintf(more, 3, "# ");
+		fmt_vsnprintf(more + 2, sizeof(more) - 2, fmt, ap);
+		va_end(ap);
+		torture_env_line(more); /* a later failure, or detail of the first */
 		return;
+	}
 	va_start(ap, fmt);
 	fmt_vsnprintf(t_fail_msg, sizeof(t_fail_msg), fmt, ap);
 	va_end(ap);

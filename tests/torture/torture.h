@@ -12,6 +12,8 @@
 #include "compiler.h"
 #include "types.h"
 
+struct mm;
+
 #define TORTURE_MAX_CPUS 16
 #define TORTURE_RING 16
 
@@ -41,6 +43,14 @@ void torture_env_service(void);
 void torture_env_line(const char *s);
 /* Holds this CPU with interrupts off for @ms (a CPU that stops answering). */
 void torture_env_hold_cpu(u32 ms);
+/*
+ * A load (or store of *@val) of the u64 at @va of @mm by this CPU, as one
+ * instruction: the translation and the access happen with no interrupt
+ * between them (host: through the fake TLB, interrupts off); faults as the
+ * MMU would, retrying while the fault handler says -EAGAIN. Returns 0 or
+ * the fault handler's error.
+ */
+int torture_env_touch(struct mm *mm, vaddr_t va, bool write, u64 *val);
 /* The deadline of a cross-CPU call, ms. */
 u32 torture_env_timeout_ms(void);
 

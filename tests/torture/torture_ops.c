@@ -37,6 +37,27 @@ static vaddr_t page_va(unsigned r, unsigned i)
 	return t_base[r] + (vaddr_t)i * T_KB4;
 }
 
+/*
+ * After a wrong value: where the expected one is now (a frame no address
+ * space maps says the write went through a mapping that was then lost).
+ */
+static void where_is(u64 want, struct mm *mm, vaddr_t va)
+{
+	paddr_t pa = 0;
+	int e = pt_lookup(mm->root, va, &pa, NULL, NULL);
+
+	for (u64 pfn = mm_memmap_start_pfn; pfn < mm_memmap_end_pfn; pfn++) {
+		struct page *p = pfn_to_page(pfn);
+
+		if (page_test_flags(p, PG_FREED | PG_DEVICE) || page_test_flags(p, PG_TAIL))
+			continue;
+		if (*(u64 *)page_address(p) == want)
+			torture_fail("... 0x%lx is in frame 0x%lx (map count %d, refcount %d, flags 0x%x); the tables map 0x%lx there (%d)",
+				     (unsigned long)want, (unsigned long)(pfn << 12), page_mapcount(p),
+				     page_ref_count(p), p->flags, (unsigned long)pa, e);
+	}
+}
+
 /* A load or store of the tracked page @i of region @r, checked against the model. */
 static int op_access(struct tcpu *c, struct tslot *s, bool write)
 {
@@ -48,19 +69,23 @@ static int op_access(struct tcpu *c, struct tslot *s, bool write)
 	t_lock(&p->lock);
 	if (write) {
 		v = t_tag(s, r, i, t_rand(c));
-		err = emul_touch(s->mm, page_va(r, i), true, &v);
+		err = torture_env_touch(s->mm, page_va(r, i), true, &v);
 		if (!err)
 			p->val = v;
 		if (!err)
-			err = emul_touch(s->mm, page_va(r, i), false, &v);
+			err = torture_env_touch(s->mm, page_va(r, i), false, &v);
 	} else {
-		err = emul_touch(s->mm, page_va(r, i), false, &v);
+		err = torture_env_touch(s->mm, page_va(r, i), false, &v);
 	}
 	__atomic_add_fetch(&t_checks, 1, __ATOMIC_RELAXED);
-	if (!err && v != p->val)
+	if (!err && v != p->val && !torture_failed()) {
+		u64 want = p->val;
+
 		torture_fail("%s of mm %lu 0x%lx: read 0x%lx, expected 0x%lx (lost write, wrong frame or stale translation)",
 			     write ? "write" : "read", (unsigned long)s->id,
 			     (unsigned long)page_va(r, i), (unsigned long)v, (unsigned long)p->val);
+		where_is(want, s->mm, page_va(r, i));
+	}
 	if (err && err != -ENOMEM)
 		torture_fail("fault at 0x%lx of mm %lu failed: %d", (unsigned long)page_va(r, i),
 			     (unsigned long)s->id, err);
@@ -93,7 +118,7 @@ static void op_pin(struct tcpu *c, struct tslot *s, bool fast)
 		if (pt_lookup(s->mm->root, page_va(r, i), &pa, NULL, NULL) || phys_to_page(pa) != pg)
 			torture_fail("pinned page of mm %lu at 0x%lx left its mapping",
 				     (unsigned long)s->id, (unsigned long)page_va(r, i));
-		if (!emul_touch(s->mm, page_va(r, i), false, &seen) && seen != v)
+		if (!torture_env_touch(s->mm, page_va(r, i), false, &seen) && seen != v)
 			torture_fail("write 0x%lx through a pin of mm %lu at 0x%lx not seen: 0x%lx",
 				     (unsigned long)v, (unsigned long)s->id,
 				     (unsigned long)page_va(r, i), (unsigned long)seen);
