@@ -248,13 +248,13 @@ int smp_call_others(smp_call_fn fn, void *arg, bool wait)
 	return smp_call(&cpu_online_mask, fn, arg, wait);
 }
 
-/* No fake CPU ever misses a deadline: calls run synchronously. */
+/* No fake CPU misses a deadline unless the threaded model (fake_cpus.h) is on and wrote it off. */
 bool smp_cpu_dead(unsigned cpu)
 {
 	return fake_cpus_on && fake_cpus_dead(cpu);
 }
 
-/* Host CPUs never miss a deadline that counts: a late drain is the test's to report. */
+/* Counts only in the threaded model (fake_cpus.h); otherwise a late drain is the test's to report. */
 void smp_cpu_write_off(unsigned cpu, const char *who)
 {
 	if (fake_cpus_on)
