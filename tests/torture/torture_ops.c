@@ -383,15 +383,34 @@ void torture_op(unsigned cpu)
 	if (!s)
 		return;
 	switch (op) {
-	case OP_READ: case OP_WRITE: op_access(c, s, op == OP_WRITE); break;
-	case OP_FORK: op_fork(c, s); break;
-	case OP_DESTROY: op_destroy(c, s); return; /* dropped its reference */
-	case OP_ZAP_ONE: op_zap(c, s); break;
-	case OP_ZAP_ALL: op_zap(c, NULL); break;
-	case OP_ATTACH: op_attach(c, s); break;
-	case OP_UNMAP: case OP_UNMAP_REGION: op_unmap(c, s, op == OP_UNMAP_REGION); break;
-	case OP_PIN_FAST: case OP_PIN_LOCKED: op_pin(c, s, op == OP_PIN_FAST); break;
-	default: op_unlocked(c, s, op); break;
+	case OP_READ:
+	case OP_WRITE:
+		op_access(c, s, op == OP_WRITE);
+		break;
+	case OP_FORK:
+		op_fork(c, s);
+		break;
+	case OP_DESTROY:
+		op_destroy(c, s);
+		return; /* dropped its reference */
+	case OP_ZAP_ONE:
+	case OP_ZAP_ALL:
+		op_zap(c, op == OP_ZAP_ONE ? s : NULL);
+		break;
+	case OP_ATTACH:
+		op_attach(c, s);
+		break;
+	case OP_UNMAP:
+	case OP_UNMAP_REGION:
+		op_unmap(c, s, op == OP_UNMAP_REGION);
+		break;
+	case OP_PIN_FAST:
+	case OP_PIN_LOCKED:
+		op_pin(c, s, op == OP_PIN_FAST);
+		break;
+	default:
+		op_unlocked(c, s, op);
+		break;
 	}
 	t_slot_put(s);
 }
