@@ -84,8 +84,8 @@ ifeq ($(TEST_DESIGN),broken)
 TEST_KERNEL_SRCS += tests/design_broken.c
 endif
 # Host-only: the runner and the fake arch interface.
-TEST_HOST_SRCS := tests/ktest.c tests/host/host_main.c tests/host/fake_arch.c tests/host/fake_tlb.c \
-	tests/host/host_owners.c tests/test_kernel_map.c tests/test_tlb_lazy.c tests/test_tlb_model.c
+TEST_HOST_SRCS := tests/ktest.c tests/host/host_main.c tests/host/fake_arch.c tests/host/fake_cpus.c \
+	tests/host/fake_tlb.c tests/host/host_owners.c tests/test_kernel_map.c tests/test_tlb_lazy.c tests/test_tlb_model.c
 HOST_PORTABLE_SRCS := arch/x86_64/acpi.c arch/x86_64/console.c bench/read_loss.c boot/bootinfo.c \
 	boot/mb1_cmdline.c kernel/cmdline.c kernel/json.c kernel/percpu.c kernel/printk.c kernel/run_modes.c \
 	kernel/rwlock.c kernel/spinlock.c
@@ -230,7 +230,8 @@ test-host: $(O)/test-host
 # binary, since test-host fakes smp_call() in the calling thread. fake_arch.c
 # is built again without that fake (FAKE_ARCH_REAL_SMP); the rest is shared.
 HOST_SMP_SRCS := $(HOST_LIB_SRCS) kernel/smp.c tests/ktest.c tests/mm_emul.c tests/host/host_main.c \
-	tests/host/fake_tlb.c tests/host/host_owners.c tests/host/host_smp_arch.c tests/host/host_smp.c
+	tests/host/fake_cpus.c tests/host/fake_tlb.c tests/host/host_owners.c tests/host/host_smp_arch.c \
+	tests/host/host_smp.c
 HOST_SMP_OBJS := $(patsubst %,$(O)/host/%.o,$(HOST_SMP_SRCS)) $(O)/host-smp/tests/host/fake_arch.c.o
 
 $(O)/host-smp/%.c.o: %.c Makefile
@@ -245,6 +246,47 @@ $(O)/test-host-smp: $(HOST_SMP_OBJS)
 .PHONY: test-host-smp
 test-host-smp: $(O)/test-host-smp
 	$(Q)$(O)/test-host-smp
+
+# ---- mm torture (tests/torture/, docs/testing.md) -----------------------------
+# The real mm/ code on host threads (tests/host/fake_cpus.c), with the hook
+# points of include/torture_hook.h compiled in (MMLAB_TORTURE): its own
+# objects, under ASan/UBSan (test-torture) and under TSan (test-torture-tsan).
+TORTURE_SRCS := $(HOST_LIB_SRCS) tests/mm_emul.c tests/host/fake_arch.c tests/host/fake_tlb.c
+TORTURE_SRCS += tests/host/fake_cpus.c tests/host/host_owners.c
+TORTURE_SRCS += tests/torture/torture.c tests/torture/torture_case.c tests/torture/torture_ops.c
+TORTURE_SRCS += tests/torture/torture_host.c tests/torture/torture_ktest.c tests/torture/torture_touch_host.c
+TORTURE_OBJS := $(patsubst %,$(O)/torture/%.o,$(TORTURE_SRCS))
+TORTURE_TSAN_OBJS := $(patsubst %,$(O)/torture-tsan/%.o,$(TORTURE_SRCS))
+TORTURE_TSAN_CC ?= $(HOSTCC)
+TORTURE_CFLAGS = $(filter-out $(HOST_SAN),$(HCFLAGS)) -DMMLAB_TORTURE
+# GCC warns that TSan does not model fences (lib/atomic.h smp_mb()): known, not an error.
+TORTURE_TSAN_FLAGS := -fsanitize=thread -Wno-error=tsan -Wno-tsan
+TORTURE_SECONDS ?= 60
+
+$(O)/torture/%.c.o: %.c Makefile
+	$(quiet) HOSTCC $@
+	@mkdir -p $(@D)
+	$(Q)$(HOSTCC) $(TORTURE_CFLAGS) $(HOST_SAN) $(DEPTARGETS) -c $< -o $@
+
+$(O)/torture-tsan/%.c.o: %.c Makefile
+	$(quiet) TSANCC $@
+	@mkdir -p $(@D)
+	$(Q)$(TORTURE_TSAN_CC) $(TORTURE_CFLAGS) $(TORTURE_TSAN_FLAGS) $(DEPTARGETS) -c $< -o $@
+
+$(O)/test-torture: $(TORTURE_OBJS)
+	$(quiet) LINK $@
+	$(Q)$(HOSTCC) $(HOST_SAN) -o $@ $(TORTURE_OBJS) -lpthread
+
+$(O)/test-torture-tsan: $(TORTURE_TSAN_OBJS)
+	$(quiet) LINK $@
+	$(Q)$(TORTURE_TSAN_CC) -fsanitize=thread -o $@ $(TORTURE_TSAN_OBJS) -lpthread
+
+.PHONY: test-torture test-torture-tsan
+test-torture: $(O)/test-torture
+	$(Q)$(O)/test-torture --seconds=$(TORTURE_SECONDS)
+
+test-torture-tsan: $(O)/test-torture-tsan
+	$(Q)$(O)/test-torture-tsan --seconds=$(TORTURE_SECONDS)
 
 # ---- fuzz targets ------------------------------------------------------------
 # libFuzzer targets for the firmware parsers (tests/fuzz/, docs/testing.md),
@@ -316,4 +358,5 @@ clean:
 .PHONY: FORCE
 FORCE:
 
--include $(KOBJS:.o=.d) $(HOBJS:.o=.d) $(HOST_SMP_OBJS:.o=.d) $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_MAIN_OBJS:.o=.d)
+-include $(KOBJS:.o=.d) $(HOBJS:.o=.d) $(HOST_SMP_OBJS:.o=.d) $(TORTURE_OBJS:.o=.d) $(TORTURE_TSAN_OBJS:.o=.d) \
+	$(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_MAIN_OBJS:.o=.d)

@@ -8,6 +8,7 @@
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "lib/atomic.h"
+#include "torture_hook.h"
 #include <arch/arch.h>
 
 static const char *spin_name(const spinlock_t *l)
@@ -32,13 +33,22 @@ static void spin_count_take(const spinlock_t *l)
 {
 	struct percpu *me = this_cpu();
 
+#ifdef MMLAB_TORTURE
+	/* The host torture runs a fake CPU's IPIs on another thread, concurrently. */
+	atomic_inc(&me->spin_held);
+#else
 	me->spin_held++;
+#endif
 	me->spin_last = spin_name(l);
 }
 
 static void spin_count_drop(void)
 {
+#ifdef MMLAB_TORTURE
+	atomic_dec(&this_cpu()->spin_held);
+#else
 	this_cpu()->spin_held--;
+#endif
 }
 
 void spin_assert_none_held(const char *what)
@@ -113,6 +123,7 @@ void spin_lock(spinlock_t *l)
 	}
 	atomic_store_relaxed(&l->owner_cpu, arch_cpu_id());
 	spin_count_take(l);
+	torture_hook_delay(); /* widens the critical section in torture builds */
 }
 
 bool spin_trylock(spinlock_t *l)
@@ -127,6 +138,7 @@ bool spin_trylock(spinlock_t *l)
 
 void spin_unlock(spinlock_t *l)
 {
+	torture_hook_delay();
 	spin_check_owner(l, "unlock");
 	spin_count_drop();
 	atomic_store_relaxed(&l->owner_cpu, SPIN_NO_OWNER);

@@ -10,6 +10,7 @@
 #ifndef MMLAB_LIB_ATOMIC_H
 #define MMLAB_LIB_ATOMIC_H
 
+#include "torture_hook.h"
 #include "types.h"
 
 /* Loads and stores: no tearing; acquire/release order the accesses around them. */
@@ -18,11 +19,21 @@
 #define atomic_store_relaxed(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 #define atomic_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
+/*
+ * Torture builds (include/torture_hook.h) may delay a little before each
+ * fully ordered read-modify-write, to widen race windows; others never.
+ */
+#ifdef MMLAB_TORTURE
+#define ATOMIC_TORTURE_DELAY() torture_hook_delay()
+#else
+#define ATOMIC_TORTURE_DELAY() ((void)0)
+#endif
+
 /* Read-modify-write, fully ordered: return the new (_return) or old (fetch_) value. */
-#define atomic_add_return(p, v) __atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST)
-#define atomic_sub_return(p, v) __atomic_sub_fetch((p), (v), __ATOMIC_SEQ_CST)
-#define atomic_fetch_add(p, v) __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
-#define atomic_fetch_sub(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_SEQ_CST)
+#define atomic_add_return(p, v) (ATOMIC_TORTURE_DELAY(), __atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST))
+#define atomic_sub_return(p, v) (ATOMIC_TORTURE_DELAY(), __atomic_sub_fetch((p), (v), __ATOMIC_SEQ_CST))
+#define atomic_fetch_add(p, v) (ATOMIC_TORTURE_DELAY(), __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST))
+#define atomic_fetch_sub(p, v) (ATOMIC_TORTURE_DELAY(), __atomic_fetch_sub((p), (v), __ATOMIC_SEQ_CST))
 #define atomic_fetch_or(p, v) __atomic_fetch_or((p), (v), __ATOMIC_SEQ_CST)
 #define atomic_fetch_and(p, v) __atomic_fetch_and((p), (v), __ATOMIC_SEQ_CST)
 
@@ -31,7 +42,7 @@
 #define atomic_dec(p) ((void)__atomic_sub_fetch((p), 1, __ATOMIC_RELAXED))
 
 /* Fully ordered decrement; true when the new value is zero (last reference). */
-#define atomic_dec_and_test(p) (__atomic_sub_fetch((p), 1, __ATOMIC_SEQ_CST) == 0)
+#define atomic_dec_and_test(p) (ATOMIC_TORTURE_DELAY(), __atomic_sub_fetch((p), 1, __ATOMIC_SEQ_CST) == 0)
 
 /* Stores @v and returns the previous value, fully ordered. */
 #define atomic_xchg(p, v) __atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST)
@@ -44,6 +55,7 @@
 #define atomic_cmpxchg(p, old, new)                                                                \
 	({                                                                                         \
 		__typeof__(*(p)) __cmpxchg_old = (old);                                            \
+		ATOMIC_TORTURE_DELAY();                                                            \
 		__atomic_compare_exchange_n((p), &__cmpxchg_old, (new), false, __ATOMIC_SEQ_CST,   \
 					    __ATOMIC_ACQUIRE);                                     \
 		__cmpxchg_old;                                                                     \

@@ -9,6 +9,7 @@
  * (mm/pmm_ranges.c) are written only by pmm_init() (boot, one CPU).
  */
 #include "mm/pmm.h"
+#include "torture_hook.h"
 #include "errno.h"
 #include "kernel/cpumask.h"
 #include "kernel/panic.h"
@@ -286,7 +287,8 @@ struct page *page_alloc(unsigned order, unsigned flags)
 {
 	struct page *p = NULL;
 
-	if (order <= PMM_MAX_ORDER && READ_ONCE(pmm_ready) && !pmm_inject_now()) {
+	if (order <= PMM_MAX_ORDER && READ_ONCE(pmm_ready) && !pmm_inject_now() &&
+	    !torture_hook_alloc_fail(order)) {
 		p = pmm_alloc_block(order);
 		if (!p) {
 			/* The frames may be sitting in other CPUs' caches. */
@@ -298,6 +300,7 @@ struct page *page_alloc(unsigned order, unsigned flags)
 		atomic_inc(&pmm_failed);
 		return NULL;
 	}
+	torture_hook_frame_alloc(p, order);
 	pmm_prep_new(p, order);
 	if (flags & PMM_ZERO)
 		memset(page_address(p), 0, PAGE_SIZE << order);
@@ -386,6 +389,7 @@ int page_free(struct page *p, unsigned order)
 		atomic_store_relaxed(&p[i].flags, PG_FREED);
 	atomic_store_relaxed(&p->flags, PG_FREED);
 	atomic_store_relaxed(&p->refcount, 0);
+	torture_hook_frame_free(p, order);
 	if (order == 0) {
 		pcp_free(p);
 	} else {
@@ -417,6 +421,7 @@ static bool pmm_take_dropped(struct page *p, void *caller)
 		return false;
 	}
 	atomic_store_relaxed(&p->flags, PG_FREED | PG_PCP);
+	torture_hook_frame_free(p, 0);
 	return true;
 }
 

@@ -45,6 +45,30 @@ note "tree tidiness"
 note "fuzz corpus replay"
 O=$O bash "$here/tests/fuzz/replay.sh" > "$logs/fuzz-replay.ktap" 2> "$logs/fuzz-replay.stderr"
 
+# The host mm torture (tests/torture/, docs/testing.md): the real mm/ code on
+# 4 host threads for about a minute under ASan/UBSan, then under TSan, each
+# from a fixed seed (replay: build/test-torture --seed=1 --threads=4). A
+# sanitizer report or a non-zero exit with no "not ok" line is a failure too.
+# torture_step NAME BINARY ARGS...
+torture_step() {
+	local name=$1 bin=$2 rc
+	shift 2
+	note "host mm torture: $name $*"
+	"$bin" "$@" > "$logs/$name.ktap" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ] && ! grep -q '^not ok' "$logs/$name.ktap"; then
+		printf 'not ok 99 %s # exit %d (sanitizer report above?)\n' "$name" $rc >> "$logs/$name.ktap"
+	fi
+	[ $rc -eq 0 ] || note "  $name: exit $rc (replay: $bin $*)"
+}
+if make -s -C "$here" O="$O" "$O/test-torture" "$O/test-torture-tsan" > "$logs/torture-build.log" 2>&1; then
+	torture_step torture-host "$O/test-torture" --seconds=60 --threads=4 --seed=1
+	torture_step torture-tsan "$O/test-torture-tsan" --seconds=30 --threads=4 --seed=1
+else
+	printf 'KTAP version 1\n1..1\nnot ok 1 torture_build # %s\n' \
+		"$(tail -n 3 "$logs/torture-build.log" | tr '\n' ' ')" > "$logs/torture-host.ktap"
+fi
+
 # ---- QEMU self-test matrix ---------------------------------------------------
 
 # boot NAME RUN.SH-ARGS...: one self-test boot; its serial log is its KTAP.

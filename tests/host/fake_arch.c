@@ -22,6 +22,7 @@
 #include "lib/atomic.h"
 #include "mm/page.h"
 #include "tests/host/fake_arch.h"
+#include "tests/host/fake_cpus.h"
 #include "tests/host/fake_tlb.h"
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
@@ -65,13 +66,19 @@ unsigned long arch_irq_save(void)
 {
 	unsigned long was_on = !fake_irqs_off;
 
+	if (was_on && fake_cpus_on)
+		fake_cpus_irq_off(fake_cpu);
 	fake_irqs_off = true;
 	return was_on;
 }
 
 void arch_irq_restore(unsigned long flags)
 {
+	bool was_off = fake_irqs_off;
+
 	fake_irqs_off = !flags;
+	if (was_off && flags && fake_cpus_on)
+		fake_cpus_irq_on(fake_cpu);
 }
 
 bool arch_irqs_enabled(void)
@@ -83,6 +90,8 @@ bool arch_irqs_enabled(void)
 void arch_cpu_relax(void)
 {
 	sched_yield();
+	if (fake_cpus_on)
+		fake_cpus_service(); /* a tick may come in while a CPU spins */
 }
 
 /* False unless a test asks: arch_cpu_relax() already yields to the other threads. */
@@ -239,6 +248,8 @@ int smp_call(const cpumask_t *mask, smp_call_fn fn, void *arg, bool wait)
 	bool irqs_off = fake_irqs_off;
 
 	(void)wait;
+	if (fake_cpus_on)
+		return fake_cpus_call(mask, fn, arg, self);
 	for_each_cpu(cpu, mask) {
 		if (cpu == self)
 			continue;
@@ -271,18 +282,17 @@ int smp_call_others(smp_call_fn fn, void *arg, bool wait)
 	return smp_call(&cpu_online_mask, fn, arg, wait);
 }
 
-/* No fake CPU ever misses a deadline: calls run synchronously. */
+/* No fake CPU misses a deadline unless the threaded model (fake_cpus.h) is on and wrote it off. */
 bool smp_cpu_dead(unsigned cpu)
 {
-	(void)cpu;
-	return false;
+	return fake_cpus_on && fake_cpus_dead(cpu);
 }
 
-/* Host CPUs never miss a deadline that counts: a late drain is the test's to report. */
+/* Counts only in the threaded model (fake_cpus.h); otherwise a late drain is the test's to report. */
 void smp_cpu_write_off(unsigned cpu, const char *who)
 {
-	(void)cpu;
-	(void)who;
+	if (fake_cpus_on)
+		fake_cpus_write_off(cpu, who);
 }
 
 /* The kernel's default bound; host waits on it only when a test forgot a fake tick. */

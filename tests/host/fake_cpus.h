@@ -1,0 +1,47 @@
+/*
+ * Fake CPUs on host threads, each with interrupts of its own
+ * (tests/host/fake_cpus.c), for the mm torture. Off until
+ * fake_cpus_enable(); the other host tests keep fake_arch.c's plain model.
+ *
+ * On: each fake CPU has an "interrupt lock" its own thread holds while
+ * its interrupts are off. smp_call() runs a target's function on the
+ * calling thread as that CPU, holding the target's interrupt lock, so a
+ * call function never runs while its target has interrupts off, as on
+ * hardware; with interrupts on, it runs concurrently with the target's
+ * thread (an interrupt between any two of its instructions). A target
+ * whose lock is not free within smp_timeout_ms() is written off: out of
+ * the run for good (smp_cpu_dead()), as kernel/smp.c does. The calling
+ * thread lets go of its own lock while it waits, as the kernel's waits
+ * serve their mailbox. Each fake CPU's tick runs whenever its thread
+ * spins (arch_cpu_relax()) with interrupts on, or calls fake_cpus_service().
+ * Include only under HOST_BUILD.
+ */
+#ifndef TESTS_HOST_FAKE_CPUS_H
+#define TESTS_HOST_FAKE_CPUS_H
+
+#include "kernel/smp.h"
+#include "types.h"
+
+/* True between fake_cpus_enable() and fake_cpus_disable(). */
+extern bool fake_cpus_on;
+
+/* Turns the model on with no CPU dead; smp_call() waits @timeout_ms at most. */
+void fake_cpus_enable(u32 timeout_ms);
+void fake_cpus_disable(void);
+
+/* fake_arch.c's hooks: interrupts of the calling thread's fake CPU go off / on. */
+void fake_cpus_irq_off(unsigned cpu);
+void fake_cpus_irq_on(unsigned cpu);
+
+/* smp_call() of the model (returns as kernel/smp.h says). */
+int fake_cpus_call(const cpumask_t *mask, smp_call_fn fn, void *arg, unsigned self);
+
+bool fake_cpus_dead(unsigned cpu);
+void fake_cpus_write_off(unsigned cpu, const char *who);
+/* CPUs written off so far. */
+unsigned fake_cpus_dead_count(void);
+
+/* An interrupt window: runs this fake CPU's tick if its interrupts are on. */
+void fake_cpus_service(void);
+
+#endif

@@ -1,0 +1,82 @@
+/*
+ * The mm torture (docs/testing.md): every CPU runs a random mix of every
+ * mm operation on a small shared set of address spaces for a bounded time,
+ * with invariants checked as it goes (at a barrier where all CPUs stop)
+ * and at the end, and fault injection. tests/torture/torture.c is the
+ * shared core; tests/torture/torture_host.c runs it on host threads over
+ * the fake arch. The environment provides the torture_env_* calls.
+ */
+#ifndef TESTS_TORTURE_TORTURE_H
+#define TESTS_TORTURE_TORTURE_H
+
+#include "compiler.h"
+#include "types.h"
+
+struct mm;
+
+#define TORTURE_MAX_CPUS 16
+#define TORTURE_RING 16
+
+struct torture_config {
+	u64 seed;
+	u32 seconds;	 /* the whole run; each case gets its share */
+	unsigned ncpus;	 /* CPUs (threads) that run operations */
+	bool inject;	 /* fault injection: dead CPU, allocation failures, full swap */
+	u32 audit_ms;	 /* period of the audit barrier */
+};
+
+/* One operation a CPU did, for the ring printed on failure. */
+struct torture_rec {
+	u16 op;
+	u16 slot;
+	u32 arg;
+	u32 mm;	/* the address space's number (owner tags carry it) */
+	u64 va;
+	s64 ret;
+};
+
+/* ---- provided by the environment ---- */
+u64 torture_env_now_ms(void);
+/* A window for interrupts (host: the fake CPU's tick). */
+void torture_env_service(void);
+/* Writes a line (no newline in @s). */
+void torture_env_line(const char *s);
+/* Holds this CPU with interrupts off for @ms (a CPU that stops answering). */
+void torture_env_hold_cpu(u32 ms);
+/*
+ * A load (or store of *@val) of the u64 at @va of @mm by this CPU, as one
+ * instruction: the translation and the access happen with no interrupt
+ * between them (host: through the fake TLB, interrupts off); faults as the
+ * MMU would, retrying while the fault handler says -EAGAIN. Returns 0 or
+ * the fault handler's error.
+ */
+int torture_env_touch(struct mm *mm, vaddr_t va, bool write, u64 *val);
+/* The deadline of a cross-CPU call, ms. */
+u32 torture_env_timeout_ms(void);
+
+/* ---- the core ---- */
+/* Prepares case @index (its TLB design and fault-lock design); 0 or error. */
+int torture_setup(const struct torture_config *cfg);
+/* Run the control designs (which must fail) instead of the real ones. */
+extern bool torture_controls;
+/* Number of cases and their names. */
+unsigned torture_ncases(void);
+const char *torture_case_name(unsigned i);
+/* Case @i: called on every CPU (0 .. ncpus-1) at once; CPU 0 leads. */
+void torture_case_cpu(unsigned i, unsigned cpu);
+/* Before and after case @i, on CPU 0 alone. Begin returns 0 or an error. */
+int torture_case_begin(unsigned i);
+/* Ends case @i: teardown and end checks. True when the case passed. */
+bool torture_case_end(unsigned i);
+/* Totals for the diagnostic line. */
+u64 torture_ops_done(void);
+u64 torture_checks_done(void);
+/* Records a failure (the first message is kept); every CPU stops soon after. */
+void torture_fail(const char *fmt, ...) __printf(1, 2);
+bool torture_failed(void);
+/* The seed the failure report names. */
+void torture_set_seed(u64 seed);
+/* Prints the seed, the first failure and each CPU's last operations. */
+void torture_report_failure(void);
+
+#endif

@@ -1,0 +1,281 @@
+/*
+ * The torture's cases, audit barrier and end checks (tests/torture/torture.h).
+ * The audit runs with every CPU stopped at a barrier: lazy's deferred work
+ * settled first, then every leaf of every address space is counted, so each
+ * mapped frame's map count and refcount must equal what the tables say, no
+ * freed frame may be reachable, and each present tracked page must carry
+ * the value the model expects.
+ */
+#include "errno.h"
+#include "lib/format.h"
+#include "mm/devmem.h"
+#include "mm/page.h"
+#include "mm/pmm.h"
+#include "mm/pt.h"
+#include "mm/quarantine.h"
+#include "mm/swap.h"
+#include "mm/swapdev.h"
+#include "tests/mm_emul.h"
+#include "tests/torture/torture_internal.h"
+
+extern struct devmem t_devmem;
+static struct torture_config t_conf;
+static u64 t_end_ms, t_next_audit;
+static u32 t_arrived, t_release_gen, t_audit_req;
+static u16 t_counts[1u << 16]; /* leaves per frame, by pfn offset in the memmap */
+static struct pmm_stats t_pmm0;
+static u64 t_tables0;
+static struct quarantine_stats t_q0;
+static u64 t_swapdev0;
+
+/* Frames the RAM swap device holds: slot frames and its own tables (made on demand). */
+static u64 swapdev_frames(void)
+{
+	struct swap_ram_stats s;
+
+	swap_ram_stats_get(swap_dev_of(t_swap_type), &s);
+	return s.frames + s.meta_pages;
+}
+
+/* Controls (wrong on purpose) are cases only when asked for: they must fail. */
+bool torture_controls;
+
+static const struct design *case_design(unsigned i)
+{
+	for (unsigned k = 0; tlb_designs[k]; k++)
+		if (tlb_designs[k]->control == torture_controls && i-- == 0)
+			return tlb_designs[k];
+	return NULL;
+}
+
+unsigned torture_ncases(void)
+{
+	unsigned n = 0;
+
+	while (case_design(n))
+		n++;
+	return n;
+}
+
+const char *torture_case_name(unsigned i)
+{
+	return case_design(i)->name;
+}
+
+int torture_setup(const struct torture_config *cfg)
+{
+	int err;
+
+	t_conf = *cfg;
+	torture_set_seed(cfg->seed);
+	err = swap_on_ram(128, &t_swap_type); /* small: a full device happens */
+	if (!err)
+		err = devmem_create(&t_devmem, 4, 4);
+	/* A design may allocate what it keeps at its first enable: not a case's leak. */
+	for (unsigned i = 0; !err && tlb_designs[i]; i++) {
+		err = tlb_design_enable(tlb_ops_of(tlb_designs[i]), true);
+		if (!err)
+			err = tlb_design_enable(tlb_ops_of(tlb_designs[i]), false);
+	}
+	return err;
+}
+
+struct audit_walk {
+	struct tslot *s;
+	unsigned r;
+};
+
+static int audit_leaf(void *arg, const struct pt_leaf *l)
+{
+	struct audit_walk *w = arg;
+	u64 pfn = l->pa >> 12;
+	unsigned i = (unsigned)((l->va - t_base[w->r]) / T_KB4);
+	struct page *p;
+
+	if (!l->pa)
+		return 0; /* a swap entry */
+	if (!pfn_valid(pfn)) {
+		torture_fail("mm %lu maps 0x%lx outside memory", (unsigned long)w->s->id,
+			     (unsigned long)l->pa);
+		return -EINVAL;
+	}
+	p = pfn_to_page(pfn);
+	if (page_test_flags(p, PG_FREED))
+		torture_fail("freed frame 0x%lx reachable from mm %lu at 0x%lx",
+			     (unsigned long)l->pa, (unsigned long)w->s->id, (unsigned long)l->va);
+	t_counts[(pfn - mm_memmap_start_pfn) & 0xffff]++;
+	if (i < T_PAGES && *(u64 *)page_address(p) != w->s->model[w->r]->p[i].val)
+		torture_fail("audit: mm %lu 0x%lx holds 0x%lx, expected 0x%lx",
+			     (unsigned long)w->s->id, (unsigned long)l->va,
+			     (unsigned long)*(u64 *)page_address(p),
+			     (unsigned long)w->s->model[w->r]->p[i].val);
+	__atomic_add_fetch(&t_checks, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static int audit_count(void *arg, const struct pt_leaf *l)
+{
+	u64 pfn = l->pa >> 12;
+	struct page *p;
+	unsigned n;
+
+	(void)arg;
+	if (!l->pa || !pfn_valid(pfn))
+		return 0;
+	p = pfn_to_page(pfn);
+	n = t_counts[(pfn - mm_memmap_start_pfn) & 0xffff];
+	if (!n)
+		return 0; /* checked already */
+	t_counts[(pfn - mm_memmap_start_pfn) & 0xffff] = 0;
+	if (page_mapcount(p) != (int)n || page_ref_count(p) != (int)n)
+		torture_fail("frame 0x%lx: %u leaves map it, map count %d, refcount %d",
+			     (unsigned long)l->pa, n, page_mapcount(p), page_ref_count(p));
+	__atomic_add_fetch(&t_checks, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static void audit_walk_all(pt_walk_fn *fn)
+{
+	for (unsigned k = 0; k < T_SLOTS; k++) {
+		struct tslot *s = &t_slots[k];
+
+		if (s->state != SLOT_LIVE)
+			continue;
+		for (unsigned r = 0; r < T_REGIONS; r++) {
+			struct audit_walk w = { s, r };
+
+			pt_walk(s->mm->root, t_base[r], t_len[r], fn, &w);
+		}
+	}
+}
+
+/* CPU 0, every other CPU at the barrier. */
+static void audit_run(void)
+{
+	for (unsigned k = 0; k < T_SLOTS; k++)
+		if (t_slots[k].state == SLOT_LIVE && tlb_settle(t_unmap_ops, t_slots[k].mm))
+			torture_fail("settle before the audit timed out");
+	/*
+	 * Stale TLB uses are not failures here: an access may race the clear
+	 * of its entry and use the old translation until the flush, as on
+	 * hardware (write-protect, swap-out). What must not happen is a frame
+	 * freed before its flush (below), or a write lost (the model).
+	 */
+	if (emul_early_frees())
+		torture_fail("%lu frames freed before their flush", (unsigned long)emul_early_frees());
+	audit_walk_all(audit_leaf);
+	audit_walk_all(audit_count);
+}
+
+/*
+ * The audit barrier, asked for by CPU 0 (t_audit_req 1; 2 at the end of
+ * the case): every CPU arrives, CPU 0 audits, then releases them.
+ */
+static void audit_barrier(unsigned cpu, bool last)
+{
+	u32 gen = __atomic_load_n(&t_release_gen, __ATOMIC_ACQUIRE);
+
+	__atomic_add_fetch(&t_arrived, 1, __ATOMIC_SEQ_CST);
+	if (cpu != 0) {
+		while (__atomic_load_n(&t_release_gen, __ATOMIC_ACQUIRE) == gen && !torture_failed())
+			t_service();
+		return;
+	}
+	/* A CPU that failed has left its loop: nobody waits for it. */
+	while (__atomic_load_n(&t_arrived, __ATOMIC_SEQ_CST) < t_conf.ncpus && !torture_failed())
+		t_service();
+	if (!torture_failed())
+		audit_run();
+	__atomic_store_n(&t_arrived, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&t_audit_req, last ? 2 : 0, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&t_release_gen, 1, __ATOMIC_RELEASE);
+}
+
+int torture_case_begin(unsigned i)
+{
+	static u32 round;
+	int err = 0;
+
+	t_unmap_ops = tlb_ops_of(case_design(i));
+	mapping_init(&t_mapping, "torture", fault_lock_ops_of(fault_lock_designs[i % 3]));
+	pmm_drain_all();
+	pmm_stats_get(&t_pmm0);
+	t_tables0 = pt_table_pages();
+	quarantine_stats_get(&t_q0);
+	t_swapdev0 = swapdev_frames();
+	for (unsigned c = 0; c < t_conf.ncpus; c++)
+		t_cpus[c] = (struct tcpu){ .rng = t_conf.seed * 0x9e3779b97f4a7c15ull + c * 7919 + i + 1 };
+	for (unsigned k = 0; k < T_SLOTS && !err; k++) {
+		t_slots[k].state = SLOT_BUSY;
+		err = k < 2 ? t_slot_create(&t_slots[k]) : 0;
+		if (k >= 2)
+			t_slots[k].state = SLOT_EMPTY;
+	}
+	if (!err)
+		err = tlb_design_enable(t_unmap_ops, true);
+	t_end_ms = torture_env_now_ms() + (u64)t_conf.seconds * 1000 / torture_ncases();
+	t_next_audit = torture_env_now_ms() + t_conf.audit_ms;
+	t_arrived = t_audit_req = 0;
+	round++;
+	return err;
+}
+
+void torture_case_cpu(unsigned i, unsigned cpu)
+{
+	(void)i;
+	while (!torture_failed()) {
+		u64 now = torture_env_now_ms();
+		bool last = now >= t_end_ms;
+
+		if (cpu == 0 && (now >= t_next_audit || last)) {
+			t_next_audit = now + t_conf.audit_ms;
+			__atomic_store_n(&t_audit_req, 1, __ATOMIC_SEQ_CST);
+			audit_barrier(cpu, last);
+		} else if (cpu != 0 && __atomic_load_n(&t_audit_req, __ATOMIC_ACQUIRE) == 1) {
+			audit_barrier(cpu, false);
+		}
+		if (__atomic_load_n(&t_audit_req, __ATOMIC_ACQUIRE) == 2)
+			break;
+		t_service();
+		torture_op(cpu);
+	}
+	mm_switch(NULL);
+}
+
+/* Teardown, then the counts every subsystem must be back at. */
+bool torture_case_end(unsigned i)
+{
+	struct quarantine_stats q;
+	struct pmm_stats pm;
+	struct swap_stats ss;
+	const char *why;
+
+	(void)i;
+	for (unsigned k = 0; k < T_SLOTS; k++) {
+		if (t_slots[k].state == SLOT_LIVE) {
+			t_slots[k].state = SLOT_BUSY;
+			t_slot_destroy(&t_slots[k]);
+		}
+	}
+	tlb_settle(t_unmap_ops, NULL);
+	tlb_design_enable(t_unmap_ops, false);
+	pmm_drain_all();
+	pmm_stats_get(&pm);
+	quarantine_stats_get(&q);
+	if (pm.free + (q.frames - t_q0.frames) + (q.tables - t_q0.tables) +
+	    (swapdev_frames() - t_swapdev0) != t_pmm0.free)
+		torture_fail("allocator: %lu frames free after teardown, %lu before (%lu quarantined)",
+			     (unsigned long)pm.free, (unsigned long)t_pmm0.free,
+			     (unsigned long)(q.frames - t_q0.frames + q.tables - t_q0.tables));
+	if (q.tables == t_q0.tables && pt_table_pages() != t_tables0)
+		torture_fail("page tables: %lu after teardown, %lu before",
+			     (unsigned long)pt_table_pages(), (unsigned long)t_tables0);
+	if (!swap_stats_get(t_swap_type, &ss) && ss.inuse)
+		torture_fail("swap: %lu slots in use after teardown", (unsigned long)ss.inuse);
+	if (swap_check_consistency(t_swap_type, &why))
+		torture_fail("swap device inconsistent: %s", why);
+	if (emul_early_frees())
+		torture_fail("%lu frames freed before their flush", (unsigned long)emul_early_frees());
+	t_checks += 6;
+	return !torture_failed();
+}

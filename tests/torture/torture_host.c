@@ -1,0 +1,252 @@
+/*
+ * The host torture (build/test-torture): the core of tests/torture/ on
+ * --threads host threads, each a fake CPU of tests/host/fake_cpus.h, over
+ * the fake arch and its modelled TLBs, under ASan/UBSan (or TSan in
+ * build/test-torture-tsan). Frames the allocator holds free are poisoned,
+ * so a touch of one is reported where it happens. KTAP on stdout: a case
+ * per TLB design, then a diagnostic line with a JSON object of the
+ * operations done, checks made and the seed. Exits 0 when every case
+ * passed, 1 on a failure (after printing the seed and each CPU's last
+ * operations), 2 on a usage error.
+ *
+ *   test-torture [--seconds=N] [--threads=N] [--seed=N] [--ops=MASK] [--no-inject] [--controls]
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kernel/percpu.h"
+#include "mm/mm.h"
+#include "mm/page.h"
+#include "mm/pmm.h"
+#include "mm/pt.h"
+#include "tests/host/fake_arch.h"
+#include "tests/host/fake_cpus.h"
+#include "tests/host/fake_tlb.h"
+#include "tests/mm_emul.h"
+#include "tests/torture/torture.h"
+#include "torture_hook.h"
+#include <arch/arch.h>
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TORTURE_ASAN 1
+#endif
+#endif
+#ifdef __SANITIZE_ADDRESS__
+#define TORTURE_ASAN 1
+#endif
+#ifdef TORTURE_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
+static struct torture_config cfg = { .seed = 0, .seconds = 60, .ncpus = 4, .inject = true,
+				     .audit_ms = 500 };
+static unsigned cur_case;
+extern u32 t_op_mask; /* tests/torture/torture_ops.c */
+static __thread u64 hook_rng;
+static bool hooks_on;
+
+u64 torture_env_now_ms(void)
+{
+	return arch_tsc_read() / 1000000ull;
+}
+
+void torture_env_service(void)
+{
+	fake_cpus_service();
+}
+
+void torture_env_line(const char *s)
+{
+	printf("%s\n", s);
+}
+
+u32 torture_env_timeout_ms(void)
+{
+	return smp_timeout_ms();
+}
+
+void torture_env_hold_cpu(u32 ms)
+{
+	unsigned long flags = arch_irq_save();
+
+	usleep(ms * 1000);
+	arch_irq_restore(flags);
+}
+
+static u64 hook_rand(void)
+{
+	if (!hook_rng)
+		hook_rng = cfg.seed * 31 + (u64)(uintptr_t)&hook_rng;
+	hook_rng ^= hook_rng << 13;
+	hook_rng ^= hook_rng >> 7;
+	hook_rng ^= hook_rng << 17;
+	return hook_rng;
+}
+
+void torture_hook_frame_alloc(struct page *p, unsigned order)
+{
+#ifdef TORTURE_ASAN
+	ASAN_UNPOISON_MEMORY_REGION(page_address(p), PAGE_SIZE << order);
+#else
+	(void)p;
+	(void)order;
+#endif
+}
+
+void torture_hook_frame_free(struct page *p, unsigned order)
+{
+#ifdef TORTURE_ASAN
+	if (__atomic_load_n(&hooks_on, __ATOMIC_RELAXED))
+		ASAN_POISON_MEMORY_REGION(page_address(p), PAGE_SIZE << order);
+#else
+	(void)p;
+	(void)order;
+#endif
+}
+
+/* About one allocation in 2000 fails while injection is on: frames, tables, batch pages alike. */
+bool torture_hook_alloc_fail(unsigned order)
+{
+	(void)order;
+	return cfg.inject && __atomic_load_n(&hooks_on, __ATOMIC_RELAXED) && hook_rand() % 2000 == 0;
+}
+
+/* One lock or atomic point in 64 spins a little, one in 4096 yields the host CPU. */
+void torture_hook_delay(void)
+{
+	u64 r;
+
+	if (!__atomic_load_n(&hooks_on, __ATOMIC_RELAXED))
+		return;
+	r = hook_rand();
+	if (r % 4096 == 0)
+		sched_yield();
+	else if (r % 64 == 0)
+		for (volatile unsigned i = 0; i < (r >> 20) % 512; i++)
+			;
+}
+
+static void *cpu_thread(void *arg)
+{
+	unsigned cpu = (unsigned)(uintptr_t)arg;
+
+	fake_arch_set_cpu(cpu);
+	torture_case_cpu(cur_case, cpu);
+	return NULL;
+}
+
+static __attribute__((unused)) void death_report(void)
+{
+	torture_fail("sanitizer report (above)");
+	torture_report_failure();
+}
+
+static int host_init(void)
+{
+	paddr_t kroot;
+	int err;
+
+	for (unsigned cpu = 0; cpu < cfg.ncpus; cpu++) {
+		fake_arch_set_cpu(cpu);
+		this_cpu()->mm = NULL;
+		percpu_set_online(cpu);
+	}
+	fake_arch_set_cpu(0);
+	fake_tlb_reset();
+	err = fake_pmm_init(0);
+	if (!err)
+		err = pt_root_alloc(&kroot, 0);
+	if (err)
+		return err;
+	mm_init(kroot, MM_ASID_SLOTS);
+	fake_cpus_enable(1000);
+	return torture_setup(&cfg);
+}
+
+static bool run_case(unsigned i)
+{
+	pthread_t th[TORTURE_MAX_CPUS];
+
+	cur_case = i;
+	/* No injected failure or delay while a case sets up or tears down. */
+	__atomic_store_n(&hooks_on, false, __ATOMIC_RELAXED);
+	if (torture_case_begin(i)) {
+		torture_fail("case setup failed");
+		return false;
+	}
+	__atomic_store_n(&hooks_on, true, __ATOMIC_RELAXED);
+	for (unsigned c = 1; c < cfg.ncpus; c++)
+		pthread_create(&th[c], NULL, cpu_thread, (void *)(uintptr_t)c);
+	torture_case_cpu(i, 0);
+	for (unsigned c = 1; c < cfg.ncpus; c++)
+		pthread_join(th[c], NULL);
+	__atomic_store_n(&hooks_on, false, __ATOMIC_RELAXED);
+	return torture_case_end(i);
+}
+
+static bool parse_args(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strncmp(a, "--seconds=", 10))
+			cfg.seconds = (u32)strtoul(a + 10, NULL, 0);
+		else if (!strncmp(a, "--threads=", 10))
+			cfg.ncpus = (unsigned)strtoul(a + 10, NULL, 0);
+		else if (!strncmp(a, "--seed=", 7))
+			cfg.seed = strtoull(a + 7, NULL, 0);
+		else if (!strncmp(a, "--ops=", 6))
+			t_op_mask = (u32)strtoul(a + 6, NULL, 0);
+		else if (!strcmp(a, "--controls"))
+			torture_controls = true;
+		else if (!strcmp(a, "--no-inject"))
+			cfg.inject = false;
+		else
+			return false;
+	}
+	return cfg.ncpus >= 1 && cfg.ncpus <= TORTURE_MAX_CPUS && cfg.seconds >= 1;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned n, passed = 0;
+
+	cfg.seed = (u64)time(NULL);
+	if (!parse_args(argc, argv)) {
+		fprintf(stderr, "usage: %s [--seconds=N] [--threads=1..%u] [--seed=N] [--ops=MASK] [--no-inject] [--controls]\n",
+			argv[0], TORTURE_MAX_CPUS);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+#ifdef TORTURE_ASAN
+	__sanitizer_set_death_callback(death_report);
+#endif
+	n = torture_ncases();
+	printf("KTAP version 1\n# torture: seed=%lu threads=%u seconds=%u inject=%d\n1..%u\n",
+	       (unsigned long)cfg.seed, cfg.ncpus, cfg.seconds, cfg.inject, n);
+	if (host_init()) {
+		printf("# torture: setup failed\nBail out!\n");
+		return 1;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		bool ok = !torture_failed() && run_case(i);
+
+		printf("%s %u torture_%s\n", ok ? "ok" : "not ok", i + 1, torture_case_name(i));
+		passed += ok;
+		if (!ok)
+			break;
+	}
+	printf("# torture: {\"ops\": %lu, \"checks\": %lu, \"seed\": %lu, \"threads\": %u, \"passed\": %u, \"cases\": %u}\n",
+	       (unsigned long)torture_ops_done(), (unsigned long)torture_checks_done(),
+	       (unsigned long)cfg.seed, cfg.ncpus, passed, n);
+	if (torture_failed()) {
+		torture_report_failure();
+		return 1;
+	}
+	return 0;
+}

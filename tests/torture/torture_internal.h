@@ -1,0 +1,82 @@
+/*
+ * What tests/torture/torture.c (state, cases, audit) and
+ * tests/torture/torture_ops.c (the operations) share.
+ */
+#ifndef TESTS_TORTURE_INTERNAL_H
+#define TESTS_TORTURE_INTERNAL_H
+
+#include "mm/mapping.h"
+#include "mm/mm.h"
+#include "mm/tlb.h"
+#include "tests/torture/torture.h"
+
+#define T_SLOTS 4
+#define T_PAGES 8 /* pages of each region the torture touches (the tracked ones) */
+#define T_KB4 4096ul
+#define T_RW (MM_READ | MM_WRITE)
+
+/* The regions of every address space: all in one PD, so tables are shared upward. */
+enum { R_PRIV, R_SHARE, R_SHARED, T_REGIONS };
+extern const vaddr_t t_base[T_REGIONS];
+extern const u64 t_len[T_REGIONS];
+extern const unsigned t_flags[T_REGIONS];
+
+/* A tracked page: its expected first word (0: zero page) and its lock. */
+struct tpage {
+	u32 lock;
+	u64 val;
+};
+
+/* The model of one region; a shared region's is shared by a fork family. */
+struct tmodel {
+	u32 refs;
+	struct tpage p[T_PAGES];
+};
+
+enum { SLOT_EMPTY, SLOT_BUSY, SLOT_LIVE };
+
+struct tslot {
+	u32 state;
+	u32 users;
+	struct mm *mm;
+	u64 id; /* the address space's number in owner tags */
+	bool attached;
+	struct tmodel *model[T_REGIONS];
+};
+
+extern struct tslot t_slots[T_SLOTS];
+extern struct mm_mapping t_mapping;
+extern u32 t_map_lock; /* zap-all, attach, detach, fork, create, destroy */
+extern const struct tlb_ops *t_unmap_ops; /* the case's design */
+extern unsigned t_swap_type;
+extern u64 t_ops, t_checks;
+
+/* Per-CPU state of the running case. */
+struct tcpu {
+	u64 rng;
+	unsigned head;
+	struct torture_rec ring[TORTURE_RING];
+};
+extern struct tcpu t_cpus[TORTURE_MAX_CPUS];
+
+u64 t_rand(struct tcpu *c);
+void t_service(void);
+void t_lock(u32 *l);
+void t_unlock(u32 *l);
+/* Locks / unlocks @n tracked pages in address order (the global lock order). */
+void t_lock_pages(struct tpage **p, unsigned n);
+void t_unlock_pages(struct tpage **p, unsigned n);
+struct tslot *t_slot_get(struct tcpu *c);
+void t_slot_put(struct tslot *s);
+struct tmodel *t_model_new(void);
+void t_model_put(struct tmodel *m);
+u64 t_tag(const struct tslot *s, unsigned r, unsigned i, u64 version);
+void t_rec(struct tcpu *c, unsigned op, unsigned slot, u64 va, u32 arg, s64 ret);
+int t_slot_create(struct tslot *s);
+int t_slot_destroy(struct tslot *s);
+
+/* One random operation on CPU @cpu. */
+void torture_op(unsigned cpu);
+extern const char *const t_op_names[];
+
+#endif

@@ -1,0 +1,416 @@
+/*
+ * The torture's operations (tests/torture/torture_internal.h). Each picks
+ * a live address space at random and works on its tracked pages under
+ * their model locks, except the ones meant to race them without a lock:
+ * swap-out, write-protect, populate and switches. Each records itself in
+ * the CPU's ring; a result that breaks a rule fails the run.
+ */
+#include "errno.h"
+#include "mm/devmem.h"
+#include "mm/pagemap.h"
+#include "mm/page.h"
+#include "mm/pin.h"
+#include "mm/pt.h"
+#include "mm/swap.h"
+#include "tests/mm_emul.h"
+#include "tests/torture/torture_internal.h"
+
+enum {
+	OP_READ, OP_WRITE, OP_FORK, OP_DESTROY, OP_POPULATE, OP_ZAP_ONE, OP_ZAP_ALL, OP_ATTACH,
+	OP_UNMAP, OP_UNMAP_REGION, OP_SWITCH, OP_PIN_FAST, OP_PIN_LOCKED, OP_SWAP_OUT, OP_COW,
+	OP_PAGEMAP, OP_COUNT
+};
+
+const char *const t_op_names[] = {
+	"read", "write", "fork", "destroy", "populate", "zap_one", "zap_all", "attach_detach",
+	"unmap", "unmap_region", "switch", "pin_fast", "pin_locked", "swap_out", "cow_protect",
+	"pagemap",
+};
+
+/* Relative weights: faults and checks most, whole-space operations least. */
+static const u8 t_op_weight[OP_COUNT] = { 20, 20, 2, 2, 3, 2, 2, 2, 6, 2, 4, 4, 4, 6, 2, 3 };
+
+struct devmem t_devmem;
+
+static vaddr_t page_va(unsigned r, unsigned i)
+{
+	return t_base[r] + (vaddr_t)i * T_KB4;
+}
+
+/*
+ * After a wrong value: where the expected one is now (a frame no address
+ * space maps says the write went through a mapping that was then lost).
+ */
+static void where_is(u64 want, struct mm *mm, vaddr_t va)
+{
+	paddr_t pa = 0;
+	int e = pt_lookup(mm->root, va, &pa, NULL, NULL);
+
+	for (u64 pfn = mm_memmap_start_pfn; pfn < mm_memmap_end_pfn; pfn++) {
+		struct page *p = pfn_to_page(pfn);
+
+		if (page_test_flags(p, PG_FREED | PG_DEVICE) || page_test_flags(p, PG_TAIL))
+			continue;
+		if (*(u64 *)page_address(p) == want)
+			torture_fail("... 0x%lx is in frame 0x%lx (map count %d, refcount %d, flags 0x%x); the tables map 0x%lx there (%d)",
+				     (unsigned long)want, (unsigned long)(pfn << 12), page_mapcount(p),
+				     page_ref_count(p), p->flags, (unsigned long)pa, e);
+	}
+}
+
+/* A load or store of the tracked page @i of region @r, checked against the model. */
+static int op_access(struct tcpu *c, struct tslot *s, bool write)
+{
+	unsigned r = (unsigned)(t_rand(c) % T_REGIONS), i = (unsigned)(t_rand(c) % T_PAGES);
+	struct tpage *p = &s->model[r]->p[i];
+	u64 v = 0;
+	int err;
+
+	t_lock(&p->lock);
+	if (write) {
+		v = t_tag(s, r, i, t_rand(c));
+		err = torture_env_touch(s->mm, page_va(r, i), true, &v);
+		if (!err)
+			p->val = v;
+		if (!err)
+			err = torture_env_touch(s->mm, page_va(r, i), false, &v);
+	} else {
+		err = torture_env_touch(s->mm, page_va(r, i), false, &v);
+	}
+	__atomic_add_fetch(&t_checks, 1, __ATOMIC_RELAXED);
+	if (!err && v != p->val && !torture_failed()) {
+		u64 want = p->val;
+
+		torture_fail("%s of mm %lu 0x%lx: read 0x%lx, expected 0x%lx (lost write, wrong frame or stale translation)",
+			     write ? "write" : "read", (unsigned long)s->id,
+			     (unsigned long)page_va(r, i), (unsigned long)v, (unsigned long)p->val);
+		where_is(want, s->mm, page_va(r, i));
+	}
+	if (err && err != -ENOMEM)
+		torture_fail("fault at 0x%lx of mm %lu failed: %d", (unsigned long)page_va(r, i),
+			     (unsigned long)s->id, err);
+	t_unlock(&p->lock);
+	t_rec(c, write ? OP_WRITE : OP_READ, (unsigned)(s - t_slots), page_va(r, i), 0, err);
+	return err;
+}
+
+/* Pins one tracked page, writes through the pin, checks it stays mapped and is seen. */
+static void op_pin(struct tcpu *c, struct tslot *s, bool fast)
+{
+	static const struct design *const *flags = pin_flag_designs;
+	unsigned r = (unsigned)(t_rand(c) % T_REGIONS), i = (unsigned)(t_rand(c) % T_PAGES);
+	struct tpage *p = &s->model[r]->p[i];
+	struct pin_policy pol = pin_policy_default;
+	struct page *pg = NULL;
+	u64 v, seen = 0;
+	paddr_t pa = 0;
+	int n;
+
+	pol.flag = pin_flag_ops_of(flags[t_rand(c) % 3]);
+	t_lock(&p->lock);
+	mm_switch(fast ? s->mm : NULL);
+	n = pin_pages_fast(s->mm, page_va(r, i), 1, PIN_WRITE, &pg, &pol);
+	if (n == 1) {
+		v = t_tag(s, r, i, t_rand(c));
+		*(volatile u64 *)page_address(pg) = v;
+		p->val = v;
+		t_service();
+		if (pt_lookup(s->mm->root, page_va(r, i), &pa, NULL, NULL) || phys_to_page(pa) != pg)
+			torture_fail("pinned page of mm %lu at 0x%lx left its mapping",
+				     (unsigned long)s->id, (unsigned long)page_va(r, i));
+		if (!torture_env_touch(s->mm, page_va(r, i), false, &seen) && seen != v)
+			torture_fail("write 0x%lx through a pin of mm %lu at 0x%lx not seen: 0x%lx",
+				     (unsigned long)v, (unsigned long)s->id,
+				     (unsigned long)page_va(r, i), (unsigned long)seen);
+		__atomic_add_fetch(&t_checks, 2, __ATOMIC_RELAXED);
+		if (unpin_pages(&pg, 1))
+			torture_fail("unpin of a pinned page failed");
+	} else if (n != -ENOMEM) {
+		torture_fail("pin of mm %lu at 0x%lx: %d", (unsigned long)s->id,
+			     (unsigned long)page_va(r, i), n);
+	}
+	t_unlock(&p->lock);
+	t_rec(c, fast ? OP_PIN_FAST : OP_PIN_LOCKED, (unsigned)(s - t_slots), page_va(r, i), 0, n);
+}
+
+/* Unmaps a run of tracked pages of a private region through the case's TLB design. */
+static void op_unmap(struct tcpu *c, struct tslot *s, bool whole_region)
+{
+	unsigned r = t_rand(c) % 2 ? R_PRIV : R_SHARE;
+	unsigned i = (unsigned)(t_rand(c) % T_PAGES), n = 1 + (unsigned)(t_rand(c) % (T_PAGES - i));
+	struct tpage *lp[T_PAGES];
+	int err;
+
+	if (whole_region) {
+		r = R_PRIV;
+		i = 0;
+		n = T_PAGES;
+	}
+	for (unsigned k = 0; k < n; k++)
+		lp[k] = &s->model[r]->p[i + k];
+	t_lock_pages(lp, n);
+	if (whole_region) {
+		err = mm_unmap_region(s->mm, t_base[r], t_len[r]);
+		if (!err)
+			err = mm_map_region(s->mm, t_base[r], t_len[r], t_flags[r]);
+		if (err)
+			torture_fail("unmap and map of region 0x%lx: %d", (unsigned long)t_base[r], err);
+	} else {
+		err = tlb_unmap_pages(s->mm, page_va(r, i), n, t_unmap_ops);
+		if (!err)
+			err = tlb_settle(t_unmap_ops, s->mm);
+		if (err && err != -ENOMEM)
+			torture_fail("unmap through %s of 0x%lx+%u: %d", t_unmap_ops->d.name,
+				     (unsigned long)page_va(r, i), n, err);
+	}
+	for (unsigned k = 0; k < n; k++)
+		lp[k]->val = 0;
+	t_unlock_pages(lp, n);
+	t_rec(c, whole_region ? OP_UNMAP_REGION : OP_UNMAP, (unsigned)(s - t_slots), page_va(r, i),
+	      n, err);
+}
+
+/* Zaps the shareable regions of one address space, or of all (@s NULL). */
+static void op_zap(struct tcpu *c, struct tslot *s)
+{
+	struct tpage *lp[T_SLOTS * T_PAGES];
+	unsigned n = 0;
+	int err;
+
+	t_lock(&t_map_lock);
+	for (unsigned k = 0; k < T_SLOTS; k++) {
+		struct tslot *z = &t_slots[k];
+
+		if ((s && z != s) || __atomic_load_n(&z->state, __ATOMIC_ACQUIRE) != SLOT_LIVE ||
+		    !z->attached)
+			continue;
+		for (unsigned i = 0; i < T_PAGES; i++)
+			lp[n++] = &z->model[R_SHARE]->p[i];
+	}
+	t_lock_pages(lp, n);
+	err = mapping_zap(&t_mapping, s ? s->mm : NULL);
+	if (err && err != -ENOMEM)
+		torture_fail("mapping_zap: %d", err);
+	for (unsigned k = 0; k < n; k++)
+		lp[k]->val = 0;
+	t_unlock_pages(lp, n);
+	t_unlock(&t_map_lock);
+	t_rec(c, s ? OP_ZAP_ONE : OP_ZAP_ALL, s ? (unsigned)(s - t_slots) : 0xffff, 0, n, err);
+}
+
+static void op_attach(struct tcpu *c, struct tslot *s)
+{
+	struct tpage *lp[T_PAGES];
+	bool now;
+	int err;
+
+	t_lock(&t_map_lock);
+	for (unsigned i = 0; i < T_PAGES; i++)
+		lp[i] = &s->model[R_SHARE]->p[i];
+	t_lock_pages(lp, T_PAGES);
+	if (s->attached)
+		err = mapping_detach(&t_mapping, s->mm, t_base[R_SHARE]);
+	else
+		err = mapping_attach(&t_mapping, s->mm, t_base[R_SHARE]);
+	if (!err)
+		s->attached = !s->attached;
+	else
+		torture_fail("%s: %d", s->attached ? "mapping_detach" : "mapping_attach", err);
+	now = s->attached;
+	t_unlock_pages(lp, T_PAGES);
+	t_unlock(&t_map_lock);
+	t_rec(c, OP_ATTACH, (unsigned)(s - t_slots), t_base[R_SHARE], now, err);
+}
+
+/* Fork of @s into an empty slot, with the parent's pages still (all locked). */
+static void op_fork(struct tcpu *c, struct tslot *s)
+{
+	struct tpage *lp[T_REGIONS * T_PAGES];
+	struct tslot *child = NULL;
+	unsigned n = 0;
+	int err = -ENOSPC;
+
+	for (unsigned k = 0; k < T_SLOTS && !child; k++) {
+		u32 empty = SLOT_EMPTY;
+
+		if (__atomic_compare_exchange_n(&t_slots[k].state, &empty, SLOT_BUSY, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			child = &t_slots[k];
+	}
+	if (!child)
+		goto out;
+	t_lock(&t_map_lock);
+	for (unsigned r = 0; r < T_REGIONS; r++)
+		for (unsigned i = 0; i < T_PAGES; i++)
+			lp[n++] = &s->model[r]->p[i];
+	t_lock_pages(lp, n);
+	{
+		struct mm *mm = NULL;
+
+		err = mm_fork(s->mm, &mm);
+		__atomic_store_n(&child->mm, mm, __ATOMIC_RELEASE);
+	}
+	if (!err) {
+		static u64 ids = 1000;
+
+		__atomic_store_n(&child->id, __atomic_add_fetch(&ids, 1, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+		child->attached = s->attached;
+		for (unsigned r = 0; r < T_REGIONS; r++) {
+			if (r == R_SHARED) {
+				child->model[r] = s->model[r];
+				__atomic_add_fetch(&s->model[r]->refs, 1, __ATOMIC_RELAXED);
+				continue;
+			}
+			child->model[r] = t_model_new();
+			for (unsigned i = 0; i < T_PAGES; i++)
+				child->model[r]->p[i].val = s->model[r]->p[i].val;
+		}
+	} else if (err != -ENOMEM && err != -EOVERFLOW) {
+		torture_fail("mm_fork: %d", err);
+	}
+	t_unlock_pages(lp, n);
+	__atomic_store_n(&child->state, err ? SLOT_EMPTY : SLOT_LIVE, __ATOMIC_RELEASE);
+	t_unlock(&t_map_lock);
+out:
+	t_rec(c, OP_FORK, (unsigned)(s - t_slots), 0, child ? (unsigned)(child - t_slots) : 0xff,
+	      err);
+}
+
+/* Destroys @s (the caller's reference dropped first), or creates into an empty slot. */
+static void op_destroy(struct tcpu *c, struct tslot *s)
+{
+	unsigned live = 0, k = (unsigned)(s - t_slots);
+	u32 want = SLOT_LIVE;
+	int err = 0;
+
+	for (unsigned j = 0; j < T_SLOTS; j++)
+		live += __atomic_load_n(&t_slots[j].state, __ATOMIC_RELAXED) == SLOT_LIVE;
+	t_slot_put(s);
+	if (live <= 2) {
+		for (unsigned j = 0; j < T_SLOTS; j++) {
+			u32 empty = SLOT_EMPTY;
+
+			if (__atomic_compare_exchange_n(&t_slots[j].state, &empty, SLOT_BUSY, false,
+							__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+				err = t_slot_create(&t_slots[j]);
+				k = j;
+				break;
+			}
+		}
+	} else if (__atomic_compare_exchange_n(&s->state, &want, SLOT_BUSY, false,
+					       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		err = t_slot_destroy(s);
+	}
+	t_rec(c, OP_DESTROY, k, 0, live, err);
+}
+
+static void op_pagemap(struct tcpu *c)
+{
+	u64 n = (u64)t_devmem.nranges << t_devmem.order;
+	u64 pfn = page_to_pfn(devmem_page(&t_devmem, t_rand(c) % n));
+	struct dev_pagemap *pg = pagemap_get(pfn, NULL);
+
+	__atomic_add_fetch(&t_checks, 1, __ATOMIC_RELAXED);
+	if (!pg || !pagemap_contains(pg, pfn))
+		torture_fail("pagemap_get of device pfn 0x%lx gave %p", (unsigned long)pfn, pg);
+	if (pg)
+		pagemap_put(pg);
+	t_rec(c, OP_PAGEMAP, 0, pfn, 0, pg != NULL);
+}
+
+/* The operations a run picks from (--ops=, a mask of bits 1 << OP_*). */
+u32 t_op_mask = ~0u;
+
+static unsigned op_weight(unsigned op)
+{
+	return (t_op_mask >> op) & 1 ? t_op_weight[op] : 0;
+}
+
+static unsigned op_pick(struct tcpu *c)
+{
+	unsigned total = 0, x;
+
+	for (unsigned i = 0; i < OP_COUNT; i++)
+		total += op_weight(i);
+	if (!total)
+		return OP_READ;
+	x = (unsigned)(t_rand(c) % total);
+	for (unsigned i = 0; i < OP_COUNT; i++) {
+		if (x < op_weight(i))
+			return i;
+		x -= op_weight(i);
+	}
+	return OP_READ;
+}
+
+/* The operations that race the model's locks on purpose. */
+static void op_unlocked(struct tcpu *c, struct tslot *s, unsigned op)
+{
+	unsigned i = (unsigned)(t_rand(c) % T_PAGES);
+	unsigned nr = 1u << (t_rand(c) % 3);
+	int err = 0;
+
+	switch (op) {
+	case OP_POPULATE:
+		err = mm_populate(s->mm, t_base[R_PRIV], T_PAGES * T_KB4);
+		break;
+	case OP_SWITCH:
+		mm_switch(t_rand(c) % 2 ? s->mm : NULL);
+		break;
+	case OP_SWAP_OUT:
+		i &= ~(nr - 1);
+		err = swap_out_folio(s->mm, page_va(R_PRIV, i), nr, t_swap_type);
+		break;
+	case OP_COW:
+		err = mm_cow_protect(s->mm, t_base[R_PRIV], T_PAGES * T_KB4);
+		break;
+	}
+	t_rec(c, op, (unsigned)(s - t_slots), page_va(R_PRIV, i), nr, err);
+}
+
+void torture_op(unsigned cpu)
+{
+	struct tcpu *c = &t_cpus[cpu];
+	unsigned op = op_pick(c);
+	struct tslot *s;
+
+	__atomic_add_fetch(&t_ops, 1, __ATOMIC_RELAXED);
+	if (op == OP_PAGEMAP) {
+		op_pagemap(c);
+		return;
+	}
+	s = t_slot_get(c);
+	if (!s)
+		return;
+	switch (op) {
+	case OP_READ:
+	case OP_WRITE:
+		op_access(c, s, op == OP_WRITE);
+		break;
+	case OP_FORK:
+		op_fork(c, s);
+		break;
+	case OP_DESTROY:
+		op_destroy(c, s);
+		return; /* dropped its reference */
+	case OP_ZAP_ONE:
+	case OP_ZAP_ALL:
+		op_zap(c, op == OP_ZAP_ONE ? s : NULL);
+		break;
+	case OP_ATTACH:
+		op_attach(c, s);
+		break;
+	case OP_UNMAP:
+	case OP_UNMAP_REGION:
+		op_unmap(c, s, op == OP_UNMAP_REGION);
+		break;
+	case OP_PIN_FAST:
+	case OP_PIN_LOCKED:
+		op_pin(c, s, op == OP_PIN_FAST);
+		break;
+	default:
+		op_unlocked(c, s, op);
+		break;
+	}
+	t_slot_put(s);
+}
