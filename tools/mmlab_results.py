@@ -5,7 +5,11 @@ usage: mmlab_results.py report [--gnuplot PROG] [--no-plots] [--peer PEERLOG]...
        mmlab_results.py compare [--noise-factor F] [--outdir DIR] A B
 
 report writes OUTDIR/results.json, OUTDIR/table.txt and
-OUTDIR/plots/<bench>[-<params>].png and .svg, then prints the table. Problems
+OUTDIR/plots/<bench>[-<params>].png and .svg, then prints the headline
+(mmlab_headline: at most 40 lines) and the paths of table.txt and
+index.html; --full-table prints the whole table.txt instead. --incomplete
+REASON marks results.json "incomplete" (run.sh writes one so when it is
+interrupted: the log stops mid-run). Problems
 in the log go to standard error (and results.json). Without gnuplot the
 plots are skipped with a message and the rest is still written. --peer adds
 the results of a peer system's log (tools/peer/linux.sh: BENCH lines with
@@ -20,10 +24,12 @@ Exit status: 0 done; 1 the log has problems or its trailer reports a
 failure (report), or a run could not be read (compare); 2 usage error.
 """
 import argparse
+import json
 import os
 import sys
 
 from mmlab_compare import render_compare, render_compare_page
+from mmlab_headline import render_headline
 from mmlab_log import parse_log
 from mmlab_html import PAGE_NAME, write_run_page
 from mmlab_peer import record_system, MMLAB
@@ -47,16 +53,33 @@ def cmd_report(args):
         return _fail(f"{args.log}: {log.problems[0].message}", 2)
     peers = [_merge_peer(log, path) for path in args.peer]
     os.makedirs(args.outdir, exist_ok=True)
-    write_results_json(log, os.path.join(args.outdir, RESULTS_NAME), peers=peers or None)
+    results_path = os.path.join(args.outdir, RESULTS_NAME)
+    write_results_json(log, results_path, peers=peers or None)
+    if args.incomplete:
+        _mark_incomplete(results_path, args.incomplete)
     table = render_results_table(log.benches, log.header, log.problems, log.failures,
                                  log.trailer)
-    with open(os.path.join(args.outdir, TABLE_NAME), "w") as f:
-        f.write(table)
-    sys.stdout.write(table)
+    headline = render_headline(log.benches)
+    table_path = os.path.join(args.outdir, TABLE_NAME)
+    with open(table_path, "w") as f:
+        f.write("\n".join(headline) + "\n\n" + table)
     if not args.no_plots:
         _write_plots(log, os.path.join(args.outdir, PLOTS_DIR), args.gnuplot)
-    write_run_page(log, args.outdir)
+    page = write_run_page(log, args.outdir)
+    sys.stdout.write(table if args.full_table else "\n".join(headline) + "\n")
+    print(f"Every design, every parameter set: {table_path}\nResults page: {page}")
     return _report_status(log)
+
+
+def _mark_incomplete(path, reason):
+    """Mark results.json as the partial results of a run stopped by reason (e.g. SIGTERM)."""
+    with open(path) as f:
+        doc = json.load(f)
+    doc["incomplete"] = True
+    doc["interrupted_by"] = reason
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
 
 
 def _merge_peer(log, path):
@@ -139,6 +162,10 @@ def build_parser():
     report.add_argument("--gnuplot", default="gnuplot", metavar="PROG",
                         help="gnuplot program (default: gnuplot)")
     report.add_argument("--no-plots", action="store_true", help="do not draw plots")
+    report.add_argument("--full-table", action="store_true",
+                        help="print the whole table.txt, not the headline")
+    report.add_argument("--incomplete", metavar="REASON",
+                        help="mark results.json incomplete: the run was stopped (REASON)")
     report.add_argument("--peer", action="append", default=[], metavar="PEERLOG",
                         help="a peer system's serial log to merge (repeatable)")
     report.set_defaults(func=cmd_report)

@@ -27,12 +27,19 @@ four columns to the section of the same benchmark, parameters and metric:
 the peer's median and ±CI, mmlab/peer (the improved design's median over
 the peer's, raw, whichever way the metric points) and its bootstrap 95% CI.
 A peer's groups that no mmlab section matches get sections of their own.
+
+table.txt shows a group's sections as one table (mmlab_merge, as the
+results page does): naive's row, then a row per design at each CPU count,
+each design's ratio on its own row and a 'naive / design' cell split
+between the two rows. Before the tables comes the run's headline
+(mmlab_headline): which design wins where, at the largest CPU count.
 """
 from mmlab_format import (describe_run, format_count, format_number, format_percent,
                           format_ratio, format_spread, render_table)
 from typing import List, NamedTuple, Optional
 
 from mmlab_groups import Group, group_results
+from mmlab_merge import merge_sections
 from mmlab_peer import PeerIndex, peer_ratio, split_systems
 from mmlab_records import NAIVE
 from mmlab_stats import (BOOTSTRAP_REPS, BOOTSTRAP_SEED, CI_MIN_N, CI_TARGET_PCT,
@@ -53,12 +60,14 @@ LEGEND = [
     f"seed {BOOTSTRAP_SEED}).",
     "±CI: half the median's 95% confidence interval (order statistics), as % of the median; "
     f"the harness aims at ±{CI_TARGET_PCT:g}%.",
-    "outliers: runs outside Tukey's fences (1.5 IQR), naive / improved. They stay in every "
-    "statistic: under TCG a vCPU",
+    "outliers: runs outside Tukey's fences (1.5 IQR), on each design's row. They stay in "
+    "every statistic: under TCG a vCPU",
     "       descheduled by the host is part of the measurement environment, not an error.",
     "control: the designs do the same work there; the ratio must be 1 within noise and is "
     "not a result.",
-    "Counters are per operation (per <unit> where the name ends so), shown as naive / improved.",
+    "Counters are per operation (per <unit> where the name ends so), on each design's row.",
+    f"A group's designs share one table: {NAIVE}'s row first at each CPU count, then a row per "
+    f"design with its ratio against {NAIVE}.",
 ]
 PEER_LEGEND = [
     "mmlab/<peer>: the improved design's median over the peer system's (raw: < 1 means mmlab's "
@@ -75,13 +84,35 @@ def render_results_table(records, header=None, problems=(), failures=(), trailer
     sections = table_sections(records)
     if not sections:
         lines += ["", "No benchmark results."]
-    for section in sections:
-        lines += ["", section.title] + render_table(section.headers, section.rows, section.align)
+    for group_sections in _by_group(sections):
+        lines += [""] + render_group(group_sections)
     lines += render_failures(failures) + render_status(trailer)
     if problems:
         lines += ["", f"{len(problems)} problem(s) in the log; see results.json:"]
         lines += [f"  {p}" for p in problems]
     return "\n".join(lines) + "\n"
+
+
+def render_group(sections):
+    """One group's lines: its designs in one table (mmlab_merge), naive's row first.
+
+    sections: the group's Sections. Those without a design (a benchmark with
+    naive only, a peer's group) and sections that do not line up are shown
+    one after the other, as they are.
+    """
+    parts = [(s.improved, s.headers, s.rows, s.align) for s in sections]
+    merged = None if any(s.improved is None for s in sections) else merge_sections(parts)
+    if merged is None:
+        out = []
+        for s in sections:
+            out += ([""] if out else []) + [s.title] + render_table(s.headers, s.rows, s.align)
+        return out
+    headers, rows, align, _ = merged
+    what = ", ".join(s.title[s.title.rindex(f"({NAIVE} vs ") + len(NAIVE) + 5:-1]
+                     for s in sections)
+    g = sections[0].group
+    title = f"{g.title}: {g.metric} in {g.unit}, {g.better} is better ({NAIVE} vs {what})"
+    return [title] + render_table(headers, rows, align)
 
 
 class Section(NamedTuple):
@@ -93,6 +124,16 @@ class Section(NamedTuple):
     headers: List[str]
     rows: List[List[str]]
     align: str
+
+
+def _by_group(sections):
+    """The sections in runs of one group each."""
+    out = []
+    for sec in sections:
+        if not out or out[-1][0].group is not sec.group:
+            out.append([])
+        out[-1].append(sec)
+    return out
 
 
 def table_sections(records):
