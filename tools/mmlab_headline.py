@@ -175,7 +175,7 @@ def _row_effect(row):
     return max(effect(c) for c in row if c is not None and not c.is_control)
 
 
-def _row_cells(row, metrics):
+def row_cells(row, metrics):
     """The text cells of a headline row: parameters, each design, the explaining count."""
     first = next(c for c in row if c is not None)
     cells = [_label(first.group, metrics)]
@@ -192,7 +192,7 @@ def _block_lines(block, rows):
     title = (f"{block.bench} at {block.cpus} CPUs: {g.metric} ({g.unit}, {g.better} is better);"
              f" ratio = {NAIVE} / design")
     headers = ["parameters"] + block.designs + ["count per op behind the best"]
-    table = render_table(headers, [_row_cells(r, metrics) for r in rows],
+    table = render_table(headers, [row_cells(r, metrics) for r in rows],
                          "l" + "r" * len(block.designs) + "l")
     return ["", title] + ["  " + line for line in table]
 
@@ -272,31 +272,37 @@ def _design_sentence(bench, design, comps):
     parts = []
     if wins:
         best = max(wins, key=lambda c: c.ratio)
-        parts.append(f"beats {NAIVE} in {len(wins)} of {n} {sets}, by up to {best.ratio:.2f}x "
+        parts.append(f"beats {NAIVE} in {len(wins)} of {n} {sets}, by up to {short(best.ratio)}x "
                      f"({_label(best.group, 1)})")
     if losses:
         worst = min(losses, key=lambda c: c.ratio)
         parts.append(f"loses in {len(losses)}{'' if wins else f' of {n}'}, down to "
-                     f"{worst.ratio:.2f}x ({_label(worst.group, 1)})")
+                     f"{short(worst.ratio)}x ({_label(worst.group, 1)})")
     if same:
         parts.append(f"no difference in {same}")
     return f"{bench}: at {cpus} CPUs {design} " + "; ".join(parts) + "."
 
 
 def _control_sentences(comps):
-    """How the controls and A/A controls came out: all at 1, or which did not."""
-    controls = [c for c in comps if c.kind == CONTROL]
-    aas = [c for c in comps if c.kind == AA_CONTROL]
+    """How the controls and A/A controls came out: at 1, or which did not (at each
+    group's largest CPU count; those at smaller counts are counted)."""
+    controls = [c for c in comps if c.is_control]
+    top = [c for c in at_largest_cpus(controls) if failed_control(c)]
     out = []
-    for c in (c for c in controls + aas if failed_control(c)):
-        why = "harness bias" if c.kind == AA_CONTROL else "a bias in the set-up"
+    for c in top:
+        why = ("harness bias (A/A: the reference run twice)" if c.kind == AA_CONTROL
+               else "a bias in the set-up")
         kind = "A/A control" if c.kind == AA_CONTROL else "Control"
         out.append(f"{kind} failed: {c.where} at {c.cpus} CPUs, {c.design} {ratio_text(c)} "
                    f"differs from 1: {why}, not a result.")
-    ok = [c for c in controls + aas if not failed_control(c)]
-    if ok:
-        out.append(f"{len(ok)} of {len(controls) + len(aas)} control comparisons "
-                   f"({len(aas)} A/A) come out at 1 within their interval.")
+    failed = sum(1 for c in controls if failed_control(c))
+    if failed > len(top):
+        out.append(f"{failed - len(top)} more control comparison(s) differ from 1 at smaller "
+                   "CPU counts (forest plot, table.txt).")
+    aas = sum(1 for c in controls if c.kind == AA_CONTROL)
+    if controls:
+        out.append(f"{len(controls) - failed} of {len(controls)} control comparisons "
+                   f"({aas} A/A) come out at 1 within their interval.")
     return out
 
 

@@ -25,8 +25,13 @@ import json
 import os
 import re
 import sys
+import urllib.parse
 
+from mmlab_dots import render_dots, single_count_groups
+from mmlab_groups import group_results
+from mmlab_headline_html import forest_section, headline_section
 from mmlab_log import parse_log, read_lines
+from mmlab_peer import MMLAB, record_system
 from mmlab_merge import merge_sections, sections_by_group
 from mmlab_plot import plotted_groups
 from mmlab_resultsfile import load_run
@@ -43,6 +48,8 @@ SKIP_RE = re.compile(r"^# (?:WARN )?bench\b.*\bskipped\b")
 # CPUID leaf 0x40000000 vendor strings of the accelerators QEMU offers.
 ACCELERATORS = {"TCGTCGTCGTCG": "TCG (QEMU's emulator)", "KVMKVMKVM": "KVM"}
 BIAS_WORDS = "a bias in the set-up"
+# Characters an SVG data: URI keeps as they are (the rest are percent-encoded).
+SVG_SAFE = " =:/;,()-._~!*+?@[]$'"
 
 CSS = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em auto;
@@ -64,9 +71,15 @@ figure { margin: 0; width: 640px; } figure img { width: 100%; border: 1px solid 
 figcaption { font-size: 12px; color: #555; } .missing { border: 2px dashed #c00;
   padding: 1em; color: #c00; } .bad { color: #b00; font-weight: bold; }
 ul.legend { font-size: 13px; color: #444; } code { font-size: 13px; }
+#headline { background: #f7f9fc; border: 1px solid #cdd7e4; padding: 0 1em 1em; }
+#headline h2 { margin-top: .5em; } ul.sentences li { margin: .2em 0; font-size: 15px; }
+table.headline caption { font-size: 14px; padding: .3em 0; } p.note { font-size: 13px;
+  color: #555; } svg.forest, svg.dots { background: white; border: 1px solid #ddd; }
+figure.dots { width: auto; }
 """
 
-# Counts the plots the browser decoded; the browser test (tests/tools/page_check.py) reads it.
+# Counts the plots the browser decoded, the forest plot's rows it drew and the headline's
+# size; the browser test (tests/tools/page_check.py) reads them.
 CHECK_SCRIPT = """<script>
 addEventListener("load", function () {
   var imgs = document.querySelectorAll("img.plot"), ok = 0, i;
@@ -74,6 +87,13 @@ addEventListener("load", function () {
   var c = document.getElementById("plot-check");
   c.setAttribute("data-loaded", ok); c.setAttribute("data-total", imgs.length);
   c.textContent = ok + " of " + imgs.length + " plots loaded";
+  var rows = document.querySelectorAll("#forest svg.forest g.forest-row"), drawn = 0;
+  for (i = 0; i < rows.length; i++) if (rows[i].getBBox().width > 0) drawn++;
+  var h = document.getElementById("headline"), f = document.getElementById("forest-check");
+  f.setAttribute("data-forest-rows", rows.length); f.setAttribute("data-forest-drawn", drawn);
+  f.setAttribute("data-headline-height", h ? h.offsetHeight : 0);
+  f.setAttribute("data-headline-rows", document.querySelectorAll("#headline tr").length);
+  f.textContent = drawn + " of " + rows.length + " forest rows drawn";
 });
 </script>"""
 
@@ -88,7 +108,8 @@ def page(title, body):
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
             f"<title>{esc(title)}</title>\n<style>{CSS}</style></head>\n<body>\n"
             + "\n".join(body)
-            + "\n<p>Plots: <span id=\"plot-check\">(counted when the page has loaded)</span></p>\n"
+            + "\n<p>Plots: <span id=\"plot-check\">(counted when the page has loaded)</span>; "
+            "forest plot: <span id=\"forest-check\">(counted when the page has loaded)</span></p>\n"
             + CHECK_SCRIPT + "\n</body></html>\n")
 
 
@@ -177,16 +198,28 @@ def _td(css, text):
 
 
 def plot_figure(path, caption, missing="was gnuplot installed?"):
-    """A <figure> with the PNG at path inline, or a visible box when it is missing."""
+    """A <figure> with the image at path inline (PNG, or SVG text as a data: URI), or a
+    visible box when it is missing."""
     try:
         with open(path, "rb") as f:
-            data = base64.b64encode(f.read()).decode("ascii")
+            raw = f.read()
     except OSError:
         return (f"<figure><div class=\"missing\">plot missing: {esc(caption)}.png "
                 f"({esc(missing)})</div></figure>")
+    if path.endswith(".svg"):
+        # Percent-encoded text: a third of the size of base64, and gnuplot's SVG is
+        # half the size of its PNG. The page stays small (docs/output.md).
+        src = "data:image/svg+xml;charset=utf-8," + urllib.parse.quote(raw, safe=SVG_SAFE)
+    else:
+        src = "data:image/png;base64," + base64.b64encode(raw).decode("ascii")
     return (f"<figure><img class=\"plot\" alt=\"{esc(caption)}\" "
-            f"src=\"data:image/png;base64,{data}\"><figcaption>{esc(caption)}</figcaption>"
-            "</figure>")
+            f"src=\"{esc(src)}\"><figcaption>{esc(caption)}</figcaption></figure>")
+
+
+def run_plot(outdir, stem):
+    """A run's plot: gnuplot's SVG when it is there, else its PNG."""
+    base = os.path.join(outdir, PLOTS_DIR, stem)
+    return plot_figure(base + (".svg" if os.path.exists(base + ".svg") else ".png"), stem)
 
 
 def bench_names(log, skips):
@@ -217,8 +250,11 @@ def bench_section(name, log, outdir, skips):
     skipped = [s for s in skips if re.match(rf"^# (?:WARN )?bench {re.escape(name)}\b", s)]
     parts += _list_block("Failed", [failure_text(f) for f in failed], "bad")
     parts += _list_block("Skipped", [s[2:] for s in skipped], "")
-    figures = [plot_figure(os.path.join(outdir, PLOTS_DIR, stem + ".png"), stem)
+    figures = [run_plot(outdir, stem)
                for group, stem in plotted_groups(log.benches) if group.bench == name]
+    own = [r for r in log.benches if r.bench == name and record_system(r) == MMLAB]
+    figures += [f"<figure class=\"dots\">{render_dots(g)}</figure>"
+                for g in single_count_groups(group_results(own))]
     if figures:
         parts += ["<h3>Plots</h3>", "<div class=\"plots\">" + "".join(figures) + "</div>"]
     return "\n".join(parts + ["</section>"])
@@ -298,14 +334,22 @@ def legend():
 
 
 def render_run_page(log, outdir):
-    """The index.html text of the run in outdir, whose parsed log is log."""
+    """The index.html text of the run in outdir, whose parsed log is log.
+
+    The headline and the forest plot first; then the run's metadata, status,
+    failures and skips; then a section per benchmark.
+    """
     name = os.path.basename(os.path.normpath(outdir))
     skips = skip_lines(log.path)
+    status = status_block(log, skips)
     body = [f"<h1>mmlab results: {esc(name)}</h1>",
+            headline_section(log, status[0] + "<p><a href=\"#details\">Run details, failures "
+                             "and skips</a></p>"),
+            forest_section(log),
+            "<section id=\"details\" class=\"details\"><h2>Run details</h2>",
             facts_table(header_facts(log.header, _read_text(outdir, "qemu-cmd.txt"))),
             all_header_fields(log.header)]
-    body += status_block(log, skips)
-    body += trace_block(outdir)
+    body += status[1:] + trace_block(outdir) + ["</section>"]
     names = bench_names(log, skips)
     body.append("<p>Benchmarks: " + ", ".join(
         f"<a href=\"#bench-{esc(n)}\">{esc(n)}</a>" for n in names) + "</p>" if names

@@ -102,12 +102,12 @@ def _merge_peer(log, path):
 
 def _write_plots(log, plot_dir, gnuplot):
     """Draw the plots; a missing gnuplot is reported, not fatal."""
-    groups = [group for group, _ in plotted_groups(log.benches)]
-    if not groups:
+    pairs = plotted_groups(log.benches)
+    if not pairs:
         return
     subtitle = (log.header or {}).get("cpu_model") or ""
     try:
-        plot_groups(groups, plot_dir, gnuplot, subtitle)
+        plot_groups([g for g, _ in pairs], plot_dir, gnuplot, subtitle, [s for _, s in pairs])
     except GnuplotMissing:
         print(f"{PROG}: {gnuplot} not found, plots skipped "
               "(install gnuplot-nox); results.json and table.txt are written",
