@@ -10,7 +10,7 @@ comparison. Both come before the run's metadata, skips and tables.
 from __future__ import annotations
 
 from mmlab_forest import render_forest
-from mmlab_headline import (CONTROL, NO_INTERVAL, NOT_SIGNIFICANT, SIGNIFICANT, comparisons, failed_control_lines, headline_blocks,
+from mmlab_headline import (CONTROL, failed_control_summary, NO_INTERVAL, NOT_SIGNIFICANT, SIGNIFICANT, comparisons, failed_control_lines, headline_blocks,
                             headline_sentences, row_cells)
 from mmlab_records import NAIVE
 from mmlab_svg import esc
@@ -49,6 +49,13 @@ def headline_tables(comps):
     return out
 
 
+def failure_words(f):
+    """'tlb early_ack cpus=2 pages=32: why' of a failed case."""
+    words = [f["bench"], f.get("variant"), f"cpus={f['cpus']}" if f.get("cpus") else ""]
+    words += [f"{k}={v}" for k, v in (f.get("params") or {}).items()]
+    return " ".join(filter(None, words)) + f": {f['why']}"
+
+
 def headline_section(log, status_line):
     """The page's headline: sentences, the headline table, failed controls, the run status."""
     comps = comparisons(log.benches)
@@ -57,10 +64,14 @@ def headline_section(log, status_line):
                                                   for s in headline_sentences(log.benches))
              + "</ul>"]
     parts += headline_tables(comps)
-    fails = failed_control_lines(comps)
+    fails = failed_control_summary(failed_control_lines(comps))
     if fails:
-        parts.append("<p class=\"bad\">Failed controls (not results):</p><ul>"
-                     + "".join(f"<li>{esc(f.strip())}</li>" for f in fails) + "</ul>")
+        items = "".join(f"<li>{esc(f.strip())}</li>" for f in fails[1:])
+        parts.append(f"<p class=\"bad\">{esc(fails[0])}</p>" + (f"<ul>{items}</ul>" if items else ""))
+    if log.failures:
+        parts.append(f"<p class=\"bad\">{len(log.failures)} failed case(s): "
+                     + esc("; ".join(failure_words(f) for f in log.failures[:5]))
+                     + (" ..." if len(log.failures) > 5 else "") + "</p>")
     parts.append("<p class=\"note\">* the 95% CI excludes 1 (significant); ~ it includes 1 (no "
                  "difference); ? too few runs for an interval. Every design and CPU count: the "
                  "forest plot below and the benchmark tables.</p>")

@@ -38,12 +38,14 @@ from mmlab_problems import Problem
 from mmlab_records import trailer_failed
 from mmlab_resultsfile import RESULTS_NAME, load_run, write_results_json
 from mmlab_stats import NOISE_FACTOR
-from mmlab_table import render_results_table
+from mmlab_table import render_failures, render_results_table
 
 PROG = "mmlab_results"
 TABLE_NAME = "table.txt"
 PLOTS_DIR = "plots"
 COMPARE_NAME = "compare.txt"
+# Failed cases the terminal lists after the headline (table.txt has them all).
+MAX_FAILURES = 5
 
 
 def cmd_report(args):
@@ -66,9 +68,18 @@ def cmd_report(args):
     if not args.no_plots:
         _write_plots(log, os.path.join(args.outdir, PLOTS_DIR), args.gnuplot)
     page = write_run_page(log, args.outdir)
-    sys.stdout.write(table if args.full_table else "\n".join(headline) + "\n")
+    sys.stdout.write(table if args.full_table else "\n".join(headline + _failures(log)) + "\n")
     print(f"Every design, every parameter set: {table_path}\nResults page: {page}")
     return _report_status(log)
+
+
+def _failures(log):
+    """The failed cases, at most MAX_FAILURES of them, for the terminal."""
+    lines = render_failures(log.failures)
+    if len(lines) > MAX_FAILURES + 2:
+        more = len(lines) - MAX_FAILURES - 2
+        lines = lines[:MAX_FAILURES + 2] + [f"  ... and {more} more in {TABLE_NAME}"]
+    return lines
 
 
 def _mark_incomplete(path, reason):

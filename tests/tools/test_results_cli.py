@@ -53,6 +53,13 @@ class TestReport(unittest.TestCase):
         table = self.read("table.txt")
         self.assertEqual(done.stdout.split("Every design")[0], table[table.index("\n\n") + 2:])
 
+    def test_failed_cases_follow_the_headline(self):
+        done = results("report", "--no-plots", data("bench_page.log"), self.out)
+        self.assertEqual(done.returncode, 1)
+        self.assertIn("\n1 failed case(s):\n  pin fixed cpus=2 region=own per_call=512: "
+                      "verification: 1 page left pinned (timed run 3)\nEvery design",
+                      done.stdout)
+
     def test_incomplete_marks_results_json(self):
         done = results("report", "--no-plots", "--incomplete", "SIGTERM",
                        data("bench_truncated.log"), self.out)
