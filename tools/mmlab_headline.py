@@ -136,7 +136,8 @@ def ratio_text(c):
 
 
 def counter_text(c):
-    """'batched: ipi_sent 1 -> 0.125': the count behind a ratio, per operation, reference's first."""
+    """'batched: ipi_sent 1 -> 0.125': the count per operation behind a ratio,
+    the reference's first."""
     if c.counter is None:
         return ""
     name, a, b = c.counter

@@ -10,7 +10,8 @@ comparison. Both come before the run's metadata, skips and tables.
 from __future__ import annotations
 
 from mmlab_forest import render_forest
-from mmlab_headline import (CONTROL, failed_control_summary, NO_INTERVAL, NOT_SIGNIFICANT, SIGNIFICANT, comparisons, failed_control_lines, headline_blocks,
+from mmlab_headline import (CONTROL, NO_INTERVAL, NOT_SIGNIFICANT, SIGNIFICANT, comparisons,
+                            failed_control_lines, failed_control_summary, headline_blocks,
                             headline_sentences, row_cells)
 from mmlab_records import NAIVE
 from mmlab_svg import esc
@@ -67,7 +68,8 @@ def headline_section(log, status_line):
     fails = failed_control_summary(failed_control_lines(comps))
     if fails:
         items = "".join(f"<li>{esc(f.strip())}</li>" for f in fails[1:])
-        parts.append(f"<p class=\"bad\">{esc(fails[0])}</p>" + (f"<ul>{items}</ul>" if items else ""))
+        parts.append(f"<p class=\"bad\">{esc(fails[0])}</p>"
+                     + (f"<ul>{items}</ul>" if items else ""))
     if log.failures:
         parts.append(f"<p class=\"bad\">{len(log.failures)} failed case(s): "
                      + esc("; ".join(failure_words(f) for f in log.failures[:5]))
