@@ -3,15 +3,20 @@
 
 usage: mmlab_html.py RESULTS_DIR
 
-The page holds the run's header (machine, CPU, accelerator, firmware,
-command lines, version), one section per benchmark with the tables of
-table.txt laid out as HTML (the same sections, headers and cells, from
-mmlab_table) and the plots of plots/ inline as base64 PNG data: URIs, the
-failed and skipped cases, and a link to trace.json when the run has one
-(with trace-timeline.png inline when it is there too).
+The page opens with the headline (id="headline": sentences and the
+headline table of mmlab_headline) and the forest plot (id="forest",
+mmlab_forest), then the run's details (header: machine, CPU, accelerator,
+firmware, command lines, version; failed and skipped cases; a link to
+trace.json when the run has one, with trace-timeline.png inline when it is
+there too), then one section per benchmark with the tables of table.txt
+laid out as HTML (the same sections, headers and cells, from mmlab_table,
+merged by mmlab_merge), its line plots (gnuplot's SVG of plots/ inline as
+a percent-encoded data: URI, or its PNG as base64) and a dot-and-interval
+chart (mmlab_dots) for each group measured at one CPU count.
 Nothing is fetched from the network: the CSS is inline and the only script
-is a few lines that count the plots the browser decoded into
-#plot-check (data-loaded, data-total), which the browser test reads.
+is a few lines that count the plots the browser decoded into #plot-check
+(data-loaded, data-total), and the forest rows drawn and the headline's
+size into #forest-check, which the browser test reads.
 A ratio cell is coloured by the table's own marks: significant (no mark)
 win or loss, '~' not significant, '?' no interval.
 The command writes RESULTS_DIR/index.html from its serial.log (or its
@@ -323,9 +328,6 @@ def legend():
             items[-1] += " " + line.strip()
         else:
             items.append(line)
-    items.append("On this page a group's designs share one table: naive's row first, then "
-                 "one row per design, each with its ratio against naive; a 'naive / design' "
-                 "cell of table.txt (outliers, counters) is split between the two rows.")
     items.append("Colours: green, the improved design wins significantly; red, it loses "
                  f"significantly; grey, '{NOT_SIGNIFICANT}' or '{NO_INTERVAL}' (no "
                  "significant difference); yellow note, a control that differs from 1.")
