@@ -2,7 +2,8 @@
 # mmlab launcher: installs what is missing, builds, boots the kernel in QEMU,
 # collects the serial log and reports. See ./run.sh --help and docs/usage.md.
 # Exit status: 0 all passed, 1 a test or benchmark failed (or the guest
-# crashed), 2 usage error, 3 the guest hung or timed out.
+# crashed), 2 usage error, 3 the guest hung or timed out, 4 interrupted
+# (SIGTERM, SIGINT or SIGHUP: the guest is ended, partial results written).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -10,9 +11,10 @@ O=${O:-$here/build}
 PYTHON=${PYTHON:-python3}
 . "$here/tools/run-bochs.sh"
 . "$here/tools/peer/peer.sh"
+. "$here/tools/run-signals.sh"
 
 accel=auto smp="" mem=1G firmware=bios boot=iso machine=pc mode=bench bench=""
-results="" timeout_s="" quiet=0 compare=() extra=() spcr="" qemu_extra=() cpu_model="" loader=""
+results="" timeout_s="" quiet=0 verbose=0 compare=() extra=() spcr="" qemu_extra=() cpu_model="" loader=""
 emulator=qemu
 trace=0 trace_word=0
 peer=""
@@ -64,6 +66,8 @@ index.html (the results page: open it in a browser).
                          default 300 for self-tests, 3600 for benchmarks,
                          three times that under Bochs)
   --quiet                no progress lines while the guest runs
+  --verbose              stream the console's lines (and the build's) as they come,
+                         instead of one progress line per benchmark
   --compare A B          compare two results folders (or serial logs); also writes
                          compare.txt and the page index.html to --results DIR
                          (default results/compare-<date-time>)
@@ -73,7 +77,10 @@ index.html (the results page: open it in a browser).
 serial.log records the UART the kernel writes to: console= from the kernel
 words if given, else the one --spcr names (ttyS0 or ttyS1), else ttyS0.
 
-Exit status: 0 passed, 1 failed or crashed, 2 usage error, 3 hung/timed out.
+Exit status: 0 passed, 1 failed or crashed, 2 usage error, 3 hung/timed out,
+4 interrupted: on SIGTERM, SIGINT or SIGHUP run.sh ends its guest (QEMU, Bochs,
+the Linux peer) and every other process it started, keeps serial.log, writes
+results.json marked "incomplete" (and the table and page) and exits 4.
 USAGE
 }
 
@@ -103,6 +110,7 @@ parse_args() {
 		--results) need_arg "$@"; results=$2; shift ;;
 		--timeout) need_arg "$@"; timeout_s=$2; shift ;;
 		--quiet) quiet=1 ;;
+		--verbose) verbose=1 ;;
 		--compare) [ $# -ge 3 ] || die_usage "--compare needs two folders"; compare=("$2" "$3"); shift 2 ;;
 		--help|-h) usage; exit 0 ;;
 		--) shift; extra=("$@"); break ;;
@@ -156,8 +164,17 @@ install_missing() {
 build() {
 	local targets=(all)
 	[ "$boot" = pxe ] && targets+=(netboot)
-	say "building"
-	make -C "$here" -s O="$O" "${targets[@]}" >&2 || { echo "run.sh: build failed" >&2; exit 1; }
+	local log=/dev/stderr
+	mkdir -p "$O"
+	# The compiler's lines go to build.log unless --verbose; a failure shows its end.
+	[ "$verbose" = 1 ] || { log=$O/build.log; say "building (log: $log)"; }
+	[ "$verbose" = 0 ] || say "building"
+	# In the background and waited for: a signal ends it at once (tools/run-signals.sh).
+	make -C "$here" -s O="$O" "${targets[@]}" > "$log" 2>&1 &
+	wait $! && return
+	[ "$verbose" = 1 ] || tail -n 30 "$log" >&2
+	echo "run.sh: build failed" >&2
+	exit 1
 }
 
 # ---- accelerator -------------------------------------------------------------
@@ -301,8 +318,15 @@ qemu_args() {
 	esac
 }
 
-# Shows mmlab's own lines (not firmware noise) as they arrive.
+# Shows progress as the console's lines arrive: for a benchmark run, one line
+# per benchmark (tools/mmlab_progress.py); with --verbose or --selftest,
+# mmlab's own lines (not firmware noise).
 follow_log() {
+	if [ "$mode" = bench ] && [ "$verbose" = 0 ]; then
+		tail -n +1 -F --pid="$1" "$results/serial.log" 2>/dev/null |
+			"$PYTHON" "$here/tools/mmlab_progress.py" --benches "$bench"
+		return
+	fi
 	tail -n +1 -F --pid="$1" "$results/serial.log" 2>/dev/null |
 		grep --line-buffered -E '^(MMLAB|mmlab:|# (bench|WARN)|not ok|ok [0-9]+ [a-z])' >&2
 }
@@ -364,6 +388,7 @@ write_trace() {
 
 main() {
 	parse_args "$@"
+	run_trap_signals
 	if [ ${#compare[@]} -eq 2 ]; then
 		[ -n "$results" ] || results=$here/results/compare-$(date +%Y-%m-%d-%H%M%S)
 		say "comparison page: $results/index.html"
@@ -400,8 +425,8 @@ main() {
 	# A peer that hangs (rc 3) still leaves mmlab's own results reported.
 	if [ "$rc" != 2 ] && [ "$rc" != 3 ]; then [ -z "$peer" ] || run_peer; report; fi
 	if [ "$rc" = 2 ]; then grep -h '^mmlab: error:' "$results/serial.log" >&2; fi
-	say "results in $results"
-	[ "$mode" != bench ] || [ ! -f "$results/index.html" ] || say "results page: $results/index.html"
+	# A benchmark report ends with the paths of table.txt and index.html.
+	[ "$mode" = bench ] && [ -f "$results/index.html" ] || say "results in $results"
 	exit "$rc"
 }
 

@@ -458,6 +458,14 @@ note "results pages in headless Chromium"
 "$PYTHON" "$here/tests/tools/page_check.py" "$logs/results-page" "$bench_runs/all" \
 	"$bench_runs/compare" "$bench_runs/A" > "$logs/results-page.ktap" 2> "$logs/results-page.stderr"
 
+# ---- run.sh stopped by SIGTERM mid-benchmark (issue 28) ---------------------------
+
+# As timeout(1) or CI stop it: exit status 4, no process left behind (the guest
+# above all), serial.log kept and results.json marked incomplete.
+note "run.sh interrupted by SIGTERM mid-benchmark"
+PYTHON=$PYTHON bash "$here/tests/tools/interrupt_check.sh" "$O/test-interrupt" \
+	> "$logs/interrupt.ktap" 2> "$logs/interrupt.stderr"
+
 # ---- lab machines (issue 10): what the boots above showed, and failure paths ----
 
 note "lab machines: PXE, console discovery, clocks, CPUs, memory, LAVA"

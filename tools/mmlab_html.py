@@ -3,15 +3,22 @@
 
 usage: mmlab_html.py RESULTS_DIR
 
-The page holds the run's header (machine, CPU, accelerator, firmware,
-command lines, version), one section per benchmark with the tables of
-table.txt laid out as HTML (the same sections, headers and cells, from
-mmlab_table) and the plots of plots/ inline as base64 PNG data: URIs, the
-failed and skipped cases, and a link to trace.json when the run has one
-(with trace-timeline.png inline when it is there too).
+The page opens with the headline (id="headline": sentences and the
+headline table of mmlab_headline) and the forest plot (id="forest",
+mmlab_forest), then the run's details (header: machine, CPU, accelerator,
+firmware, command lines, version; failed and skipped cases; Warnings, the
+failed A/A controls (harness bias, mmlab_rounds); a link to
+trace.json when the run has one, with trace-timeline.png inline when it is
+there too), then one section per benchmark with the tables of table.txt
+laid out as HTML (the same sections, headers and cells, from mmlab_table,
+merged by mmlab_merge), its line plots (gnuplot's SVG of plots/ inline as
+a percent-encoded data: URI, or its PNG as base64) and a dot-and-interval
+chart (mmlab_dots) for each group measured at one CPU count; after them
+the fits and shootdown components of the unmap cost (id="fits", mmlab_fits).
 Nothing is fetched from the network: the CSS is inline and the only script
-is a few lines that count the plots the browser decoded into
-#plot-check (data-loaded, data-total), which the browser test reads.
+is a few lines that count the plots the browser decoded into #plot-check
+(data-loaded, data-total), and the forest rows drawn and the headline's
+size into #forest-check, which the browser test reads.
 A ratio cell is coloured by the table's own marks: significant (no mark)
 win or loss, '~' not significant, '?' no interval.
 The command writes RESULTS_DIR/index.html from its serial.log (or its
@@ -25,9 +32,15 @@ import json
 import os
 import re
 import sys
+import urllib.parse
 
+from mmlab_dots import render_dots, single_count_groups
 from mmlab_fits import component_results, fit_results, render_fits_html
+from mmlab_groups import group_results
+from mmlab_headline_html import forest_section, headline_section
 from mmlab_log import parse_log, read_lines
+from mmlab_peer import MMLAB, record_system
+from mmlab_merge import merge_sections, sections_by_group
 from mmlab_plot import plotted_groups
 from mmlab_resultsfile import load_run
 from mmlab_records import NAIVE
@@ -44,8 +57,8 @@ SKIP_RE = re.compile(r"^# (?:WARN )?bench\b.*\bskipped\b")
 # CPUID leaf 0x40000000 vendor strings of the accelerators QEMU offers.
 ACCELERATORS = {"TCGTCGTCGTCG": "TCG (QEMU's emulator)", "KVMKVMKVM": "KVM"}
 BIAS_WORDS = "a bias in the set-up"
-# How table.txt puts naive's and a design's values in one cell.
-PAIR_SEP = " / "
+# Characters an SVG data: URI keeps as they are (the rest are percent-encoded).
+SVG_SAFE = " =:/;,()-._~!*+?@[]$'"
 
 CSS = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em auto;
@@ -67,9 +80,15 @@ figure { margin: 0; width: 640px; } figure img { width: 100%; border: 1px solid 
 figcaption { font-size: 12px; color: #555; } .missing { border: 2px dashed #c00;
   padding: 1em; color: #c00; } .bad { color: #b00; font-weight: bold; }
 ul.legend { font-size: 13px; color: #444; } code { font-size: 13px; }
+#headline { background: #f7f9fc; border: 1px solid #cdd7e4; padding: 0 1em 1em; }
+#headline h2 { margin-top: .5em; } ul.sentences li { margin: .2em 0; font-size: 15px; }
+table.headline caption { font-size: 14px; padding: .3em 0; } p.note { font-size: 13px;
+  color: #555; } svg.forest, svg.dots { background: white; border: 1px solid #ddd; }
+figure.dots { width: auto; }
 """
 
-# Counts the plots the browser decoded; the browser test (tests/tools/page_check.py) reads it.
+# Counts the plots the browser decoded, the forest plot's rows it drew and the headline's
+# size; the browser test (tests/tools/page_check.py) reads them.
 CHECK_SCRIPT = """<script>
 addEventListener("load", function () {
   var imgs = document.querySelectorAll("img.plot"), ok = 0, i;
@@ -77,6 +96,13 @@ addEventListener("load", function () {
   var c = document.getElementById("plot-check");
   c.setAttribute("data-loaded", ok); c.setAttribute("data-total", imgs.length);
   c.textContent = ok + " of " + imgs.length + " plots loaded";
+  var rows = document.querySelectorAll("#forest svg.forest g.forest-row"), drawn = 0;
+  for (i = 0; i < rows.length; i++) if (rows[i].getBBox().width > 0) drawn++;
+  var h = document.getElementById("headline"), f = document.getElementById("forest-check");
+  f.setAttribute("data-forest-rows", rows.length); f.setAttribute("data-forest-drawn", drawn);
+  f.setAttribute("data-headline-height", h ? h.offsetHeight : 0);
+  f.setAttribute("data-headline-rows", document.querySelectorAll("#headline tr").length);
+  f.textContent = drawn + " of " + rows.length + " forest rows drawn";
 });
 </script>"""
 
@@ -91,7 +117,8 @@ def page(title, body):
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
             f"<title>{esc(title)}</title>\n<style>{CSS}</style></head>\n<body>\n"
             + "\n".join(body)
-            + "\n<p>Plots: <span id=\"plot-check\">(counted when the page has loaded)</span></p>\n"
+            + "\n<p>Plots: <span id=\"plot-check\">(counted when the page has loaded)</span>; "
+            "forest plot: <span id=\"forest-check\">(counted when the page has loaded)</span></p>\n"
             + CHECK_SCRIPT + "\n</body></html>\n")
 
 
@@ -180,16 +207,28 @@ def _td(css, text):
 
 
 def plot_figure(path, caption, missing="was gnuplot installed?"):
-    """A <figure> with the PNG at path inline, or a visible box when it is missing."""
+    """A <figure> with the image at path inline (PNG, or SVG text as a data: URI), or a
+    visible box when it is missing."""
     try:
         with open(path, "rb") as f:
-            data = base64.b64encode(f.read()).decode("ascii")
+            raw = f.read()
     except OSError:
         return (f"<figure><div class=\"missing\">plot missing: {esc(caption)}.png "
                 f"({esc(missing)})</div></figure>")
+    if path.endswith(".svg"):
+        # Percent-encoded text: a third of the size of base64, and gnuplot's SVG is
+        # half the size of its PNG. The page stays small (docs/output.md).
+        src = "data:image/svg+xml;charset=utf-8," + urllib.parse.quote(raw, safe=SVG_SAFE)
+    else:
+        src = "data:image/png;base64," + base64.b64encode(raw).decode("ascii")
     return (f"<figure><img class=\"plot\" alt=\"{esc(caption)}\" "
-            f"src=\"data:image/png;base64,{data}\"><figcaption>{esc(caption)}</figcaption>"
-            "</figure>")
+            f"src=\"{esc(src)}\"><figcaption>{esc(caption)}</figcaption></figure>")
+
+
+def run_plot(outdir, stem):
+    """A run's plot: gnuplot's SVG when it is there, else its PNG."""
+    base = os.path.join(outdir, PLOTS_DIR, stem)
+    return plot_figure(base + (".svg" if os.path.exists(base + ".svg") else ".png"), stem)
 
 
 def bench_names(log, skips):
@@ -220,8 +259,11 @@ def bench_section(name, log, outdir, skips):
     skipped = [s for s in skips if re.match(rf"^# (?:WARN )?bench {re.escape(name)}\b", s)]
     parts += _list_block("Failed", [failure_text(f) for f in failed], "bad")
     parts += _list_block("Skipped", [s[2:] for s in skipped], "")
-    figures = [plot_figure(os.path.join(outdir, PLOTS_DIR, stem + ".png"), stem)
+    figures = [run_plot(outdir, stem)
                for group, stem in plotted_groups(log.benches) if group.bench == name]
+    own = [r for r in log.benches if r.bench == name and record_system(r) == MMLAB]
+    figures += [f"<figure class=\"dots\">{render_dots(g)}</figure>"
+                for g in single_count_groups(group_results(own))]
     if figures:
         parts += ["<h3>Plots</h3>", "<div class=\"plots\">" + "".join(figures) + "</div>"]
     return "\n".join(parts + ["</section>"])
@@ -230,20 +272,15 @@ def bench_section(name, log, outdir, skips):
 def _group_tables(records, name):
     """(group, [HTML tables]) for benchmark name's groups: one table per group.
 
-    The tables come from table.txt's sections (mmlab_table.table_sections),
-    so a column added there appears here too. A group's sections (naive
-    against each design) are merged into one table, a row per design under
-    naive's (merge_sections); sections that do not line up stay apart.
+    The tables come from table.txt's sections (mmlab_table.table_sections,
+    merged by mmlab_merge as table.txt merges them), so a column added there
+    appears here too: naive's row, then a row per design; sections that do
+    not line up stay apart.
     """
-    by_group = []
-    for sec in table_sections(records):
-        if sec.group.bench != name:
-            continue
-        if not by_group or by_group[-1][0] is not sec.group:
-            by_group.append((sec.group, []))
-        by_group[-1][1].append((sec.improved, sec.headers, sec.rows, sec.align))
     out = []
-    for group, sections in by_group:
+    for group, sections in sections_by_group(table_sections(records)):
+        if group.bench != name:
+            continue
         merged = merge_sections(sections)
         if merged:
             headers, rows, align, row_classes = merged
@@ -253,107 +290,6 @@ def _group_tables(records, name):
             "<table>", f"<table><caption>{esc(NAIVE)} vs {esc(v)}</caption>", 1)
             for v, h, r, a in sections]))
     return out
-
-
-def _design_header(header, variant):
-    """header without its design's name: 'batched (cycles)' -> 'median (cycles)'."""
-    if variant and (header == variant or header.startswith(variant + " ")):
-        return "median" + header[len(variant):]
-    return header
-
-
-def _split_pair(cell):
-    """('naive part', 'design part') of a 'naive / design' cell, or None."""
-    parts = cell.split(PAIR_SEP)
-    return (parts[0], parts[1]) if len(parts) == 2 else None
-
-
-def merge_sections(sections):
-    """One (headers, rows, align, row classes) for a group's sections, or None.
-
-    sections: (design, headers, rows, align) of naive against each design.
-    Each section's columns before its design's median are naive's (and the
-    CPU count); they must be the same in every section. The columns from
-    the design's median on become the columns of a design row, in the order
-    the sections give them (a column only some sections have, a counter or
-    a peer's, is blank on the others' rows); a column whose every cell is
-    'naive / design' gives naive its half on naive's row.
-    """
-    cut = _common_cut(sections)
-    if cut is None:
-        return None
-    parts = [_design_part(v, h, rows, a, cut) for v, h, rows, a in sections]
-    cols = _ordered_union([list(p["align"]) for p in parts])
-    _, h0, rows0, a0 = sections[0]
-    naive_at = {k: j for j, k in enumerate(_keyed([_design_header(h, NAIVE) for h in h0[:cut]]))}
-    lead = [j for k, j in naive_at.items() if k not in cols]
-    paired = {k for k in cols if all(_split_pair(c) for p in parts if k in p["align"]
-                                     for row in p["rows"] for c in [row[k]])}
-    rows, classes = [], []
-    for i, row in enumerate(rows0):
-        rows.append([row[j] for j in lead] + [NAIVE] + [_naive_cell(k, row, naive_at, paired, parts, i)
-                                                        for k in cols])
-        classes.append("base")
-        for v, p in zip((s[0] for s in sections), parts):
-            cells = [p["rows"][i].get(k, "") for k in cols]
-            rows.append([row[j] for j in lead] + [v or "improved"] + [
-                _split_pair(c)[1] if k in paired and c else c for k, c in zip(cols, cells)])
-            classes.append("")
-    align = "".join(a0[j] for j in lead) + "l" + "".join(
-        next(p["align"][k] for p in parts if k in p["align"]) for k in cols)
-    return [h0[j] for j in lead] + ["design"] + [k[0] for k in cols], rows, align, classes
-
-
-def _design_part(variant, headers, rows, align, cut):
-    """A section's design columns keyed by (name, occurrence): their alignment and cells."""
-    keys = _keyed([_design_header(h, variant) for h in headers[cut:]])
-    return {"align": dict(zip(keys, align[cut:])),
-            "rows": [dict(zip(keys, row[cut:])) for row in rows]}
-
-
-def _naive_cell(key, row, naive_at, paired, parts, i):
-    """naive's cell in column key: its own column, else its half of a paired cell."""
-    if key in naive_at:
-        return row[naive_at[key]]
-    if key in paired:
-        return next(_split_pair(p["rows"][i][key])[0] for p in parts if key in p["align"])
-    return ""
-
-
-def _keyed(names):
-    """(name, how many times it came before): '±CI' is both a design's and a peer's."""
-    return [(n, names[:j].count(n)) for j, n in enumerate(names)]
-
-
-def _ordered_union(lists):
-    """The keys of every list once, each after the key its list had before it."""
-    out = []
-    for keys in lists:
-        at = 0
-        for k in keys:
-            if k in out:
-                at = out.index(k) + 1
-            else:
-                out.insert(at, k)
-                at += 1
-    return out
-
-
-def _common_cut(sections):
-    """Where every section's design columns start, if naive's columns before are all alike."""
-    cuts = {_first_design_column(v, h) for v, h, _, _ in sections}
-    if len(cuts) != 1 or None in cuts:
-        return None
-    cut = cuts.pop()
-    naive_parts = {json.dumps([h[:cut]] + [r[:cut] for r in rows]) for _, h, rows, _ in sections}
-    return cut if len(naive_parts) == 1 else None
-
-
-def _first_design_column(variant, headers):
-    """Where a section's design columns start: its design's median; None if not found."""
-    name = variant or "improved"
-    return next((j for j, h in enumerate(headers) if h == name or h.startswith(name + " ")),
-                None)
 
 
 def failure_text(f):
@@ -398,25 +334,31 @@ def legend():
             items[-1] += " " + line.strip()
         else:
             items.append(line)
-    items.append("On this page a group's designs share one table: naive's row first, then "
-                 "one row per design, each with its ratio against naive; a 'naive / design' "
-                 "cell of table.txt (outliers, counters) is split between the two rows.")
     items.append("Colours: green, the improved design wins significantly; red, it loses "
                  f"significantly; grey, '{NOT_SIGNIFICANT}' or '{NO_INTERVAL}' (no "
-                 "significant difference); yellow note, a control that differs from 1.")
+                 "significant difference); yellow note, an A/A control that differs from 1 (harness "
+                 "bias).")
     return "<ul class=\"legend\">" + "".join(f"<li>{esc(' '.join(i.split()))}</li>"
                                              for i in items) + "</ul>"
 
 
 def render_run_page(log, outdir):
-    """The index.html text of the run in outdir, whose parsed log is log."""
+    """The index.html text of the run in outdir, whose parsed log is log.
+
+    The headline and the forest plot first; then the run's metadata, status,
+    failures and skips; then a section per benchmark.
+    """
     name = os.path.basename(os.path.normpath(outdir))
     skips = skip_lines(log.path)
+    status = status_block(log, skips)
     body = [f"<h1>mmlab results: {esc(name)}</h1>",
+            headline_section(log, status[0] + "<p><a href=\"#details\">Run details, failures "
+                             "and skips</a></p>"),
+            forest_section(log),
+            "<section id=\"details\" class=\"details\"><h2>Run details</h2>",
             facts_table(header_facts(log.header, _read_text(outdir, "qemu-cmd.txt"))),
             all_header_fields(log.header)]
-    body += status_block(log, skips)
-    body += trace_block(outdir)
+    body += status[1:] + trace_block(outdir) + ["</section>"]
     names = bench_names(log, skips)
     body.append("<p>Benchmarks: " + ", ".join(
         f"<a href=\"#bench-{esc(n)}\">{esc(n)}</a>" for n in names) + "</p>" if names

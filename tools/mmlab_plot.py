@@ -21,6 +21,8 @@ from mmlab_sweep import sweep_results
 
 GNUPLOT_TIMEOUT = 60
 SIZE = "800,500"
+# A line plot needs this many points on its x-axis.
+MIN_POINTS = 2
 # Spread the CPU axis as powers of two when counts span this factor or more.
 LOG_X_SPAN = 4
 
@@ -32,15 +34,20 @@ class GnuplotMissing(Exception):
 def plotted_groups(records):
     """(group, file stem) of every plot a run's records get: by CPU count, then sweeps.
 
-    mmlab_results draws them and mmlab_html puts them on the results page.
+    Only groups with at least MIN_POINTS x values get a line plot: a group
+    measured at one CPU count gets the page's dot-and-interval chart
+    (mmlab_dots) instead. mmlab_results draws them and mmlab_html puts them
+    on the results page.
     """
     own = [r for r in records if record_system(r) == MMLAB]  # a peer's are in the table only
     groups = group_results(own) + sweep_results(own)
-    return list(zip(groups, plot_stems(groups)))
+    pairs = zip(groups, plot_stems(groups))
+    return [(g, stem) for g, stem in pairs if len(g.cpu_counts()) >= MIN_POINTS]
 
 
-def plot_groups(groups, plot_dir, gnuplot="gnuplot", subtitle=""):
-    """Write <stem>.png and <stem>.svg in plot_dir for each group.
+def plot_groups(groups, plot_dir, gnuplot="gnuplot", subtitle="", stems=None):
+    """Write <stem>.png and <stem>.svg in plot_dir for each group (stems: their file
+    stems, as plotted_groups gives them; by default plot_stems of groups).
 
     Returns the list of files written. Raises GnuplotMissing when gnuplot
     cannot be found and RuntimeError when it fails on a plot.
@@ -50,7 +57,7 @@ def plot_groups(groups, plot_dir, gnuplot="gnuplot", subtitle=""):
         raise GnuplotMissing(f"{gnuplot} not found")
     os.makedirs(plot_dir, exist_ok=True)
     written = []
-    for group, stem in zip(groups, plot_stems(groups)):
+    for group, stem in zip(groups, stems or plot_stems(groups)):
         base = os.path.join(plot_dir, stem)
         run_gnuplot(program, gnuplot_script(group, base, subtitle))
         written += [base + ".png", base + ".svg"]
@@ -92,10 +99,10 @@ def gnuplot_script(group, base, subtitle=""):
 def data_block(group, variant):
     """'cpus median low high' lines for one variant, by ascending CPU count."""
     rows = sorted(group.variants[variant].items())
-    return "".join(f"{cpus} {r.median!r} {_bar(r)[0]!r} {_bar(r)[1]!r}\n" for cpus, r in rows)
+    return "".join(f"{cpus} {r.median!r} {bar(r)[0]!r} {bar(r)[1]!r}\n" for cpus, r in rows)
 
 
-def _bar(rec):
+def bar(rec):
     """The error bar of a point: the median's 95% interval, else min..max."""
     if rec.samples:
         return median_ci(rec.samples)

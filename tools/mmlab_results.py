@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """Turns an mmlab serial log into results, and compares two runs.
 
-usage: mmlab_results.py report [--gnuplot PROG] [--no-plots] [--peer PEERLOG]...
+usage: mmlab_results.py report [--gnuplot PROG] [--no-plots] [--full-table]
+                           [--incomplete REASON] [--peer PEERLOG]...
                            [--boot LOG]... [--peer-boot PEERLOG]... LOG OUTDIR
        mmlab_results.py compare [--noise-factor F] [--outdir DIR] A B
 
 report writes OUTDIR/results.json, OUTDIR/table.txt and
-OUTDIR/plots/<bench>[-<params>].png and .svg, then prints the table. Problems
+OUTDIR/plots/<bench>[-<params>].png and .svg, then prints the headline
+(mmlab_headline: at most 40 lines) and the paths of table.txt and
+index.html; --full-table prints the whole table.txt instead. --incomplete
+REASON marks results.json "incomplete" (run.sh writes one so when it is
+interrupted: the log stops mid-run). Problems
 in the log go to standard error (and results.json). Without gnuplot the
 plots are skipped with a message and the rest is still written. --peer adds
 the results of a peer system's log (tools/peer/linux.sh: BENCH lines with
@@ -21,10 +26,12 @@ Exit status: 0 done; 1 the log has problems or its trailer reports a
 failure (report), or a run could not be read (compare); 2 usage error.
 """
 import argparse
+import json
 import os
 import sys
 
 from mmlab_compare import render_compare, render_compare_page
+from mmlab_headline import render_headline
 from mmlab_log import parse_log
 from mmlab_html import PAGE_NAME, write_run_page
 from mmlab_peer import MMLAB, boot_ratios, record_system, render_boot_ratios, split_systems
@@ -33,12 +40,14 @@ from mmlab_problems import Problem
 from mmlab_records import trailer_failed
 from mmlab_resultsfile import RESULTS_NAME, load_run, write_results_json
 from mmlab_stats import NOISE_FACTOR
-from mmlab_table import render_results_table
+from mmlab_table import render_failures, render_results_table
 
 PROG = "mmlab_results"
 TABLE_NAME = "table.txt"
 PLOTS_DIR = "plots"
 COMPARE_NAME = "compare.txt"
+# Failed cases the terminal lists after the headline (table.txt has them all).
+MAX_FAILURES = 5
 
 
 def cmd_report(args):
@@ -50,20 +59,49 @@ def cmd_report(args):
     peers = [_merge_peer(log, path) for path in args.peer]
     ratios = _boot_ratios(own, log.benches, args) if args.peer else None
     os.makedirs(args.outdir, exist_ok=True)
-    write_results_json(log, os.path.join(args.outdir, RESULTS_NAME), peers=peers or None,
-                       boot_ratios=ratios)
+    results_path = os.path.join(args.outdir, RESULTS_NAME)
+    write_results_json(log, results_path, peers=peers or None, boot_ratios=ratios)
+    if args.incomplete:
+        _mark_incomplete(results_path, args.incomplete)
     table = render_results_table(log.benches, log.header, log.problems, log.failures,
                                  log.trailer)
+    boots = []
     if args.boot or args.peer_boot:
         system = next((record_system(r) for r in log.benches if record_system(r) != MMLAB), "peer")
-        table += "\n".join(render_boot_ratios(ratios, system.split("-")[0])) + "\n"
-    with open(os.path.join(args.outdir, TABLE_NAME), "w") as f:
-        f.write(table)
-    sys.stdout.write(table)
+        boots = render_boot_ratios(ratios, system.split("-")[0])
+        table += "\n".join(boots) + "\n"
+    headline = render_headline(log.benches)
+    table_path = os.path.join(args.outdir, TABLE_NAME)
+    with open(table_path, "w") as f:
+        f.write("\n".join(headline) + "\n\n" + table)
     if not args.no_plots:
         _write_plots(log, os.path.join(args.outdir, PLOTS_DIR), args.gnuplot)
-    write_run_page(log, args.outdir)
+    page = write_run_page(log, args.outdir)
+    # The boots' mmlab/peer ratios are the peer run's result: the terminal shows them too.
+    short = headline + boots + _failures(log)
+    sys.stdout.write(table if args.full_table else "\n".join(short) + "\n")
+    print(f"Every design, every parameter set: {table_path}\nResults page: {page}")
     return _report_status(log)
+
+
+def _failures(log):
+    """The failed cases, at most MAX_FAILURES of them, for the terminal."""
+    lines = render_failures(log.failures)
+    if len(lines) > MAX_FAILURES + 2:
+        more = len(lines) - MAX_FAILURES - 2
+        lines = lines[:MAX_FAILURES + 2] + [f"  ... and {more} more in {TABLE_NAME}"]
+    return lines
+
+
+def _mark_incomplete(path, reason):
+    """Mark results.json as the partial results of a run stopped by reason (e.g. SIGTERM)."""
+    with open(path) as f:
+        doc = json.load(f)
+    doc["incomplete"] = True
+    doc["interrupted_by"] = reason
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
 
 
 def _merge_peer(log, path):
@@ -95,12 +133,12 @@ def _boot_ratios(own, merged, args):
 
 def _write_plots(log, plot_dir, gnuplot):
     """Draw the plots; a missing gnuplot is reported, not fatal."""
-    groups = [group for group, _ in plotted_groups(log.benches)]
-    if not groups:
+    pairs = plotted_groups(log.benches)
+    if not pairs:
         return
     subtitle = (log.header or {}).get("cpu_model") or ""
     try:
-        plot_groups(groups, plot_dir, gnuplot, subtitle)
+        plot_groups([g for g, _ in pairs], plot_dir, gnuplot, subtitle, [s for _, s in pairs])
     except GnuplotMissing:
         print(f"{PROG}: {gnuplot} not found, plots skipped "
               "(install gnuplot-nox); results.json and table.txt are written",
@@ -155,6 +193,10 @@ def build_parser():
     report.add_argument("--gnuplot", default="gnuplot", metavar="PROG",
                         help="gnuplot program (default: gnuplot)")
     report.add_argument("--no-plots", action="store_true", help="do not draw plots")
+    report.add_argument("--full-table", action="store_true",
+                        help="print the whole table.txt, not the headline")
+    report.add_argument("--incomplete", metavar="REASON",
+                        help="mark results.json incomplete: the run was stopped (REASON)")
     report.add_argument("--peer", action="append", default=[], metavar="PEERLOG",
                         help="a peer system's serial log to merge (repeatable)")
     report.add_argument("--boot", action="append", default=[], metavar="LOG",

@@ -3,7 +3,8 @@
 One section per benchmark, parameter set and metric (and improved variant,
 should a benchmark have several), one row per CPU count:
 
-  cpus | naive median | ±CI | improved median | ±CI | ratio | 95% CI | outliers | counters... | note
+  cpus | naive median | ±CI | improved median | ±CI | ratio | 95% CI | outliers | counters... |
+  runs | note
 
 Medians carry the unit in the column header. ±CI is half the median's 95%
 confidence interval as a percentage of the median (from the samples; a log
@@ -11,10 +12,13 @@ without samples shows the standard deviation instead, marked 'sd'). The
 ratio is how many times better the improved design is, whichever way the
 metric points (so > 1 always means it wins), with its bootstrap interval;
 a ratio whose interval includes 1 is printed '~1.03x' (not significant),
-one with too few runs for an interval '?1.03x'. A row the benchmark marks
-as a control (both designs do the same work: both records say so) says so
-in its note, and a control whose ratio is significantly different from 1
-is flagged: that is a bias in the set-up, not a result. A record's own
+one with too few runs for an interval '?1.03x'; the interval is
+mmlab_rounds.ratio_interval's (round-block bootstrap, a seed per
+comparison). The A/A row (naive against 'aa', itself run again) says so in
+its note and, when its ratio differs from 1, 'harness bias' (listed again
+as a WARNING after the sections); a row both records mark "expected near
+1" says so, and whether it differs; a level shift in either design's runs
+is named. runs is the timed runs each design achieved. A record's own
 "note" (what the design defers, say) is added to the row's note. Outliers (Tukey's fences) are counted,
 never dropped. Each counter column holds 'naive / improved' per operation
 (headed by the counter's name less '_per_op'); only counters that are
@@ -27,6 +31,12 @@ four columns to the section of the same benchmark, parameters and metric:
 the peer's median and ±CI, mmlab/peer (the improved design's median over
 the peer's, raw, whichever way the metric points) and its bootstrap 95% CI.
 A peer's groups that no mmlab section matches get sections of their own.
+
+table.txt shows a group's sections as one table (mmlab_merge, as the
+results page does): naive's row, then a row per design at each CPU count,
+each design's ratio on its own row and a 'naive / design' cell split
+between the two rows. Before the tables comes the run's headline
+(mmlab_headline): which design wins where, at the largest CPU count.
 """
 from mmlab_format import (describe_run, format_count, format_number, format_percent,
                           format_ratio, format_spread, render_table)
@@ -34,6 +44,7 @@ from typing import List, NamedTuple, Optional
 
 from mmlab_fits import component_results, fit_results, render_fits_text
 from mmlab_groups import Group, group_results
+from mmlab_merge import merge_sections
 from mmlab_peer import PeerIndex, peer_ratio, split_systems
 from mmlab_records import NAIVE
 from mmlab_rounds import (expected_near1, harness_bias, harness_bias_text, is_aa,
@@ -58,17 +69,19 @@ LEGEND = [
     "the two designs).",
     "±CI: half the median's 95% confidence interval (order statistics), as % of the median; "
     f"the harness aims at ±{CI_TARGET_PCT:g}%.",
-    "outliers: runs outside Tukey's fences (1.5 IQR), naive / improved. They stay in every "
-    "statistic: under TCG a vCPU",
+    "outliers: runs outside Tukey's fences (1.5 IQR), on each design's row. They stay in "
+    "every statistic: under TCG a vCPU",
     "       descheduled by the host is part of the measurement environment, not an error.",
-    "runs: the timed runs achieved, naive / improved.",
+    "runs: the timed runs achieved, on each design's row.",
     "aa: the reference design run a second time; its ratio must include 1, and one that does "
     "not is 'harness bias'.",
     "expected near 1: the designs run different code but should cost about the same there; "
     "no result, no control.",
     f"level shift: a design's runs change level against run order (Pettitt p < "
     f"{LEVEL_SHIFT_P:g}, medians {LEVEL_SHIFT_MIN_PCT:g}% apart).",
-    "Counters are per operation (per <unit> where the name ends so), shown as naive / improved.",
+    "Counters are per operation (per <unit> where the name ends so), on each design's row.",
+    f"A group's designs share one table: {NAIVE}'s row first at each CPU count, then a row per "
+    f"design with its ratio against {NAIVE}.",
 ]
 PEER_LEGEND = [
     "mmlab/<peer>: the improved design's median over the peer system's (raw: < 1 means mmlab's "
@@ -85,8 +98,8 @@ def render_results_table(records, header=None, problems=(), failures=(), trailer
     sections = table_sections(records)
     if not sections:
         lines += ["", "No benchmark results."]
-    for section in sections:
-        lines += ["", section.title] + render_table(section.headers, section.rows, section.align)
+    for group_sections in _by_group(sections):
+        lines += [""] + render_group(group_sections)
     lines += render_fits_text(fit_results(records), component_results(records))
     lines += render_warnings(records)
     lines += render_failures(failures) + render_status(trailer)
@@ -94,6 +107,28 @@ def render_results_table(records, header=None, problems=(), failures=(), trailer
         lines += ["", f"{len(problems)} problem(s) in the log; see results.json:"]
         lines += [f"  {p}" for p in problems]
     return "\n".join(lines) + "\n"
+
+
+def render_group(sections):
+    """One group's lines: its designs in one table (mmlab_merge), naive's row first.
+
+    sections: the group's Sections. Those without a design (a benchmark with
+    naive only, a peer's group) and sections that do not line up are shown
+    one after the other, as they are.
+    """
+    parts = [(s.improved, s.headers, s.rows, s.align) for s in sections]
+    merged = None if any(s.improved is None for s in sections) else merge_sections(parts)
+    if merged is None:
+        out = []
+        for s in sections:
+            out += ([""] if out else []) + [s.title] + render_table(s.headers, s.rows, s.align)
+        return out
+    headers, rows, align, _ = merged
+    what = ", ".join(s.title[s.title.rindex(f"({NAIVE} vs ") + len(NAIVE) + 5:-1]
+                     for s in sections)
+    g = sections[0].group
+    title = f"{g.title}: {g.metric} in {g.unit}, {g.better} is better ({NAIVE} vs {what})"
+    return [title] + render_table(headers, rows, align)
 
 
 class Section(NamedTuple):
@@ -105,6 +140,16 @@ class Section(NamedTuple):
     headers: List[str]
     rows: List[List[str]]
     align: str
+
+
+def _by_group(sections):
+    """The sections in runs of one group each."""
+    out = []
+    for sec in sections:
+        if not out or out[-1][0].group is not sec.group:
+            out.append([])
+        out[-1].append(sec)
+    return out
 
 
 def table_sections(records):

@@ -8,7 +8,9 @@ serial.log), COMPARE_DIR one written by run.sh --compare A_DIR B. For each page
 the browser loads it from disk (no network) and the page's own script
 writes how many plots it decoded into #plot-check; the check wants every
 plot (as many as the run's results call for, for the run page), a section for every
-benchmark with results, and a screenshot, kept in OUTDIR. A copy of the
+benchmark with results, and a screenshot, kept in OUTDIR. On the run page it also
+wants the headline section laid out (its height and table rows, from #forest-check)
+and every forest plot row drawn (one per comparison of the run's results). A copy of the
 run page with one plot's bytes corrupted must then count one plot fewer:
 the check proves on every run that it can fail. Without Chromium the one
 case is skipped, naming why. Exit status 0 unless a case failed.
@@ -27,6 +29,7 @@ sys.path.insert(0, os.path.normpath(os.path.join(HERE, "..", "..", "tools")))
 from mmlab_log import parse_log  # noqa: E402
 from mmlab_html import TRACE_PLOT  # noqa: E402
 from mmlab_plot import plotted_groups  # noqa: E402
+from mmlab_headline import comparisons  # noqa: E402
 
 BROWSERS = ("chromium", "chromium-browser")
 # Names resolve to nothing: a page that needed the network would lose what it fetched.
@@ -35,15 +38,17 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--host-resolver-rules=MAP * ~NOTFOUND"]
 WINDOW = "1400,2000"
 TIMEOUT_S = 240
-PNG_URI_RE = re.compile(r'(src="data:image/png;base64,)([A-Za-z0-9+/=]{64})')
+# The start of an inline plot's data (base64 PNG or percent-encoded SVG), to corrupt.
+PLOT_URI_RE = re.compile(r'(src="data:image/(?:png;base64|svg\+xml;charset=utf-8),)([^"]{64})')
 
 
 class DomFacts(HTMLParser):
-    """The section ids and the #plot-check counts of a dumped DOM."""
+    """The section ids, the #plot-check counts and the #forest-check facts of a dumped DOM."""
 
     def __init__(self):
         super().__init__()
         self.sections, self.loaded, self.total = [], None, None
+        self.forest = {}
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -51,6 +56,8 @@ class DomFacts(HTMLParser):
             self.sections.append(a["id"])
         if a.get("id") == "plot-check":
             self.loaded, self.total = _int(a.get("data-loaded")), _int(a.get("data-total"))
+        if a.get("id") == "forest-check":
+            self.forest = {k[5:]: _int(v) for k, v in a.items() if k.startswith("data-")}
 
 
 def _int(text):
@@ -120,6 +127,17 @@ def check_page(ktap, outdir, name, page, want_plots, want_sections):
     return facts
 
 
+def check_headline_and_forest(ktap, facts, want_rows):
+    """The headline is laid out with its table, and every forest row was drawn."""
+    f = facts.forest
+    ktap.check("results_page_headline_rendered", (f.get("headline-height") or 0) > 100
+               and (f.get("headline-rows") or 0) >= 2 and "headline" in facts.sections,
+               f"headline facts {f}")
+    ktap.check("results_page_forest_rendered", want_rows > 0 and f.get("forest-rows") == want_rows
+               and f.get("forest-drawn") == want_rows,
+               f"forest rows {f.get('forest-rows')}, drawn {f.get('forest-drawn')}, want {want_rows}")
+
+
 def _is_png(path):
     try:
         with open(path, "rb") as f:
@@ -132,7 +150,7 @@ def check_broken_plot(ktap, outdir, page, total):
     """A copy of page with one plot corrupted must count exactly one plot fewer."""
     with open(page) as f:
         text = f.read()
-    broken, n = PNG_URI_RE.subn(lambda m: m.group(1) + "A" * 64, text, count=1)
+    broken, n = PLOT_URI_RE.subn(lambda m: m.group(1) + "A" * 64, text, count=1)
     path = os.path.join(outdir, "broken-plot.html")
     with open(path, "w") as f:
         f.write(broken)
@@ -175,8 +193,10 @@ def main(argv):
     page = os.path.join(run_dir, "index.html")
     ktap.check("results_page_written", os.path.isfile(page), f"no {page}")
     if os.path.isfile(page):
+        log = parse_log(os.path.join(run_dir, "serial.log"))
         facts = check_page(ktap, outdir, "results_page", page, pngs,
-                           bench_sections(os.path.join(run_dir, "serial.log")))
+                           ["headline", "forest"] + bench_sections(log.path))
+        check_headline_and_forest(ktap, facts, len(comparisons(log.benches)))
         check_broken_plot(ktap, outdir, page, facts.total or pngs)
     if len(argv) == 4:
         check_compare(ktap, outdir, os.path.join(argv[2], "index.html"), argv[3])

@@ -11,6 +11,7 @@ import os
 import shutil
 import tempfile
 import unittest
+import urllib.parse
 from html.parser import HTMLParser
 
 from toolpath import data
@@ -103,14 +104,45 @@ class TestRunPage(unittest.TestCase):
         self.assertEqual(self.page.attrs_of("link"), [])
         self.assertTrue(all("src" not in a for a in self.page.attrs_of("script")))
         for img in self.page.attrs_of("img"):
-            self.assertTrue(img["src"].startswith("data:image/png;base64,"), img["src"][:40])
+            self.assertTrue(img["src"].startswith(("data:image/png;base64,",
+                                                   "data:image/svg+xml;charset=utf-8,")),
+                            img["src"][:40])
         self.assertNotIn("http://", self.text)
         self.assertNotIn("https://", self.text)
 
     def test_a_section_per_benchmark(self):
         ids = [a["id"] for a in self.page.attrs_of("section")]
-        # ipi has no result at all, only its skip: it gets a section all the same.
-        self.assertEqual(ids, ["bench-tlb", "bench-pin", "bench-ipi"])
+        # The headline, the forest plot and the run's details first; then a section per
+        # benchmark: ipi has no result at all, only its skip: it gets a section all the same.
+        self.assertEqual(ids, ["headline", "forest", "details", "bench-tlb", "bench-pin",
+                               "bench-ipi"])
+
+    def test_headline_first_with_sentences_and_table(self):
+        start = self.text.index('<section id="headline">')
+        self.assertLess(start, self.text.index('<section id="forest">'))
+        self.assertLess(self.text.index('<section id="forest">'), self.text.index('id="details"'))
+        headline = self.text[start:self.text.index("</section>", start)]
+        self.assertIn("<li>tlb: at 2 CPUs batched beats naive in 2 of 2 parameter sets, by up "
+                      "to 12.2x (remote=idle pages=64).</li>", headline)
+        self.assertIn("<li>pin: fixed is no different from naive at 2 CPUs in its 1 parameter "
+                      "set.</li>", headline)
+        # The interval is mmlab_rounds.ratio_interval's (the table's): its seed is the pair's.
+        self.assertIn('<td>remote=idle pages=8</td><td class="win">*5.06x 4.95-5.11</td>',
+                      headline)
+        self.assertIn("Run status: fail: passed 12, failed 1, skipped 1", headline)
+        # The skips and failures are in the details, below.
+        self.assertNotIn("outside its range", headline)
+
+    def test_forest_plot_has_a_row_per_comparison(self):
+        start = self.text.index('<section id="forest">')
+        forest = self.text[start:self.text.index("</section>", start)]
+        # tlb at 2 CPUs: pages=1 (controls), 8, 64 x batched, serial; pin at 1 and 2 CPUs.
+        self.assertEqual(forest.count('<g class="forest-row" data-kind="near1">'), 2)
+        self.assertEqual(forest.count('<g class="forest-row" data-kind="design">'), 6)
+        self.assertEqual([h for h in ("tlb, 2 CPUs", "pin, 1 CPU", "pin, 2 CPUs") if
+                          f'font-weight="bold">{h}</text>' in forest], ["tlb, 2 CPUs",
+                                                                         "pin, 1 CPU",
+                                                                         "pin, 2 CPUs"])
 
     def test_header_facts(self):
         text = "".join(self.page.text)
@@ -122,7 +154,7 @@ class TestRunPage(unittest.TestCase):
         run = RunDir(plots=False)
         self.addCleanup(run.cleanup)
         run.log.header["trace"] = {"enabled": True, "record_cycles": 161}
-        facts = parse_page(run.page()).rows[:14]
+        facts = parse_page(run.page()).rows
         self.assertIn([("", "trace"), ("", '{"enabled": true, "record_cycles": 161}')], facts)
 
     def test_every_header_field_shown(self):
@@ -138,9 +170,26 @@ class TestRunPage(unittest.TestCase):
         by_bench = [stem for bench in ("tlb", "pin") for g, stem in
                     plotted_groups(self.run.log.benches) if g.bench == bench]
         self.assertEqual([a["alt"] for a in imgs], by_bench)
-        self.assertEqual(len(self.run.stems), 5)
+        # tlb's three groups ran at one CPU count: a dot chart each, no line plot.
+        self.assertEqual(len(self.run.stems), 2)
+        tlb = self.text[self.text.index('id="bench-tlb"'):self.text.index('id="bench-pin"')]
+        self.assertEqual(tlb.count('<svg class="dots"'), 3)
         payload = imgs[0]["src"].split(",", 1)[1]
         self.assertEqual(base64.b64decode(payload), PNG_1X1)
+
+    def test_gnuplot_svg_preferred_to_png(self):
+        run = RunDir()
+        self.addCleanup(run.cleanup)
+        svg = '<svg xmlns="x" width="8" height="8"><text>a #1 50% &amp; b</text></svg>'
+        with open(os.path.join(run.dir, "plots", run.stems[0] + ".svg"), "w") as f:
+            f.write(svg)
+        imgs = {a["alt"]: a["src"] for a in parse_page(run.page()).attrs_of("img")
+                if a.get("class") == "plot"}
+        prefix = "data:image/svg+xml;charset=utf-8,"
+        src = imgs[run.stems[0]]
+        self.assertTrue(src.startswith(prefix), src[:40])
+        self.assertEqual(urllib.parse.unquote(src[len(prefix):]), svg)
+        self.assertTrue(imgs[run.stems[1]].startswith("data:image/png;base64,"))
 
     def table_rows(self, first_header="cpus"):
         """The page's tables as lists of rows of cell texts, header row first."""
@@ -252,12 +301,12 @@ class TestRunPageEdges(unittest.TestCase):
         self.assertIn('alt="trace-timeline"', run.page())
 
     def test_missing_plot_is_shown_not_dropped(self):
-        run = RunDir(missing=("tlb-pages-8-remote-idle",))
+        run = RunDir(missing=("pin-per_call-16-region-own",))
         self.addCleanup(run.cleanup)
         text = run.page()
         imgs = [a for a in parse_page(text).attrs_of("img") if a.get("class") == "plot"]
         self.assertEqual(len(imgs), len(run.stems) - 1)
-        self.assertIn("plot missing: tlb-pages-8-remote-idle.png", text)
+        self.assertIn("plot missing: pin-per_call-16-region-own.png", text)
 
     def test_text_is_escaped(self):
         run = RunDir(plots=False)
@@ -275,7 +324,9 @@ class TestRunPageEdges(unittest.TestCase):
             f.write("")
         text = run.page()
         self.assertIn("No benchmark results.", text)
-        self.assertEqual(parse_page(text).attrs_of("section"), [])
+        self.assertIn("This run has no design to compare with the reference.", text)
+        self.assertEqual([a["id"] for a in parse_page(text).attrs_of("section")],
+                         ["headline", "forest", "details"])
 
     def test_write_and_command_line(self):
         run = RunDir()
@@ -329,7 +380,8 @@ class TestComparePage(unittest.TestCase):
         alts = [a["alt"] for a in self.page.attrs_of("img") if a.get("class") == "plot"]
         # Every plot of A and of B, A's first; B lacks one, which is shown as missing.
         self.assertEqual(len(alts), 2 * len(self.a.stems) - 1)
-        self.assertEqual(alts[:2], ["A: tlb-pages-1-remote-idle", "B: tlb-pages-1-remote-idle"])
+        self.assertEqual(alts[:2], ["A: tlb-remote-idle-cpus-2-by-pages",
+                                    "B: tlb-remote-idle-cpus-2-by-pages"])
         self.assertIn("plot missing: B: pin-per_call-16-region-own.png (not in B&#x27;s plots)",
                       self.text)
         for img in self.page.attrs_of("img"):

@@ -154,19 +154,23 @@ class TestTableColumns(unittest.TestCase):
     def test_linux_columns_in_the_batched_section(self):
         lines = section(self.text, "tlb pages=512 remote=busy: cycles_per_page in cycles, "
                                    "lower is better (naive vs batched")
-        self.assertIn(f"; {SYSTEM}: batched)", lines[0])
+        self.assertIn(f"(naive vs batched; {SYSTEM}: batched, serial)", lines[0])
         head = lines[1].split()
-        self.assertEqual(head[11:18], ["linux", "batched", "(cycles)", "±CI", "mmlab/linux",
-                                       "95%", "CI"])
-        row = lines[3].split()
-        self.assertEqual(row[0], "2")
-        self.assertEqual(row[10:14], ["125.0", "±2.0%", "0.80x", "0.78-0.82x"])  # no '~'
-        self.assertEqual(row[5], "3.00x")  # mmlab's own ratio is untouched
+        self.assertEqual(head[9:16], ["linux", "batched", "(cycles)", "±CI", "mmlab/linux",
+                                      "95%", "CI"])
+        row = lines[4].split()
+        self.assertEqual(row[:2], ["2", "batched"])
+        self.assertEqual(row[7:11], ["125.0", "±2.0%", "0.80x", "0.78-0.82x"])  # no "~"
+        self.assertEqual(row[4], "3.00x")  # mmlab's own ratio is untouched
 
     def test_no_linux_columns_without_a_matching_variant(self):
         lines = section(self.text, "tlb pages=512 remote=busy: cycles_per_page in cycles, "
-                                   "lower is better (naive vs serial")
-        self.assertNotIn("linux", "\n".join(lines))
+                                   "lower is better (naive vs batched")
+        serial = lines[5].split()
+        self.assertEqual(serial[:2], ["2", "serial"])
+        # Its own columns only, no peer cells: outliers, then the runs it achieved.
+        self.assertEqual(len(serial), 8)
+        self.assertEqual(serial[6:], ["0", "6"])
 
     def test_peer_only_section(self):
         lines = section(self.text, "pin per_call=512")

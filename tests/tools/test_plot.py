@@ -63,3 +63,21 @@ class TestDrawing(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestPlottedGroups(unittest.TestCase):
+    def test_one_cpu_count_gets_no_line_plot(self):
+        # bench_page.log: tlb ran at 2 CPUs only (a dot chart on the page each), pin at 1
+        # and 2, and tlb's pages sweep has 3 points.
+        from mmlab_dots import render_dots, single_count_groups
+        from mmlab_plot import plotted_groups
+        records = parse_log(data("bench_page.log")).benches
+        stems = [stem for _, stem in plotted_groups(records)]
+        self.assertEqual(stems, ["pin-per_call-16-region-own", "tlb-remote-idle-cpus-2-by-pages"])
+        singles = single_count_groups(group_results(records))
+        self.assertEqual([g.title for g in singles], ["tlb pages=1 remote=idle",
+                                                      "tlb pages=8 remote=idle",
+                                                      "tlb pages=64 remote=idle"])
+        svg = render_dots(singles[0])
+        self.assertEqual(svg.count("<circle"), 3)  # naive, batched, serial
+        self.assertIn(">34385</text>", svg)  # naive's median

@@ -28,10 +28,17 @@ class TestReport(unittest.TestCase):
         with open(os.path.join(self.out, name)) as f:
             return f.read()
 
-    def test_writes_json_and_table_and_prints_table(self):
+    def test_writes_json_and_table_and_prints_headline(self):
         done = results("report", "--no-plots", data("bench_good.log"), self.out)
         self.assertEqual(done.returncode, 0, done.stderr)
-        self.assertEqual(done.stdout, self.read("table.txt"))
+        # The headline (table.txt's first lines) and where the rest is, not the whole table.
+        table = self.read("table.txt")
+        head = table[:table.index("\n\n") + 1]
+        self.assertTrue(head.startswith("Headline: "), head)
+        self.assertEqual(done.stdout, head + f"Every design, every parameter set: "
+                         f"{self.out}/table.txt\nResults page: {self.out}/index.html\n")
+        self.assertLessEqual(len(done.stdout.splitlines()), 42)
+        self.assertNotIn("incomplete", json.loads(self.read("results.json")))
         doc = json.loads(self.read("results.json"))
         self.assertEqual(doc["format"], "mmlab-results 1")
         self.assertEqual(doc["header"]["cpu_model"], "QEMU Virtual CPU version 2.5+")
@@ -39,6 +46,28 @@ class TestReport(unittest.TestCase):
         self.assertEqual(len(doc["results"]), 20)
         self.assertEqual(doc["results"][0]["line"], 7)
         self.assertEqual(doc["problems"], [])
+
+    def test_full_table_option_prints_table_txt(self):
+        done = results("report", "--no-plots", "--full-table", data("bench_good.log"), self.out)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        table = self.read("table.txt")
+        self.assertEqual(done.stdout.split("Every design")[0], table[table.index("\n\n") + 2:])
+
+    def test_failed_cases_follow_the_headline(self):
+        done = results("report", "--no-plots", data("bench_page.log"), self.out)
+        self.assertEqual(done.returncode, 1)
+        self.assertIn("\n1 failed case(s):\n  pin fixed cpus=2 region=own per_call=512: "
+                      "verification: 1 page left pinned (timed run 3)\nEvery design",
+                      done.stdout)
+
+    def test_incomplete_marks_results_json(self):
+        done = results("report", "--no-plots", "--incomplete", "SIGTERM",
+                       data("bench_truncated.log"), self.out)
+        self.assertEqual(done.returncode, 1)  # the cut-off log's problems still count
+        doc = json.loads(self.read("results.json"))
+        self.assertIs(doc["incomplete"], True)
+        self.assertEqual(doc["interrupted_by"], "SIGTERM")
+        self.assertEqual(len(doc["results"]), 1)
 
     def test_problems_are_reported_and_kept(self):
         done = results("report", "--no-plots", data("bench_truncated.log"), self.out)

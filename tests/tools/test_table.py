@@ -45,16 +45,18 @@ class TestResultsTable(unittest.TestCase):
         lines = section(self.text, "tlb pages=512")
         self.assertEqual(lines[0], "tlb pages=512: cycles_per_op in cycles, lower is better"
                                    " (naive vs batched)")
-        self.assertEqual(lines[1].split(), ["cpus", "naive", "(cycles)", "±CI", "batched",
-                                            "(cycles)", "±CI", "ratio", "95%", "CI",
-                                            "outliers", "ipi_sent", "flush_single",
-                                            "flush_full", "runs", "note"])
+        # One table per parameter set: naive's row, then a row per design.
+        self.assertEqual(lines[1].split(), ["cpus", "design", "median", "(cycles)", "±CI",
+                                            "ratio", "95%", "CI", "outliers", "ipi_sent",
+                                            "flush_single", "flush_full", "runs", "note"])
         self.assertEqual(set(lines[2]), {"-", " "})
-        # A log from before samples: standard deviations ('sd'), no interval ('?').
-        self.assertEqual(lines[3].split(), ["1", "1210", "±1.00%sd", "302.5", "±1.32%sd",
-                                            "?4.00x", "-", "-", "/", "-", "0", "/", "0", "1",
-                                            "/", "0", "0", "/", "0.002", "11", "/", "11"])
-        self.assertEqual(len(lines), 6)  # title, header, rule, 3 CPU counts
+        # A log from before samples: standard deviations ('sd'), no interval ('?'); the
+        # runs each design achieved on its own row (the line's runs, 11).
+        self.assertEqual(lines[3].split(), ["1", "naive", "1210", "±1.00%sd", "-", "0", "1",
+                                            "0", "11"])
+        self.assertEqual(lines[4].split(), ["1", "batched", "302.5", "±1.32%sd", "?4.00x", "-",
+                                            "-", "0", "0", "0.002", "11"])
+        self.assertEqual(len(lines), 9)  # title, header, rule, 3 CPU counts x 2 designs
 
     def test_columns_line_up(self):
         lines = section(self.text, "tlb pages=512")[1:]
@@ -62,8 +64,8 @@ class TestResultsTable(unittest.TestCase):
         self.assertEqual(ends, [lines[0].index("ratio") + 5])
 
     def test_ratio_above_one_for_lower_and_higher_is_better(self):
-        tlb = section(self.text, "tlb pages=512")[5]
-        swap = section(self.text, "swapfree")[5]
+        tlb = section(self.text, "tlb pages=512")[8]
+        swap = section(self.text, "swapfree")[8]
         self.assertIn("8.63x", tlb)    # 7810 / 905: lower is better
         self.assertIn("4.00x", swap)   # 12e6 / 3e6: higher is better
         self.assertIn("higher is better (naive vs batched)", section(self.text, "swapfree")[0])
@@ -71,7 +73,18 @@ class TestResultsTable(unittest.TestCase):
     def test_counters_side_by_side(self):
         pin = section(self.text, "pin pages=64")
         self.assertIn("shared_writes", pin[1])
-        self.assertIn("64 / 1", pin[3])
+        # The 'naive / design' counter is split: 64 on naive's row, 1 on fixed's (then
+        # pins, and the runs each achieved).
+        self.assertEqual(pin[3].split()[-3:], ["64", "64", "11"])
+        self.assertEqual(pin[4].split()[-3:], ["1", "64", "11"])
+
+    def test_designs_share_one_table(self):
+        log = parse_log(data("bench_page.log"))
+        text = render_results_table(log.benches, log.header, log.problems)
+        lines = section(text, "tlb pages=8 remote=idle")
+        self.assertIn("(naive vs batched, serial)", lines[0])
+        self.assertEqual([line.split()[1] for line in lines[3:]], ["naive", "batched", "serial"])
+        self.assertEqual(text.count("tlb pages=8 remote=idle:"), 1)
 
     def test_bench_without_improved_variant(self):
         ipi = section(self.text, "ipi target=all")

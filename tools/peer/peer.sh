@@ -85,7 +85,8 @@ peer_boot() {
 	[ -z "$cpu_model" ] || cpu=$cpu_model
 	# shellcheck disable=SC2086 # words are plain key=value tokens
 	O=$O bash "$here/tools/peer/$peer.sh" --out "$dir" --accel "$accel" --smp "$smp" --mem "$mem" \
-		--machine "$machine" --cpu "$cpu" --timeout "$timeout_s" -- $words
+		--machine "$machine" --cpu "$cpu" --timeout "$timeout_s" -- $words &
+	wait $! # a signal to run.sh cuts the wait short (tools/run-signals.sh)
 	status=$?
 	[ -s "$dir/serial.log" ] && peer_report_args+=("$opt" "$dir/serial.log")
 	case $status in
