@@ -189,17 +189,27 @@ void smp_cpu_write_off(unsigned cpu, const char *who)
 	       who, cpu, percpu_of(cpu)->apic_id, timeout_ms);
 }
 
-/* The deadline passed: every CPU still waited for is out of the run from now on. */
+/*
+ * The deadline passed: every CPU still waited for is out of the run from
+ * now on, and the call failed. One that answered between the last look and
+ * now (a caller stalled by its host sees this order) is no timeout: with
+ * nobody late the call completed.
+ */
 static void smp_write_off(struct smp_call_desc *d, unsigned self)
 {
+	bool any = false;
+
 	for (u64 ws = d->words; ws; ws &= ws - 1) {
 		unsigned w = word_first(ws);
 		u64 late = cpumask_load_word(&d->waiting, w);
 
-		for (; late; late &= late - 1)
+		for (; late; late &= late - 1) {
 			smp_write_off_cpu(d, self, w * CPUMASK_WORD_BITS + word_first(late));
+			any = true;
+		}
 	}
-	d->err = -ETIMEDOUT;
+	if (any)
+		d->err = -ETIMEDOUT;
 }
 
 /* True while some target may still run the call in @d: only the words it was sent to. */

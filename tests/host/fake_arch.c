@@ -113,12 +113,22 @@ void arch_percpu_add(size_t offset, u64 v)
 	__atomic_fetch_add((u64 *)((char *)this_cpu() + offset), v, __ATOMIC_RELAXED);
 }
 
+#ifdef FAKE_ARCH_REAL_SMP
+u64 (*host_smp_clock_hook)(u64 now);
+#endif
+
 u64 arch_tsc_read(void)
 {
 	struct timespec ts;
+	u64 now;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+	now = (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+#ifdef FAKE_ARCH_REAL_SMP
+	if (host_smp_clock_hook && arch_cpu_id() == 0)
+		now = host_smp_clock_hook(now);
+#endif
+	return now;
 }
 
 u64 arch_tsc_hz(void)

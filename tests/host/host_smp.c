@@ -5,7 +5,8 @@
  *   smp_threads: a call to every CPU runs once on each; a CPU that never
  *     answers is written off while the live targets run the call, and the
  *     call taken back from it never runs; a caller whose target another
- *     caller wrote off takes its call back and calls live CPUs again.
+ *     caller wrote off takes its call back and calls live CPUs again; a
+ *     target that answers as the deadline is seen passed is no timeout.
  *   lazy_dead: the lazy TLB design with a CPU out of the run: settle judges
  *     each CPU on its own, and a flush still queues to the live targets.
  */
@@ -140,10 +141,45 @@ static void test_smp_dead_by_other_caller(struct ktest *t)
 	KEXPECT_EQ(t, hs_runs[1], 0); /* neither caller's call ran: both taken back */
 }
 
+static unsigned hs_clock_reads;
+
+/*
+ * The caller's second clock read is smp_drain()'s first deadline check:
+ * there the held target is let go and answers, and the clock jumps past
+ * the deadline, the order a caller's vCPU stalled by its host sees.
+ */
+static u64 hs_clock_answer_then_late(u64 now)
+{
+	if (++hs_clock_reads != 2)
+		return now;
+	host_smp_hold(1, false);
+	host_smp_quiesce(1);
+	return now + 60 * 1000000000ull;
+}
+
+/* A target that answered by the time the deadline is seen passed is no timeout. */
+static void test_smp_answer_at_deadline(struct ktest *t)
+{
+	int err;
+
+	hs_reset_runs();
+	host_smp_hold(1, true);
+	hs_clock_reads = 0;
+	host_smp_clock_hook = hs_clock_answer_then_late;
+	err = smp_call_one(1, hs_count, NULL, true);
+	host_smp_clock_hook = NULL;
+	KEXPECT_EQ(t, hs_clock_reads, 2);
+	KEXPECT_EQ(t, hs_runs[1], 1);
+	KEXPECT_EQ(t, err, 0);
+	KEXPECT(t, !smp_cpu_dead(1));
+	hs_revive_all();
+}
+
 static const struct ktest_case smp_threads_cases[] = {
 	KTEST_CASE(test_smp_call_all_threads),
 	KTEST_CASE(test_smp_timeout_live_still_called),
 	KTEST_CASE(test_smp_dead_by_other_caller),
+	KTEST_CASE(test_smp_answer_at_deadline),
 };
 KTEST_SUITE_EXT(smp_threads, smp_threads_cases, hs_smp_init, hs_smp_exit, NULL);
 

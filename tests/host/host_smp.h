@@ -38,4 +38,10 @@ u64 host_smp_ipis(unsigned cpu);
 /* Returns once @cpu served every IPI flagged before the call (at once if it is held). */
 void host_smp_quiesce(unsigned cpu);
 
+/*
+ * When set, CPU 0's every arch_tsc_read() returns what this makes of the
+ * clock's value: a test moves time at an exact point of a wait.
+ */
+extern u64 (*host_smp_clock_hook)(u64 now);
+
 #endif
