@@ -63,7 +63,7 @@ index.html (the results page: open it in a browser).
                          show Linux beside mmlab's designs in the table
   --results DIR          results folder (default results/<date-time>)
   --timeout SEC          kill the guest after SEC seconds (exit status 3;
-                         default 300 for self-tests, 3600 for benchmarks,
+                         default 900 for self-tests, 3600 for benchmarks,
                          three times that under Bochs)
   --quiet                no progress lines while the guest runs
   --verbose              stream the console's lines (and the build's) as they come,
@@ -400,7 +400,7 @@ main() {
 	[ -n "$smp" ] || [ "$emulator" != bochs ] || smp=$BOCHS_SMP_DEFAULT
 	[ -n "$smp" ] || smp=$(nproc)
 	if [ -z "$timeout_s" ]; then
-		timeout_s=300
+		timeout_s=900
 		[ "$mode" = bench ] && timeout_s=3600
 		[ "$emulator" = bochs ] && timeout_s=$((timeout_s * 3))
 	fi

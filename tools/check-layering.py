@@ -38,11 +38,13 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
 SOURCE_EXTS = (".c", ".h", ".S")
 
 # What arch/ and boot/ may take from kernel/: printing, panics, symbols,
-# per-CPU data, cross-CPU calls, locks, masks, the JSON header and the
-# command line. Everything else of kernel/ sits above arch.
+# per-CPU data, cross-CPU calls, locks, masks, the JSON header, the
+# command line and the trace's event records (the call vector's steps are
+# recorded where they happen, in arch/). Everything else of kernel/ sits
+# above arch.
 ARCH_KERNEL_ALLOWED = frozenset(
     "kernel/" + h for h in ("cmdline.h", "cpumask.h", "json.h", "ksyms.h", "panic.h",
-                            "percpu.h", "printk.h", "smp.h", "spinlock.h"))
+                            "percpu.h", "printk.h", "smp.h", "spinlock.h", "trace.h"))
 ARCH_DIRS = ("arch", "boot")
 NO_BENCH_DIRS = ("kernel", "mm", "arch", "boot", "lib", "include")
 MM_ARCH_ALLOWED = frozenset(("arch/arch.h", "arch/mmu.h"))
