@@ -133,33 +133,37 @@ static bool swap_out_pinned(const struct swap_out_page *pg, unsigned nr)
 	return false;
 }
 
-/* Write side held, pages checked, slots [e, e + nr) allocated with count 1. */
+/*
+ * Write side held, pages checked, slots [e, e + nr) allocated with count 1.
+ * Before each leaf goes, @g's leaf hook (a design's add: naive flushes the
+ * previous page first) runs, as in an unmap's walk (mm/pt.c).
+ */
 static int swap_out_locked(struct mm *mm, vaddr_t va, unsigned nr, swp_entry_t e,
-			   struct swap_out_page *pg)
+			   struct swap_out_page *pg, struct pt_gather *g)
 {
-	struct pt_gather g;
 	unsigned i;
 	int err = 0;
 
 	mm_hook_at(MM_HOOK_SWAP_OUT_CHECKED, mm);
-	mm_gather_init(&g, mm);
 	for (i = 0; i < nr; i++) {
 		u64 w = swap_entry_to_word(swap_entry_next(e, i));
 
-		err = pt_leaf_to_swap(mm->root, page_va(va, i), page_to_phys(pg[i].page), w, &g,
+		if (g->leaf)
+			g->leaf(g, page_va(va, i));
+		err = pt_leaf_to_swap(mm->root, page_va(va, i), page_to_phys(pg[i].page), w, g,
 				      &pg[i].prot);
 		ASSERT(!err);
 	}
 	mm_hook_at(MM_HOOK_SWAP_OUT_CLEARED, mm);
 	/* After this flush no CPU can write the pages, nor pin them: now their copies are final. */
-	pt_gather_finish(&g);
+	pt_gather_finish(g);
 	/*
 	 * Unless the flush did not complete: a CPU out of the run may still
 	 * write a page through its old entry, so no copy is final and no
 	 * frame may be freed. The entries go back instead; that CPU's writes
 	 * then land in the page the mm maps again, and nothing is lost.
 	 */
-	err = g.err;
+	err = g->err;
 	if (!err && swap_out_pinned(pg, nr))
 		err = -EBUSY;
 	for (i = 0; i < nr && !err; i++)
@@ -175,6 +179,14 @@ static int swap_out_locked(struct mm *mm, vaddr_t va, unsigned nr, swp_entry_t e
 }
 
 int swap_out_folio(struct mm *mm, vaddr_t va, unsigned nr, unsigned type)
+{
+	struct pt_gather g;
+
+	mm_gather_init(&g, mm);
+	return swap_out_gather(mm, va, nr, type, &g);
+}
+
+int swap_out_gather(struct mm *mm, vaddr_t va, unsigned nr, unsigned type, struct pt_gather *g)
 {
 	struct swap_out_page pg[SWAP_OUT_MAX_PAGES];
 	swp_entry_t e;
@@ -194,7 +206,7 @@ int swap_out_folio(struct mm *mm, vaddr_t va, unsigned nr, unsigned type)
 	if (!err)
 		err = swap_slot_alloc(type, nr, &e);
 	if (!err)
-		err = swap_out_locked(mm, va, nr, e, pg);
+		err = swap_out_locked(mm, va, nr, e, pg, g);
 	write_unlock(&mm->lock);
 	return err;
 }

@@ -120,6 +120,9 @@ static void tlb_target_gen(const struct tlb_flush_req *req)
 	arch_irq_restore(flags);
 }
 
+/* Self-tests only (NULL otherwise): on the initiator between its bump and its scan. */
+void (*tlb_gen_bumped)(struct mm *mm);
+
 static int tlb_flush_gen(const struct tlb_flush_req *req)
 {
 	struct gen_req gr = { .req = *req };
@@ -129,6 +132,8 @@ static int tlb_flush_gen(const struct tlb_flush_req *req)
 	gr.req.target = tlb_target_gen;
 	/* Before the mask is read, as tlb_flush_send() (mm/tlb.c). */
 	gr.gen = atomic_fetch_add(&req->mm->tlb_gen, 1) + 1;
+	if (tlb_gen_bumped)
+		tlb_gen_bumped(req->mm);
 	cpumask_copy(&mask, mm_cpumask(req->mm));
 	cpumask_clear(&send);
 	for_each_cpu(cpu, &mask) {

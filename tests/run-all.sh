@@ -318,18 +318,22 @@ nbench=$(grep -ac '^BENCH {' "$bench_runs/A/serial.log")
 nlava=$(grep -acE '^MMLAB-LAVA test_case_id=[a-z0-9_-]+ result=(pass|fail) measurement=[0-9.]+ units=[^ ]+$' "$bench_runs/A/serial.log")
 check bench_lava_line_per_result "$([ "$nbench" -gt 0 ] && [ "$nbench" = "$nlava" ] && echo 1 || echo 0)" "BENCH $nbench, LAVA $nlava"
 # Every other benchmark, briefly: each verifies its own exact counts after its runs.
-expect_run bench-all 0 --bench tlb,tlbmulti,pin,pagemap,faultlock,swapfree --accel tcg --boot kernel --smp 2 \
+expect_run bench-all 0 --bench tlb,tlbmulti,pin,pagemap,faultlock,swapfree,reclaim --accel tcg --boot kernel --smp 2 \
 	--results "$bench_runs/all" -- iters=2 swapfree_mb=32
 "$PYTHON" "$here/tools/ktap_summary.py" --bench "$bench_runs/all/serial.log" > "$bench_runs/all.bench-check" 2>&1
 check bench_all_lines_well_formed "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n 3 "$bench_runs/all.bench-check" | tr '\n' ' ')"
-for b in tlb tlbmulti pin pagemap faultlock swapfree; do
+for b in tlb tlbmulti pin pagemap faultlock swapfree reclaim; do
 	check "bench_${b}_reported" "$(has "$bench_runs/all/serial.log" "^BENCH \\{\"bench\":\"$b\"")"
 done
 # Issue 25: every benchmark runs its reference design again as the A/A control "aa",
 # marked as the control; the busy readers' figures are each variant's own, with their n.
-for b in tlb tlbmulti pin pagemap faultlock swapfree; do
+for b in tlb tlbmulti pin pagemap faultlock swapfree reclaim; do
 	check "bench_${b}_aa_control" "$(has "$bench_runs/all/serial.log" "^BENCH \\{\"bench\":\"$b\",\"variant\":\"aa\".*\"control\":true,\"control_kind\":\"aa\"")"
 done
+# Issue 25: reclaim (Gorman's workload) reports the seed's figures, naive one round per page,
+# batched one per batch of 32 (verify checked them exactly; these check they are printed).
+check bench_reclaim_seed_figures "$(has "$bench_runs/all/serial.log" '^BENCH \{"bench":"reclaim","variant":"naive".*"ipis_per_sec":.*"reader_cycles_per_kread":.*"tlb_shootdowns_per_op":1.000')"
+check bench_reclaim_batched_per_32 "$(has "$bench_runs/all/serial.log" '^BENCH \{"bench":"reclaim","variant":"batched".*"tlb_shootdowns_per_op":0.031')"
 check bench_tlb_readers_n "$(has "$bench_runs/all/serial.log" '"bench":"tlb".*"remote":"busy".*"remote_read_episodes":2,"remote_read_windows":2')"
 # Workload fidelity (issue 16): both remote modes, the readers' loss, the pages sweep's plot,
 # pagemap on every CPU, and the faultlock pass vm-scalability names.
@@ -398,10 +402,11 @@ fi
 bd_out=$O/build-broken
 if make -s -C "$here" TEST_DESIGN=broken O="$bd_out" all > "$logs/test-design-broken-build.log" 2>&1; then
 	check broken_design_build 1
-	TEST_DESIGN=broken O="$bd_out" expect_run bench-broken 1 --bench tlb,ipi,pin --accel tcg \
+	TEST_DESIGN=broken O="$bd_out" expect_run bench-broken 1 --bench tlb,ipi,pin,reclaim --accel tcg \
 		--boot kernel --smp 3 --timeout 1200 -- iters=1 cpus=3 remote=idle target_state=halted
 	check broken_tlb_skip_fails_verify "$(has "$last_log" '^# bench FAIL tlb broken_skip cpus=3 .*: broken_skip ')"
 	check broken_ipi_batched_fails_verify "$(has "$last_log" '^# bench FAIL ipi broken_batched cpus=3 target=all .*: broken_batched promises 1 ipi_round_waits')"
+	check broken_reclaim_skip_fails_verify "$(has "$last_log" '^# bench FAIL reclaim broken_skip cpus=3 .*: broken_skip ')"
 	check broken_pin_always_fails_verify "$(has "$last_log" '^# bench FAIL pin broken_always cpus=3 .*: broken_always: ')"
 	check broken_build_real_designs_pass "$(grep -aE '^# bench FAIL ' "$last_log" | grep -vcE '^# bench FAIL [a-z]+ broken_' | grep -qx 0 && echo 1 || echo 0)"
 else

@@ -519,7 +519,46 @@ static void test_swap_mm_concurrent(struct ktest *t)
 }
 #endif
 
+/*
+ * swap_out_gather() of a reclaim batch (2 folios) through a TLB design's
+ * gather: the design's per-leaf hook decides the rounds, naive one per
+ * page, batched one for the batch, and the pages still come back intact.
+ */
+static void swapmm_gather_rounds(struct ktest *t, const struct tlb_ops *ops, u64 want)
+{
+	struct tlb_batch b;
+	unsigned type;
+	struct mm *mm;
+
+	KASSERT(t, swapt_dev_new(t, 4 * FOLIO, &type));
+	mm = swapmm_mm_new(t, 2 * FOLIO, 2700);
+	KASSERT(t, mm != NULL);
+	tlb_batch_begin(&b, mm, ops);
+	KEXPECT_EQ(t, swap_out_gather(mm, REG, 2 * FOLIO, type, &b.g), 0);
+	KEXPECT_EQ(t, b.err, 0);
+	KEXPECT_EQ(t, b.g.flushes, want);
+	KEXPECT_EQ(t, swapmm_present(mm, 2 * FOLIO), 0);
+	KEXPECT_EQ(t, swapmm_inuse(type), 2 * FOLIO);
+	swapmm_expect_contents(t, mm, 2 * FOLIO, 2700);
+	KEXPECT_EQ(t, mm_unmap_region(mm, REG, 2 * FOLIO_BYTES), 0);
+	KEXPECT_EQ(t, swapmm_inuse(type), 0);
+	swapt_expect_consistent(t, type);
+	KEXPECT_EQ(t, mm_destroy(mm), 0);
+}
+
+static void test_swap_mm_gather_naive(struct ktest *t)
+{
+	swapmm_gather_rounds(t, &tlb_ops_naive, 2 * FOLIO);
+}
+
+static void test_swap_mm_gather_batched(struct ktest *t)
+{
+	swapmm_gather_rounds(t, &tlb_ops_batched, 1);
+}
+
 static const struct ktest_case swap_mm_cases[] = {
+	KTEST_CASE(test_swap_mm_gather_naive),
+	KTEST_CASE(test_swap_mm_gather_batched),
 	KTEST_CASE(test_swap_mm_roundtrip),
 	KTEST_CASE(test_swap_mm_unmap_locks),
 	KTEST_CASE(test_swap_mm_unmap_singles),
