@@ -236,6 +236,7 @@ static const struct {
 	{ "swapfree_mb", 1, 16384, 256, " swap_mb=16384" },
 	{ "seed", 1, 1000000000, 1, "" },
 	{ "seconds", 1, 86400, 60, "" },
+	{ "torture_controls", 0, 1, 0, "" },
 	{ "ap_nostart", 0, MAX_CPUS - 1, 0, "" },
 	{ "apic_fw_off", 0, 1, 0, "" },
 	{ "fwdump", 0, 1, 0, "" },

@@ -41,6 +41,9 @@
 
 static u32 torture_seconds;
 OPTION_UINT(seconds, torture_seconds, 1, TORTURE_SECONDS_MAX, 60);
+/* 1: the control designs (wrong on purpose) instead of the real ones: the run must fail. */
+static u32 torture_controls_opt;
+OPTION_UINT(torture_controls, torture_controls_opt, 0, 1, 0);
 
 static struct torture_config kcfg = { .inject = false, .audit_ms = 500 };
 static unsigned cur_case;
@@ -195,13 +198,16 @@ static void torture_print_totals(unsigned passed, unsigned n)
 
 static __noreturn void torture_mode_run(const struct options *opt)
 {
-	unsigned n = torture_ncases(), passed = 0, failed = 0, skipped = 0;
+	unsigned n, passed = 0, failed = 0, skipped = 0;
 
 	kcfg.seed = torture_pick_seed(opt);
+	torture_controls = torture_controls_opt;
+	n = torture_ncases();
 	kcfg.seconds = torture_seconds;
 	kcfg.ncpus = ncpus_online < TORTURE_MAX_CPUS ? ncpus_online : TORTURE_MAX_CPUS;
-	printk("KTAP version 1\n# torture: seed=%lu cpus=%u seconds=%u (of %u online)\n1..%u\n",
-	       (unsigned long)kcfg.seed, kcfg.ncpus, kcfg.seconds, ncpus_online, n);
+	printk("KTAP version 1\n# torture: seed=%lu cpus=%u seconds=%u (of %u online)%s\n1..%u\n",
+	       (unsigned long)kcfg.seed, kcfg.ncpus, kcfg.seconds, ncpus_online,
+	       torture_controls ? " controls (must fail)" : "", n);
 	if (torture_setup(&kcfg))
 		torture_fail("setup (swap device, device memory, designs) failed");
 	for (unsigned i = 0; i < n; i++) {
