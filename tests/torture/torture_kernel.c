@@ -136,6 +136,21 @@ static void cpu_work(void *arg)
 	atomic_fetch_add(&cpus_done, 1);
 }
 
+/*
+ * Hands torture CPU @idx's share to @cpu; -EBUSY while it is still leaving
+ * the previous case's work (it counted itself done just before): retried.
+ */
+static int run_on(unsigned cpu, unsigned idx)
+{
+	u64 deadline = torture_env_now_ms() + 1000;
+	int err;
+
+	while ((err = smp_run_async(cpu, cpu_work, (void *)(uintptr_t)idx)) == -EBUSY &&
+	       torture_env_now_ms() < deadline)
+		arch_cpu_relax();
+	return err;
+}
+
 /* Starts case @i on the other CPUs; returns how many took it. */
 static unsigned start_others(unsigned i)
 {
@@ -146,7 +161,7 @@ static unsigned start_others(unsigned i)
 	for_each_cpu(cpu, &cpu_online_mask) {
 		if (cpu == arch_cpu_id() || next >= kcfg.ncpus)
 			continue;
-		if (smp_run_async(cpu, cpu_work, (void *)(uintptr_t)next++))
+		if (run_on(cpu, next++))
 			torture_fail("CPU %u did not take the torture's work", cpu);
 		else
 			started++;
