@@ -211,9 +211,34 @@ static void torture_print_totals(unsigned passed, unsigned n)
 	       (unsigned long)kcfg.seed, kcfg.ncpus, kcfg.seconds, passed, n);
 }
 
+/* Every case, KTAP line by line; after a failure the rest are skipped. */
+static struct report_totals run_cases(unsigned n)
+{
+	struct report_totals tot = { 0, 0, 0 };
+
+	for (unsigned i = 0; i < n; i++) {
+		bool ok;
+
+		if (torture_failed()) {
+			printk("ok %u torture_%s # SKIP after an earlier failure\n", i + 1,
+			       torture_case_name(i));
+			tot.skipped++;
+			continue;
+		}
+		ok = run_case(i);
+		printk("%s %u torture_%s\n", ok ? "ok" : "not ok", i + 1, torture_case_name(i));
+		tot.passed += ok;
+		tot.failed += !ok;
+	}
+	if (torture_failed() && !tot.failed)
+		tot.failed = 1; /* setup failed before any case */
+	return tot;
+}
+
 static __noreturn void torture_mode_run(const struct options *opt)
 {
-	unsigned n, passed = 0, failed = 0, skipped = 0;
+	struct report_totals tot;
+	unsigned n;
 
 	kcfg.seed = torture_pick_seed(opt);
 	torture_controls = torture_controls_opt;
@@ -225,26 +250,11 @@ static __noreturn void torture_mode_run(const struct options *opt)
 	       torture_controls ? " controls (must fail)" : "", n);
 	if (torture_setup(&kcfg))
 		torture_fail("setup (swap device, device memory, designs) failed");
-	for (unsigned i = 0; i < n; i++) {
-		bool ok;
-
-		if (torture_failed()) {
-			printk("ok %u torture_%s # SKIP after an earlier failure\n", i + 1,
-			       torture_case_name(i));
-			skipped++;
-			continue;
-		}
-		ok = run_case(i);
-		printk("%s %u torture_%s\n", ok ? "ok" : "not ok", i + 1, torture_case_name(i));
-		passed += ok;
-		failed += !ok;
-	}
-	torture_print_totals(passed, n);
-	if (torture_failed() && !failed)
-		failed = 1; /* setup failed before any case */
+	tot = run_cases(n);
+	torture_print_totals(tot.passed, n);
 	if (torture_failed())
 		torture_report_failure();
-	report_count(passed, failed, skipped);
+	report_count(tot.passed, tot.failed, tot.skipped);
 	if (!run_healthy())
 		run_finish("fail", EXIT_FAIL, "a CPU missed a deadline and is out of the run");
 	if (torture_failed())
