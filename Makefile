@@ -86,6 +86,10 @@ endif
 ifeq ($(TEST_DESIGN),broken)
 TEST_KERNEL_SRCS += tests/design_broken.c
 endif
+# mode=torture: the mm torture's core (tests/torture/, docs/testing.md) and
+# its kernel environment; no MMLAB_TORTURE hook points in this image.
+TEST_KERNEL_SRCS += tests/torture/torture.c tests/torture/torture_case.c tests/torture/torture_ops.c
+TEST_KERNEL_SRCS += tests/torture/torture_kernel.c
 # Host-only: the runner and the fake arch interface.
 TEST_HOST_SRCS := tests/ktest.c tests/host/host_main.c tests/host/fake_arch.c tests/host/fake_cpus.c \
 	tests/host/fake_tlb.c tests/host/host_owners.c tests/test_kernel_map.c tests/test_tlb_lazy.c tests/test_tlb_model.c

@@ -17,6 +17,7 @@ accel=auto smp="" mem=1G firmware=bios boot=iso machine=pc mode=bench bench=""
 results="" timeout_s="" quiet=0 verbose=0 compare=() extra=() spcr="" qemu_extra=() cpu_model="" loader=""
 emulator=qemu
 trace=0 trace_word=0
+seconds=""
 peer=""
 
 usage() {
@@ -54,6 +55,8 @@ index.html (the results page: open it in a browser).
                          --qemu-arg -machine --qemu-arg hpet=off
   --selftest             run the KTAP self-tests instead of benchmarks
   --bench LIST           comma-separated benchmarks (default: all)
+  --torture              run the mm torture (mode=torture) instead
+  --seconds N            how long the torture runs (default 60)
   --trace                record the timed runs' events (trace=1) and write
                          trace.json (Perfetto / chrome://tracing) and
                          trace-timeline.png (docs/output.md, "Trace")
@@ -105,6 +108,8 @@ parse_args() {
 		--qemu-arg) need_arg "$@"; qemu_extra+=("$2"); shift ;;
 		--selftest) mode=selftest ;;
 		--bench) need_arg "$@"; bench=$2; shift ;;
+		--torture) mode=torture ;;
+		--seconds) need_arg "$@"; seconds=$2; shift ;;
 		--trace) trace=1 ;;
 		--peer) need_arg "$@"; peer=$2; shift ;;
 		--results) need_arg "$@"; results=$2; shift ;;
@@ -140,6 +145,9 @@ check_args() {
 	[ -z "$bench" ] || [[ $bench =~ ^[a-z0-9_]+(,[a-z0-9_]+)*$ ]] || die_usage "bad --bench '$bench'"
 	if [ "$mode" = selftest ] && [ -n "$bench" ]; then die_usage "--selftest and --bench exclude each other"; fi
 	if [ "$mode" = selftest ] && [ "$trace" = 1 ]; then die_usage "--trace records benchmarks: not with --selftest"; fi
+	[ -z "$seconds" ] || [[ $seconds =~ ^[1-9][0-9]*$ ]] || die_usage "bad --seconds '$seconds' (seconds)"
+	if [ "$mode" = torture ] && { [ -n "$bench" ] || [ "$trace" = 1 ]; }; then die_usage "--torture: not with --bench or --trace"; fi
+	if [ -n "$seconds" ] && [ "$mode" != torture ]; then die_usage "--seconds is the torture's: use it with --torture"; fi
 	peer_check_args
 	if [ "$boot" = kernel ] && [ "$firmware" = uefi ]; then
 		die_usage "--boot kernel uses QEMU's multiboot1 loader, which needs --firmware bios"
@@ -212,6 +220,7 @@ pick_accel() {
 kernel_cmdline() {
 	local words=("mode=$mode")
 	[ -z "$bench" ] || words+=("bench=$bench")
+	[ -z "$seconds" ] || words+=("seconds=$seconds")
 	[ "$trace" = 0 ] || [ "$trace_word" = 1 ] || words+=("trace=1")
 	words+=("${extra[@]+"${extra[@]}"}")
 	echo "${words[*]}"
@@ -328,7 +337,7 @@ follow_log() {
 		return
 	fi
 	tail -n +1 -F --pid="$1" "$results/serial.log" 2>/dev/null |
-		grep --line-buffered -E '^(MMLAB|mmlab:|# (bench|WARN)|not ok|ok [0-9]+ [a-z])' >&2
+		grep --line-buffered -E '^(MMLAB|mmlab:|# (bench|WARN|torture)|not ok|ok [0-9]+ [a-z])' >&2
 }
 
 run_qemu() {
@@ -369,7 +378,7 @@ decode_status() {
 }
 
 report() {
-	if [ "$mode" = selftest ]; then
+	if [ "$mode" != bench ]; then
 		"$PYTHON" "$here/tools/ktap_summary.py" --label "$(basename "$results")" "$results/serial.log" >&2 || [ "$rc" != 0 ] || rc=1
 	else
 		"$PYTHON" "$here/tools/mmlab_results.py" report "${peer_report_args[@]+"${peer_report_args[@]}"}" \
@@ -402,6 +411,7 @@ main() {
 	if [ -z "$timeout_s" ]; then
 		timeout_s=900
 		[ "$mode" = bench ] && timeout_s=3600
+		[ "$mode" = torture ] && timeout_s=$((${seconds:-60} + 600))
 		[ "$emulator" = bochs ] && timeout_s=$((timeout_s * 3))
 	fi
 	[ -n "$results" ] || results=$here/results/$(date +%Y-%m-%d-%H%M%S)

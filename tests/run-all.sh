@@ -157,6 +157,13 @@ boot_kvm kvm-kernel-smp2 --boot kernel --smp 2 --timeout 480 -- "$kvm_suites,tlb
 boot_kvm kvm-apic-fw-off --boot kernel --smp 2 --timeout 300 -- apic_fw_off=1 ktest=boot,smp
 boot_kvm kvm-x2apic-smp2 --boot kernel --smp 2 --timeout 180 -- apic=x2apic "$kvm_suites"
 
+# The kernel mm torture (mode=torture, docs/testing.md): every CPU runs the
+# torture's mix over the real mm code, 45 s from a fixed seed (replay: the
+# same command). Its serial log is its KTAP, as a boot's.
+note "kernel mm torture: tcg-torture-smp2"
+"$here/run.sh" --torture --seconds 45 --quiet --results "$runs/tcg-torture-smp2" --boot kernel --accel tcg \
+	--smp 2 -- seed=1 2> "$runs/tcg-torture-smp2.stderr" || tail -n 5 "$runs/tcg-torture-smp2.stderr" >&2
+
 # ---- run.sh contract: exit statuses, crash reports, timeouts ---------------------
 
 contract=$logs/runsh-contract.ktap

@@ -98,6 +98,7 @@ static void expect_defaults(struct ktest *t, const struct options *o)
 	expect_val(t, "swap_mb", 512, true);
 	expect_val(t, "swapfree_mb", 256, true);
 	expect_val(t, "seed", 1, true);
+	expect_val(t, "seconds", 60, true);
 	expect_val(t, "tsc_calibrate", 0, true); /* auto */
 	expect_val(t, "ap_nostart", 0, true);
 	expect_val(t, "remote", 0, true); /* all */
@@ -182,7 +183,7 @@ static void test_cmdline_enums(struct ktest *t)
 	KEXPECT(t, GOOD(t, "crash=none", &o) && o.crash == OPT_CRASH_NONE);
 	KEXPECT(t, GOOD(t, "crash=hang", &o) && o.crash == OPT_CRASH_HANG);
 	BAD(t, "format=7", "bad value '7' for 'format' (expected json|lava)");
-	BAD(t, "mode=Bench", "bad value 'Bench' for 'mode' (expected bench|selftest)");
+	BAD(t, "mode=Bench", "bad value 'Bench' for 'mode' (expected bench|selftest" KERNEL_WORDS("|torture") ")");
 	BAD(t, "console=ttyS2", "'ttyS2'");
 	BAD(t, "format=jsonx", "'jsonx'");
 	BAD(t, "format=jso", "'jso'");
@@ -192,7 +193,9 @@ static void test_cmdline_enums(struct ktest *t)
 	/* mode= takes the registered modes' words, in link order, bench the default. */
 	KEXPECT_STREQ(t, run_mode_word(0), "bench");
 	KEXPECT_STREQ(t, run_mode_word(1), "selftest");
-	KEXPECT_EQ(t, run_mode_word(2), NULL);
+	/* The kernel links tests/torture/'s mode=torture too. */
+	KEXPECT(t, IS_HOST ? run_mode_word(2) == NULL : strcmp(run_mode_word(2), "torture") == 0);
+	KEXPECT_EQ(t, run_mode_word(3), NULL);
 	KEXPECT_STREQ(t, run_mode_word(-1), "bench");
 	KEXPECT_EQ(t, options_word("mode", 0), NULL);
 	KEXPECT_STREQ(t, options_word("console", OPT_CONSOLE_TTYS1), "ttyS1");
@@ -232,6 +235,8 @@ static const struct {
 	{ "swap_mb", 1, 16384, 512, " swapfree_mb=1" },
 	{ "swapfree_mb", 1, 16384, 256, " swap_mb=16384" },
 	{ "seed", 1, 1000000000, 1, "" },
+	{ "seconds", 1, 86400, 60, "" },
+	{ "torture_controls", 0, 1, 0, "" },
 	{ "ap_nostart", 0, MAX_CPUS - 1, 0, "" },
 	{ "apic_fw_off", 0, 1, 0, "" },
 	{ "fwdump", 0, 1, 0, "" },

@@ -22,7 +22,15 @@ extern struct devmem t_devmem;
 static struct torture_config t_conf;
 static u64 t_end_ms, t_next_audit;
 static u32 t_arrived, t_release_gen, t_audit_req;
-static u16 t_counts[1u << 16]; /* leaves per frame, by pfn offset in the memmap */
+/*
+ * Leaves per frame, keyed by pfn (open addressing; emptied at each audit):
+ * a table indexed by pfn would alias frames in the kernel's memory.
+ */
+#define T_COUNT_SLOTS 4096
+static struct {
+	u64 key; /* pfn + 1; 0: empty */
+	u16 n;
+} t_counts[T_COUNT_SLOTS];
 static struct pmm_stats t_pmm0;
 static u64 t_tables0;
 static struct quarantine_stats t_q0;
@@ -80,6 +88,25 @@ int torture_setup(const struct torture_config *cfg)
 	return err;
 }
 
+/* @pfn's counter, added if new (NULL when the table is full: a failure). */
+static u16 *count_of(u64 pfn, bool add)
+{
+	unsigned h = (unsigned)(pfn * 0x9e3779b97f4a7c15ull >> 52) % T_COUNT_SLOTS;
+
+	for (unsigned k = 0; k < T_COUNT_SLOTS; k++, h = (h + 1) % T_COUNT_SLOTS) {
+		if (t_counts[h].key == pfn + 1)
+			return &t_counts[h].n;
+		if (!t_counts[h].key) {
+			if (!add)
+				return NULL;
+			t_counts[h].key = pfn + 1;
+			return &t_counts[h].n;
+		}
+	}
+	torture_fail("audit: more than %u frames mapped", T_COUNT_SLOTS);
+	return NULL;
+}
+
 struct audit_walk {
 	struct tslot *s;
 	unsigned r;
@@ -91,6 +118,7 @@ static int audit_leaf(void *arg, const struct pt_leaf *l)
 	u64 pfn = l->pa >> 12;
 	unsigned i = (unsigned)((l->va - t_base[w->r]) / T_KB4);
 	struct page *p;
+	u16 *cnt;
 
 	if (!l->pa)
 		return 0; /* a swap entry */
@@ -103,7 +131,9 @@ static int audit_leaf(void *arg, const struct pt_leaf *l)
 	if (page_test_flags(p, PG_FREED))
 		torture_fail("freed frame 0x%lx reachable from mm %lu at 0x%lx",
 			     (unsigned long)l->pa, (unsigned long)w->s->id, (unsigned long)l->va);
-	t_counts[(pfn - mm_memmap_start_pfn) & 0xffff]++;
+	cnt = count_of(pfn, true);
+	if (cnt)
+		(*cnt)++;
 	if (i < T_PAGES && *(u64 *)page_address(p) != w->s->model[w->r]->p[i].val)
 		torture_fail("audit: mm %lu 0x%lx holds 0x%lx, expected 0x%lx",
 			     (unsigned long)w->s->id, (unsigned long)l->va,
@@ -117,16 +147,18 @@ static int audit_count(void *arg, const struct pt_leaf *l)
 {
 	u64 pfn = l->pa >> 12;
 	struct page *p;
+	u16 *cnt;
 	unsigned n;
 
 	(void)arg;
 	if (!l->pa || !pfn_valid(pfn))
 		return 0;
 	p = pfn_to_page(pfn);
-	n = t_counts[(pfn - mm_memmap_start_pfn) & 0xffff];
+	cnt = count_of(pfn, false);
+	n = cnt ? *cnt : 0;
 	if (!n)
 		return 0; /* checked already */
-	t_counts[(pfn - mm_memmap_start_pfn) & 0xffff] = 0;
+	*cnt = 0;
 	if (page_mapcount(p) != (int)n || page_ref_count(p) != (int)n)
 		torture_fail("frame 0x%lx: %u leaves map it, map count %d, refcount %d",
 			     (unsigned long)l->pa, n, page_mapcount(p), page_ref_count(p));
@@ -163,6 +195,7 @@ static void audit_run(void)
 	 */
 	if (emul_early_frees())
 		torture_fail("%lu frames freed before their flush", (unsigned long)emul_early_frees());
+	__builtin_memset(t_counts, 0, sizeof(t_counts));
 	audit_walk_all(audit_leaf);
 	audit_walk_all(audit_count);
 }

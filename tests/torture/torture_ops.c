@@ -46,6 +46,8 @@ static void where_is(u64 want, struct mm *mm, vaddr_t va)
 	paddr_t pa = 0;
 	int e = pt_lookup(mm->root, va, &pa, NULL, NULL);
 
+	if (!want)
+		return; /* the zero page's value: every free frame holds it (a GiB of lines in the kernel) */
 	for (u64 pfn = mm_memmap_start_pfn; pfn < mm_memmap_end_pfn; pfn++) {
 		struct page *p = pfn_to_page(pfn);
 
