@@ -29,9 +29,15 @@ static inline pte_t *pt_table(paddr_t pa)
 	return phys_to_virt(pa);
 }
 
+/*
+ * Acquire, pairing with pt_set()'s release: a walk reads the table an
+ * entry links, and in C only an acquire load orders that read after the
+ * new table's zeroing (the address dependency a relaxed load carries is
+ * not an ordering C or TSan knows). A plain load on x86, as before.
+ */
 static inline pte_t pt_get(const pte_t *t, unsigned i)
 {
-	return atomic_load_relaxed(&t[i]);
+	return atomic_load_acquire(&t[i]);
 }
 
 /* Release: a new table's zeroed contents are visible before the entry that links it. */

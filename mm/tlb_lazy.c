@@ -65,7 +65,7 @@ struct lazy_inval {
 struct lazy_queue {
 	spinlock_t lock;
 	unsigned n;
-	u64 pushed;  /* entries ever queued here (under the lock) */
+	u64 pushed;  /* entries ever queued here (written under the lock, read without) */
 	u64 drained; /* entries the owner has invalidated (or dropped), after doing so */
 	struct lazy_inval e[TLB_LAZY_QUEUE_MAX];
 } __cacheline_aligned;
@@ -195,7 +195,8 @@ static bool lazy_push(unsigned cpu, const struct tlb_flush_req *req, u64 *ticket
 	if (ok) {
 		q->e[q->n] = (struct lazy_inval){ req->mm, req->start, req->last, req->global };
 		atomic_store_relaxed(&q->n, q->n + 1);
-		q->pushed++;
+		/* Atomic: settle reads it without the lock (lazy_wait_drained()). */
+		atomic_store_relaxed(&q->pushed, q->pushed + 1);
 		*ticket = q->pushed;
 	}
 	spin_unlock_irqrestore(&q->lock, flags);

@@ -19,7 +19,13 @@
 #include "tests/mm_emul.h"
 #include "tests/torture/torture_internal.h"
 
-const vaddr_t t_base[T_REGIONS] = { 0x40000000ul, 0x40200000ul, 0x40400000ul };
+/*
+ * R_PRIV and R_SHARE alone in one PD: when the private region is unmapped,
+ * a shareable zap empties that PD while a private fault may be walking it
+ * (issue 24 defect 1). R_SHARED, present throughout, is in a PD of its own
+ * (under the same PDPT), else it would keep that PD from ever emptying.
+ */
+const vaddr_t t_base[T_REGIONS] = { 0x40000000ul, 0x40200000ul, 0x80000000ul };
 const u64 t_len[T_REGIONS] = { T_PAGES * T_KB4, MAPPING_SHARE_ALIGN, T_PAGES * T_KB4 };
 const unsigned t_flags[T_REGIONS] = { T_RW, T_RW | MM_PT_SHAREABLE, T_RW | MM_SHARED };
 

@@ -183,8 +183,13 @@ static void op_zap(struct tcpu *c, struct tslot *s)
 	for (unsigned k = 0; k < T_SLOTS; k++) {
 		struct tslot *z = &t_slots[k];
 
-		if ((s && z != s) || __atomic_load_n(&z->state, __ATOMIC_ACQUIRE) != SLOT_LIVE ||
-		    !z->attached)
+		/*
+		 * By attachment, not by state: a slot being destroyed (BUSY) stays
+		 * attached, its model valid, until its last user leaves, and
+		 * mapping_zap() zaps it meanwhile while a user may still read it.
+		 * attached changes only under t_map_lock, which we hold.
+		 */
+		if ((s && z != s) || !z->attached)
 			continue;
 		for (unsigned i = 0; i < T_PAGES; i++)
 			lp[n++] = &z->model[R_SHARE]->p[i];
