@@ -387,9 +387,9 @@ static void tlb_bench_report(const struct bench_ctx *c, struct json *j, u64 medi
 	if (tlb_ops_of(c->design)->settle) {
 		json_str(j, "note", "completion deferred: the remotes drain at their tick and "
 				    "the frames are freed after, outside the timed unmap call");
-		/* What lazy (the one design that settles) pays instead of IPIs: every CPU's tick. */
-		json_u64(j, "tick_hz", tlb_lazy_tick_hz());
 	}
+	if (tlb_ops_of(c->design)->report)
+		tlb_ops_of(c->design)->report(j);
 	if (remotes && bench_param(c, "remote") == TLB_REMOTE_BUSY)
 		report_readers(c, j, median);
 }
