@@ -530,6 +530,8 @@ const struct tlb_ops tlb_ops_lazy = {
 		.source = "Kumar et al., \"LATR: Lazy Translation Coherence\", ASPLOS 2018 "
 			  "(munmap latency -70.8%)",
 		.unit = "page",
+		.completes_later = true,
+		.remotes_flush_at_drain = true,
 		.promises = {
 			{ PCPU_TLB_LAZY_QUEUED, 1, PT_GATHER_PAGES, true, false },
 			{ PCPU_TLB_SHOOTDOWNS, 0, 1, false, false },
