@@ -415,8 +415,10 @@ static bool tlb_bench_case_selected(const struct bench_case *bc, const struct op
  */
 static const char *tlb_control(const struct bench_ctx *c)
 {
-	/* Not for a design that sends no round at all (lazy): there one page is a result. */
-	if (design_promise(c->design, PCPU_TLB_LAZY_QUEUED))
+	const struct design_promise *rounds = design_promise(c->design, PCPU_TLB_SHOOTDOWNS);
+
+	/* Not for a design that promises no round at all: there one page is a result. */
+	if (rounds && !rounds->count)
 		return NULL;
 	return bench_param(c, "pages") == 1 ? "pages=1: both designs send one round" : NULL;
 }
