@@ -141,7 +141,7 @@ static void pagemap_bench_unpin(struct bench_ctx *c, unsigned idx)
 /* What one call covers in the design's unit: its pages, or the pagemap ranges they cross. */
 static u64 pagemap_units_per_call(const struct design *d)
 {
-	return strcmp(d->unit, "range") == 0 ? PAGEMAP_BENCH_RANGES : PAGEMAP_BENCH_PAGES;
+	return d->counts_ranges ? PAGEMAP_BENCH_RANGES : PAGEMAP_BENCH_PAGES;
 }
 
 /* The design's lookups and references per call (per page or per range); none left after. */

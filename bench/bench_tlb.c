@@ -318,11 +318,9 @@ static bool tlb_bench_cpu_flushes_ok(struct bench_ctx *c, unsigned idx, u64 runs
 static int tlb_bench_verify(struct bench_ctx *c)
 {
 	u64 one = 0, all = 0;
-	const struct design_promise *q = design_promise(c->design, PCPU_TLB_LAZY_QUEUED);
-	const struct design_promise *p = q ? q : design_promise(c->design, PCPU_TLB_SHOOTDOWNS);
-	u64 batch = p ? p->per : tb.pages;
-	/* A queuing design's remotes flush at their drains (counted apart): only we flush here. */
-	unsigned flushers = q ? 1 : c->ncpus;
+	u64 batch = design_group_units(c->design) ? design_group_units(c->design) : tb.pages;
+	/* Remotes that flush at their drains are counted apart: only we flush here. */
+	unsigned flushers = c->design->remotes_flush_at_drain ? 1 : c->ncpus;
 
 	tlb_bench_count_flushes(c, false);
 	if (bench_check_promises(c, tb.pages, c->ncpus - 1))
@@ -384,12 +382,12 @@ static void tlb_bench_report(const struct bench_ctx *c, struct json *j, u64 medi
 		 remotes ? mul_div_u64(per_run / remotes, arch_tsc_hz(), run_cycles) : 0);
 	json_u64(j, "flush_ceiling", tlb_ceiling());
 	json_u64(j, "batch_pages", PT_GATHER_PAGES);
-	if (tlb_ops_of(c->design)->settle) {
+	if (c->design->completes_later) {
 		json_str(j, "note", "completion deferred: the remotes drain at their tick and "
 				    "the frames are freed after, outside the timed unmap call");
-		/* What lazy (the one design that settles) pays instead of IPIs: every CPU's tick. */
-		json_u64(j, "tick_hz", tlb_lazy_tick_hz());
 	}
+	if (tlb_ops_of(c->design)->report)
+		tlb_ops_of(c->design)->report(j);
 	if (remotes && bench_param(c, "remote") == TLB_REMOTE_BUSY)
 		report_readers(c, j, median);
 }
@@ -417,8 +415,10 @@ static bool tlb_bench_case_selected(const struct bench_case *bc, const struct op
  */
 static const char *tlb_control(const struct bench_ctx *c)
 {
-	/* Not for a design that sends no round at all (lazy): there one page is a result. */
-	if (design_promise(c->design, PCPU_TLB_LAZY_QUEUED))
+	const struct design_promise *rounds = design_promise(c->design, PCPU_TLB_SHOOTDOWNS);
+
+	/* Not for a design that promises no round at all: there one page is a result. */
+	if (rounds && !rounds->count)
 		return NULL;
 	return bench_param(c, "pages") == 1 ? "pages=1: both designs send one round" : NULL;
 }

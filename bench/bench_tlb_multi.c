@@ -205,7 +205,7 @@ static int tm_verify(struct bench_ctx *c)
 	u64 unmaps = c->runs_done * c->ncpus, per_round;
 	u64 requests = unmaps * tm_rounds(d, &per_round);
 
-	if (tlb_ops_of(d)->settle) /* lazy: one gather per unmap (tm.pages <= PT_GATHER_PAGES) */
+	if (d->remotes_flush_at_drain) /* one gather per unmap (tm.pages <= PT_GATHER_PAGES) */
 		return tm_verify_lazy(c, unmaps, c->ncpus - 1);
 	for (unsigned i = 0; i < DESIGN_MAX_PROMISES && d->promises[i].per; i++) {
 		const struct design_promise *p = &d->promises[i];

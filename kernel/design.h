@@ -42,6 +42,18 @@ struct design {
 	 * benchmarks never run it.
 	 */
 	bool control;
+	/*
+	 * Traits: what a benchmark or test needs to know about a design, so
+	 * that none ever tests which design it holds (by name or by ops).
+	 * completes_later: its work is complete only after the call returned
+	 * (settle before reuse; the BENCH line says so); remotes_flush_at_drain:
+	 * the remote CPUs' invalidations happen at their own drains, counted
+	 * apart from the flush policy's; counts_ranges: its promises count per
+	 * pagemap range a call crosses, not per page.
+	 */
+	bool completes_later;
+	bool remotes_flush_at_drain;
+	bool counts_ranges;
 	struct design_promise promises[DESIGN_MAX_PROMISES];
 };
 
@@ -63,6 +75,18 @@ static inline const struct design_promise *design_promise(const struct design *d
 		if (d->promises[i].counter == counter)
 			return &d->promises[i];
 	return NULL;
+}
+
+/*
+ * The units one group of @d's work covers (one round, one queued entry):
+ * the @per of its first promise of some events, or 0 when it promises none.
+ */
+static inline u32 design_group_units(const struct design *d)
+{
+	for (unsigned i = 0; i < DESIGN_MAX_PROMISES && d->promises[i].per; i++)
+		if (d->promises[i].count)
+			return d->promises[i].per;
+	return 0;
 }
 
 /* Events @p promises for @units of work sent to @targets CPUs. */

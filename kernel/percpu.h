@@ -81,6 +81,17 @@ struct smp_work {
 	void *arg;
 };
 
+/*
+ * What a CPU writes on every call it runs and around every HLT
+ * (kernel/smp.c): on a line of its own that no other CPU reads or writes,
+ * so those stores never bounce a line between CPUs (as one array indexed
+ * by CPU did: 16 CPUs' call_unacked on one line).
+ */
+struct smp_local {
+	unsigned call_unacked; /* the caller (plus one; 0: none) whose call runs here unacknowledged */
+	bool idle_halted;      /* in cpu_idle()'s HLT: an interrupt handler seeing it woke the CPU */
+} __cacheline_aligned;
+
 struct percpu {
 	struct percpu *self; /* offset 0: this_cpu() reads %gs:0 */
 	unsigned cpu_id;
@@ -94,6 +105,7 @@ struct percpu {
 	struct smp_work work;
 	struct smp_call_desc call;
 	struct smp_mailbox mailbox;
+	struct smp_local local;
 } __cacheline_aligned;
 
 extern struct percpu percpu[MAX_CPUS];

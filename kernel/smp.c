@@ -85,10 +85,10 @@ static inline unsigned word_first(u64 w)
 }
 
 /*
- * The caller (plus one; 0: none) whose call each CPU is running now and
- * has not acknowledged yet (smp_call_ack()); written by that CPU only.
+ * this_cpu()->local.call_unacked: the caller (plus one; 0: none) whose
+ * call this CPU is running now and has not acknowledged yet
+ * (smp_call_ack()); on a line of its own, written by this CPU only.
  */
-static unsigned call_unacked[MAX_CPUS];
 
 /*
  * Counted before the acknowledgement, so a caller done waiting sees the
@@ -108,22 +108,25 @@ static void run_call_from(unsigned caller, unsigned self)
 {
 	struct smp_call_desc *d = &percpu_of(caller)->call;
 
+	struct smp_local *l = &this_cpu()->local;
+
 	trace_event(TRACE_IPI_RECV, caller, trace_seq(caller));
-	call_unacked[self] = caller + 1;
+	l->call_unacked = caller + 1;
 	d->fn(d->arg);
-	if (call_unacked[self])
+	if (l->call_unacked)
 		smp_ack(caller, self);
-	call_unacked[self] = 0;
+	l->call_unacked = 0;
 }
 
 bool smp_call_ack(void)
 {
-	unsigned self = this_cpu()->cpu_id;
-	unsigned caller = call_unacked[self];
+	struct percpu *pc = this_cpu();
+	unsigned self = pc->cpu_id;
+	unsigned caller = pc->local.call_unacked;
 
 	if (!caller)
 		return false;
-	call_unacked[self] = 0;
+	pc->local.call_unacked = 0;
 	smp_ack(caller - 1, self);
 	return true;
 }
@@ -520,18 +523,16 @@ int smp_run_async(unsigned cpu, smp_call_fn fn, void *arg)
 	return post.result;
 }
 
-/* 1 while the CPU sits in cpu_idle()'s HLT: an interrupt handler seeing it woke the CPU. */
-static u8 idle_halted[MAX_CPUS];
-
+/* this_cpu()->local.idle_halted: set while the CPU sits in cpu_idle()'s HLT. */
 bool smp_idle_halted(void)
 {
-	return READ_ONCE(idle_halted[arch_cpu_id()]);
+	return READ_ONCE(this_cpu()->local.idle_halted);
 }
 
 void cpu_idle(void)
 {
 	struct smp_work *w = &this_cpu()->work;
-	unsigned me = arch_cpu_id();
+	bool *halted = &this_cpu()->local.idle_halted;
 
 	for (;;) {
 		smp_call_fn fn;
@@ -540,11 +541,11 @@ void cpu_idle(void)
 		arch_irq_save();
 		fn = READ_ONCE(w->fn);
 		if (!fn) {
-			WRITE_ONCE(idle_halted[me], 1);
+			WRITE_ONCE(*halted, true);
 			trace_event(TRACE_IDLE_HALT, 0, 0);
 			arch_idle(); /* enables interrupts and halts, losing no wake-up */
 			trace_event(TRACE_IDLE_WAKE, 0, 0);
-			WRITE_ONCE(idle_halted[me], 0);
+			WRITE_ONCE(*halted, false);
 			continue;
 		}
 		arg = w->arg;

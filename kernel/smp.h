@@ -66,7 +66,8 @@ int smp_call_copy(const cpumask_t *mask, smp_call_fn fn, void *data, size_t len,
  * on return) and returns true. The function's argument (an smp_call_copy() copy in the
  * caller's descriptor) may be rewritten from then on: copy what is still
  * needed first. Outside a call function (the initiator running a target
- * function itself) it does nothing and returns false. For early_ack (mm/tlb_early_ack.c).
+ * function itself) it does nothing and returns false. For a TLB design whose targets
+ * acknowledge before they flush.
  */
 bool smp_call_ack(void);
 

@@ -385,8 +385,8 @@ void mm_switch(struct mm *mm)
 	u16 asid = 0;
 
 	if (old != mm) {
-		/* While @old is still loaded: its queued lazy invalidations land in its ASID. */
-		tlb_lazy_switch();
+		/* While @old is still loaded: what a design deferred lands in its ASID. */
+		tlb_mm_switch();
 		if (mm) {
 			/* Set before the generation is read (mm_flush_range() relies on it). */
 			cpumask_set_cpu_atomic(cpu, mm_cpumask(mm));

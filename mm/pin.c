@@ -195,6 +195,7 @@ const struct pin_pagemap_ops pin_pagemap_ops_naive = {
 const struct pin_pagemap_ops pin_pagemap_ops_cached = {
 	.d = { .name = "cached", .desc = "keeps the last pagemap while pages fall in it",
 	       .source = "Keith Busch, \"mm: faster get user pages\" (2018)", .unit = "range",
+	       .counts_ranges = true,
 	       .promises = { { PCPU_PAGEMAP_LOOKUPS, 1, 1, false, false },
 			     { PCPU_PAGEMAP_REFS, 1, 1, false, false } } },
 	.get = pagemap_get_cached,

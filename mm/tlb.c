@@ -36,6 +36,42 @@ static unsigned flush_ceiling = TLB_FLUSH_CEILING;
 /* tlb_ceiling=: the knee of every flush, set before any CPU flushes. */
 OPTION_UINT(tlb_ceiling, flush_ceiling, 1, 512, TLB_FLUSH_CEILING);
 
+/* The enabled design whose switch_out hook mm_switch() runs, or NULL. */
+static const struct tlb_ops *tlb_hooked;
+
+static int tlb_hook_register(const struct tlb_ops *ops)
+{
+	const struct tlb_ops *was = atomic_cmpxchg(&tlb_hooked, NULL, ops);
+
+	return was && was != ops ? -EBUSY : 0;
+}
+
+int tlb_design_enable(const struct tlb_ops *ops, bool on)
+{
+	int err = 0;
+
+	if (on && ops->switch_out) {
+		/* Before the design may defer anything: switches drain from then on. */
+		err = tlb_hook_register(ops);
+		if (err)
+			return err;
+	}
+	if (ops->enable)
+		err = ops->enable(on);
+	/* Off: after the design's last settle, so its hook has nothing left to do. */
+	if (ops->switch_out && (!on || err))
+		atomic_cmpxchg(&tlb_hooked, ops, NULL);
+	return err;
+}
+
+void tlb_mm_switch(void)
+{
+	const struct tlb_ops *ops = atomic_load_acquire(&tlb_hooked);
+
+	if (ops)
+		ops->switch_out();
+}
+
 void tlb_set_ceiling(unsigned pages)
 {
 	flush_ceiling = pages ? pages : TLB_FLUSH_CEILING;

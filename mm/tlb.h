@@ -48,6 +48,7 @@
 #include "mm/pt.h"
 #include "types.h"
 
+struct json;
 struct mm;
 
 /*
@@ -141,6 +142,16 @@ struct tlb_ops {
 	 * tlb_batch_begin(); runs where any gather flush runs (mm/pt.h).
 	 */
 	pt_flush_fn *gather_flush;
+	/*
+	 * Optional (NULL: none). switch_out runs in mm_switch() on a CPU about
+	 * to load another root, interrupts off, the old root still loaded,
+	 * while the design is enabled: tlb_design_enable() registers it and
+	 * mm/mm.c calls it through tlb_mm_switch(), never by name (lazy drains
+	 * its queue into the old ASID there). report adds the design's own
+	 * fields to its BENCH line (bench/bench_tlb.c; lazy: its tick rate).
+	 */
+	void (*switch_out)(void);
+	void (*report)(struct json *j);
 };
 
 struct tlb_batch {
@@ -180,11 +191,18 @@ static inline const struct tlb_ops *tlb_ops_of(const struct design *d)
 	return container_of(d, struct tlb_ops, d);
 }
 
-/* @ops->enable(@on), or 0 for a design without one. */
-static inline int tlb_design_enable(const struct tlb_ops *ops, bool on)
-{
-	return ops->enable ? ops->enable(on) : 0;
-}
+/*
+ * @ops->enable(@on) (0 for a design without one), and registers (@on) or
+ * unregisters (!@on) @ops' switch_out hook: one design with such a hook is
+ * enabled at a time (-EBUSY for a second). Boot CPU, task context.
+ */
+int tlb_design_enable(const struct tlb_ops *ops, bool on);
+
+/*
+ * Runs the enabled design's switch_out hook, if any (mm_switch(), before
+ * the root changes). Interrupts off; one load when no design has a hook.
+ */
+void tlb_mm_switch(void);
 
 /* @ops->settle(@mm), or 0 for a design whose flush is complete when it returns. */
 static inline int tlb_settle(const struct tlb_ops *ops, struct mm *mm)
@@ -193,21 +211,11 @@ static inline int tlb_settle(const struct tlb_ops *ops, struct mm *mm)
 }
 
 /*
- * The lazy design's hook in mm_switch() (mm/tlb_lazy.c): before this CPU
- * loads another root, it drains its queue of lazy invalidations while the
- * old root is still loaded. Interrupts off. Cheap when the queue is empty.
- */
-void tlb_lazy_switch(void);
-
-/*
  * Self-tests only: while @paused, the lazy design's ticks drain nothing
  * (address-space switches and fallback rounds still do), so a test can
  * fill a queue. Any context.
  */
 void tlb_lazy_pause_ticks(bool paused);
-
-/* The lazy design's drain tick rate (lazy_hz=): each CPU's interrupts per second while enabled. */
-unsigned tlb_lazy_tick_hz(void);
 
 /* The IPI shootdown every real design's flush is: one round to the mask, each runs req->target. */
 int tlb_flush_send(const struct tlb_flush_req *req);

@@ -4,7 +4,7 @@
  * 70.8%. No IPI: the initiator flushes its own TLB and queues the
  * invalidation on every other CPU of the mm's mask; each CPU drains its
  * queue at its next tick (a periodic local APIC timer, arch_tick_start())
- * or address-space switch (mm_switch(), tlb_lazy_switch()). Until then a
+ * or address-space switch (mm_switch() through its switch_out hook). Until then a
  * CPU may still translate the unmapped range to its old frames: that window
  * is what the design trades for the IPIs. So the frames and page-table
  * pages of each flush are not released when it returns, but put on a
@@ -35,6 +35,7 @@
  */
 #include "errno.h"
 #include "kernel/cmdline.h"
+#include "kernel/json.h"
 #include "kernel/panic.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
@@ -161,14 +162,16 @@ static void lazy_tick(void)
 		lazy_drain();
 }
 
-void tlb_lazy_switch(void)
+/* switch_out hook: drains into the old ASID before the root changes. */
+static void tlb_lazy_switch(void)
 {
 	lazy_drain();
 }
 
-unsigned tlb_lazy_tick_hz(void)
+/* report hook: what lazy pays instead of IPIs, every CPU's tick. */
+static void tlb_lazy_report(struct json *j)
 {
-	return lazy_hz;
+	json_u64(j, "tick_hz", lazy_hz);
 }
 
 void tlb_lazy_pause_ticks(bool paused)
@@ -528,6 +531,8 @@ const struct tlb_ops tlb_ops_lazy = {
 		.source = "Kumar et al., \"LATR: Lazy Translation Coherence\", ASPLOS 2018 "
 			  "(munmap latency -70.8%)",
 		.unit = "page",
+		.completes_later = true,
+		.remotes_flush_at_drain = true,
 		.promises = {
 			{ PCPU_TLB_LAZY_QUEUED, 1, PT_GATHER_PAGES, true, false },
 			{ PCPU_TLB_SHOOTDOWNS, 0, 1, false, false },
@@ -541,4 +546,6 @@ const struct tlb_ops tlb_ops_lazy = {
 	.enable = tlb_enable_lazy,
 	.settle = tlb_settle_lazy,
 	.gather_flush = tlb_lazy_gather_flush,
+	.switch_out = tlb_lazy_switch,
+	.report = tlb_lazy_report,
 };

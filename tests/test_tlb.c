@@ -573,7 +573,22 @@ static void test_tlb_queue_full_falls_back(struct ktest *t)
 	KEXPECT_EQ(t, tlb_settle(ops_of(t), tmm), 0);
 }
 
+/*
+ * The traits the benchmarks read agree with the hooks: a design whose
+ * work completes after the call (settle) says so, and remotes that flush at
+ * their drains are a deferred completion too.
+ */
+static void test_tlb_traits_match_hooks(struct ktest *t)
+{
+	const struct tlb_ops *ops = ops_of(t);
+
+	KEXPECT_EQ(t, ops->d.completes_later, ops->settle != NULL);
+	KEXPECT(t, !ops->d.remotes_flush_at_drain || ops->d.completes_later);
+	KEXPECT(t, !ops->d.counts_ranges); /* a TLB design counts per page */
+}
+
 static const struct ktest_case tlb_cases[] = {
+	KTEST_CASE(test_tlb_traits_match_hooks),
 	KTEST_CASE(test_tlb_counts_small),
 	KTEST_CASE(test_tlb_counts_above_ceiling),
 	KTEST_CASE(test_tlb_counts_ceiling_option),
