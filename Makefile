@@ -56,8 +56,7 @@ MM_SRCS := $(sort $(wildcard mm/*.c))
 BENCH_SRCS := bench/bench.c bench/bench_design.c bench/bench_faultlock.c bench/bench_ipi.c \
 	bench/bench_mode.c bench/bench_pagemap.c bench/bench_pin.c bench/bench_result.c \
 	bench/bench_runs.c bench/bench_swapfree.c bench/bench_tlb.c bench/bench_tlb_multi.c \
-	bench/read_loss.c bench/tlb_readers.c
-BENCH_SRCS += bench/bench_reclaim.c
+	bench/read_loss.c bench/tlb_readers.c bench/bench_reclaim.c
 # Tests that build for both the host and the kernel, then kernel-only ones.
 TEST_COMMON_SRCS := tests/acpi_fw.c tests/mm_emul.c tests/test_acpi.c tests/test_cmdline.c \
 	tests/test_console.c tests/test_cpumask.c tests/test_format.c tests/test_json.c \
@@ -72,9 +71,8 @@ TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/te
 	tests/test_kpt.c tests/test_mapping_flush.c tests/test_pic.c tests/test_pin.c \
 	tests/test_pin_folio.c tests/test_smp.c tests/test_smp_mailbox.c tests/test_smpboot.c \
 	tests/test_tlb.c tests/test_tlb_early_ack.c tests/test_tlb_lazy_multi.c tests/test_tlb_stale.c \
-	tests/test_trace.c tests/test_traps.c tests/test_tsc.c
-TEST_KERNEL_SRCS += tests/test_bench_reclaim.c
-TEST_KERNEL_SRCS += tests/test_tlb_gen.c
+	tests/test_trace.c tests/test_traps.c tests/test_tsc.c tests/test_bench_reclaim.c \
+	tests/test_tlb_gen.c
 # make TEST_DESIGN=1 (best with its own O=): adds the example designs of
 # tests/design_example.c to their tables, the "adding a design" proof (docs/design.md).
 ifeq ($(TEST_DESIGN),1)
