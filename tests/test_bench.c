@@ -339,8 +339,8 @@ static void test_bench_aa_variant(struct ktest *t)
  */
 static void test_bench_registered_order(struct ktest *t)
 {
-	static const char *const want[] = { "ipi",     "tlb",	    "tlbmulti", "pin",
-					    "pagemap", "faultlock", "swapfree" };
+	static const char *const want[] = { "ipi", "tlb",     "tlbmulti",  "reclaim",
+					    "pin", "pagemap", "faultlock", "swapfree" };
 	const char *const *got = bench_names();
 	unsigned i;
 
