@@ -392,7 +392,7 @@ if make -s -C "$here" TEST_DESIGN=1 O="$td_out" all > "$logs/test-design-build.l
 	TEST_DESIGN=1 O="$td_out" expect_run bench-test-design 0 --bench tlb --accel tcg --boot kernel \
 		--smp 2 -- iters=1 cpus=2 remote=idle
 	check test_design_bench_lines "$(has "$last_log" '^BENCH \{"bench":"tlb","variant":"example"')"
-	check test_design_in_table "$(has "$contract_runs/bench-test-design/table.txt" '\(naive vs example\)')"
+	check test_design_in_table "$(has "$contract_runs/bench-test-design/table.txt" '^ +[0-9]+  example +[0-9]')"
 	check test_design_in_plots "$(grep -lq example "$contract_runs"/bench-test-design/plots/tlb-*.svg 2>/dev/null && echo 1 || echo 0)"
 	TEST_DESIGN=1 O="$td_out" expect_run selftest-test-design 0 --selftest --accel tcg --boot kernel \
 		--smp 2 --timeout 300 -- ktest=tlb
@@ -445,7 +445,7 @@ print("\n".join(bad) or "interleaved")
 sys.exit(1 if bad else 0)
 PY
 check bench_variants_interleaved "$([ $? = 0 ] && echo 1 || echo 0)" "$(head -n 2 "$bench_runs/interleave.check" | tr '\n' ' ')"
-check bench_control_rows_marked "$(has "$bench_runs/A/table.txt" 'control \(2 CPUs: one target')"
+check bench_control_rows_marked "$(has "$bench_runs/A/table.txt" 'expected near 1 \(2 CPUs: one target')"
 expect_run bench-cpus-beyond-online 2 --bench ipi --accel tcg --boot kernel --smp 2 -- cpus=64
 check bench_cpus_beyond_online_named "$(has "$last_log" '^mmlab: error: cpus=64: only 2 CPUs are online')"
 check bench_cpus_beyond_online_status "$(has "$last_log" '^MMLAB-DONE .*"status":"usage"')"

@@ -79,13 +79,24 @@ def is_aa(naive, other):
     return naive.variant == NAIVE and other.variant == AA
 
 
+def near1_why(r):
+    """The kernel's reason a record's case is expected near 1 ('' when none)."""
+    why = r.extra.get("expected_near_1")
+    return why if isinstance(why, str) else ""
+
+
 def expected_near1(naive, other):
     """True when both records say their designs should cost about the same.
 
-    Accepts the new "expect":"near1" and the older "control":true (which
-    marked the same rows before A/A controls existed).
+    The kernel writes "expected_near_1":"why" on such records (docs/output.md);
+    "expect":"near1" and the older "control":true (which marked the same
+    rows before A/A controls existed; an aa record's own control mark is
+    not one) are read alike.
     """
-    return all(r.extra.get("expect") == EXPECT_NEAR1 or r.control for r in (naive, other))
+    def marked(r):
+        return (bool(near1_why(r)) or r.extra.get("expect") == EXPECT_NEAR1
+                or (r.control and r.variant != AA))
+    return all(marked(r) for r in (naive, other))
 
 
 def harness_bias(records):

@@ -47,7 +47,7 @@ from mmlab_groups import Group, group_results
 from mmlab_merge import merge_sections
 from mmlab_peer import PeerIndex, peer_ratio, split_systems
 from mmlab_records import NAIVE
-from mmlab_rounds import (expected_near1, harness_bias, harness_bias_text, is_aa,
+from mmlab_rounds import (expected_near1, harness_bias, harness_bias_text, is_aa, near1_why,
                           ratio_interval, shift_text)
 from mmlab_stats import (BOOTSTRAP_REPS, CI_MIN_N, CI_TARGET_PCT, LEVEL_SHIFT_MIN_PCT,
                          LEVEL_SHIFT_P, ci_halfwidth_pct, improvement_ratio,
@@ -288,7 +288,7 @@ def _row_note(naive, better, ci, significant):
     if is_aa(naive, better):
         return "A/A control" + (": differs from 1, harness bias" if significant else "")
     if expected_near1(naive, better):
-        why = naive.control_why or better.control_why
+        why = near1_why(naive) or near1_why(better) or naive.control_why or better.control_why
         text = f"expected near 1 ({why})" if why else "expected near 1"
         return text + (": differs from 1 (different code)" if significant else "")
     if ci is None and naive.samples and better.samples:

@@ -151,6 +151,17 @@ class TestControls(unittest.TestCase):
         self.assertEqual(harness_bias(recs), [])
         self.assertNotIn("WARNING", render_results_table(recs))
 
+    def test_kernel_expected_near_1_mark_is_read_with_its_reason(self):
+        # The kernel's mark (figbench): "expected_near_1":"why" and "control":false;
+        # the aa row carries "control":true and stays the A/A control.
+        why = "2 CPUs: one target, both designs call it"
+        recs = [record(STEADY, expected_near_1=why, control=False),
+                record(STEADY, "batched", expected_near_1=why, control=False),
+                record(STEADY, "aa", control=True, control_kind="aa")]
+        text = render_results_table(recs)
+        self.assertIn("expected near 1 (%s)" % why, text)
+        self.assertIn("A/A control", text)
+
     def test_runs_achieved_shown(self):
         text = render_results_table([record(STEADY), record(STEADY[:10], "batched")])
         # One row per design (mmlab_merge): each row's runs column holds its own count.
