@@ -115,7 +115,8 @@ def dom_facts(outdir, page):
 def check_page(ktap, outdir, name, page, want_plots, want_sections):
     """The cases of one page: every plot loads, every section is there, a screenshot."""
     facts = dom_facts(outdir, page)
-    ok = facts.total == want_plots and facts.loaded == want_plots and want_plots > 0
+    # A page of runs at one CPU count has no sweep plot (its dot charts are inline SVG).
+    ok = facts.total == want_plots and facts.loaded == want_plots
     ktap.check(f"{name}_every_plot_loads", ok,
                f"loaded {facts.loaded} of {facts.total} plots, want {want_plots}")
     missing = sorted(set(want_sections) - set(facts.sections))
@@ -130,8 +131,10 @@ def check_page(ktap, outdir, name, page, want_plots, want_sections):
 def check_headline_and_forest(ktap, facts, want_rows):
     """The headline is laid out with its table, and every forest row was drawn."""
     f = facts.forest
+    # A run with too few runs for any interval has a headline of sentences and no table.
+    rows = f.get("headline-rows") or 0
     ktap.check("results_page_headline_rendered", (f.get("headline-height") or 0) > 100
-               and (f.get("headline-rows") or 0) >= 2 and "headline" in facts.sections,
+               and (rows == 0 or rows >= 2) and "headline" in facts.sections,
                f"headline facts {f}")
     ktap.check("results_page_forest_rendered", want_rows > 0 and f.get("forest-rows") == want_rows
                and f.get("forest-drawn") == want_rows,
