@@ -14,6 +14,7 @@
 #include "kernel/json.h"
 #include "kernel/printk.h"
 #include "kernel/report.h"
+#include "kernel/run.h"
 #include "kernel/smp.h"
 #include "kernel/trace.h"
 #include "lib/atomic.h"
@@ -337,6 +338,46 @@ static void count_skipped(struct bench_outcome *out, unsigned n, bool asked)
 		out->skipped_asked += n;
 }
 
+/* pages=: only the cases whose "pages" parameter is listed, in every benchmark that has one. */
+static struct opt_uint_list bench_pages;
+OPTION_UINT_LIST(pages, bench_pages, 1, 1u << 24, "page count");
+
+/* Index of @b's parameter "pages", or -1 when it has none. */
+static int pages_param(const struct bench *b)
+{
+	for (unsigned i = 0; i < BENCH_MAX_PARAMS && b->param_names[i]; i++)
+		if (strcmp(b->param_names[i], "pages") == 0)
+			return (int)i;
+	return -1;
+}
+
+static bool pages_selected(const struct bench *b, const struct bench_case *bc)
+{
+	int i = pages_param(b);
+
+	if (!bench_pages.n || i < 0)
+		return true;
+	for (unsigned k = 0; k < bench_pages.n; k++)
+		if (bc->param[i] == bench_pages.value[k])
+			return true;
+	return false;
+}
+
+/*
+ * pages= naming no case of a benchmark that has the parameter would run
+ * nothing of it in silence: a usage error naming the benchmark instead.
+ */
+static bool pages_meet(const struct bench *b)
+{
+	if (pages_param(b) < 0)
+		return true;
+	for (unsigned ci = 0; ci < b->ncases; ci++)
+		if (pages_selected(b, &b->cases[ci]))
+			return true;
+	printk("mmlab: error: pages=: no case of %s has that page count\n", b->name);
+	return false;
+}
+
 static void run_sweep(const struct bench *b, const unsigned *counts, unsigned ncounts,
 		      const struct options *opt, struct bench_outcome *out)
 {
@@ -349,6 +390,8 @@ static void run_sweep(const struct bench *b, const unsigned *counts, unsigned nc
 	for (unsigned ci = 0; ci < b->ncases; ci++) {
 		c.bcase = &b->cases[ci];
 		if (b->case_selected && !b->case_selected(c.bcase, opt))
+			continue;
+		if (!pages_selected(b, c.bcase))
 			continue;
 		for (unsigned k = 0; k < ncounts; k++) {
 			c.ncpus = counts[k];
@@ -404,6 +447,9 @@ unsigned bench_run_all(const struct options *opt)
 	printk("# bench: %u CPUs online, empty timing loop %lu cycles, TSC %lu Hz\n", ncpus_online,
 	       (unsigned long)empty, (unsigned long)arch_tsc_hz());
 	collect_benches();
+	for (unsigned i = 0; i < nbenches; i++)
+		if (options_name_listed(&bench_selected, benches[i]->name) && !pages_meet(benches[i]))
+			run_finish("usage", EXIT_USAGE, "pages= selects no case of a benchmark");
 	for (unsigned i = 0; i < nbenches; i++) {
 		struct bench_outcome out;
 

@@ -23,7 +23,7 @@
 #include "lib/string.h"
 #include <arch/arch.h>
 
-#define TRACE_BUF_DEFAULT 16384 /* records per CPU: 256 KiB, a few timed runs of most cases */
+#define TRACE_BUF_DEFAULT 65536 /* records per CPU: 1 MiB, every timed run of tlb up to 512 pages */
 #define TRACE_BUF_MAX 262144	/* 4 MiB per CPU, the largest block mm's page_alloc() gives */
 #define TRACE_LINE_RECORDS 24	/* records per console line, well inside PRINTK_MAX */
 #define TRACE_CALIBRATE_RECORDS 256

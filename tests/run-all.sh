@@ -459,6 +459,9 @@ check bench_control_rows_marked "$(has "$bench_runs/A/table.txt" 'expected near 
 expect_run bench-cpus-beyond-online 2 --bench ipi --accel tcg --boot kernel --smp 2 -- cpus=64
 check bench_cpus_beyond_online_named "$(has "$last_log" '^mmlab: error: cpus=64: only 2 CPUs are online')"
 check bench_cpus_beyond_online_status "$(has "$last_log" '^MMLAB-DONE .*"status":"usage"')"
+# pages= naming no case of a benchmark with that parameter is a usage error, never an empty run.
+expect_run bench-pages-no-case 2 --bench tlb --accel tcg --boot kernel --smp 1 -- pages=7
+check bench_pages_no_case_named "$(has "$last_log" '^mmlab: error: pages=: no case of tlb has that page count')"
 expect_run bench-words-contradict 2 --bench swapfree --accel tcg --boot kernel --smp 2 -- swap_mb=4 swapfree_mb=8
 check bench_words_contradict_named "$(has "$last_log" "'swapfree_mb=8' contradicts 'swap_mb=4'")"
 # ipi needs 2 CPUs: on 1 nothing runs, and a run with no result fails.
@@ -690,12 +693,14 @@ fi
 
 # ./run.sh --bench tlb --trace --smp 4 writes a trace.json that the checker
 # accepts: Chrome trace events, a named track per CPU, IPI and ack flows.
+# Every case up to 512 pages fits the default buffers; pages=8194's 8194
+# rounds per run of the page-by-page designs fit no buffer (docs/output.md).
 note "trace: tlb --trace --smp 4"
 trace_run=$O/test-trace
 trace_ktap=$logs/trace.ktap
 rm -rf "$trace_run" "$trace_run-selftest"
 "$here/run.sh" --bench tlb --trace --accel tcg --boot kernel --smp 4 --quiet --results "$trace_run" \
-	-- iters=2 cpus=4 remote=idle > "$trace_run.out" 2>&1
+	-- iters=2 cpus=4 remote=idle pages=1,8,32,33,34,64,512 > "$trace_run.out" 2>&1
 trace_rc=$?
 "$PYTHON" "$here/tools/mmlab_trace.py" --check "$trace_run/trace.json" --min-flows 1 \
 	> "$trace_run.check" 2>&1
