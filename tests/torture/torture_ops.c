@@ -6,6 +6,7 @@
  * the CPU's ring; a result that breaks a rule fails the run.
  */
 #include "errno.h"
+#include "kernel/rwlock.h"
 #include "mm/devmem.h"
 #include "mm/pagemap.h"
 #include "mm/page.h"
@@ -117,9 +118,17 @@ static void op_pin(struct tcpu *c, struct tslot *s, bool fast)
 		*(volatile u64 *)page_address(pg) = v;
 		p->val = v;
 		t_service();
+		/*
+		 * Under the read side, as a fault would look: a swap-out that
+		 * cleared the entry before it saw this pin puts it back under
+		 * its write side (-EBUSY), and a lockless look in that window
+		 * sees the swap entry of a swap-out that is about to fail.
+		 */
+		read_lock(&s->mm->lock);
 		if (pt_lookup(s->mm->root, page_va(r, i), &pa, NULL, NULL) || phys_to_page(pa) != pg)
 			torture_fail("pinned page of mm %lu at 0x%lx left its mapping",
 				     (unsigned long)s->id, (unsigned long)page_va(r, i));
+		read_unlock(&s->mm->lock);
 		if (!torture_env_touch(s->mm, page_va(r, i), false, &seen) && seen != v)
 			torture_fail("write 0x%lx through a pin of mm %lu at 0x%lx not seen: 0x%lx",
 				     (unsigned long)v, (unsigned long)s->id,
