@@ -202,6 +202,12 @@ check torture_kernel_passed "$(has "$tlog" '^MMLAB-DONE \{.*"status":"pass"')" \
 	"$(grep -a '^# torture FAILED' "$tlog" | head -n 1)"
 check torture_kernel_failure_names_seed "$(if grep -qa '"status":"fail"' "$tlog"; then
 	has "$tlog" '^# torture FAILED \(seed=1\)'; else echo 1; fi)"
+# The torture can fail: its control design (no-remote: remotes never flush)
+# must be caught, here within seconds, by a read through a stale translation.
+expect_run torture-control 1 --torture --seconds 60 --boot kernel --accel tcg --smp 2 \
+	-- seed=1 torture_controls=1
+check torture_control_caught "$(has "$last_log" '^not ok 1 torture_no-remote')" \
+	"$(grep -a '^# torture FAILED' "$last_log" | head -n 1)"
 
 note "run.sh contract"
 # tools/deps.sh (the one installer): as a user who cannot install, on a PATH
