@@ -196,22 +196,3 @@ char *strstr(const char *haystack, const char *needle)
 	}
 	return n == 0 ? (char *)haystack : NULL;
 }
-
-/**
- * strlcpy - copy @src into @dst of @size bytes, always NUL-terminating
- *
- * Copies at most @size - 1 bytes; writes nothing when @size is 0.
- * Returns strlen(@src), so a return value >= @size means truncation.
- */
-size_t strlcpy(char *dst, const char *src, size_t size)
-{
-	size_t len = strlen(src);
-
-	if (size > 0) {
-		size_t n = len < size - 1 ? len : size - 1;
-
-		memcpy(dst, src, n);
-		dst[n] = '\0';
-	}
-	return len;
-}

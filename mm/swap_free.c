@@ -53,20 +53,29 @@ static int swap_free_range_naive(swp_entry_t e, unsigned nr)
 	return swap_put_each(si, e, nr);
 }
 
-/* ---- batched ---- */
-
-static int swap_free_range_batched(swp_entry_t e, unsigned nr)
+/*
+ * ---- batched and cluster ----
+ * Both offer a folio's run as its slots' last references in one call and
+ * take the naive path when the cluster level refuses; they differ only in
+ * the locks that call holds (@hold: SWAP_HOLD_LAST or SWAP_HOLD_LAST_CL).
+ */
+static int swap_free_range_run(swp_entry_t e, unsigned nr, enum swap_hold hold)
 {
 	struct swap_info *si = swap_info_get(e, nr);
 
 	if (!si)
 		return -EINVAL;
 	if (nr > 1) {
-		if (!swap_cluster_put_range(si, swap_entry_offset(e), nr, SWAP_HOLD_LAST))
+		if (!swap_cluster_put_range(si, swap_entry_offset(e), nr, hold))
 			return 0;
 		this_cpu_inc(PCPU_SWAP_BATCH_FALLBACKS);
 	}
 	return swap_put_each(si, e, nr);
+}
+
+static int swap_free_range_batched(swp_entry_t e, unsigned nr)
+{
+	return swap_free_range_run(e, nr, SWAP_HOLD_LAST);
 }
 
 const struct swap_free_ops swap_free_ops_naive = {
@@ -102,16 +111,7 @@ const struct swap_free_ops swap_free_ops_batched = {
  */
 static int swap_free_range_cluster(swp_entry_t e, unsigned nr)
 {
-	struct swap_info *si = swap_info_get(e, nr);
-
-	if (!si)
-		return -EINVAL;
-	if (nr > 1) {
-		if (!swap_cluster_put_range(si, swap_entry_offset(e), nr, SWAP_HOLD_LAST_CL))
-			return 0;
-		this_cpu_inc(PCPU_SWAP_BATCH_FALLBACKS);
-	}
-	return swap_put_each(si, e, nr);
+	return swap_free_range_run(e, nr, SWAP_HOLD_LAST_CL);
 }
 
 const struct swap_free_ops swap_free_ops_cluster = {

@@ -12,6 +12,12 @@
 #include "tests/host/fake_arch.h"
 #endif
 
+/* The protections and page sizes the mm tests name most. */
+#define PRW (PROT_READ | PROT_WRITE)
+#define KB4 PT_PAGE_4K
+#define MB2 PT_PAGE_2M
+#define GB1 PT_PAGE_1G
+
 /*
  * Suite init hook: on the host, CPU 0 and a fresh allocator over the fake
  * arena (the kernel keeps its real one). Returns 0 or the init error.

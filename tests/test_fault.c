@@ -21,10 +21,10 @@
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "tests/ktest.h"
+#include "tests/mm_test.h"
 #include <arch/arch.h>
 
 #define REG 0x20000000ul
-#define KB4 PT_PAGE_4K
 #define RW (MM_READ | MM_WRITE)
 #define WORDS_PER_PAGE (KB4 / sizeof(u64))
 #define RUN_TIMEOUT_S 120

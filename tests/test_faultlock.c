@@ -26,11 +26,11 @@
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "tests/ktest.h"
+#include "tests/mm_test.h"
 #include "tests/ktest_smp.h"
 #include <arch/arch.h>
 #include <arch/pte.h>
 
-#define KB4 PT_PAGE_4K
 #define RW (MM_READ | MM_WRITE)
 #define SHARE_BASE 0x40000000ul                       /* shareable region: 2 MiB */
 #define PRIV_BASE (SHARE_BASE + MAPPING_SHARE_ALIGN)   /* private, attached */

@@ -19,10 +19,10 @@
 #include "mm/page.h"
 #include "mm/pt.h"
 #include "tests/ktest.h"
+#include "tests/mm_test.h"
 #include "tests/ktest_smp.h"
 #include <arch/arch.h>
 
-#define KB4 PT_PAGE_4K
 #define FF_SHARE 0x40000000ul			    /* shareable region: 2 MiB */
 #define FF_PRIV (FF_SHARE + MAPPING_SHARE_ALIGN) /* private, attached */
 #define FF_PAGES 8				    /* pages of each region touched */

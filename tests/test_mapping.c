@@ -16,6 +16,7 @@
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "tests/ktest.h"
+#include "tests/mm_test.h"
 #include "tests/mm_emul.h"
 
 #ifdef HOST_BUILD
@@ -27,7 +28,6 @@
 #include <arch/pte.h>
 #endif
 
-#define KB4 PT_PAGE_4K
 #define RW (MM_READ | MM_WRITE)
 #define REG 0x40000000ul
 #define REG_LEN MAPPING_SHARE_ALIGN

@@ -17,6 +17,7 @@
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "tests/ktest.h"
+#include "tests/mm_test.h"
 #include "tests/mm_emul.h"
 #include <arch/arch.h>
 
@@ -24,9 +25,6 @@
 #include "tests/host/fake_arch.h"
 #endif
 
-#define KB4 PT_PAGE_4K
-#define MB2 PT_PAGE_2M
-#define GB1 PT_PAGE_1G
 #define REG 0x10000000ul
 #define RW (MM_READ | MM_WRITE)
 

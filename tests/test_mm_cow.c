@@ -13,10 +13,9 @@
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "tests/ktest.h"
+#include "tests/mm_test.h"
 #include "tests/mm_emul.h"
 
-#define KB4 PT_PAGE_4K
-#define GB1 PT_PAGE_1G
 #define REG 0x10000000ul
 #define RW (MM_READ | MM_WRITE)
 

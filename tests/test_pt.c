@@ -21,11 +21,6 @@
 #include "tests/host/fake_arch.h"
 #endif
 
-#define PRW (PROT_READ | PROT_WRITE)
-#define KB4 PT_PAGE_4K
-#define MB2 PT_PAGE_2M
-#define GB1 PT_PAGE_1G
-
 /* Looks up @va and compares with the expected translation (pa 0: expect none). */
 static bool expect_map(struct ktest *t, paddr_t root, vaddr_t va, paddr_t pa, unsigned prot,
 		       u64 size)

@@ -18,10 +18,6 @@
 #include "tests/host/fake_arch.h"
 #endif
 
-#define PRW (PROT_READ | PROT_WRITE)
-#define KB4 PT_PAGE_4K
-#define MB2 PT_PAGE_2M
-#define GB1 PT_PAGE_1G
 #define VA 0x40000000ul
 
 static void test_pt_leaf_install(struct ktest *t)

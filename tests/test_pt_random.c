@@ -33,11 +33,6 @@
 #define RAND_BASE ((512ull << 30) - RAND_WINDOW / 2)
 #define RAND_FULL_CHECK_EVERY 5000
 
-#define PRW (PROT_READ | PROT_WRITE)
-#define KB4 PT_PAGE_4K
-#define MB2 PT_PAGE_2M
-#define GB1 PT_PAGE_1G
-
 /* A model entry per 4 KiB page of the window: 0, or its pa | leaf level << 6 | prot. */
 #define M_LEVEL_SHIFT 6
 #define M_PROT_MASK 0x3full

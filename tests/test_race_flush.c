@@ -18,10 +18,10 @@
 #include "mm/quarantine.h"
 #include "mm/swap.h"
 #include "tests/ktest.h"
+#include "tests/mm_test.h"
 #include "tests/mm_emul.h"
 #include "tests/test_swap.h"
 
-#define KB4 PT_PAGE_4K
 #define RW (MM_READ | MM_WRITE)
 #define REG 0x40000000ul
 #define NPAGES 4

@@ -24,10 +24,10 @@
 #include "mm/pt.h"
 #include "mm/swap.h"
 #include "tests/ktest.h"
+#include "tests/mm_test.h"
 #include "tests/mm_emul.h"
 #include "tests/test_swap.h"
 
-#define KB4 PT_PAGE_4K
 #define RW (MM_READ | MM_WRITE)
 /* 1 GiB aligned: the shareable region and the private one after it share one PD. */
 #define SHARE_REG 0x40000000ul

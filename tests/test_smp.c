@@ -18,6 +18,7 @@
 #include "kernel/spinlock.h"
 #include "lib/atomic.h"
 #include "mm/counters.h"
+#include "tests/cpu_hold.h"
 #include "tests/ktest.h"
 #include <arch/arch.h>
 
@@ -250,25 +251,6 @@ static void test_smp_percpu_private(struct ktest *t)
 		KEXPECT_EQ(t, percpu_counter_read(cpu, PCPU_PAGE_FAULTS) - before[cpu], cpu + 1);
 }
 
-static u32 hold_release, holding;
-
-/*
- * Task-context work (smp_run_async(), not a call function): sits with
- * interrupts off until released, as a CPU stuck in a long critical section
- * or descheduled by the host would, so it answers no IPI meanwhile.
- */
-static void hold_irqs_off_task(void *arg)
-{
-	unsigned long flags = arch_irq_save();
-
-	(void)arg;
-	atomic_store_release(&holding, 1);
-	while (!atomic_load_acquire(&hold_release))
-		arch_cpu_relax();
-	atomic_store_release(&holding, 0);
-	arch_irq_restore(flags); /* the IPIs it missed arrive now */
-}
-
 /* Spins until *@flag == @want, at most TORTURE_WAIT_MS. */
 static bool wait_for(const u32 *flag, u32 want)
 {
@@ -283,11 +265,7 @@ static bool wait_for(const u32 *flag, u32 want)
 /* @cpu sits with interrupts off once this returns true. */
 static bool hold_cpu(struct ktest *t, unsigned cpu)
 {
-	atomic_store_release(&hold_release, 0);
-	atomic_store_release(&holding, 0);
-	if (!KEXPECT_EQ(t, smp_run_async(cpu, hold_irqs_off_task, NULL), 0))
-		return false;
-	return KEXPECT(t, wait_for(&holding, 1));
+	return KEXPECT_EQ(t, cpu_hold(cpu), 0);
 }
 
 /* Lets @cpu go, waits until it took the IPI it missed (@ipis: its count before), revives it. */
@@ -295,8 +273,7 @@ static void release_cpu(struct ktest *t, unsigned cpu, u64 ipis)
 {
 	u64 end = arch_tsc_read() + arch_tsc_hz() / 1000 * TORTURE_WAIT_MS;
 
-	atomic_store_release(&hold_release, 1);
-	KEXPECT(t, wait_for(&holding, 0));
+	KEXPECT(t, cpu_hold_release());
 	while (percpu_counter_read(cpu, PCPU_IPI_RECEIVED) == ipis && arch_tsc_read() < end)
 		arch_cpu_relax();
 	KEXPECT_GT(t, percpu_counter_read(cpu, PCPU_IPI_RECEIVED), ipis);

@@ -11,6 +11,7 @@
 #include "lib/atomic.h"
 #include "mm/pmm.h"
 #include <arch/arch.h>
+#include "tests/mm_test.h"
 
 #ifdef HOST_BUILD
 #include <pthread.h>
@@ -27,14 +28,8 @@ static unsigned swapt_ntypes;
 
 int swapt_init(struct ktest *t)
 {
-	(void)t;
 	swapt_ntypes = 0;
-#ifdef HOST_BUILD
-	fake_arch_set_cpu(0);
-	return fake_pmm_init(0);
-#else
-	return 0;
-#endif
+	return mm_test_fresh_pmm(t);
 }
 
 void swapt_exit(struct ktest *t)

@@ -16,10 +16,10 @@
 #include "mm/swap.h"
 #include "mm/tlb.h"
 #include "tests/ktest.h"
+#include "tests/mm_test.h"
 #include "tests/mm_emul.h"
 #include "tests/test_swap.h"
 
-#define KB4 PT_PAGE_4K
 #define REG 0x40000000ul
 #define FOLIO SWAP_FOLIO_SLOTS
 #define FOLIO_ORDER 4

@@ -23,6 +23,7 @@
 #include "mm/pt.h"
 #include "mm/quarantine.h"
 #include "mm/tlb.h"
+#include "tests/cpu_hold.h"
 #include "tests/ktest.h"
 #include <arch/arch.h>
 
@@ -401,39 +402,14 @@ static void test_tlb_lazy_cpu(struct ktest *t)
 		page_free(old, 0);
 }
 
-static u32 hold_release, holding;
-
-/* Task-context work on CPU 1 (not a call function): interrupts off until released. */
-static void hold_irqs_off_task(void *arg)
-{
-	unsigned long flags = arch_irq_save();
-
-	(void)arg;
-	atomic_store_release(&holding, 1);
-	while (!atomic_load_acquire(&hold_release))
-		arch_cpu_relax();
-	atomic_store_release(&holding, 0);
-	arch_irq_restore(flags);
-}
-
-static void wait_holding(u32 want)
-{
-	u64 end = arch_tsc_read() + arch_tsc_hz() * 60;
-
-	while (atomic_load_acquire(&holding) != want && arch_tsc_read() < end)
-		arch_cpu_relax();
-}
-
 /* CPU 1 sits with interrupts off once this returns 0; *@ipis: its IPI count then. */
 static int hold_cpu1(u64 *ipis)
 {
 	int err;
 
-	atomic_store_release(&hold_release, 0);
-	err = smp_run_async(1, hold_irqs_off_task, NULL);
+	err = cpu_hold(1);
 	if (err)
 		return err;
-	wait_holding(1);
 	*ipis = percpu_counter_read(1, PCPU_IPI_RECEIVED);
 	return 0;
 }
@@ -443,8 +419,7 @@ static void release_cpu1(struct ktest *t, u64 ipis)
 {
 	cpumask_t one;
 
-	atomic_store_release(&hold_release, 1);
-	wait_holding(0);
+	KEXPECT(t, cpu_hold_release());
 	while (percpu_counter_read(1, PCPU_IPI_RECEIVED) == ipis)
 		arch_cpu_relax();
 	KEXPECT_EQ(t, smp_cpu_revive(1), 0);
@@ -459,8 +434,7 @@ static void release_cpu1_queued(struct ktest *t)
 {
 	cpumask_t one;
 
-	atomic_store_release(&hold_release, 1);
-	wait_holding(0);
+	KEXPECT(t, cpu_hold_release());
 	KEXPECT_EQ(t, smp_cpu_revive(1), 0);
 	cpumask_clear(&one);
 	cpumask_set_cpu(1, &one);

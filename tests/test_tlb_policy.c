@@ -16,7 +16,6 @@
 
 #define POL_VA 0x10000000ul
 #define POL_PAGES 64
-#define KB4 PT_PAGE_4K
 
 static u64 pol_count(enum pcpu_counter c)
 {
