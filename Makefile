@@ -2,10 +2,14 @@
 #   make              kernel image and ISO ($(O)/mmlab.elf, $(O)/mmlab.iso)
 #   make netboot      PXE tree for BIOS and UEFI in $(O)/tftp (docs/lab.md)
 #   make test-host    host unit tests under ASan/UBSan
+#   make test-host-smp  kernel/smp.c on host threads (ASan)
+#   make test-torture the host mm torture (ASan); test-torture-tsan under TSan
 #   make test         everything: host tests, tool tests, QEMU self-test matrix
 #   make fuzz         each firmware-parser fuzz target for FUZZ_SECONDS (clang)
+#   make help         this list
 #   make CC=clang     or CROSS_COMPILE=x86_64-elf-;  V=1 shows commands
 # Knobs (-D overrides, printed in the MMLAB header): MAX_CPUS, TRACE (0: trace hooks compiled out).
+# TEST_DESIGN=1 adds tests/design_example.c, TEST_DESIGN=broken the broken designs (use their own O=).
 
 O ?= build
 # Dependency files name each object both as $(O) is spelled and by its
@@ -72,7 +76,7 @@ TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/te
 	tests/test_pin_folio.c tests/test_smp.c tests/test_smp_mailbox.c tests/test_smpboot.c \
 	tests/test_tlb.c tests/test_tlb_early_ack.c tests/test_tlb_lazy_multi.c tests/test_tlb_stale.c \
 	tests/test_trace.c tests/test_traps.c tests/test_tsc.c tests/test_bench_reclaim.c \
-	tests/test_tlb_gen.c
+	tests/test_tlb_gen.c tests/cpu_hold.c
 # make TEST_DESIGN=1 (best with its own O=): adds the example designs of
 # tests/design_example.c to their tables, the "adding a design" proof (docs/design.md).
 ifeq ($(TEST_DESIGN),1)
@@ -355,6 +359,11 @@ test:
 	$(Q)bash tools/deps.sh test
 	$(Q)$(MAKE) --no-print-directory all $(O)/test-host $(O)/test-host-smp
 	$(Q)O=$(O) PYTHON=$(PYTHON) bash tests/run-all.sh
+
+.PHONY: help
+# The header comment of this file is the help.
+help:
+	@sed -n '2,/^$$/{/^#/s/^# \{0,1\}//p}' $(firstword $(MAKEFILE_LIST))
 
 .PHONY: clean
 clean:
