@@ -70,7 +70,7 @@ static struct reclaim_reader_sums {
 	u64 episodes;
 } reader_sums[BENCH_MAX_VARIANTS];
 
-/* lazy's flush returns before the readers' CPUs invalidate: swap-out's copy would not be final. */
+/* A flush that completes later returns before the readers' CPUs invalidate: no final copy. */
 static bool reclaim_runs_design(const struct design *d)
 {
 	return !tlb_ops_of(d)->settle;

@@ -192,9 +192,9 @@ static int tm_verify_lazy(struct bench_ctx *c, u64 gathers, u64 targets)
 	     queued <= (gathers - fb) * targets + fb * (targets - 1);
 	if (ok)
 		return tm_check_pairs(c, gathers + fb * c->ncpus, tm.pages);
-	bench_fail(c, "lazy: %lu queued, %lu fallbacks, %lu rounds, %lu IPIs in %lu gathers "
+	bench_fail(c, "%s: %lu queued, %lu fallbacks, %lu rounds, %lu IPIs in %lu gathers "
 		   "to %lu targets: not one entry per target or one round per fallback",
-		   (unsigned long)queued, (unsigned long)fb, (unsigned long)t[PCPU_TLB_SHOOTDOWNS],
+		   c->design->name, (unsigned long)queued, (unsigned long)fb, (unsigned long)t[PCPU_TLB_SHOOTDOWNS],
 		   (unsigned long)t[PCPU_IPI_SENT], (unsigned long)gathers, (unsigned long)targets);
 	return -EINVAL;
 }

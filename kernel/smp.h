@@ -88,8 +88,8 @@ int smp_call_wait(void);
 bool smp_cpu_dead(unsigned cpu);
 
 /*
- * @cpu missed a deadline of @who's own (not a call's: a lazy TLB drain,
- * say): out of the run from now on, as a CPU that missed a call's, and
+ * @cpu missed a deadline of @who's own (not a call's: a TLB drain a
+ * design waits for, say): out of the run from now on, as a CPU that missed a call's, and
  * named once on the console. Any context.
  */
 void smp_cpu_write_off(unsigned cpu, const char *who);

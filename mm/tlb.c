@@ -113,7 +113,7 @@ void tlb_flush_local(vaddr_t start, vaddr_t last, bool global)
 	tlb_flush_local_as(start, last, global, PCPU_TLB_FLUSH_ONE, PCPU_TLB_FLUSH_ALL);
 }
 
-/* What every real design's target does: nothing if it switched away meanwhile (lazy). */
+/* What every real design's target does: nothing if it switched away meanwhile. */
 void tlb_target_flush(const struct tlb_flush_req *req)
 {
 	if (mm_current() == req->mm)

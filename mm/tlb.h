@@ -2,38 +2,24 @@
  * TLB shootdown: flushing translations of an address space from every CPU
  * that has it loaded (mm_cpumask), and the gather that unmapping uses:
  * collect unmapped pages (and emptied page-table pages), flush, then free.
- * Designs behind one interface (struct tlb_ops, table tlb_designs[]), chosen
- * per call:
- *   naive:   every page gets its own IPI round: each CPU in the mask does one
- *            invlpg, and the initiator waits for every acknowledgement before
- *            it unmaps the next page.
- *   batched: pages are gathered (the whole call, up to PT_GATHER_PAGES,
- *            then the batch is flushed mid-walk: the bound and its reason
- *            are in mm/pt.h); one IPI per target CPU per batch carries the range;
- *            a target invalidates page by page up to the ceiling (tlb_ceiling=,
- *            default TLB_FLUSH_CEILING) and flushes everything above it; the
- *            initiator's own flush overlaps the wait for the acknowledgements.
- *   serial:  batched's gather and rounds, but the initiator flushes its own
- *            TLB before it sends the IPIs (Linux before 5.13), so nothing
- *            overlaps: the cost that sending first removes, on its own.
- *   lazy:    no IPI (LATR): the initiator flushes itself and queues the
- *            range on every other CPU of the mask, which drains it at its
- *            tick or address-space switch; frames and tables wait on a
- *            deferred list until every target drained (mm/tlb_lazy.c), and
- *            the range is mapped again only after tlb_settle().
+ * Designs behind one interface (struct tlb_ops), chosen per call from the
+ * table tlb_designs[] (mm/tlb_designs.c); each design's file says what it
+ * does and where it comes from, and its traits (kernel/design.h) say what
+ * callers must know of it: whether its flush completes after it returns,
+ * whether remotes flush at their next drain rather than in an IPI.
  * The hooks follow the shape of Linux's pv_ops.mmu.flush_tlb_multi (a
  * request that says what to flush, and a variant that decides how it
- * reaches the CPUs of a mask). In every design but the control, a frame is
- * freed only after the flush that covers it completed (lazy: after every
- * target drained it):
- * a stale entry on another CPU could otherwise reach the frame's next owner.
+ * reaches the CPUs of a mask). In every design but the controls, a frame is
+ * freed only after the flush that covers it completed (for a design whose
+ * flush completes later: after every target has flushed): a stale entry
+ * on another CPU could otherwise reach the frame's next owner.
  * A flush that did not complete (a CPU missed the deadline: it is out of
  * the run from then on, kernel/smp.h) frees nothing: its frames and tables
  * are quarantined for the rest of the run (mm/quarantine.h), the unmap
  * returns -ETIMEDOUT, and so does every later flush of an mm that CPU has
  * loaded. The request travels as a copy in the call descriptor, so a late
  * target never reads the initiator's stack.
- * CPUs that switched away (lazy) are not interrupted: the mm's tlb_gen makes
+ * CPUs that switched away are not interrupted: the mm's tlb_gen makes
  * them flush its ASID when they switch back (mm/mm.c, mm_switch).
  *
  * Context: task context with interrupts on (acknowledgements are awaited).
@@ -60,19 +46,6 @@ struct mm;
  */
 #define TLB_FLUSH_CEILING 33
 
-/*
- * The lazy design (mm/tlb_lazy.c): invalidations each CPU's queue holds
- * before a flush to it falls back to an IPI round (a benchmark run queues
- * at most 512 / PT_GATHER_PAGES = 4 per CPU between drains); flushes whose
- * frames may wait for drains at once (more than a queue holds, so one slow
- * CPU fills its queue first; when none is free the flush falls back too);
- * and its drain tick's default rate,
- * 1000 Hz (a 1 ms window; LATR drains at the scheduler tick, 1-4 ms in Linux).
- */
-#define TLB_LAZY_QUEUE_MAX 16
-#define TLB_LAZY_BATCHES (2 * TLB_LAZY_QUEUE_MAX)
-#define TLB_LAZY_HZ 1000
-
 struct tlb_batch;
 
 /* One flush request: what a target invalidates. Copied to each target (smp_call_copy()). */
@@ -86,8 +59,8 @@ struct tlb_flush_req {
 	 * Set by an unmap's gather when this flush frees no page-table page
 	 * (Linux's flush_tlb_info.freed_tables, inverted so that a request
 	 * built elsewhere is the safe case): a target's page walks cannot
-	 * reach a freed table, so it may acknowledge before it flushes
-	 * (early_ack). False: unknown, acknowledge after the flush.
+	 * reach a freed table, so a design may let it acknowledge before it
+	 * flushes. False: unknown, acknowledge after the flush.
 	 */
 	bool frees_no_tables;
 };
@@ -115,14 +88,14 @@ struct tlb_ops {
 	/*
 	 * Sends @req to every CPU of @req->mm's mask (the caller's own flush
 	 * included) and returns once it is done: 0 or -ETIMEDOUT. Bumps the
-	 * mm's tlb_gen first so lazy CPUs flush on switching back.
+	 * mm's tlb_gen first so CPUs that switched away flush on switching back.
 	 */
 	int (*flush)(const struct tlb_flush_req *req);
 	/* On a CPU that received @req (in the IPI, interrupts off, or the initiator). */
 	void (*target_flush)(const struct tlb_flush_req *req);
 	/*
 	 * Optional (NULL: nothing to do), for a design whose flush completes
-	 * after it returned (lazy). enable(true) before a run unmaps through
+	 * after it returned (trait completes_later). enable(true) before a run unmaps through
 	 * the design, enable(false) after its last settle: boot CPU, task
 	 * context, interrupts on; returns 0 or an error. settle(@mm) returns
 	 * once everything the design deferred for flushes that returned
@@ -138,7 +111,7 @@ struct tlb_ops {
 	/*
 	 * Optional (NULL: the request travels through @flush): the gather's
 	 * whole flush, for a design that must keep what the gather would free
-	 * (lazy defers the frames until every CPU drained). Set by
+	 * (until every CPU flushed, when that is later). Set by
 	 * tlb_batch_begin(); runs where any gather flush runs (mm/pt.h).
 	 */
 	pt_flush_fn *gather_flush;
@@ -146,9 +119,9 @@ struct tlb_ops {
 	 * Optional (NULL: none). switch_out runs in mm_switch() on a CPU about
 	 * to load another root, interrupts off, the old root still loaded,
 	 * while the design is enabled: tlb_design_enable() registers it and
-	 * mm/mm.c calls it through tlb_mm_switch(), never by name (lazy drains
-	 * its queue into the old ASID there). report adds the design's own
-	 * fields to its BENCH line (bench/bench_tlb.c; lazy: its tick rate).
+	 * mm/mm.c calls it through tlb_mm_switch(), never by name (a design
+	 * that queues may drain into the old ASID there). report adds the
+	 * design's own fields to its BENCH line (bench/bench_tlb.c).
 	 */
 	void (*switch_out)(void);
 	void (*report)(struct json *j);
@@ -161,26 +134,13 @@ struct tlb_batch {
 	struct pt_gather g; /* mm_gather_init()'s: g.err is the first flush error */
 };
 
-extern const struct tlb_ops tlb_ops_naive, tlb_ops_batched, tlb_ops_serial, tlb_ops_lazy;
-extern const struct tlb_ops tlb_ops_early_ack, tlb_ops_gen; /* mm/tlb_early_ack.c, mm/tlb_gen.c */
+extern const struct tlb_ops tlb_ops_naive, tlb_ops_batched, tlb_ops_serial; /* mm/tlb_designs.c */
 /*
  * The control run of the stale-translation detector: flushes the calling
  * CPU only, never the others. Wrong on purpose (design.control): only the
  * self-tests use it, the benchmark never does.
  */
 extern const struct tlb_ops tlb_ops_no_remote;
-/*
- * early_ack's control (mm/tlb_early_ack.c): its targets acknowledge before
- * they flush and the frames are released at acknowledgement time, before
- * the flush. Wrong on purpose, not in tlb_designs[]: only
- * tests/test_tlb_early_ack.c uses it, to show that test catches it.
- */
-extern const struct tlb_ops tlb_ops_early_ack_at_ack;
-/*
- * Self-tests only (NULL otherwise): run on each target of an early_ack
- * request between its acknowledgement and its flush, interrupts off.
- */
-extern void (*tlb_early_ack_gap)(const struct tlb_flush_req *req);
 
 /* Every TLB design, naive first, NULL-terminated (mm/tlb_designs.c). */
 extern const struct design *const tlb_designs[];
@@ -210,13 +170,6 @@ static inline int tlb_settle(const struct tlb_ops *ops, struct mm *mm)
 	return ops->settle ? ops->settle(mm) : 0;
 }
 
-/*
- * Self-tests only: while @paused, the lazy design's ticks drain nothing
- * (address-space switches and fallback rounds still do), so a test can
- * fill a queue. Any context.
- */
-void tlb_lazy_pause_ticks(bool paused);
-
 /* The IPI shootdown every real design's flush is: one round to the mask, each runs req->target. */
 int tlb_flush_send(const struct tlb_flush_req *req);
 
@@ -235,8 +188,7 @@ int tlb_flush_send_ordered(const struct tlb_flush_req *req, bool local_first);
  * IPIs left). The targets get a copy of the @len bytes at @req
  * (sizeof(*req)..SMP_CALL_DATA_MAX): a design may send a larger request
  * that begins with struct tlb_flush_req (gen's carries its generation).
- * For designs that pick their targets or must know who they were (gen,
- * early_ack). Returns as tlb_flush_send(), or -EINVAL for a bad @len.
+ * For designs that pick their targets or must know who they were. Returns as tlb_flush_send(), or -EINVAL for a bad @len.
  */
 int tlb_flush_send_mask(const struct tlb_flush_req *req, size_t len, const cpumask_t *mask);
 

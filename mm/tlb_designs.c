@@ -2,7 +2,21 @@
  * The TLB designs (struct tlb_ops, mm/tlb.h) and their table. A new design
  * is one more section here (or a file of its own) and one line in
  * tlb_designs[]; the benchmark, its verify and the self-tests pick it up
- * from the table.
+ * from the table. The three here:
+ *   naive:   every page gets its own IPI round: each CPU in the mask does one
+ *            invlpg, and the initiator waits for every acknowledgement before
+ *            it unmaps the next page.
+ *   batched: pages are gathered (the whole call, up to PT_GATHER_PAGES,
+ *            then the batch is flushed mid-walk: the bound and its reason
+ *            are in mm/pt.h); one IPI per target CPU per batch carries the range;
+ *            a target invalidates page by page up to the ceiling (tlb_ceiling=,
+ *            default TLB_FLUSH_CEILING) and flushes everything above it; the
+ *            initiator's own flush overlaps the wait for the acknowledgements.
+ *   serial:  batched's gather and rounds, but the initiator flushes its own
+ *            TLB before it sends the IPIs (Linux before 5.13), so nothing
+ *            overlaps: the cost that sending first removes, on its own.
+ * The others are in files of their own (mm/tlb_lazy.c, mm/tlb_early_ack.c,
+ * mm/tlb_gen.c).
  *
  * Promises count per page unmapped: PCPU_TLB_SHOOTDOWNS rounds the
  * initiator sends, PCPU_IPI_SENT per remote CPU with the mm loaded (lazy,
@@ -17,6 +31,9 @@
 #include "lib/atomic.h"
 #include "mm/mm.h"
 #include "mm/tlb.h"
+#include "mm/tlb_early_ack.h"
+#include "mm/tlb_gen.h"
+#include "mm/tlb_lazy.h"
 
 /* ---- naive ---- */
 

@@ -25,6 +25,7 @@
 #include "lib/atomic.h"
 #include "mm/mm.h"
 #include "mm/tlb.h"
+#include "mm/tlb_early_ack.h"
 #include <arch/arch.h>
 
 PCPU_COUNTER(PCPU_TLB_EARLY_ACKS, "tlb_early_acks");

@@ -23,6 +23,7 @@
 #include "lib/atomic.h"
 #include "mm/mm.h"
 #include "mm/tlb.h"
+#include "mm/tlb_gen.h"
 #include <arch/arch.h>
 
 PCPU_COUNTER(PCPU_TLB_GEN_UPTODATE, "tlb_gen_uptodate");
@@ -114,7 +115,7 @@ static void tlb_target_gen(const struct tlb_flush_req *req)
 	const struct gen_req *gr = container_of(req, struct gen_req, req);
 	unsigned long flags = arch_irq_save();
 
-	/* Switched away (lazy): mm_switch() flushes when it comes back. */
+	/* Switched away: mm_switch() flushes when it comes back. */
 	if (mm_current() == req->mm)
 		gen_flush(req->mm, req, gr->gen);
 	arch_irq_restore(flags);

@@ -45,6 +45,7 @@
 #include "mm/pt_internal.h" /* pt_table_free(): deferred table pages are the gather's to free */
 #include "mm/quarantine.h"
 #include "mm/tlb.h"
+#include "mm/tlb_lazy.h"
 #include <arch/arch.h>
 
 PCPU_COUNTER(PCPU_TLB_LAZY_QUEUED, "tlb_lazy_queued");

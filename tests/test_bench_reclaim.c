@@ -8,6 +8,7 @@
 #include "bench/bench.h"
 #include "kernel/cmdline.h"
 #include "mm/tlb.h"
+#include "mm/tlb_lazy.h"
 #include "tests/ktest.h"
 
 extern const struct bench bench_reclaim;

@@ -23,6 +23,7 @@
 #include "mm/pt.h"
 #include "mm/quarantine.h"
 #include "mm/tlb.h"
+#include "mm/tlb_lazy.h"
 #include "tests/cpu_hold.h"
 #include "tests/ktest.h"
 #include <arch/arch.h>

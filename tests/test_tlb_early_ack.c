@@ -22,6 +22,7 @@
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "mm/tlb.h"
+#include "mm/tlb_early_ack.h"
 #include "tests/ktest.h"
 #include <arch/arch.h>
 

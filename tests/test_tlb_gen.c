@@ -16,6 +16,7 @@
 #include "lib/atomic.h"
 #include "mm/mm.h"
 #include "mm/tlb.h"
+#include "mm/tlb_gen.h"
 #include "tests/ktest.h"
 #include <arch/arch.h>
 

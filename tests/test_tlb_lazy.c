@@ -18,6 +18,7 @@
 #include "mm/mm.h"
 #include "mm/page.h"
 #include "mm/tlb.h"
+#include "mm/tlb_lazy.h"
 #include "tests/ktest.h"
 #include "tests/mm_emul.h"
 #include "tests/host/fake_arch.h"

@@ -20,6 +20,7 @@
 #include "mm/pmm.h"
 #include "mm/quarantine.h"
 #include "mm/tlb.h"
+#include "mm/tlb_lazy.h"
 #include "tests/ktest.h"
 #include "tests/ktest_smp.h"
 #include <arch/arch.h>

@@ -34,6 +34,7 @@
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "mm/tlb.h"
+#include "mm/tlb_lazy.h"
 #include "tests/ktest.h"
 #include <arch/arch.h>
 

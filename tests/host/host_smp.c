@@ -16,6 +16,7 @@
 #include "lib/atomic.h"
 #include "mm/mm.h"
 #include "mm/tlb.h"
+#include "mm/tlb_lazy.h"
 #include "tests/ktest.h"
 #include "tests/mm_emul.h"
 #include "tests/host/host_smp.h"

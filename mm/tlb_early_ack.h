@@ -1,0 +1,25 @@
+/*
+ * The early_ack TLB design (mm/tlb_early_ack.c): its table line, and its
+ * control and gap hook for the self-tests.
+ */
+#ifndef MM_TLB_EARLY_ACK_H
+#define MM_TLB_EARLY_ACK_H
+
+#include "mm/tlb.h"
+
+extern const struct tlb_ops tlb_ops_early_ack;
+
+/*
+ * early_ack's control (mm/tlb_early_ack.c): its targets acknowledge before
+ * they flush and the frames are released at acknowledgement time, before
+ * the flush. Wrong on purpose, not in tlb_designs[]: only
+ * tests/test_tlb_early_ack.c uses it, to show that test catches it.
+ */
+extern const struct tlb_ops tlb_ops_early_ack_at_ack;
+/*
+ * Self-tests only (NULL otherwise): run on each target of an early_ack
+ * request between its acknowledgement and its flush, interrupts off.
+ */
+extern void (*tlb_early_ack_gap)(const struct tlb_flush_req *req);
+
+#endif

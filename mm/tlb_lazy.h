@@ -1,0 +1,32 @@
+/*
+ * The lazy TLB design (mm/tlb_lazy.c): what its table line, its self-tests
+ * and its benchmark knobs need of it.
+ */
+#ifndef MM_TLB_LAZY_H
+#define MM_TLB_LAZY_H
+
+#include "mm/tlb.h"
+
+/*
+ * Invalidations each CPU's queue holds before a flush to it falls back to
+ * an IPI round (a gather, up to PT_GATHER_PAGES pages, queues one; a tlb
+ * benchmark run queues one or two per CPU between drains); flushes whose
+ * frames may wait for drains at once (more than a queue holds, so one slow
+ * CPU fills its queue first; when none is free the flush falls back too);
+ * and its drain tick's default rate,
+ * 1000 Hz (a 1 ms window; LATR drains at the scheduler tick, 1-4 ms in Linux).
+ */
+#define TLB_LAZY_QUEUE_MAX 16
+#define TLB_LAZY_BATCHES (2 * TLB_LAZY_QUEUE_MAX)
+#define TLB_LAZY_HZ 1000
+
+extern const struct tlb_ops tlb_ops_lazy;
+
+/*
+ * Self-tests only: while @paused, the lazy design's ticks drain nothing
+ * (address-space switches and fallback rounds still do), so a test can
+ * fill a queue. Any context.
+ */
+void tlb_lazy_pause_ticks(bool paused);
+
+#endif
