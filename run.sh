@@ -328,12 +328,12 @@ qemu_args() {
 }
 
 # Shows progress as the console's lines arrive: for a benchmark run, one line
-# per benchmark (tools/mmlab_progress.py); with --verbose or --selftest,
+# per benchmark (tools/mmlab progress); with --verbose or --selftest,
 # mmlab's own lines (not firmware noise).
 follow_log() {
 	if [ "$mode" = bench ] && [ "$verbose" = 0 ]; then
 		tail -n +1 -F --pid="$1" "$results/serial.log" 2>/dev/null |
-			"$PYTHON" "$here/tools/mmlab_progress.py" --benches "$bench"
+			"$PYTHON" "$here/tools/mmlab" progress --benches "$bench"
 		return
 	fi
 	tail -n +1 -F --pid="$1" "$results/serial.log" 2>/dev/null |
@@ -379,19 +379,19 @@ decode_status() {
 
 report() {
 	if [ "$mode" != bench ]; then
-		"$PYTHON" "$here/tools/ktap_summary.py" --label "$(basename "$results")" "$results/serial.log" >&2 || [ "$rc" != 0 ] || rc=1
+		"$PYTHON" "$here/tools/mmlab" summary --label "$(basename "$results")" "$results/serial.log" >&2 || [ "$rc" != 0 ] || rc=1
 	else
-		"$PYTHON" "$here/tools/mmlab_results.py" report "${peer_report_args[@]+"${peer_report_args[@]}"}" \
+		"$PYTHON" "$here/tools/mmlab" report "${peer_report_args[@]+"${peer_report_args[@]}"}" \
 			"$results/serial.log" "$results" || [ "$rc" != 0 ] || rc=1
 	fi
 }
 
 # --trace: the log's trace records as trace.json (checked) and a timeline of the first case.
 write_trace() {
-	"$PYTHON" "$here/tools/mmlab_trace.py" "$results/serial.log" -o "$results/trace.json" >&2 &&
-		"$PYTHON" "$here/tools/mmlab_trace.py" --check "$results/trace.json" >&2 ||
+	"$PYTHON" "$here/tools/mmlab" trace "$results/serial.log" -o "$results/trace.json" >&2 &&
+		"$PYTHON" "$here/tools/mmlab" trace --check "$results/trace.json" >&2 ||
 		{ echo "run.sh: no valid trace.json from this run" >&2; [ "$rc" != 0 ] || rc=1; return; }
-	"$PYTHON" "$here/tools/mmlab_trace.py" "$results/serial.log" --plot "$results/trace-timeline.png" >/dev/null ||
+	"$PYTHON" "$here/tools/mmlab" trace "$results/serial.log" --plot "$results/trace-timeline.png" >/dev/null ||
 		say "warning: no trace-timeline.png (see above); trace.json is written"
 }
 
@@ -401,7 +401,7 @@ main() {
 	if [ ${#compare[@]} -eq 2 ]; then
 		[ -n "$results" ] || results=$here/results/compare-$(date +%Y-%m-%d-%H%M%S)
 		say "comparison page: $results/index.html"
-		exec "$PYTHON" "$here/tools/mmlab_results.py" compare --outdir "$results" "${compare[0]}" "${compare[1]}"
+		exec "$PYTHON" "$here/tools/mmlab" compare --outdir "$results" "${compare[0]}" "${compare[1]}"
 	fi
 	install_missing
 	build

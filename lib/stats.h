@@ -26,7 +26,7 @@ int stats_compute(u64 *v, unsigned n, struct stats *s);
  * returns: the largest k with P(Bin(n, 1/2) < k) <= 2.5%, exact for n up
  * to STATS_CI_EXACT_N and from the normal approximation
  * floor(n/2 - 0.98 sqrt(n)) above. 0 when n < 6: no interval of the
- * samples reaches 95% then (tools/mmlab_stats.py computes the same).
+ * samples reaches 95% then (tools/mmlab/stats.py computes the same).
  */
 #define STATS_CI_EXACT_N 120
 unsigned stats_median_ci_rank(unsigned n);

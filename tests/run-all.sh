@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite behind `make test`: host unit tests, host-tool tests,
 # the QEMU self-test matrix and run.sh's contract (exit codes, crash reports,
-# timeouts). Every step leaves KTAP in $O/test-logs; tools/ktap_summary.py
+# timeouts). Every step leaves KTAP in $O/test-logs; `tools/mmlab summary`
 # reads them all and prints the closing "N passed, N failed, N skipped" line.
 set -uo pipefail
 
@@ -29,7 +29,7 @@ note "host smp tests (kernel/smp.c on threads)"
 "$O/test-host-smp" > "$logs/host-smp.ktap" 2>&1
 
 note "host tool tests"
-"$PYTHON" "$here/tests/tools/run.py" > "$logs/host-tools.ktap" 2>&1
+"$PYTHON" "$here/tools/tests/run.py" > "$logs/host-tools.ktap" 2>&1
 
 # docs/design.md's layering rules on this tree's #include lines and mm/'s calls.
 note "layering rules"
@@ -332,7 +332,7 @@ done
 check bench_plot_dots "$(has "$bench_runs/A/index.html" 'svg class="dots"')"
 check bench_table_has_ipi "$(has "$bench_runs/A/table.txt" '^ipi target=all')"
 check bench_table_has_ipi_polling "$(has "$bench_runs/A/table.txt" '^ipi target=one target_state=polling')"
-"$PYTHON" "$here/tools/ktap_summary.py" --bench "$bench_runs/A/serial.log" > "$bench_runs/A.bench-check" 2>&1
+"$PYTHON" "$here/tools/mmlab" summary --bench "$bench_runs/A/serial.log" > "$bench_runs/A.bench-check" 2>&1
 check bench_lines_well_formed "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n 3 "$bench_runs/A.bench-check" | tr '\n' ' ')"
 nbench=$(grep -ac '^BENCH {' "$bench_runs/A/serial.log")
 nlava=$(grep -acE '^MMLAB-LAVA test_case_id=[a-z0-9_-]+ result=(pass|fail) measurement=[0-9.]+ units=[^ ]+$' "$bench_runs/A/serial.log")
@@ -340,7 +340,7 @@ check bench_lava_line_per_result "$([ "$nbench" -gt 0 ] && [ "$nbench" = "$nlava
 # Every other benchmark, briefly: each verifies its own exact counts after its runs.
 expect_run bench-all 0 --bench tlb,tlbmulti,pin,pagemap,faultlock,swapfree,reclaim --accel tcg --boot kernel --smp 2 \
 	--results "$bench_runs/all" -- iters=2 swapfree_mb=32
-"$PYTHON" "$here/tools/ktap_summary.py" --bench "$bench_runs/all/serial.log" > "$bench_runs/all.bench-check" 2>&1
+"$PYTHON" "$here/tools/mmlab" summary --bench "$bench_runs/all/serial.log" > "$bench_runs/all.bench-check" 2>&1
 check bench_all_lines_well_formed "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n 3 "$bench_runs/all.bench-check" | tr '\n' ' ')"
 for b in tlb tlbmulti pin pagemap faultlock swapfree reclaim; do
 	check "bench_${b}_reported" "$(has "$bench_runs/all/serial.log" "^BENCH \\{\"bench\":\"$b\"")"
@@ -449,8 +449,8 @@ check bench_every_line_has_samples "$([ "$nbench" -gt 0 ] && [ "$nbench" = "$nsa
 "$PYTHON" - "$here/tools" "$bench_runs/A/serial.log" "$bench_runs/all/serial.log" > "$bench_runs/interleave.check" 2>&1 <<'PY'
 import sys
 sys.path.insert(0, sys.argv[1])
-from mmlab_log import parse_log
-from mmlab_records import interleaving_problems
+from mmlab.log import parse_log
+from mmlab.records import interleaving_problems
 bad = []
 for path in sys.argv[2:]:
     recs = parse_log(path).benches
@@ -484,7 +484,7 @@ check bench_no_result_reason "$(has "$last_log" '^MMLAB-DONE .*"skipped":1,"stat
 # Chromium: every plot decoded, a section per benchmark, a screenshot kept in
 # $logs/results-page/, and a copy with one plot corrupted must be caught.
 note "results pages in headless Chromium"
-"$PYTHON" "$here/tests/tools/page_check.py" "$logs/results-page" "$bench_runs/all" \
+"$PYTHON" "$here/tools/tests/page_check.py" "$logs/results-page" "$bench_runs/all" \
 	"$bench_runs/compare" "$bench_runs/A" > "$logs/results-page.ktap" 2> "$logs/results-page.stderr"
 
 # ---- run.sh stopped by SIGTERM mid-benchmark (issue 28) ---------------------------
@@ -492,7 +492,7 @@ note "results pages in headless Chromium"
 # As timeout(1) or CI stop it: exit status 4, no process left behind (the guest
 # above all), serial.log kept and results.json marked incomplete.
 note "run.sh interrupted by SIGTERM mid-benchmark"
-PYTHON=$PYTHON bash "$here/tests/tools/interrupt_check.sh" "$O/test-interrupt" \
+PYTHON=$PYTHON bash "$here/tools/tests/interrupt_check.sh" "$O/test-interrupt" \
 	> "$logs/interrupt.ktap" 2> "$logs/interrupt.stderr"
 
 # ---- lab machines (issue 10): what the boots above showed, and failure paths ----
@@ -594,14 +594,14 @@ else
 		-- bench=tlb iters=2 warmup=1 pages=1,32 cpus=2 > "$O/test-peer.out" 2>&1
 	rc=$?
 	check peer_boot_passed "$([ $rc = 0 ] && echo 1 || echo 0)" "linux.sh exit $rc: $(tail -n 1 "$O/test-peer.out")"
-	"$PYTHON" "$here/tools/mmlab_log.py" "$peer_dir/serial.log" > "$O/test-peer.parse" 2>&1
+	"$PYTHON" "$here/tools/mmlab" log "$peer_dir/serial.log" > "$O/test-peer.parse" 2>&1
 	check peer_lines_parse "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n 2 "$O/test-peer.parse" | tr '\n' ' ')"
 	nlines=$(grep -ac '^BENCH {' "$peer_dir/serial.log" 2>/dev/null)
 	nsys=$(grep -ac '^BENCH {.*"system":"linux-[^"]*"' "$peer_dir/serial.log" 2>/dev/null)
 	check peer_tlb_four_results "$([ "$nlines" = 4 ] && echo 1 || echo 0)" "$nlines BENCH lines (2 page counts x 2 variants)"
 	check peer_results_name_system "$([ "$nsys" = "$nlines" ] && echo 1 || echo 0)" "$nsys of $nlines"
 	check peer_trailer_pass "$(has "$peer_dir/serial.log" '^MMLAB-DONE \{"passed":4,"failed":0,"skipped":0,"status":"pass"\}')"
-	"$PYTHON" "$here/tools/mmlab_results.py" report --no-plots --peer "$peer_dir/serial.log" \
+	"$PYTHON" "$here/tools/mmlab" report --no-plots --peer "$peer_dir/serial.log" \
 		"$bench_runs/A/serial.log" "$peer_dir.report" > /dev/null 2>&1
 	check peer_merged_report "$([ $? = 0 ] && echo 1 || echo 0)"
 	check peer_table_section "$(has "$peer_dir.report/table.txt" '^tlb pages=32 remote=busy: .*linux-[0-9]')"
@@ -706,7 +706,7 @@ rm -rf "$trace_run" "$trace_run-selftest"
 "$here/run.sh" --bench tlb --trace --accel tcg --boot kernel --smp 4 --quiet --results "$trace_run" \
 	-- iters=2 cpus=4 remote=idle pages=1,8,32,33,34,64,512 > "$trace_run.out" 2>&1
 trace_rc=$?
-"$PYTHON" "$here/tools/mmlab_trace.py" --check "$trace_run/trace.json" --min-flows 1 \
+"$PYTHON" "$here/tools/mmlab" trace --check "$trace_run/trace.json" --min-flows 1 \
 	> "$trace_run.check" 2>&1
 trace_check_rc=$?
 trace_tracks=$("$PYTHON" -c 'import json, sys
@@ -736,4 +736,4 @@ O=$O PYTHON=$PYTHON bash "$here/tests/lava-jobs.sh" > "$logs/lava-jobs.ktap" 2> 
 # ---- totals --------------------------------------------------------------------
 
 shopt -s nullglob
-"$PYTHON" "$here/tools/ktap_summary.py" "$logs"/*.ktap "$runs"/*/serial.log
+"$PYTHON" "$here/tools/mmlab" summary "$logs"/*.ktap "$runs"/*/serial.log

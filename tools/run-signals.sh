@@ -44,7 +44,7 @@ run_write_partial() {
 	local sig=$1
 	[ -n "${results:-}" ] && [ -s "$results/serial.log" ] || return 0
 	[ "$mode" = bench ] || return 0
-	"$PYTHON" "$here/tools/mmlab_results.py" report --no-plots --incomplete "SIG$sig" \
+	"$PYTHON" "$here/tools/mmlab" report --no-plots --incomplete "SIG$sig" \
 		"$results/serial.log" "$results" > "$results/report-interrupted.txt" 2>&1
 	echo "run.sh: partial results (results.json marked incomplete) in $results" >&"$RUN_STDERR"
 }

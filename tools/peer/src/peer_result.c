@@ -2,7 +2,7 @@
  * BENCH lines in mmlab's contract (docs/output.md, bench/bench_result.c):
  * statistics over the timed runs, every sample and its place in the run
  * order, the median's 95% interval by the same order-statistic ranks as
- * lib/stats.c and tools/mmlab_stats.py, and "system" naming the kernel.
+ * lib/stats.c and tools/mmlab/stats.py, and "system" naming the kernel.
  * Also the '# bench FAIL' and skip lines. Called from one thread only.
  */
 #include "peer.h"
@@ -70,7 +70,7 @@ static uint64_t peer_isqrt(uint64_t x)
  * normal approximation above; 0 when n < 6. The same integer arithmetic
  * as lib/stats.c's stats_median_ci_rank, step for step: a floating-point
  * floor(n/2 - 0.98 sqrt(n)) differs from it at n = 126, 176 and 504
- * (tests/tools/test_peer_ranks.py compares the two for n = 1..1000).
+ * (tools/tests/test_peer_ranks.py compares the two for n = 1..1000).
  */
 int peer_median_ci_rank(int n)
 {
