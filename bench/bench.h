@@ -227,15 +227,6 @@ enum opt_remote { OPT_REMOTE_ALL, OPT_REMOTE_BUSY, OPT_REMOTE_IDLE, OPT_REMOTE_C
 extern enum opt_remote tlb_bench_remote; /* remote=, default all */
 extern u32 bench_seed;			 /* seed=: the run-order shuffle, default 1 */
 
-struct read_window;
-/*
- * The tlb bench's busy readers over every counted episode of variant @v in
- * the case that ran last (remote=busy): baseline and timed windows summed
- * over the episodes and readers, and how many episodes (@episodes) and
- * reader windows (@windows) went in. bench/bench_tlb.c.
- */
-void tlb_bench_reader_sums(unsigned v, struct read_window *base, struct read_window *timed,
-			   u64 *episodes, u64 *windows);
 
 /* Most benchmarks BENCH_REGISTER may register; more are left out. */
 #define BENCH_MAX_BENCHES 16

@@ -64,12 +64,6 @@ struct reclaim_bench {
 
 static struct reclaim_bench rb;
 
-/* The readers' windows per variant over the case's counted episodes (as bench_tlb.c keeps). */
-static struct reclaim_reader_sums {
-	struct read_window base, timed;
-	u64 episodes;
-} reader_sums[BENCH_MAX_VARIANTS];
-
 /* A flush that completes later returns before the readers' CPUs invalidate: no final copy. */
 static bool reclaim_runs_design(const struct design *d)
 {
@@ -88,27 +82,12 @@ static void reclaim_touch(void *arg)
 		(void)*(volatile u64 *)(RECLAIM_BASE + (vaddr_t)i * PAGE_SIZE);
 }
 
-static void reclaim_sums_add(unsigned v)
-{
-	struct reclaim_reader_sums *s = &reader_sums[v];
-	struct read_window base, timed;
-
-	tlb_readers_totals(&base, &timed);
-	read_window_add(&s->base, base.reads, base.cycles);
-	s->base.stolen += base.stolen;
-	read_window_add(&s->timed, timed.reads, timed.cycles);
-	s->timed.stolen += timed.stolen;
-	s->episodes++;
-}
-
 static int reclaim_teardown(struct bench_ctx *c)
 {
 	int err = 0, e;
 
-	if (rb.busy && tlb_readers_stop())
+	if (rb.busy && tlb_readers_finish(c))
 		bench_fail(c, "a reader did not stop");
-	else if (rb.busy && c->runs_done > c->b->warmup)
-		reclaim_sums_add(c->variant);
 	rb.busy = false;
 	err = smp_call(&rb.remotes, reclaim_switch_mm, NULL, true);
 	e = tlb_design_enable(tlb_ops_of(c->design), false);
@@ -127,22 +106,25 @@ static int reclaim_teardown(struct bench_ctx *c)
 	return err;
 }
 
+/* Where the readers read: the shared set, then each one's own. */
+static const struct tlb_readers_layout reclaim_layout = {
+	.shared = RECLAIM_SHARED,
+	.nshared = RECLAIM_SHARED_PAGES,
+	.priv_base = RECLAIM_PRIVATE_BASE,
+	.priv_stride = RECLAIM_PRIVATE_STRIDE,
+	.npriv = RECLAIM_PRIVATE_PAGES,
+};
+
 /* The reclaimed range (its own region), the shared set and each reader's private set. */
 static int reclaim_map(const struct bench_ctx *c)
 {
 	u64 shared_len = RECLAIM_SHARED_PAGES * PAGE_SIZE;
-	u64 priv_len = RECLAIM_PRIVATE_PAGES * PAGE_SIZE;
 	int err = mm_map_region(rb.mm, RECLAIM_SHARED, shared_len, MM_READ | MM_WRITE);
 
 	if (!err)
 		err = mm_populate(rb.mm, RECLAIM_SHARED, shared_len);
-	for (unsigned idx = 1; idx < c->ncpus && !err; idx++) {
-		vaddr_t priv = RECLAIM_PRIVATE_BASE + idx * RECLAIM_PRIVATE_STRIDE;
-
-		err = mm_map_region(rb.mm, priv, priv_len, MM_READ | MM_WRITE);
-		if (!err)
-			err = mm_populate(rb.mm, priv, priv_len);
-	}
+	if (!err)
+		err = tlb_readers_map_private(c, rb.mm, &reclaim_layout, MM_READ | MM_WRITE);
 	if (!err)
 		err = mm_map_region(rb.mm, RECLAIM_BASE, (u64)rb.pages * PAGE_SIZE,
 				    MM_READ | MM_WRITE);
@@ -151,14 +133,7 @@ static int reclaim_map(const struct bench_ctx *c)
 
 static int reclaim_start_readers(const struct bench_ctx *c)
 {
-	const struct tlb_readers_layout lay = {
-		.shared = RECLAIM_SHARED,
-		.nshared = RECLAIM_SHARED_PAGES,
-		.priv_base = RECLAIM_PRIVATE_BASE,
-		.priv_stride = RECLAIM_PRIVATE_STRIDE,
-		.npriv = RECLAIM_PRIVATE_PAGES,
-	};
-	int err = tlb_readers_start(c, &lay);
+	int err = tlb_readers_start(c, &reclaim_layout);
 
 	rb.busy = !err;
 	return err;
@@ -170,7 +145,7 @@ static int reclaim_setup(struct bench_ctx *c)
 
 	rb.pages = (unsigned)bench_param(c, "pages");
 	if (c->episode == 0)
-		memset(reader_sums, 0, sizeof(reader_sums));
+		tlb_readers_sums_reset();
 	rb.last_run_cycles = arch_tsc_hz() / 1000000 * RECLAIM_WINDOW_FIRST_US;
 	cpumask_clear(&rb.remotes);
 	for (unsigned idx = 1; idx < c->ncpus; idx++)
@@ -197,14 +172,6 @@ static int reclaim_setup(struct bench_ctx *c)
 	return 0;
 }
 
-static u64 reclaim_baseline_cycles(void)
-{
-	u64 per_us = MAX(arch_tsc_hz() / 1000000, 1ull);
-
-	return MIN(MAX(rb.last_run_cycles, per_us * RECLAIM_WINDOW_MIN_US),
-		   per_us * RECLAIM_WINDOW_MAX_US);
-}
-
 /* Untimed: the range mapped afresh (the last run's swap slots freed), touched everywhere. */
 static int reclaim_prepare(struct bench_ctx *c)
 {
@@ -222,7 +189,10 @@ static int reclaim_prepare(struct bench_ctx *c)
 		err = smp_call(&rb.remotes, reclaim_touch, NULL, true);
 	reclaim_touch(NULL);
 	if (!err && rb.busy)
-		err = tlb_readers_baseline(reclaim_baseline_cycles(), rb.counted);
+		err = tlb_readers_baseline(tlb_readers_window_cycles(rb.last_run_cycles,
+								   RECLAIM_WINDOW_MIN_US,
+								   RECLAIM_WINDOW_MAX_US),
+					   rb.counted);
 	return err;
 }
 
@@ -291,7 +261,7 @@ static u64 cycles_per_kread(const struct read_window *w)
 
 static void reclaim_report(const struct bench_ctx *c, struct json *j, u64 median)
 {
-	const struct reclaim_reader_sums *s = &reader_sums[c->variant];
+	const struct tlb_reader_sums *s = tlb_readers_sums(c->variant);
 	u64 pages = c->runs_done * rb.pages;
 	u64 ipis = c->counter_total[PCPU_IPI_SENT];
 

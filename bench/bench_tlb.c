@@ -67,40 +67,6 @@ struct tlb_bench {
 
 static struct tlb_bench tb;
 
-/*
- * The busy readers' windows per variant, summed over every counted episode
- * of the case (the readers' own totals start again at each episode's
- * setup): what each design's reader figures are made of.
- */
-static struct tlb_reader_sums {
-	struct read_window base, timed;
-	u64 episodes, windows;
-} reader_sums[BENCH_MAX_VARIANTS];
-
-/* After the readers stopped: their counted windows go to variant @v's sums. */
-static void reader_sums_add(unsigned v, unsigned readers)
-{
-	struct tlb_reader_sums *s = &reader_sums[v];
-	struct read_window base, timed;
-
-	tlb_readers_totals(&base, &timed);
-	read_window_add(&s->base, base.reads, base.cycles);
-	s->base.stolen += base.stolen;
-	read_window_add(&s->timed, timed.reads, timed.cycles);
-	s->timed.stolen += timed.stolen;
-	s->episodes++;
-	s->windows += readers;
-}
-
-void tlb_bench_reader_sums(unsigned v, struct read_window *base, struct read_window *timed,
-			   u64 *episodes, u64 *windows)
-{
-	*base = reader_sums[v].base;
-	*timed = reader_sums[v].timed;
-	*episodes = reader_sums[v].episodes;
-	*windows = reader_sums[v].windows;
-}
-
 static void switch_to_bench_mm(void *arg)
 {
 	mm_switch(arg);
@@ -121,10 +87,8 @@ static int tlb_bench_teardown(struct bench_ctx *c)
 	int err = tb.mm ? tlb_settle(ops, tb.mm) : 0, e;
 
 	/* Readers first: they must be gone before their pages are. */
-	if (tb.busy && tlb_readers_stop())
+	if (tb.busy && tlb_readers_finish(c))
 		bench_fail(c, "a busy reader did not stop");
-	else if (tb.busy && c->runs_done > c->b->warmup) /* its one timed run was made */
-		reader_sums_add(c->variant, c->ncpus - 1);
 	tb.busy = false;
 	e = smp_call(&tb.remotes, switch_to_bench_mm, NULL, true);
 	err = err ? err : e;
@@ -147,34 +111,35 @@ static vaddr_t shared_set(void)
 }
 
 /* The mapping (P pages, then the shared working set) and each reader's private set. */
-static int tlb_bench_map(struct bench_ctx *c)
+/* Where the busy readers read: the shared pages that stay mapped, then each one's own. */
+static struct tlb_readers_layout tlb_bench_layout(void)
 {
-	u64 shared_len = TLB_BENCH_SHARED_PAGES * PAGE_SIZE;
-	u64 priv_len = TLB_BENCH_PRIVATE_PAGES * PAGE_SIZE;
-	int err = mm_map_region(tb.mm, TLB_BENCH_BASE, (u64)tb.pages * PAGE_SIZE + shared_len,
-				MM_READ | MM_WRITE);
-
-	if (!err)
-		err = mm_populate(tb.mm, shared_set(), shared_len);
-	for (unsigned idx = 1; idx < c->ncpus && !err; idx++) {
-		vaddr_t priv = TLB_BENCH_PRIVATE_BASE + idx * TLB_BENCH_PRIVATE_STRIDE;
-
-		err = mm_map_region(tb.mm, priv, priv_len, MM_READ | MM_WRITE);
-		if (!err)
-			err = mm_populate(tb.mm, priv, priv_len);
-	}
-	return err;
-}
-
-static int tlb_bench_start_readers(const struct bench_ctx *c)
-{
-	const struct tlb_readers_layout lay = {
+	return (struct tlb_readers_layout){
 		.shared = shared_set(),
 		.nshared = TLB_BENCH_SHARED_PAGES,
 		.priv_base = TLB_BENCH_PRIVATE_BASE,
 		.priv_stride = TLB_BENCH_PRIVATE_STRIDE,
 		.npriv = TLB_BENCH_PRIVATE_PAGES,
 	};
+}
+
+static int tlb_bench_map(struct bench_ctx *c)
+{
+	const struct tlb_readers_layout lay = tlb_bench_layout();
+	u64 shared_len = TLB_BENCH_SHARED_PAGES * PAGE_SIZE;
+	int err = mm_map_region(tb.mm, TLB_BENCH_BASE, (u64)tb.pages * PAGE_SIZE + shared_len,
+				MM_READ | MM_WRITE);
+
+	if (!err)
+		err = mm_populate(tb.mm, shared_set(), shared_len);
+	if (!err)
+		err = tlb_readers_map_private(c, tb.mm, &lay, MM_READ | MM_WRITE);
+	return err;
+}
+
+static int tlb_bench_start_readers(const struct bench_ctx *c)
+{
+	const struct tlb_readers_layout lay = tlb_bench_layout();
 	int err = tlb_readers_start(c, &lay);
 
 	tb.busy = !err;
@@ -187,7 +152,7 @@ static int tlb_bench_setup(struct bench_ctx *c)
 
 	tb.pages = (unsigned)bench_param(c, "pages");
 	if (c->episode == 0) /* a new case: its variants' reader sums start again */
-		memset(reader_sums, 0, sizeof(reader_sums));
+		tlb_readers_sums_reset();
 	memset(tb.flushes, 0, sizeof(tb.flushes));
 	tb.marked = false;
 	tb.last_run_cycles = arch_tsc_hz() / 1000000 * TLB_BENCH_WINDOW_FIRST_US;
@@ -211,15 +176,6 @@ static int tlb_bench_setup(struct bench_ctx *c)
 	mm_switch(tb.mm);
 	c->ops = tb.pages;
 	return 0;
-}
-
-/* The readers' baseline window: about as long as the unmap it is compared with. */
-static u64 baseline_cycles(void)
-{
-	u64 per_us = MAX(arch_tsc_hz() / 1000000, 1ull);
-
-	return MIN(MAX(tb.last_run_cycles, per_us * TLB_BENCH_WINDOW_MIN_US),
-		   per_us * TLB_BENCH_WINDOW_MAX_US);
 }
 
 /*
@@ -260,7 +216,10 @@ static int tlb_bench_prepare(struct bench_ctx *c)
 		err = smp_call(&tb.remotes, touch_pages, NULL, true);
 	touch_pages(NULL);
 	if (!err && tb.busy)
-		err = tlb_readers_baseline(baseline_cycles(), tb.counted);
+		err = tlb_readers_baseline(tlb_readers_window_cycles(tb.last_run_cycles,
+								   TLB_BENCH_WINDOW_MIN_US,
+								   TLB_BENCH_WINDOW_MAX_US),
+					   tb.counted);
 	tlb_bench_count_flushes(c, true);
 	return err;
 }
@@ -349,13 +308,12 @@ static int tlb_bench_verify(struct bench_ctx *c)
  */
 static void report_readers(const struct bench_ctx *c, struct json *j, u64 median)
 {
-	struct read_window base, timed, wbase, wtimed;
-	u64 episodes, windows;
+	const struct tlb_reader_sums *s = tlb_readers_sums(c->variant);
+	const struct read_window *base = &s->base, *timed = &s->timed;
+	u64 episodes = s->episodes, windows = s->windows;
+	struct read_window wbase = read_window_whole(base), wtimed = read_window_whole(timed);
 	s64 lost_per_page;
 
-	tlb_bench_reader_sums(c->variant, &base, &timed, &episodes, &windows);
-	wbase = read_window_whole(&base);
-	wtimed = read_window_whole(&timed);
 	/* Summed over the readers: what every remote together lost, per page unmapped. */
 	lost_per_page = read_lost_cycles(&wbase, &wtimed) * 1000 /
 			(s64)MAX(episodes * tb.pages, 1ull);
@@ -364,9 +322,9 @@ static void report_readers(const struct bench_ctx *c, struct json *j, u64 median
 	json_u64(j, "remote_reads_per_ms_baseline", read_rate_per_ms(&wbase, arch_tsc_hz()));
 	json_u64(j, "remote_reads_per_ms_timed", read_rate_per_ms(&wtimed, arch_tsc_hz()));
 	json_fixed(j, "remote_read_loss_pct", read_loss_pct_milli(&wbase, &wtimed), 3);
-	json_fixed(j, "remote_stolen_pct_baseline", (s64)read_stolen_pct_milli(&base), 3);
-	json_fixed(j, "remote_stolen_pct_timed", (s64)read_stolen_pct_milli(&timed), 3);
-	json_fixed(j, "remote_read_loss_pct_running", read_loss_pct_milli(&base, &timed), 3);
+	json_fixed(j, "remote_stolen_pct_baseline", (s64)read_stolen_pct_milli(base), 3);
+	json_fixed(j, "remote_stolen_pct_timed", (s64)read_stolen_pct_milli(timed), 3);
+	json_fixed(j, "remote_read_loss_pct_running", read_loss_pct_milli(base, timed), 3);
 	json_fixed(j, "remote_lost_cycles_per_page", lost_per_page, 3);
 	json_fixed(j, "total_cycles_per_page", (s64)median + lost_per_page, 3);
 }

@@ -13,6 +13,8 @@
 #include "lib/atomic.h"
 #include "lib/math.h"
 #include "lib/string.h"
+#include "mm/mm.h"
+#include "mm/page.h"
 #include <arch/arch.h>
 #include <arch/layout.h>
 
@@ -249,4 +251,60 @@ void tlb_readers_totals(struct read_window *base, struct read_window *timed)
 		read_window_add(timed, trs.r[k].win[1].reads, trs.r[k].win[1].cycles);
 		timed->stolen += trs.r[k].win[1].stolen;
 	}
+}
+
+/* ---- what the benchmarks around the readers share ---- */
+
+static struct tlb_reader_sums tr_sums[BENCH_MAX_VARIANTS];
+
+int tlb_readers_map_private(const struct bench_ctx *c, struct mm *mm,
+			    const struct tlb_readers_layout *lay, unsigned flags)
+{
+	u64 len = (u64)lay->npriv * PAGE_SIZE;
+	int err = 0;
+
+	for (unsigned idx = 1; idx < c->ncpus && !err; idx++) {
+		vaddr_t priv = lay->priv_base + idx * lay->priv_stride;
+
+		err = mm_map_region(mm, priv, len, flags);
+		if (!err)
+			err = mm_populate(mm, priv, len);
+	}
+	return err;
+}
+
+u64 tlb_readers_window_cycles(u64 last_run_cycles, unsigned min_us, unsigned max_us)
+{
+	u64 per_us = MAX(arch_tsc_hz() / 1000000, 1ull);
+
+	return MIN(MAX(last_run_cycles, per_us * min_us), per_us * max_us);
+}
+
+void tlb_readers_sums_reset(void)
+{
+	memset(tr_sums, 0, sizeof(tr_sums));
+}
+
+int tlb_readers_finish(const struct bench_ctx *c)
+{
+	struct tlb_reader_sums *s = &tr_sums[c->variant];
+	struct read_window base, timed;
+
+	if (tlb_readers_stop())
+		return -ETIMEDOUT;
+	if (c->runs_done <= c->b->warmup)
+		return 0; /* no timed run in this episode */
+	tlb_readers_totals(&base, &timed);
+	read_window_add(&s->base, base.reads, base.cycles);
+	s->base.stolen += base.stolen;
+	read_window_add(&s->timed, timed.reads, timed.cycles);
+	s->timed.stolen += timed.stolen;
+	s->episodes++;
+	s->windows += c->ncpus - 1;
+	return 0;
+}
+
+const struct tlb_reader_sums *tlb_readers_sums(unsigned v)
+{
+	return &tr_sums[v];
 }

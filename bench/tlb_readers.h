@@ -18,6 +18,7 @@
 #include "types.h"
 
 struct bench_ctx;
+struct mm;
 
 /* Where reader @idx (1..ncpus-1) reads: @nshared pages at @shared, @npriv at its private base. */
 struct tlb_readers_layout {
@@ -58,5 +59,42 @@ void tlb_readers_timed_end(void);
 
 /* Counted windows summed over the readers (after tlb_readers_stop(), final). */
 void tlb_readers_totals(struct read_window *base, struct read_window *timed);
+
+/*
+ * Maps and populates reader idx's private region of @lay in @mm for every
+ * remote of @c (idx 1..ncpus-1), @flags as mm_map_region()'s. 0 or an error.
+ */
+int tlb_readers_map_private(const struct bench_ctx *c, struct mm *mm,
+			    const struct tlb_readers_layout *lay, unsigned flags);
+
+/*
+ * A baseline window about as long as the run it is compared with
+ * (@last_run_cycles), kept within @min_us..@max_us microseconds.
+ */
+u64 tlb_readers_window_cycles(u64 last_run_cycles, unsigned min_us, unsigned max_us);
+
+/*
+ * The readers' windows of one variant, summed over every counted episode
+ * of the case that ran last (a reader's own totals start again at each
+ * episode's tlb_readers_start()): what each design's reader figures are
+ * made of, with how many episodes and reader windows went in.
+ */
+struct tlb_reader_sums {
+	struct read_window base, timed;
+	u64 episodes, windows;
+};
+
+/* A new case: every variant's sums start again. */
+void tlb_readers_sums_reset(void);
+
+/*
+ * Ends an episode's readers (tlb_readers_stop()) and, when the episode
+ * made its one timed run, adds their windows to c->variant's sums.
+ * Returns 0, or -ETIMEDOUT when a reader did not stop (nothing added).
+ */
+int tlb_readers_finish(const struct bench_ctx *c);
+
+/* Variant @v's sums in the case that ran last. */
+const struct tlb_reader_sums *tlb_readers_sums(unsigned v);
 
 #endif

@@ -295,9 +295,8 @@ static void test_bench_tlb_readers_per_variant(struct ktest *t)
 {
 	static const struct bench_case one[] = { { { 0 /* busy */, 512 } } };
 	static struct bench b;
-	struct read_window base, timed;
 	struct bench_outcome out;
-	u64 episodes, windows, closed;
+	u64 closed;
 	unsigned nv;
 
 	if (!ktest_need_second_cpu(t))
@@ -311,10 +310,11 @@ static void test_bench_tlb_readers_per_variant(struct ktest *t)
 	KEXPECT_EQ(t, out.passed, nv);
 	KEXPECT_EQ(t, tlb_readers_baselines_closed() - closed, nv * 2 * (b.warmup + 1));
 	for (unsigned v = 0; v < nv; v++) {
-		tlb_bench_reader_sums(v, &base, &timed, &episodes, &windows);
-		KEXPECT_EQ(t, episodes, 2);
-		KEXPECT_EQ(t, windows, 2);
-		KEXPECT_GT(t, base.reads, 0);
+		const struct tlb_reader_sums *s = tlb_readers_sums(v);
+
+		KEXPECT_EQ(t, s->episodes, 2);
+		KEXPECT_EQ(t, s->windows, 2);
+		KEXPECT_GT(t, s->base.reads, 0);
 	}
 }
 
