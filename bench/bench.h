@@ -96,7 +96,7 @@ struct bench {
 	 * teardown, so the variants' episodes can alternate.
 	 */
 	unsigned iters, max_iters, warmup;
-	enum pcpu_counter counters[BENCH_MAX_COUNTERS]; /* reported per operation */
+	const struct pcpu_counter *counters[BENCH_MAX_COUNTERS]; /* reported per operation */
 	unsigned ncounters;
 	/*
 	 * Optional: report counters per @counter_unit ("folio", say) of
@@ -161,8 +161,9 @@ struct bench_ctx {
 	u64 ops;                 /* operations per run, summed over CPUs (setup sets it) */
 	/* Counts of the current episode (setup..teardown: warm-up runs and one timed run). */
 	u64 runs_done;           /* timed and warm-up runs completed so far */
-	u64 counter_delta[PCPU_NR_COUNTERS]; /* over the last run, all online CPUs */
-	u64 counter_total[PCPU_NR_COUNTERS]; /* over every run so far, warm-up included */
+	/* By pcpu_counter_index(), for each of pcpu_counter_count() counters: */
+	u64 counter_delta[PCPU_COUNTER_SLOTS]; /* over the last run, all online CPUs */
+	u64 counter_total[PCPU_COUNTER_SLOTS]; /* over every run so far, warm-up included */
 	void *priv;
 	/*
 	 * Cycles of the boot CPU's run() not to count (ipi's gaps between
@@ -220,6 +221,12 @@ const char *bench_variant_name(const struct bench *b, unsigned v);
  * one and returns -EINVAL, else 0. bench.c.
  */
 int bench_check_promises(struct bench_ctx *c, u64 units, u64 targets);
+
+/* Counter @k summed over @c's runs so far (its counter_total entry). */
+static inline u64 bench_counter_total(const struct bench_ctx *c, const struct pcpu_counter *k)
+{
+	return c->counter_total[pcpu_counter_index(k)];
+}
 
 
 /* remote=: what the tlb bench's remote CPUs do while pages are unmapped (bench/bench_tlb.c). */

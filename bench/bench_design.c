@@ -60,7 +60,7 @@ int bench_check_promises(struct bench_ctx *c, u64 units, u64 targets)
 
 	for (unsigned i = 0; i < DESIGN_MAX_PROMISES && d->promises[i].per; i++) {
 		const struct design_promise *p = &d->promises[i];
-		u64 got = c->counter_total[p->counter];
+		u64 got = bench_counter_total(c, p->counter);
 
 		if (design_kept(p, got, c->runs_done, units, targets))
 			continue;

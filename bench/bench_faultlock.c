@@ -398,9 +398,9 @@ static int fl_bench_verify_writer(struct bench_ctx *c)
  */
 static int fl_bench_verify(struct bench_ctx *c)
 {
-	u64 faults = c->counter_total[PCPU_PAGE_FAULTS];
-	u64 locks = c->counter_total[PCPU_MAPPING_LOCKS];
-	u64 vlocks = c->counter_total[PCPU_VMA_LOCKS];
+	u64 faults = bench_counter_total(c, PCPU_PAGE_FAULTS);
+	u64 locks = bench_counter_total(c, PCPU_MAPPING_LOCKS);
+	u64 vlocks = bench_counter_total(c, PCPU_VMA_LOCKS);
 	bool shareable = bench_param(c, "region") == FL_REGION_SHAREABLE;
 	bool per_region = fl_per_region(c->design);
 	u64 want_locks = fl_every_fault(c->design) || (shareable && !per_region) ? faults : 0;

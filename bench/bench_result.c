@@ -99,8 +99,8 @@ static void json_counters(struct json *j, const struct bench_ctx *c, const struc
 
 	json_object_begin(j, "counters");
 	for (unsigned i = 0; i < c->b->ncounters; i++) {
-		enum pcpu_counter k = c->b->counters[i];
-		u64 per_unit = mul_div_u64(counter_sum[k], 1000 * unit_ops, MAX(c->ops * runs, 1ull));
+		const struct pcpu_counter *k = c->b->counters[i];
+		u64 per_unit = mul_div_u64(counter_sum[pcpu_counter_index(k)], 1000 * unit_ops, MAX(c->ops * runs, 1ull));
 
 		fmt_snprintf(key, sizeof(key), "%s_per_%s", percpu_counter_name(k), unit);
 		json_fixed(j, key, (s64)per_unit, 3);

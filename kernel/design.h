@@ -25,7 +25,7 @@
 #define DESIGN_MAX_PROMISES 4
 
 struct design_promise {
-	enum pcpu_counter counter;
+	const struct pcpu_counter *counter;
 	u32 count;	 /* may be 0: "none of these, ever" is a promise too */
 	u32 per;	 /* units a group holds (0 ends the list); the last, partial group counts whole */
 	bool per_target; /* times the CPUs the work is sent to (the remotes) */
@@ -69,7 +69,7 @@ static inline unsigned design_count(const struct design *const *table)
 
 /* @d's promise about @counter, or NULL when it makes none. */
 static inline const struct design_promise *design_promise(const struct design *d,
-							  enum pcpu_counter counter)
+							  const struct pcpu_counter *counter)
 {
 	for (unsigned i = 0; i < DESIGN_MAX_PROMISES && d->promises[i].per; i++)
 		if (d->promises[i].counter == counter)

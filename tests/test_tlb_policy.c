@@ -18,7 +18,7 @@
 #define POL_PAGES 64
 #define KB4 PT_PAGE_4K
 
-static u64 pol_count(enum pcpu_counter c)
+static u64 pol_count(const struct pcpu_counter *c)
 {
 	return percpu_counter_read(this_cpu()->cpu_id, c);
 }
