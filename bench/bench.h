@@ -23,7 +23,8 @@
 #include "types.h"
 
 #define BENCH_MAX_PARAMS 4
-#define BENCH_MAX_COUNTERS 8
+/* .counters = BENCH_COUNTERS(PCPU_X, PCPU_Y): the list, NULL-terminated, in static storage. */
+#define BENCH_COUNTERS(...) ((const struct pcpu_counter *const[]){ __VA_ARGS__, NULL })
 #define BENCH_MAX_RUNS 1000 /* timed runs per result (iters= at most), all on one BENCH line */
 /* Variants of a case: a table's designs (broken ones too, TEST_DESIGN=broken) and aa. */
 #define BENCH_MAX_VARIANTS 12
@@ -96,8 +97,8 @@ struct bench {
 	 * teardown, so the variants' episodes can alternate.
 	 */
 	unsigned iters, max_iters, warmup;
-	const struct pcpu_counter *counters[BENCH_MAX_COUNTERS]; /* reported per operation */
-	unsigned ncounters;
+	/* Reported per operation, as many as it lists: BENCH_COUNTERS(). NULL: none. */
+	const struct pcpu_counter *const *counters;
 	/*
 	 * Optional: report counters per @counter_unit ("folio", say) of
 	 * @counter_unit_ops operations instead, when an operation is too small

@@ -199,9 +199,9 @@ static int ipi_round_batched(void)
  * apart beyond 1 target).
  */
 #define IPI_PROMISES(waits_per_target)                                                             \
-	{ { PCPU_IPI_SENT, 1, 1, true, false },                                                    \
-	  { PCPU_IPI_RECEIVED, 1, 1, true, false },                                                \
-	  { PCPU_IPI_ROUND_WAITS, 1, 1, waits_per_target, false } }
+	DESIGN_PROMISES({ PCPU_IPI_SENT, 1, 1, true, false },                                      \
+			{ PCPU_IPI_RECEIVED, 1, 1, true, false },                                  \
+			{ PCPU_IPI_ROUND_WAITS, 1, 1, waits_per_target, false })
 
 static const struct ipi_ops ipi_ops_naive = {
 	.d = { .name = "naive", .desc = "one target at a time, each acknowledged before the next",
@@ -333,9 +333,8 @@ const struct bench bench_ipi = {
 	.iters = 10,
 	.max_iters = 60,
 	.warmup = 2,
-	.counters = { PCPU_IPI_SENT, PCPU_IPI_RECEIVED, PCPU_INTERRUPTS, PCPU_IPI_ROUND_WAITS,
-		      PCPU_IPI_HLT_WAKES },
-	.ncounters = 5,
+	.counters = BENCH_COUNTERS(PCPU_IPI_SENT, PCPU_IPI_RECEIVED, PCPU_INTERRUPTS,
+				   PCPU_IPI_ROUND_WAITS, PCPU_IPI_HLT_WAKES),
 	.setup = ipi_setup,
 	.run = ipi_run,
 	.verify = ipi_verify,

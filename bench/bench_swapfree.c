@@ -206,9 +206,8 @@ const struct bench bench_swapfree = {
 	 */
 	.max_iters = 10,
 	.warmup = 2,
-	.counters = { PCPU_SWAP_CLUSTER_LOCKS, PCPU_SWAP_DEVICE_LOCKS, PCPU_SWAP_SLOTS_FREED,
-		      PCPU_SWAP_BATCH_FALLBACKS },
-	.ncounters = 4,
+	.counters = BENCH_COUNTERS(PCPU_SWAP_CLUSTER_LOCKS, PCPU_SWAP_DEVICE_LOCKS,
+				   PCPU_SWAP_SLOTS_FREED, PCPU_SWAP_BATCH_FALLBACKS),
 	.counter_unit = "folio",
 	.counter_unit_ops = SF_FOLIO_BYTES,
 	.setup = sf_setup,

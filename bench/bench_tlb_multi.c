@@ -207,18 +207,19 @@ static int tm_verify(struct bench_ctx *c)
 	const struct design *d = c->design;
 	u64 unmaps = c->runs_done * c->ncpus, per_round;
 	u64 requests = unmaps * tm_rounds(d, &per_round);
+	const struct design_promise *p;
 
 	if (d->remotes_flush_at_drain) /* one gather per unmap (tm.pages <= PT_GATHER_PAGES) */
 		return tm_verify_lazy(c, unmaps, c->ncpus - 1);
-	for (unsigned i = 0; i < DESIGN_MAX_PROMISES && d->promises[i].per; i++) {
-		const struct design_promise *p = &d->promises[i];
+	design_for_each_promise(p, d) {
+		u64 got = bench_counter_total(c, p->counter);
 
-		if (design_kept(p, bench_counter_total(c, p->counter), unmaps, tm.pages, c->ncpus - 1))
+		if (design_kept(p, got, unmaps, tm.pages, c->ncpus - 1))
 			continue;
 		bench_fail(c, "%s promises %s%u %s per %u pages%s: %lu in %lu unmaps of %u", d->name,
 			   p->at_most ? "at most " : "", p->count, percpu_counter_name(p->counter),
-			   p->per, p->per_target ? " per target" : "",
-			   (unsigned long)bench_counter_total(c, p->counter), (unsigned long)unmaps, tm.pages);
+			   p->per, p->per_target ? " per target" : "", (unsigned long)got,
+			   (unsigned long)unmaps, tm.pages);
 		return -EINVAL;
 	}
 	return tm_check_pairs(c, requests * c->ncpus, per_round);
@@ -239,10 +240,10 @@ const struct bench bench_tlbmulti = {
 	.min_cpus = 2,
 	.iters = 10,
 	.warmup = 2,
-	.counters = { PCPU_IPI_SENT, PCPU_TLB_SHOOTDOWNS, PCPU_TLB_FLUSH_ONE, PCPU_TLB_FLUSH_ALL,
-		      PCPU_TLB_GEN_UPTODATE, PCPU_TLB_GEN_IPI_SKIPPED, PCPU_TLB_EARLY_ACKS,
-		      PCPU_TLB_LAZY_QUEUED },
-	.ncounters = 8,
+	.counters = BENCH_COUNTERS(PCPU_IPI_SENT, PCPU_TLB_SHOOTDOWNS, PCPU_TLB_FLUSH_ONE,
+				   PCPU_TLB_FLUSH_ALL, PCPU_TLB_GEN_UPTODATE,
+				   PCPU_TLB_GEN_IPI_SKIPPED, PCPU_TLB_EARLY_ACKS,
+				   PCPU_TLB_LAZY_QUEUED),
 	.setup = tm_setup,
 	.prepare = tm_prepare,
 	.prepare_cpu = tm_prepare_cpu,

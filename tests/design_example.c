@@ -23,10 +23,10 @@ const struct tlb_ops tlb_ops_example = {
 		.desc = "naive under another name: the test-only design of docs/design.md",
 		.source = "docs/design.md, \"Adding a design\"",
 		.unit = "page",
-		.promises = {
+		.promises = DESIGN_PROMISES(
 			{ PCPU_TLB_SHOOTDOWNS, 1, 1, false, false },
-			{ PCPU_IPI_SENT, 1, 1, true, false },
-		},
+			{ PCPU_IPI_SENT, 1, 1, true, false }
+		),
 	},
 	.add = tlb_add_example,
 	.flush = tlb_flush_send,
