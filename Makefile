@@ -96,6 +96,11 @@ HOST_PORTABLE_SRCS := arch/x86_64/acpi.c arch/x86_64/console.c bench/read_loss.c
 	boot/mb1_cmdline.c kernel/cmdline.c kernel/json.c kernel/percpu.c kernel/printk.c kernel/run_modes.c \
 	kernel/rwlock.c kernel/spinlock.c
 HOST_LIB_SRCS := $(HOST_PORTABLE_SRCS) $(filter-out lib/string.c,$(LIB_SRCS)) $(MM_SRCS)
+# make TEST_DESIGN=1: the example design joins the host builds too (its
+# table line is in mm/tlb_designs.c, which every host binary links).
+ifeq ($(TEST_DESIGN),1)
+HOST_LIB_SRCS += tests/design_example.c
+endif
 KERNEL_ALL_SRCS := $(BOOT_SRCS) $(ARCH_SRCS) $(KERNEL_SRCS) $(LIB_SRCS) $(MM_SRCS) \
 	$(BENCH_SRCS) $(TEST_COMMON_SRCS) $(TEST_KERNEL_SRCS)
 KOBJS := $(patsubst %,$(O)/kernel/%.o,$(KERNEL_ALL_SRCS))
@@ -128,6 +133,9 @@ LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rw
 HOST_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 HCFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -DHOST_BUILD -DMAX_CPUS=$(MAX_CPUS) \
 	$(INCLUDES) $(HOST_SAN) -MMD -MP
+ifeq ($(TEST_DESIGN),1)
+HCFLAGS += -DMMLAB_TEST_DESIGN
+endif
 
 # ---- kernel ------------------------------------------------------------------
 

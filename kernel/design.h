@@ -25,7 +25,7 @@
 struct design_promise {
 	const struct pcpu_counter *counter;
 	u32 count;	 /* may be 0: "none of these, ever" is a promise too */
-	u32 per;	 /* units a group holds (0 ends a list); the last, partial group counts whole */
+	u32 per;	 /* units a group holds (0 ends a list); a last, partial group counts */
 	bool per_target; /* times the CPUs the work is sent to (the remotes) */
 	bool at_most;	 /* an upper bound, not an exact count (once per CPU, say) */
 };

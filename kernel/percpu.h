@@ -32,7 +32,10 @@ struct pcpu_counter {
 };
 
 /* Defines counter @var named @cname (a string) in this file. File scope. */
-#define PCPU_COUNTER(var, cname)                                                                   	const struct pcpu_counter var[1] __used __section("pcpu_counters") __aligned(8) = { { cname } }
+#define PCPU_COUNTER(var, cname)                                                                   \
+	const struct pcpu_counter var[1] __used __section("pcpu_counters") __aligned(8) = {        \
+		{ cname }                                                                          \
+	}
 
 /* Declares a counter another file defines (in the owner's header). */
 #define PCPU_COUNTER_DECLARE(var) extern const struct pcpu_counter var[1]

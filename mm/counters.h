@@ -19,14 +19,14 @@ PCPU_COUNTER_DECLARE(PCPU_PAGE_FAULTS); /* page faults handled */
 /* mm/pin.c */
 PCPU_COUNTER_DECLARE(PCPU_PIN_FLAG_WRITES); /* writes to an mm's shared has_pinned flag */
 PCPU_COUNTER_DECLARE(PCPU_PIN_UNLOADED);    /* pins on a CPU without the mm loaded: walked locked */
-PCPU_COUNTER_DECLARE(PCPU_PIN_RETRIES);	    /* pins undone: their entry changed, or fork ran */
-PCPU_COUNTER_DECLARE(PCPU_PIN_REF_ATOMICS); /* atomic adds to a page's or folio head's pin refcount */
+PCPU_COUNTER_DECLARE(PCPU_PIN_RETRIES);	    /* pins undone: entry changed, or fork ran */
+PCPU_COUNTER_DECLARE(PCPU_PIN_REF_ATOMICS); /* atomic adds to a page or folio pin refcount */
 /* mm/pagemap.c */
 PCPU_COUNTER_DECLARE(PCPU_PAGEMAP_LOOKUPS); /* device pagemap tree lookups */
 PCPU_COUNTER_DECLARE(PCPU_PAGEMAP_REFS);    /* device pagemap references taken */
 /* mm/mapping.c */
-PCPU_COUNTER_DECLARE(PCPU_MAPPING_LOCKS); /* mapping rwlock acquisitions on the fault path */
-PCPU_COUNTER_DECLARE(PCPU_VMA_LOCKS);	  /* per-region fault lock acquisitions on the fault path */
+PCPU_COUNTER_DECLARE(PCPU_MAPPING_LOCKS); /* mapping rwlock takes on the fault path */
+PCPU_COUNTER_DECLARE(PCPU_VMA_LOCKS);	  /* per-region fault lock takes on the fault path */
 /* mm/swap_cluster.c, mm/swap_free.c, mm/swap_mm.c */
 PCPU_COUNTER_DECLARE(PCPU_SWAP_CLUSTER_LOCKS);	 /* swap cluster lock acquisitions */
 PCPU_COUNTER_DECLARE(PCPU_SWAP_DEVICE_LOCKS);	 /* swap device lock acquisitions */

@@ -470,8 +470,9 @@ static bool stale_fits(struct ktest *t, const struct tlb_ops *ops, const struct 
 static u64 stale_run(struct ktest *t, const struct tlb_ops *ops, const struct stale_size *sz,
 		     bool lazy, bool *ok)
 {
-	const struct pcpu_counter *c_one = stale_queued(ops) ? PCPU_TLB_LAZY_DRAIN_ONE : PCPU_TLB_FLUSH_ONE;
-	const struct pcpu_counter *c_all = stale_queued(ops) ? PCPU_TLB_LAZY_DRAIN_ALL : PCPU_TLB_FLUSH_ALL;
+	bool queued = stale_queued(ops);
+	const struct pcpu_counter *c_one = queued ? PCPU_TLB_LAZY_DRAIN_ONE : PCPU_TLB_FLUSH_ONE;
+	const struct pcpu_counter *c_all = queued ? PCPU_TLB_LAZY_DRAIN_ALL : PCPU_TLB_FLUSH_ALL;
 	u64 one = stale_reader_count(c_one);
 	u64 all = stale_reader_count(c_all);
 	int err;
