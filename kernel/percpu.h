@@ -45,7 +45,7 @@ struct pcpu_counter {
  * boot check and test_percpu hold them to it; the count is known only at
  * link time, so the array has a fixed size).
  */
-#define PCPU_COUNTER_SLOTS 64
+#define PCPU_COUNTER_SLOTS 48
 
 PCPU_COUNTER_DECLARE(PCPU_IPI_SENT);	 /* IPIs this CPU sent (one per target) */
 PCPU_COUNTER_DECLARE(PCPU_IPI_RECEIVED); /* call IPIs this CPU handled */
