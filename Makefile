@@ -70,6 +70,7 @@ TEST_COMMON_SRCS := tests/acpi_fw.c tests/mm_emul.c tests/test_acpi.c tests/test
 	tests/test_read_loss.c tests/test_spinlock.c \
 	tests/test_stats.c tests/test_swap.c tests/test_swap_cluster.c tests/test_swap_dev.c \
 	tests/test_swap_fixture.c tests/test_swap_free.c tests/test_swap_mm.c tests/test_tlb_policy.c
+TEST_COMMON_SRCS += tests/test_design.c
 TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/test_bench_work.c \
 	tests/test_boot.c tests/test_fault.c tests/test_faultlock.c tests/test_faultlock_fork.c \
 	tests/test_kpt.c tests/test_mapping_flush.c tests/test_pic.c tests/test_pin.c \
@@ -99,6 +100,11 @@ HOST_PORTABLE_SRCS := arch/x86_64/acpi.c arch/x86_64/console.c bench/read_loss.c
 	boot/mb1_cmdline.c kernel/cmdline.c kernel/json.c kernel/percpu.c kernel/printk.c kernel/run_modes.c \
 	kernel/rwlock.c kernel/spinlock.c
 HOST_LIB_SRCS := $(HOST_PORTABLE_SRCS) $(filter-out lib/string.c,$(LIB_SRCS)) $(MM_SRCS)
+# make TEST_DESIGN=1: the example design joins the host builds too (its
+# table line is in mm/tlb_designs.c, which every host binary links).
+ifeq ($(TEST_DESIGN),1)
+HOST_LIB_SRCS += tests/design_example.c
+endif
 KERNEL_ALL_SRCS := $(BOOT_SRCS) $(ARCH_SRCS) $(KERNEL_SRCS) $(LIB_SRCS) $(MM_SRCS) \
 	$(BENCH_SRCS) $(TEST_COMMON_SRCS) $(TEST_KERNEL_SRCS)
 KOBJS := $(patsubst %,$(O)/kernel/%.o,$(KERNEL_ALL_SRCS))
@@ -131,6 +137,9 @@ LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rw
 HOST_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 HCFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -DHOST_BUILD -DMAX_CPUS=$(MAX_CPUS) \
 	$(INCLUDES) $(HOST_SAN) -MMD -MP
+ifeq ($(TEST_DESIGN),1)
+HCFLAGS += -DMMLAB_TEST_DESIGN
+endif
 
 # ---- kernel ------------------------------------------------------------------
 

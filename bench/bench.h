@@ -23,7 +23,8 @@
 #include "types.h"
 
 #define BENCH_MAX_PARAMS 4
-#define BENCH_MAX_COUNTERS 8
+/* .counters = BENCH_COUNTERS(PCPU_X, PCPU_Y): the list, NULL-terminated, in static storage. */
+#define BENCH_COUNTERS(...) ((const struct pcpu_counter *const[]){ __VA_ARGS__, NULL })
 #define BENCH_MAX_RUNS 1000 /* timed runs per result (iters= at most), all on one BENCH line */
 /* Variants of a case: a table's designs (broken ones too, TEST_DESIGN=broken) and aa. */
 #define BENCH_MAX_VARIANTS 12
@@ -96,8 +97,8 @@ struct bench {
 	 * teardown, so the variants' episodes can alternate.
 	 */
 	unsigned iters, max_iters, warmup;
-	enum pcpu_counter counters[BENCH_MAX_COUNTERS]; /* reported per operation */
-	unsigned ncounters;
+	/* Reported per operation, as many as it lists: BENCH_COUNTERS(). NULL: none. */
+	const struct pcpu_counter *const *counters;
 	/*
 	 * Optional: report counters per @counter_unit ("folio", say) of
 	 * @counter_unit_ops operations instead, when an operation is too small
@@ -161,8 +162,9 @@ struct bench_ctx {
 	u64 ops;                 /* operations per run, summed over CPUs (setup sets it) */
 	/* Counts of the current episode (setup..teardown: warm-up runs and one timed run). */
 	u64 runs_done;           /* timed and warm-up runs completed so far */
-	u64 counter_delta[PCPU_NR_COUNTERS]; /* over the last run, all online CPUs */
-	u64 counter_total[PCPU_NR_COUNTERS]; /* over every run so far, warm-up included */
+	/* By pcpu_counter_index(), for each of pcpu_counter_count() counters: */
+	u64 counter_delta[PCPU_COUNTER_SLOTS]; /* over the last run, all online CPUs */
+	u64 counter_total[PCPU_COUNTER_SLOTS]; /* over every run so far, warm-up included */
 	void *priv;
 	/*
 	 * Cycles of the boot CPU's run() not to count (ipi's gaps between
@@ -220,6 +222,12 @@ const char *bench_variant_name(const struct bench *b, unsigned v);
  * one and returns -EINVAL, else 0. bench.c.
  */
 int bench_check_promises(struct bench_ctx *c, u64 units, u64 targets);
+
+/* Counter @k summed over @c's runs so far (its counter_total entry). */
+static inline u64 bench_counter_total(const struct bench_ctx *c, const struct pcpu_counter *k)
+{
+	return c->counter_total[pcpu_counter_index(k)];
+}
 
 
 /* remote=: what the tlb bench's remote CPUs do while pages are unmapped (bench/bench_tlb.c). */

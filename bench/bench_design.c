@@ -57,10 +57,10 @@ const char *bench_variant_name(const struct bench *b, unsigned v)
 int bench_check_promises(struct bench_ctx *c, u64 units, u64 targets)
 {
 	const struct design *d = c->design;
+	const struct design_promise *p;
 
-	for (unsigned i = 0; i < DESIGN_MAX_PROMISES && d->promises[i].per; i++) {
-		const struct design_promise *p = &d->promises[i];
-		u64 got = c->counter_total[p->counter];
+	design_for_each_promise(p, d) {
+		u64 got = bench_counter_total(c, p->counter);
 
 		if (design_kept(p, got, c->runs_done, units, targets))
 			continue;

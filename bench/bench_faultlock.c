@@ -398,9 +398,9 @@ static int fl_bench_verify_writer(struct bench_ctx *c)
  */
 static int fl_bench_verify(struct bench_ctx *c)
 {
-	u64 faults = c->counter_total[PCPU_PAGE_FAULTS];
-	u64 locks = c->counter_total[PCPU_MAPPING_LOCKS];
-	u64 vlocks = c->counter_total[PCPU_VMA_LOCKS];
+	u64 faults = bench_counter_total(c, PCPU_PAGE_FAULTS);
+	u64 locks = bench_counter_total(c, PCPU_MAPPING_LOCKS);
+	u64 vlocks = bench_counter_total(c, PCPU_VMA_LOCKS);
 	bool shareable = bench_param(c, "region") == FL_REGION_SHAREABLE;
 	bool per_region = fl_per_region(c->design);
 	u64 want_locks = fl_every_fault(c->design) || (shareable && !per_region) ? faults : 0;
@@ -495,8 +495,7 @@ const struct bench bench_faultlock = {
 	.case_min_cpus = fl_case_min_cpus,
 	.iters = 10,
 	.warmup = 2,
-	.counters = { PCPU_MAPPING_LOCKS, PCPU_VMA_LOCKS, PCPU_PAGE_FAULTS },
-	.ncounters = 3,
+	.counters = BENCH_COUNTERS(PCPU_MAPPING_LOCKS, PCPU_VMA_LOCKS, PCPU_PAGE_FAULTS),
 	.setup = fl_bench_setup,
 	.prepare = fl_bench_prepare,
 	.prepare_cpu = fl_bench_prepare_cpu,

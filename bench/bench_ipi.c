@@ -95,8 +95,6 @@ struct ipi_ops {
 };
 
 /* Wake-ups from the idle loop's HLT a target's call found (per round: hlt_wakes_per_round). */
-#define PCPU_IPI_HLT_WAKES (PCPU_MAX_COUNTERS - 2)
-BUILD_ASSERT(PCPU_MM_COUNTERS_END <= PCPU_IPI_HLT_WAKES);
 PCPU_COUNTER(PCPU_IPI_HLT_WAKES, "hlt_wakes");
 
 static void ipi_nop(void *arg)
@@ -152,10 +150,8 @@ static int ipi_teardown(struct bench_ctx *c)
 /*
  * Waits for acknowledgements: every design's round goes through here, one
  * wait per call, so the promises can tell naive's wait per target from
- * batched's one wait per round. A bench counter, at the top of the array.
+ * batched's one wait per round. A counter of this benchmark's own.
  */
-#define PCPU_IPI_ROUND_WAITS (PCPU_MAX_COUNTERS - 1)
-BUILD_ASSERT(PCPU_MM_COUNTERS_END <= PCPU_IPI_ROUND_WAITS);
 PCPU_COUNTER(PCPU_IPI_ROUND_WAITS, "ipi_round_waits");
 
 static int ipi_call_wait(const cpumask_t *mask)
@@ -203,9 +199,9 @@ static int ipi_round_batched(void)
  * apart beyond 1 target).
  */
 #define IPI_PROMISES(waits_per_target)                                                             \
-	{ { PCPU_IPI_SENT, 1, 1, true, false },                                                    \
-	  { PCPU_IPI_RECEIVED, 1, 1, true, false },                                                \
-	  { PCPU_IPI_ROUND_WAITS, 1, 1, waits_per_target, false } }
+	DESIGN_PROMISES({ PCPU_IPI_SENT, 1, 1, true, false },                                      \
+			{ PCPU_IPI_RECEIVED, 1, 1, true, false },                                  \
+			{ PCPU_IPI_ROUND_WAITS, 1, 1, waits_per_target, false })
 
 static const struct ipi_ops ipi_ops_naive = {
 	.d = { .name = "naive", .desc = "one target at a time, each acknowledged before the next",
@@ -272,7 +268,7 @@ static void ipi_report(const struct bench_ctx *c, struct json *j, u64 median)
 
 	(void)median;
 	json_fixed(j, "hlt_wakes_per_round",
-		   (s64)mul_div_u64(c->counter_total[PCPU_IPI_HLT_WAKES], 1000, rounds), 3);
+		   (s64)mul_div_u64(bench_counter_total(c, PCPU_IPI_HLT_WAKES), 1000, rounds), 3);
 	json_u64(j, "gap_cycles", ipi_gap_cycles);
 }
 
@@ -337,9 +333,8 @@ const struct bench bench_ipi = {
 	.iters = 10,
 	.max_iters = 60,
 	.warmup = 2,
-	.counters = { PCPU_IPI_SENT, PCPU_IPI_RECEIVED, PCPU_INTERRUPTS, PCPU_IPI_ROUND_WAITS,
-		      PCPU_IPI_HLT_WAKES },
-	.ncounters = 5,
+	.counters = BENCH_COUNTERS(PCPU_IPI_SENT, PCPU_IPI_RECEIVED, PCPU_INTERRUPTS,
+				   PCPU_IPI_ROUND_WAITS, PCPU_IPI_HLT_WAKES),
 	.setup = ipi_setup,
 	.run = ipi_run,
 	.verify = ipi_verify,

@@ -205,8 +205,8 @@ static void pin_bench_put(struct bench_ctx *c, unsigned idx)
 /* After every run all pins are gone; the flag writes match the design's promise. */
 int pin_bench_check_lockless(struct bench_ctx *c)
 {
-	u64 unloaded = c->counter_total[PCPU_PIN_UNLOADED];
-	u64 retries = c->counter_total[PCPU_PIN_RETRIES];
+	u64 unloaded = bench_counter_total(c, PCPU_PIN_UNLOADED);
+	u64 retries = bench_counter_total(c, PCPU_PIN_RETRIES);
 
 	if (!unloaded && !retries)
 		return 0;
@@ -223,7 +223,7 @@ int pin_bench_check_lockless(struct bench_ctx *c)
 static int pin_bench_check_atomics(struct bench_ctx *c)
 {
 	const struct design_promise *p = design_promise(c->design, PCPU_PIN_REF_ATOMICS);
-	u64 got = c->counter_total[PCPU_PIN_REF_ATOMICS];
+	u64 got = bench_counter_total(c, PCPU_PIN_REF_ATOMICS);
 	u64 pages = c->runs_done * c->ops * pb.per_call;
 	unsigned run = strcmp(c->design->unit, "folio") || !pb.large ? 1 : pb.per_call;
 
@@ -242,7 +242,7 @@ static int pin_bench_verify(struct bench_ctx *c)
 	 * before one of them sets the bit; the episode has one mm).
 	 */
 	const struct design_promise *p = design_promise(c->design, PCPU_PIN_FLAG_WRITES);
-	u64 writes = c->counter_total[PCPU_PIN_FLAG_WRITES];
+	u64 writes = bench_counter_total(c, PCPU_PIN_FLAG_WRITES);
 	bool per_mm = p && p->at_most;
 
 	if (!p || !design_kept(p, writes, per_mm ? 1 : c->runs_done * c->ops, 1, c->ncpus)) {
@@ -306,8 +306,7 @@ const struct bench bench_pin = {
 	.min_cpus = 1,
 	.iters = 10,
 	.warmup = 2,
-	.counters = { PCPU_PIN_FLAG_WRITES, PCPU_PIN_REF_ATOMICS },
-	.ncounters = 2,
+	.counters = BENCH_COUNTERS(PCPU_PIN_FLAG_WRITES, PCPU_PIN_REF_ATOMICS),
 	.setup = pin_bench_setup,
 	.run = pin_bench_get,
 	.run_phase2 = pin_bench_put,

@@ -230,7 +230,8 @@ static int reclaim_verify(struct bench_ctx *c)
 {
 	const struct design *d = c->design;
 	u64 runs = c->runs_done, batches = rb.pages / RECLAIM_BATCH;
-	u64 out = c->counter_total[PCPU_SWAP_OUT_PAGES];
+	u64 out = bench_counter_total(c, PCPU_SWAP_OUT_PAGES);
+	const struct design_promise *p;
 
 	if (out != runs * rb.pages) {
 		bench_fail(c, "%lu pages swapped out in %lu runs; expected %lu",
@@ -238,9 +239,8 @@ static int reclaim_verify(struct bench_ctx *c)
 			   (unsigned long)(runs * rb.pages));
 		return -EINVAL;
 	}
-	for (unsigned i = 0; i < DESIGN_MAX_PROMISES && d->promises[i].per; i++) {
-		const struct design_promise *p = &d->promises[i];
-		u64 got = c->counter_total[p->counter];
+	design_for_each_promise(p, d) {
+		u64 got = bench_counter_total(c, p->counter);
 
 		if (design_kept(p, got, runs * batches, RECLAIM_BATCH, c->ncpus - 1))
 			continue;
@@ -263,7 +263,7 @@ static void reclaim_report(const struct bench_ctx *c, struct json *j, u64 median
 {
 	const struct tlb_reader_sums *s = tlb_readers_sums(c->variant);
 	u64 pages = c->runs_done * rb.pages;
-	u64 ipis = c->counter_total[PCPU_IPI_SENT];
+	u64 ipis = bench_counter_total(c, PCPU_IPI_SENT);
 
 	json_u64(j, "batch_pages", RECLAIM_BATCH);
 	/* median: pages per second in thousandths; IPIs per page are exact. */
@@ -292,9 +292,8 @@ const struct bench bench_reclaim = {
 	.idle_targets = true,
 	.iters = 10,
 	.warmup = 1,
-	.counters = { PCPU_TLB_SHOOTDOWNS, PCPU_IPI_SENT, PCPU_IPI_RECEIVED, PCPU_TLB_FLUSH_ONE,
-		      PCPU_TLB_FLUSH_ALL, PCPU_SWAP_OUT_PAGES },
-	.ncounters = 6,
+	.counters = BENCH_COUNTERS(PCPU_TLB_SHOOTDOWNS, PCPU_IPI_SENT, PCPU_IPI_RECEIVED,
+				   PCPU_TLB_FLUSH_ONE, PCPU_TLB_FLUSH_ALL, PCPU_SWAP_OUT_PAGES),
 	.setup = reclaim_setup,
 	.prepare = reclaim_prepare,
 	.run = reclaim_run,

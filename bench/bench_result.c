@@ -98,9 +98,10 @@ static void json_counters(struct json *j, const struct bench_ctx *c, const struc
 	char key[48];
 
 	json_object_begin(j, "counters");
-	for (unsigned i = 0; i < c->b->ncounters; i++) {
-		enum pcpu_counter k = c->b->counters[i];
-		u64 per_unit = mul_div_u64(counter_sum[k], 1000 * unit_ops, MAX(c->ops * runs, 1ull));
+	for (const struct pcpu_counter *const *kp = c->b->counters; kp && *kp; kp++) {
+		const struct pcpu_counter *k = *kp;
+		u64 sum = counter_sum[pcpu_counter_index(k)];
+		u64 per_unit = mul_div_u64(sum, 1000 * unit_ops, MAX(c->ops * runs, 1ull));
 
 		fmt_snprintf(key, sizeof(key), "%s_per_%s", percpu_counter_name(k), unit);
 		json_fixed(j, key, (s64)per_unit, 3);

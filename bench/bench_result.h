@@ -14,8 +14,8 @@ struct variant_runs {
 	u64 sample2[BENCH_MAX_RUNS];
 	u32 seq[BENCH_MAX_RUNS];	      /* each run's place in the case's episode order */
 	unsigned n;
-	u64 counter_sum[PCPU_NR_COUNTERS];    /* over the timed runs */
-	u64 last_total[PCPU_NR_COUNTERS];     /* the last episode's counter_total, for report() */
+	u64 counter_sum[PCPU_COUNTER_SLOTS];    /* over the timed runs */
+	u64 last_total[PCPU_COUNTER_SLOTS];     /* the last episode's counter_total, for report() */
 	u64 last_runs_done;
 	bool failed;
 	char errmsg[160];

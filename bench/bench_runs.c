@@ -63,8 +63,8 @@ static bool barrier_wait(struct barrier *b, unsigned n)
 
 static void snapshot(u64 *out)
 {
-	for (unsigned k = 0; k < PCPU_NR_COUNTERS; k++)
-		out[k] = percpu_counter_sum(k);
+	for (unsigned k = 0; k < pcpu_counter_count(); k++)
+		out[k] = percpu_counter_sum(pcpu_counter_at(k));
 }
 
 static void bench_record_run(struct bench_ctx *c, u32 r);
@@ -122,7 +122,7 @@ static void bench_loop(unsigned idx)
 {
 	struct bench_ctx *c = rs.c;
 	unsigned n = c->b->idle_targets ? 1 : c->ncpus; /* CPUs in the barriers */
-	static u64 before[PCPU_NR_COUNTERS], after[PCPU_NR_COUNTERS];
+	static u64 before[PCPU_COUNTER_SLOTS], after[PCPU_COUNTER_SLOTS];
 
 	for (u32 r = 0; r < rs.total_runs; r++) {
 		if (!barrier_wait(&rs.a, n) || (idx == 0 && !boot_cpu_prepare(c)))
@@ -146,7 +146,7 @@ static void bench_loop(unsigned idx)
 		if (idx == 0) {
 			trace_region_end();
 			snapshot(after);
-			for (unsigned k = 0; k < PCPU_NR_COUNTERS; k++) {
+			for (unsigned k = 0; k < pcpu_counter_count(); k++) {
 				c->counter_delta[k] = after[k] - before[k];
 				c->counter_total[k] += c->counter_delta[k];
 			}
@@ -202,7 +202,7 @@ static void bench_record_run(struct bench_ctx *c, u32 r)
 	if (c->b->run_phase2)
 		vr->sample2[vr->n] = metric_value(c, run_cycles(c, rs.elapsed2));
 	vr->seq[vr->n++] = rs.seq;
-	for (unsigned k = 0; k < PCPU_NR_COUNTERS; k++)
+	for (unsigned k = 0; k < pcpu_counter_count(); k++)
 		vr->counter_sum[k] += c->counter_delta[k];
 }
 

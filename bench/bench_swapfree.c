@@ -152,10 +152,10 @@ static int sf_verify(struct bench_ctx *c)
 	u64 units = strcmp(c->design->unit, "folio") == 0 ? pages / SF_FOLIO_PAGES : pages;
 	const struct design_promise *p = design_promise(c->design, PCPU_SWAP_CLUSTER_LOCKS);
 	u64 locks = p ? design_expect(p, units, 0) : 0;
-	u64 freed = c->counter_total[PCPU_SWAP_SLOTS_FREED];
-	u64 cl = c->counter_total[PCPU_SWAP_CLUSTER_LOCKS];
-	u64 dl = c->counter_total[PCPU_SWAP_DEVICE_LOCKS];
-	u64 fallbacks = c->counter_total[PCPU_SWAP_BATCH_FALLBACKS];
+	u64 freed = bench_counter_total(c, PCPU_SWAP_SLOTS_FREED);
+	u64 cl = bench_counter_total(c, PCPU_SWAP_CLUSTER_LOCKS);
+	u64 dl = bench_counter_total(c, PCPU_SWAP_DEVICE_LOCKS);
+	u64 fallbacks = bench_counter_total(c, PCPU_SWAP_BATCH_FALLBACKS);
 	/* Device locks as many as cluster locks, unless the design promises its own. */
 	const struct design_promise *dp = design_promise(c->design, PCPU_SWAP_DEVICE_LOCKS);
 	bool dl_ok = dp ? design_kept(dp, dl, runs, units, 0) : dl == runs * locks;
@@ -206,9 +206,8 @@ const struct bench bench_swapfree = {
 	 */
 	.max_iters = 10,
 	.warmup = 2,
-	.counters = { PCPU_SWAP_CLUSTER_LOCKS, PCPU_SWAP_DEVICE_LOCKS, PCPU_SWAP_SLOTS_FREED,
-		      PCPU_SWAP_BATCH_FALLBACKS },
-	.ncounters = 4,
+	.counters = BENCH_COUNTERS(PCPU_SWAP_CLUSTER_LOCKS, PCPU_SWAP_DEVICE_LOCKS,
+				   PCPU_SWAP_SLOTS_FREED, PCPU_SWAP_BATCH_FALLBACKS),
 	.counter_unit = "folio",
 	.counter_unit_ops = SF_FOLIO_BYTES,
 	.setup = sf_setup,

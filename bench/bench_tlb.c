@@ -185,7 +185,7 @@ static int tlb_bench_setup(struct bench_ctx *c)
  */
 static void tlb_bench_count_flushes(const struct bench_ctx *c, bool mark)
 {
-	static const unsigned k[2] = { PCPU_TLB_FLUSH_ONE, PCPU_TLB_FLUSH_ALL };
+	static const struct pcpu_counter *const k[2] = { PCPU_TLB_FLUSH_ONE, PCPU_TLB_FLUSH_ALL };
 
 	for (unsigned idx = 0; idx < c->ncpus; idx++)
 		for (unsigned i = 0; i < 2; i++) {
@@ -333,7 +333,7 @@ static void report_readers(const struct bench_ctx *c, struct json *j, u64 median
 static void tlb_bench_report(const struct bench_ctx *c, struct json *j, u64 median)
 {
 	u64 remotes = c->ncpus - 1;
-	u64 per_run = c->counter_total[PCPU_IPI_RECEIVED] / MAX(c->runs_done, 1ull);
+	u64 per_run = bench_counter_total(c, PCPU_IPI_RECEIVED) / MAX(c->runs_done, 1ull);
 	u64 run_cycles = MAX(median * tb.pages / 1000, 1ull);
 
 	json_u64(j, "remote_irqs_per_sec",
@@ -416,9 +416,9 @@ const struct bench bench_tlb = {
 	.idle_targets = true,
 	.iters = 10,
 	.warmup = 2,
-	.counters = { PCPU_IPI_SENT, PCPU_IPI_RECEIVED, PCPU_TLB_FLUSH_ONE, PCPU_TLB_FLUSH_ALL,
-		      PCPU_TLB_SHOOTDOWNS, PCPU_TLB_LAZY_QUEUED, PCPU_TLB_LAZY_FALLBACKS },
-	.ncounters = 7,
+	.counters = BENCH_COUNTERS(PCPU_IPI_SENT, PCPU_IPI_RECEIVED, PCPU_TLB_FLUSH_ONE,
+				   PCPU_TLB_FLUSH_ALL, PCPU_TLB_SHOOTDOWNS, PCPU_TLB_LAZY_QUEUED,
+				   PCPU_TLB_LAZY_FALLBACKS),
 	.setup = tlb_bench_setup,
 	.prepare = tlb_bench_prepare,
 	.run = tlb_bench_run,

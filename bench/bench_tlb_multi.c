@@ -156,22 +156,23 @@ static u64 tm_rounds(const struct design *d, u64 *per_round)
  */
 static int tm_check_pairs(struct bench_ctx *c, u64 pairs, u64 per_round)
 {
-	const u64 *t = c->counter_total;
+	u64 one = bench_counter_total(c, PCPU_TLB_FLUSH_ONE);
+	u64 all = bench_counter_total(c, PCPU_TLB_FLUSH_ALL);
+	u64 uptodate = bench_counter_total(c, PCPU_TLB_GEN_UPTODATE);
+	u64 skipped = bench_counter_total(c, PCPU_TLB_GEN_IPI_SKIPPED);
 	u64 one_each;
 
 	one_each = per_round <= tlb_ceiling() ? per_round : 0;
-	if (one_each ? t[PCPU_TLB_FLUSH_ONE] % one_each == 0 : t[PCPU_TLB_FLUSH_ONE] == 0) {
-		u64 got = (one_each ? t[PCPU_TLB_FLUSH_ONE] / one_each : 0) + t[PCPU_TLB_FLUSH_ALL] +
-			  t[PCPU_TLB_GEN_UPTODATE] + t[PCPU_TLB_GEN_IPI_SKIPPED];
+	if (one_each ? one % one_each == 0 : one == 0) {
+		u64 got = (one_each ? one / one_each : 0) + all + uptodate + skipped;
 
 		if (got == pairs)
 			return 0;
 	}
 	bench_fail(c, "%lu invlpg (%lu per round), %lu full, %lu up to date, %lu skipped: "
 		   "not one of each for %lu request x CPU pairs",
-		   (unsigned long)t[PCPU_TLB_FLUSH_ONE], (unsigned long)one_each,
-		   (unsigned long)t[PCPU_TLB_FLUSH_ALL], (unsigned long)t[PCPU_TLB_GEN_UPTODATE],
-		   (unsigned long)t[PCPU_TLB_GEN_IPI_SKIPPED], (unsigned long)pairs);
+		   (unsigned long)one, (unsigned long)one_each, (unsigned long)all,
+		   (unsigned long)uptodate, (unsigned long)skipped, (unsigned long)pairs);
 	return -EINVAL;
 }
 
@@ -184,9 +185,11 @@ static int tm_check_pairs(struct bench_ctx *c, u64 pairs, u64 per_round)
  */
 static int tm_verify_lazy(struct bench_ctx *c, u64 gathers, u64 targets)
 {
-	const u64 *t = c->counter_total;
-	u64 fb = t[PCPU_TLB_LAZY_FALLBACKS], queued = t[PCPU_TLB_LAZY_QUEUED];
-	bool ok = fb <= gathers && t[PCPU_TLB_SHOOTDOWNS] == fb && t[PCPU_IPI_SENT] == fb * targets;
+	u64 fb = bench_counter_total(c, PCPU_TLB_LAZY_FALLBACKS);
+	u64 queued = bench_counter_total(c, PCPU_TLB_LAZY_QUEUED);
+	u64 rounds = bench_counter_total(c, PCPU_TLB_SHOOTDOWNS);
+	u64 sent = bench_counter_total(c, PCPU_IPI_SENT);
+	bool ok = fb <= gathers && rounds == fb && sent == fb * targets;
 
 	ok = ok && queued >= (gathers - fb) * targets &&
 	     queued <= (gathers - fb) * targets + fb * (targets - 1);
@@ -194,8 +197,9 @@ static int tm_verify_lazy(struct bench_ctx *c, u64 gathers, u64 targets)
 		return tm_check_pairs(c, gathers + fb * c->ncpus, tm.pages);
 	bench_fail(c, "%s: %lu queued, %lu fallbacks, %lu rounds, %lu IPIs in %lu gathers "
 		   "to %lu targets: not one entry per target or one round per fallback",
-		   c->design->name, (unsigned long)queued, (unsigned long)fb, (unsigned long)t[PCPU_TLB_SHOOTDOWNS],
-		   (unsigned long)t[PCPU_IPI_SENT], (unsigned long)gathers, (unsigned long)targets);
+		   c->design->name, (unsigned long)queued, (unsigned long)fb,
+		   (unsigned long)rounds, (unsigned long)sent, (unsigned long)gathers,
+		   (unsigned long)targets);
 	return -EINVAL;
 }
 
@@ -204,18 +208,19 @@ static int tm_verify(struct bench_ctx *c)
 	const struct design *d = c->design;
 	u64 unmaps = c->runs_done * c->ncpus, per_round;
 	u64 requests = unmaps * tm_rounds(d, &per_round);
+	const struct design_promise *p;
 
 	if (d->remotes_flush_at_drain) /* one gather per unmap (tm.pages <= PT_GATHER_PAGES) */
 		return tm_verify_lazy(c, unmaps, c->ncpus - 1);
-	for (unsigned i = 0; i < DESIGN_MAX_PROMISES && d->promises[i].per; i++) {
-		const struct design_promise *p = &d->promises[i];
+	design_for_each_promise(p, d) {
+		u64 got = bench_counter_total(c, p->counter);
 
-		if (design_kept(p, c->counter_total[p->counter], unmaps, tm.pages, c->ncpus - 1))
+		if (design_kept(p, got, unmaps, tm.pages, c->ncpus - 1))
 			continue;
 		bench_fail(c, "%s promises %s%u %s per %u pages%s: %lu in %lu unmaps of %u", d->name,
 			   p->at_most ? "at most " : "", p->count, percpu_counter_name(p->counter),
-			   p->per, p->per_target ? " per target" : "",
-			   (unsigned long)c->counter_total[p->counter], (unsigned long)unmaps, tm.pages);
+			   p->per, p->per_target ? " per target" : "", (unsigned long)got,
+			   (unsigned long)unmaps, tm.pages);
 		return -EINVAL;
 	}
 	return tm_check_pairs(c, requests * c->ncpus, per_round);
@@ -236,10 +241,10 @@ const struct bench bench_tlbmulti = {
 	.min_cpus = 2,
 	.iters = 10,
 	.warmup = 2,
-	.counters = { PCPU_IPI_SENT, PCPU_TLB_SHOOTDOWNS, PCPU_TLB_FLUSH_ONE, PCPU_TLB_FLUSH_ALL,
-		      PCPU_TLB_GEN_UPTODATE, PCPU_TLB_GEN_IPI_SKIPPED, PCPU_TLB_EARLY_ACKS,
-		      PCPU_TLB_LAZY_QUEUED },
-	.ncounters = 8,
+	.counters = BENCH_COUNTERS(PCPU_IPI_SENT, PCPU_TLB_SHOOTDOWNS, PCPU_TLB_FLUSH_ONE,
+				   PCPU_TLB_FLUSH_ALL, PCPU_TLB_GEN_UPTODATE,
+				   PCPU_TLB_GEN_IPI_SKIPPED, PCPU_TLB_EARLY_ACKS,
+				   PCPU_TLB_LAZY_QUEUED),
 	.setup = tm_setup,
 	.prepare = tm_prepare,
 	.prepare_cpu = tm_prepare_cpu,

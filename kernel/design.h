@@ -22,12 +22,10 @@
 #include "kernel/percpu.h"
 #include "types.h"
 
-#define DESIGN_MAX_PROMISES 4
-
 struct design_promise {
-	enum pcpu_counter counter;
+	const struct pcpu_counter *counter;
 	u32 count;	 /* may be 0: "none of these, ever" is a promise too */
-	u32 per;	 /* units a group holds (0 ends the list); the last, partial group counts whole */
+	u32 per;	 /* units a group holds (0 ends a list); a last, partial group counts */
 	bool per_target; /* times the CPUs the work is sent to (the remotes) */
 	bool at_most;	 /* an upper bound, not an exact count (once per CPU, say) */
 };
@@ -54,8 +52,18 @@ struct design {
 	bool completes_later;
 	bool remotes_flush_at_drain;
 	bool counts_ranges;
-	struct design_promise promises[DESIGN_MAX_PROMISES];
+	/* As many as it makes, ended by one with @per 0: DESIGN_PROMISES(). NULL: none. */
+	const struct design_promise *promises;
 };
+
+/*
+ * .promises = DESIGN_PROMISES({ PCPU_X, 1, 1, false, false }, ...): the
+ * list, in static storage, with its end marker.
+ */
+#define DESIGN_PROMISES(...) ((const struct design_promise[]){ __VA_ARGS__, { 0 } })
+
+/* Each promise @p of design @d, in order. */
+#define design_for_each_promise(p, d) for (p = (d)->promises; p && p->per; p++)
 
 /* Entries of a NULL-terminated design table. */
 static inline unsigned design_count(const struct design *const *table)
@@ -69,11 +77,13 @@ static inline unsigned design_count(const struct design *const *table)
 
 /* @d's promise about @counter, or NULL when it makes none. */
 static inline const struct design_promise *design_promise(const struct design *d,
-							  enum pcpu_counter counter)
+							  const struct pcpu_counter *counter)
 {
-	for (unsigned i = 0; i < DESIGN_MAX_PROMISES && d->promises[i].per; i++)
-		if (d->promises[i].counter == counter)
-			return &d->promises[i];
+	const struct design_promise *p;
+
+	design_for_each_promise(p, d)
+		if (p->counter == counter)
+			return p;
 	return NULL;
 }
 
@@ -83,9 +93,11 @@ static inline const struct design_promise *design_promise(const struct design *d
  */
 static inline u32 design_group_units(const struct design *d)
 {
-	for (unsigned i = 0; i < DESIGN_MAX_PROMISES && d->promises[i].per; i++)
-		if (d->promises[i].count)
-			return d->promises[i].per;
+	const struct design_promise *p;
+
+	design_for_each_promise(p, d)
+		if (p->count)
+			return p->per;
 	return 0;
 }
 

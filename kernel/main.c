@@ -13,6 +13,7 @@
 #include "boot/bootinfo.h"
 #include "kernel/cmdline.h"
 #include "kernel/panic.h"
+#include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/report.h"
 #include "kernel/run.h"
@@ -87,6 +88,8 @@ void kmain(u32 magic, paddr_t info)
 	console_ok = arch_early_init(opt_err ? NULL : &options);
 	if (!console_ok)
 		stop("usage", EXIT_USAGE, "no UART answers at the port console= names");
+	if (percpu_counters_check())
+		stop("fail", EXIT_FAIL, "more per-CPU counters registered than PCPU_COUNTER_SLOTS");
 	if (boot_err) {
 		fmt_snprintf(err, sizeof(err), "not started by a multiboot loader (magic 0x%x)", magic);
 		stop("usage", EXIT_USAGE, err);

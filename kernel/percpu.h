@@ -15,38 +15,63 @@
 #include "types.h"
 
 /*
- * Event counters: exact counts that explain benchmark results. kernel/
- * owns the first PCPU_KERNEL_COUNTERS indexes; a module that counts gives
- * its counters the indexes after them in its own header (mm/counters.h)
- * and names each one with PCPU_COUNTER next to the code that counts it.
+ * Event counters: exact counts that explain benchmark results, in the
+ * style of Zircon's KCOUNTER. A counter is defined in the file that counts
+ * it (PCPU_COUNTER), as a descriptor in the pcpu_counters section; its
+ * index into every CPU's counters[] is its position in that section, so
+ * adding one touches that file only and no list holds a number. A file
+ * that reads another file's counter sees it through PCPU_COUNTER_DECLARE
+ * in the owner's header (mm/counters.h for mm/'s).
+ *
+ * A counter's name is its handle: an array of one descriptor, so the name
+ * is a pointer constant, usable in static initializers (promises, a
+ * benchmark's list) and passed wherever a counter is.
  */
-enum pcpu_counter {
-	PCPU_IPI_SENT,	   /* IPIs this CPU sent (one per target) */
-	PCPU_IPI_RECEIVED, /* call IPIs this CPU handled */
-	PCPU_INTERRUPTS,   /* every interrupt taken, IPIs included */
-	PCPU_CALLS_RUN,	   /* cross-CPU call functions this CPU ran */
-	PCPU_KERNEL_COUNTERS,
+struct pcpu_counter {
+	const char *name; /* e.g. "ipi_sent": the BENCH line's key, "<name>_per_op" */
 };
 
-/* Counter slots in every CPU's array: every index a module may give out. */
-#define PCPU_MAX_COUNTERS 32
-#define PCPU_NR_COUNTERS PCPU_MAX_COUNTERS
+/* Defines counter @var named @cname (a string) in this file. File scope. */
+#define PCPU_COUNTER(var, cname)                                                                   \
+	const struct pcpu_counter var[1] __used __section("pcpu_counters") __aligned(8) = {        \
+		{ cname }                                                                          \
+	}
 
-/* A counter's name, e.g. "ipi_sent", registered by its owner (PCPU_COUNTER). */
-struct pcpu_counter_desc {
-	unsigned index;
-	const char *name;
-};
+/* Declares a counter another file defines (in the owner's header). */
+#define PCPU_COUNTER_DECLARE(var) extern const struct pcpu_counter var[1]
 
 /*
- * PCPU_COUNTER(PCPU_X, "x") at file scope names counter PCPU_X in the
- * pcpu_counters section (a C identifier: the host linker provides its
- * bounds, linker.ld defines them too).
+ * Slots in every CPU's counters[]: room for the registered counters (a
+ * boot check and test_percpu hold them to it; the count is known only at
+ * link time, so the array has a fixed size).
  */
-#define PCPU_COUNTER(idx, cname)                                                                   \
-	_Static_assert((idx) < PCPU_MAX_COUNTERS, #idx ": no counter slot");                       \
-	static const struct pcpu_counter_desc pcpu_counter_##idx __used                            \
-		__section("pcpu_counters") __aligned(8) = { idx, cname }
+#define PCPU_COUNTER_SLOTS 48
+
+PCPU_COUNTER_DECLARE(PCPU_IPI_SENT);	 /* IPIs this CPU sent (one per target) */
+PCPU_COUNTER_DECLARE(PCPU_IPI_RECEIVED); /* call IPIs this CPU handled */
+PCPU_COUNTER_DECLARE(PCPU_INTERRUPTS);	 /* every interrupt taken, IPIs included */
+PCPU_COUNTER_DECLARE(PCPU_CALLS_RUN);	 /* cross-CPU call functions this CPU ran */
+
+/* Bounds of the pcpu_counters section: from the host linker or linker.ld. */
+extern const struct pcpu_counter __start_pcpu_counters[], __stop_pcpu_counters[];
+
+/* Counter @c's index into counters[]: its position among the registered ones. */
+static inline unsigned pcpu_counter_index(const struct pcpu_counter *c)
+{
+	return (unsigned)(c - __start_pcpu_counters);
+}
+
+/* How many counters are registered (kernel and every module linked in). */
+static inline unsigned pcpu_counter_count(void)
+{
+	return (unsigned)(__stop_pcpu_counters - __start_pcpu_counters);
+}
+
+/* The counter at index @i (< pcpu_counter_count()). */
+static inline const struct pcpu_counter *pcpu_counter_at(unsigned i)
+{
+	return &__start_pcpu_counters[i];
+}
 
 /*
  * Written by other CPUs: posting calls to this CPU (kernel/smp.c). @pending
@@ -101,7 +126,7 @@ struct percpu {
 	unsigned spin_held;	   /* spinlocks this CPU holds (kernel/spinlock.c) */
 	const char *spin_last;	   /* the name of the last one it took */
 	void *mm; /* the address space loaded on this CPU (struct mm) */
-	u64 counters[PCPU_MAX_COUNTERS];
+	u64 counters[PCPU_COUNTER_SLOTS]; /* by pcpu_counter_index() */
 	struct smp_work work;
 	struct smp_call_desc call;
 	struct smp_mailbox mailbox;
@@ -125,17 +150,29 @@ static inline struct percpu *percpu_of(unsigned cpu)
 void arch_percpu_add(size_t offset, u64 v);
 
 #define this_cpu_add(counter, v)                                                         \
-	arch_percpu_add(offsetof(struct percpu, counters) + (counter) * sizeof(u64), (v))
+	arch_percpu_add(offsetof(struct percpu, counters) +                              \
+				pcpu_counter_index(counter) * sizeof(u64),               \
+			(v))
 #define this_cpu_inc(counter) this_cpu_add(counter, 1)
 
 /* Sum of one counter over every online CPU (a racy snapshot while others run). */
-u64 percpu_counter_sum(enum pcpu_counter c);
+u64 percpu_counter_sum(const struct pcpu_counter *c);
 
 /* Reads counter @c of CPU @cpu. */
-u64 percpu_counter_read(unsigned cpu, enum pcpu_counter c);
+u64 percpu_counter_read(unsigned cpu, const struct pcpu_counter *c);
 
-/* Name of counter @c, e.g. "ipi_sent" ("?" when no module named it). */
-const char *percpu_counter_name(enum pcpu_counter c);
+/* Name of counter @c, e.g. "ipi_sent". */
+const char *percpu_counter_name(const struct pcpu_counter *c);
+
+/* The registered counter named @name, or NULL (the name a BENCH line prints). */
+const struct pcpu_counter *percpu_counter_find(const char *name);
+
+/*
+ * 0 when every registered counter has a slot in counters[], else -ENOSPC.
+ * Checked once at boot (and by test_percpu): a counter past the slots
+ * would write the next member of struct percpu.
+ */
+int percpu_counters_check(void);
 
 /* Marks @cpu (whose percpu the arch code has set up) online. Boot CPU / bring-up only. */
 void percpu_set_online(unsigned cpu);

@@ -95,8 +95,8 @@ static int pin_large_per_folio(struct page *head, unsigned nr)
 const struct pin_flag_ops pin_flag_ops_naive = {
 	.d = { .name = "naive", .desc = "writes the mm's shared has_pinned flag on every call",
 	       .source = "Linux's mm->has_pinned, written per call (the 2021 line bounce)", .unit = "call",
-	       .promises = { { PCPU_PIN_FLAG_WRITES, 1, 1, false, false },
-			     { PCPU_PIN_REF_ATOMICS, 1, 1, false, false } } },
+	       .promises = DESIGN_PROMISES({ PCPU_PIN_FLAG_WRITES, 1, 1, false, false },
+					   { PCPU_PIN_REF_ATOMICS, 1, 1, false, false }) },
 	.note_pinned = note_pinned_naive,
 	.pin_large = pin_large_per_page,
 };
@@ -108,8 +108,8 @@ const struct pin_flag_ops pin_flag_ops_naive = {
 const struct pin_flag_ops pin_flag_ops_fixed = {
 	.d = { .name = "fixed", .desc = "tests a bit in mm->flags and sets it once",
 	       .source = "Linux's MMF_HAS_PINNED test-before-set (2021)", .unit = "mm",
-	       .promises = { { PCPU_PIN_FLAG_WRITES, 1, 1, true, true },
-			     { PCPU_PIN_REF_ATOMICS, 1, 1, false, false } } },
+	       .promises = DESIGN_PROMISES({ PCPU_PIN_FLAG_WRITES, 1, 1, true, true },
+					   { PCPU_PIN_REF_ATOMICS, 1, 1, false, false }) },
 	.note_pinned = note_pinned_fixed,
 	.pin_large = pin_large_per_page,
 };
@@ -120,8 +120,8 @@ const struct pin_flag_ops pin_flag_ops_folio = {
 	       .source = "Joao Martins, \"mm/gup: grab head page refcount once for group of "
 			 "subpages\" (2021): 16 GB hugetlb pin 87.6k -> 12.8k us",
 	       .unit = "folio",
-	       .promises = { { PCPU_PIN_FLAG_WRITES, 1, 1, true, true },
-			     { PCPU_PIN_REF_ATOMICS, 1, 1, false, false } } },
+	       .promises = DESIGN_PROMISES({ PCPU_PIN_FLAG_WRITES, 1, 1, true, true },
+					   { PCPU_PIN_REF_ATOMICS, 1, 1, false, false }) },
 	.note_pinned = note_pinned_fixed,
 	.pin_large = pin_large_per_folio,
 };
@@ -135,8 +135,8 @@ const struct pin_flag_ops pin_flag_ops_folio = {
 static const struct pin_flag_ops pin_flag_ops_broken_always = {
 	.d = { .name = "broken_always", .desc = "fixed's promises, writes the flag on every call",
 	       .source = "tests/run-all.sh, verify that can fail (issue 25)", .unit = "mm",
-	       .promises = { { PCPU_PIN_FLAG_WRITES, 1, 1, true, true },
-			     { PCPU_PIN_REF_ATOMICS, 1, 1, false, false } } },
+	       .promises = DESIGN_PROMISES({ PCPU_PIN_FLAG_WRITES, 1, 1, true, true },
+					   { PCPU_PIN_REF_ATOMICS, 1, 1, false, false }) },
 	.note_pinned = note_pinned_naive,
 	.pin_large = pin_large_per_page,
 };
@@ -185,8 +185,8 @@ static void pagemap_done(struct dev_pagemap *pgmap)
 const struct pin_pagemap_ops pin_pagemap_ops_naive = {
 	.d = { .name = "naive", .desc = "looks the pagemap up and takes a reference per device page",
 	       .source = "get_user_pages before Busch 2018", .unit = "page",
-	       .promises = { { PCPU_PAGEMAP_LOOKUPS, 1, 1, false, false },
-			     { PCPU_PAGEMAP_REFS, 1, 1, false, false } } },
+	       .promises = DESIGN_PROMISES({ PCPU_PAGEMAP_LOOKUPS, 1, 1, false, false },
+					   { PCPU_PAGEMAP_REFS, 1, 1, false, false }) },
 	.get = pagemap_get_naive,
 	.after_page = pagemap_after_naive,
 	.done = pagemap_done,
@@ -196,8 +196,8 @@ const struct pin_pagemap_ops pin_pagemap_ops_cached = {
 	.d = { .name = "cached", .desc = "keeps the last pagemap while pages fall in it",
 	       .source = "Keith Busch, \"mm: faster get user pages\" (2018)", .unit = "range",
 	       .counts_ranges = true,
-	       .promises = { { PCPU_PAGEMAP_LOOKUPS, 1, 1, false, false },
-			     { PCPU_PAGEMAP_REFS, 1, 1, false, false } } },
+	       .promises = DESIGN_PROMISES({ PCPU_PAGEMAP_LOOKUPS, 1, 1, false, false },
+					   { PCPU_PAGEMAP_REFS, 1, 1, false, false }) },
 	.get = pagemap_get_cached,
 	.after_page = pagemap_after_cached,
 	.done = pagemap_done,
@@ -220,8 +220,8 @@ const struct pin_pagemap_ops pin_pagemap_ops_cached = {
 const struct pin_pagemap_ops pin_pagemap_ops_none = {
 	.d = { .name = "none", .desc = "no pagemap lookup or reference: the page refcount alone",
 	       .source = "Alistair Popple, devmap removal (2025)", .unit = "call",
-	       .promises = { { PCPU_PAGEMAP_LOOKUPS, 0, 1, false, false },
-			     { PCPU_PAGEMAP_REFS, 0, 1, false, false } } },
+	       .promises = DESIGN_PROMISES({ PCPU_PAGEMAP_LOOKUPS, 0, 1, false, false },
+					   { PCPU_PAGEMAP_REFS, 0, 1, false, false }) },
 	.done = pagemap_done,
 };
 

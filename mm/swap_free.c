@@ -81,7 +81,7 @@ static int swap_free_range_batched(swp_entry_t e, unsigned nr)
 const struct swap_free_ops swap_free_ops_naive = {
 	.d = { .name = "naive", .desc = "one cluster lock per slot",
 	       .source = "zap_pte_range() freeing swap entries one by one", .unit = "slot",
-	       .promises = { { PCPU_SWAP_CLUSTER_LOCKS, 1, 1, false, false } } },
+	       .promises = DESIGN_PROMISES({ PCPU_SWAP_CLUSTER_LOCKS, 1, 1, false, false }) },
 	.free = swap_free_range_naive,
 };
 
@@ -90,7 +90,7 @@ const struct swap_free_ops swap_free_ops_batched = {
 	       .source = "Barry Song, \"mm: attempt to batch free swap entries for "
 			 "zap_pte_range()\" (2024)",
 	       .unit = "folio",
-	       .promises = { { PCPU_SWAP_CLUSTER_LOCKS, 1, 1, false, false } } },
+	       .promises = DESIGN_PROMISES({ PCPU_SWAP_CLUSTER_LOCKS, 1, 1, false, false }) },
 	.free = swap_free_range_batched,
 };
 
@@ -118,8 +118,8 @@ const struct swap_free_ops swap_free_ops_cluster = {
 	.d = { .name = "cluster", .desc = "one cluster lock per folio, the device lock only to relist",
 	       .source = "Kairui Song, \"mm, swap: rework of swap allocator locks\" (Linux 6.14)",
 	       .unit = "folio",
-	       .promises = { { PCPU_SWAP_CLUSTER_LOCKS, 1, 1, false, false },
-			     { PCPU_SWAP_DEVICE_LOCKS, 1, 1, false, true } } },
+	       .promises = DESIGN_PROMISES({ PCPU_SWAP_CLUSTER_LOCKS, 1, 1, false, false },
+					   { PCPU_SWAP_DEVICE_LOCKS, 1, 1, false, true }) },
 	.free = swap_free_range_cluster,
 };
 

@@ -87,7 +87,8 @@ unsigned tlb_ceiling(void)
  * local flush of a gather alike: page by page up to the ceiling, else one
  * full flush (global entries too when @global).
  */
-void tlb_flush_local_as(vaddr_t start, vaddr_t last, bool global, unsigned one, unsigned all)
+void tlb_flush_local_as(vaddr_t start, vaddr_t last, bool global, const struct pcpu_counter *one,
+			const struct pcpu_counter *all)
 {
 	u64 pages = start > last ? ~0ull : ((last - start) >> PAGE_SHIFT) + 1;
 

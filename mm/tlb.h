@@ -245,7 +245,8 @@ int tlb_flush_gather(struct mm *mm, const struct pt_gather *g);
 void tlb_flush_local(vaddr_t start, vaddr_t last, bool global);
 
 /* tlb_flush_local() counting its invalidations in counters @one and @all instead. */
-void tlb_flush_local_as(vaddr_t start, vaddr_t last, bool global, unsigned one, unsigned all);
+void tlb_flush_local_as(vaddr_t start, vaddr_t last, bool global, const struct pcpu_counter *one,
+			const struct pcpu_counter *all);
 
 /*
  * Sets the page-by-page ceiling (tlb_ceiling=, 0: the default) for every

@@ -44,10 +44,10 @@ const struct tlb_ops tlb_ops_naive = {
 		.source = "the per-page flush_tlb_page() of Linux's reclaim (try_to_unmap) "
 			  "before 4.3 (2015), applied here to any unmap",
 		.unit = "page",
-		.promises = {
+		.promises = DESIGN_PROMISES(
 			{ PCPU_TLB_SHOOTDOWNS, 1, 1, false, false },
-			{ PCPU_IPI_SENT, 1, 1, true, false },
-		},
+			{ PCPU_IPI_SENT, 1, 1, true, false }
+		),
 	},
 	/* The previous page's round (IPI, wait, free) before the next page goes. */
 	.add = tlb_add_flush_first,
@@ -64,10 +64,10 @@ const struct tlb_ops tlb_ops_batched = {
 		.source = "Mel Gorman, \"send one IPI per CPU to TLB flush all entries after "
 			  "unmapping pages\" (Linux 4.3, 2015)",
 		.unit = "page",
-		.promises = {
+		.promises = DESIGN_PROMISES(
 			{ PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES, false, false },
-			{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, false },
-		},
+			{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, false }
+		),
 	},
 	.add = tlb_add_queued,
 	.flush = tlb_flush_send,
@@ -98,10 +98,10 @@ const struct tlb_ops tlb_ops_serial = {
 		.source = "Linux before 5.13; Nadav Amit, \"x86/mm/tlb: Flush remote and local "
 			  "TLBs concurrently\" (4ce94eabac16, 1436 -> 1225 ns at 2 threads)",
 		.unit = "page",
-		.promises = {
+		.promises = DESIGN_PROMISES(
 			{ PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES, false, false },
-			{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, false },
-		},
+			{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, false }
+		),
 	},
 	.add = tlb_add_queued,
 	.flush = tlb_flush_serial,

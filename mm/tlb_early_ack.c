@@ -125,10 +125,10 @@ const struct tlb_ops tlb_ops_early_ack = {
 		.source = "Amit, Tai, Wei, \"Don't shoot down TLB shootdowns!\" (EuroSys 2020), "
 			  "early acknowledgement",
 		.unit = "page",
-		.promises = {
+		.promises = DESIGN_PROMISES(
 			{ PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES, false, false },
-			{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, false },
-		},
+			{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, false }
+		),
 	},
 	.add = tlb_add_queued,
 	.flush = tlb_flush_early_ack,

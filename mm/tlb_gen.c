@@ -156,10 +156,10 @@ const struct tlb_ops tlb_ops_gen = {
 		.source = "Andy Lutomirski, \"x86/mm: Track the TLB's tlb_gen and update the "
 			  "flushing algorithm\" (Linux 4.14, b0579ade7cd8)",
 		.unit = "page",
-		.promises = {
+		.promises = DESIGN_PROMISES(
 			{ PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES, false, false },
-			{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, true },
-		},
+			{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, true }
+		),
 	},
 	.add = tlb_add_queued,
 	.flush = tlb_flush_gen,

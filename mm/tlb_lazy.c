@@ -534,12 +534,12 @@ const struct tlb_ops tlb_ops_lazy = {
 		.unit = "page",
 		.completes_later = true,
 		.remotes_flush_at_drain = true,
-		.promises = {
+		.promises = DESIGN_PROMISES(
 			{ PCPU_TLB_LAZY_QUEUED, 1, PT_GATHER_PAGES, true, false },
 			{ PCPU_TLB_SHOOTDOWNS, 0, 1, false, false },
 			{ PCPU_IPI_SENT, 0, 1, true, false },
-			{ PCPU_TLB_LAZY_FALLBACKS, 0, 1, false, false },
-		},
+			{ PCPU_TLB_LAZY_FALLBACKS, 0, 1, false, false }
+		),
 	},
 	.add = tlb_add_queued,
 	.flush = tlb_flush_lazy,

@@ -37,10 +37,10 @@ const struct tlb_ops tlb_ops_broken_skip = {
 		.desc = "batched's promises, but one remote CPU is never sent the round",
 		.source = "tests/run-all.sh, verify that can fail (issue 25)",
 		.unit = "page",
-		.promises = {
+		.promises = DESIGN_PROMISES(
 			{ PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES, false, false },
-			{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, false },
-		},
+			{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, false }
+		),
 	},
 	.add = tlb_add_queued,
 	.flush = tlb_flush_broken_skip,

@@ -1,13 +1,19 @@
 /*
- * The "adding a design" proof (docs/design.md): a trivial TLB design built
- * only with make TEST_DESIGN=1, never into the real table. It is naive
- * again under another name, so its promises are naive's; what it shows is
- * that this file and one line in tlb_designs[] put it in the benchmark
- * (BENCH lines with "variant":"example", and so in the plots) and in every
- * design-table test suite, with no other file touched. tests/run-all.sh
- * checks that it does.
+ * The "adding a design" proof (docs/design.md): a small TLB design built
+ * only with make TEST_DESIGN=1, never into the real table. It flushes like
+ * naive (one round per page, the previous page's before the next goes),
+ * and it owns what a real design owns: a counter defined here (its rounds,
+ * PCPU_TLB_EXAMPLE_ROUNDS), its traits, and a promise on that counter that
+ * the tlb benchmark's verify checks with the others. This file and one line
+ * in tlb_designs[] put it in the benchmark (BENCH lines with
+ * "variant":"example", and so in the table and plots), in every
+ * design-table suite of the kernel and the host tests, with no other file
+ * touched; tests/run-all.sh checks that they do. Context: as naive's.
  */
 #include "mm/tlb.h"
+
+/* The rounds this design sent: one per page unmapped, its own promise. */
+PCPU_COUNTER(PCPU_TLB_EXAMPLE_ROUNDS, "tlb_example_rounds");
 
 /* Before each page goes, the previous one is flushed and freed: one round per page. */
 static int tlb_add_example(struct tlb_batch *b, vaddr_t va)
@@ -17,18 +23,33 @@ static int tlb_add_example(struct tlb_batch *b, vaddr_t va)
 	return 0;
 }
 
+/* One round, as every design sends it, counted as this design's own. */
+static int tlb_flush_example(const struct tlb_flush_req *req)
+{
+	this_cpu_inc(PCPU_TLB_EXAMPLE_ROUNDS);
+	return tlb_flush_send(req);
+}
+
 const struct tlb_ops tlb_ops_example = {
 	.d = {
 		.name = "example",
-		.desc = "naive under another name: the test-only design of docs/design.md",
+		.desc = "naive's order, with a round counter of its own: docs/design.md's example",
 		.source = "docs/design.md, \"Adding a design\"",
 		.unit = "page",
-		.promises = {
+		/*
+		 * Its traits, stated: each round is complete when the unmap
+		 * returns, so the benchmark frees and reuses at once, and the
+		 * remotes flush in the round, not at a drain of their own.
+		 */
+		.completes_later = false,
+		.remotes_flush_at_drain = false,
+		.promises = DESIGN_PROMISES(
+			{ PCPU_TLB_EXAMPLE_ROUNDS, 1, 1, false, false },
 			{ PCPU_TLB_SHOOTDOWNS, 1, 1, false, false },
-			{ PCPU_IPI_SENT, 1, 1, true, false },
-		},
+			{ PCPU_IPI_SENT, 1, 1, true, false }
+		),
 	},
 	.add = tlb_add_example,
-	.flush = tlb_flush_send,
+	.flush = tlb_flush_example,
 	.target_flush = tlb_target_flush,
 };

@@ -394,14 +394,51 @@ v2=$(tlb_per_op "$bench_runs/tlb-ceiling-512.log" 64 tlb_flush_one_per_op)
 o2=$(tlb_per_op "$bench_runs/tlb-ceiling-512.log" 64 tlb_flush_all_per_op)
 check tlb_ceiling_512_page_by_page "$([ "$v2" = 2.000 ] && [ "$o2" = 0.000 ] && echo 1 || echo 0)" \
 	"pages=64: tlb_flush_one_per_op '$v2' (want 2.000), tlb_flush_all_per_op '$o2' (want 0.000)"
-# The "adding a design" proof (docs/design.md): make TEST_DESIGN=1 builds in
-# tests/design_example.c, a TLB design the real table never holds, through its
-# one line in tlb_designs[]. With no other file touched it must reach the BENCH
-# lines (verified against its own promises), the table, the plots, and the
-# design-table self-tests (tlb_example).
+# The "adding a design" proof (docs/design.md): tests/design_example.c is a
+# TLB design with a counter, traits and a promise of its own, which the real
+# table never holds. In a scratch copy of the tracked tree without it (the
+# file gone, its line in tlb_designs[] gone), adding it back must be the new
+# file plus one inserted line in mm/tlb_designs.c (git diff), and nothing else
+# in the copy may name its counter. That copy, built with make TEST_DESIGN=1,
+# must reach the host tests (its promises in tlb_model) and the kernel: the
+# BENCH lines (verified against its own promises), the table, the plots, and
+# the design-table self-tests (tlb_example).
 td_out=$O/test-design
-if make -s -C "$here" TEST_DESIGN=1 O="$td_out" all > "$logs/test-design-build.log" 2>&1; then
+td_scratch=$O/test-design-tree
+rm -rf "$td_scratch" && mkdir -p "$td_scratch" "$td_out"
+td_out=$(cd "$td_out" && pwd)
+td_logs=$(cd "$logs" && pwd)
+git -C "$here" ls-files -z | (cd "$here" && tar --null -T - -cf -) | tar -C "$td_scratch" -xf -
+(
+	cd "$td_scratch" || exit 1
+	rm tests/design_example.c
+	grep -v '&tlb_ops_example\.d,' mm/tlb_designs.c > tlb_designs.tmp && mv tlb_designs.tmp mm/tlb_designs.c
+	git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm base
+	# Its counter and functions: named by no code left (its ops only by the
+	# extern declaration under #ifdef MMLAB_TEST_DESIGN beside the table).
+	git grep -lE 'PCPU_TLB_EXAMPLE_ROUNDS|tlb_example_rounds|tlb_(ops|add|flush)_example' \
+		-- '*.c' '*.h' '*.S' '*.ld' '*.py' Makefile ':!mm/tlb_designs.c' > "$td_logs/test-design-names.log"
+	grep -c 'tlb_ops_example' mm/tlb_designs.c >> "$td_logs/test-design-names.log"
+	cp "$here/tests/design_example.c" tests/design_example.c
+	cp "$here/mm/tlb_designs.c" mm/tlb_designs.c
+	git status --porcelain
+	git diff --stat | tail -n 1
+) > "$logs/test-design-diff.log" 2>&1
+check test_design_named_nowhere_else "$([ "$(cat "$logs/test-design-names.log" 2>/dev/null)" = 1 ] &&
+	echo 1 || echo 0)" \
+	"named in (then lines of tlb_designs.c): $(tr '\n' ' ' < "$logs/test-design-names.log" 2>/dev/null)"
+check test_design_one_file_one_line "$([ "$(grep -c . "$logs/test-design-diff.log")" = 3 ] &&
+	grep -qx ' M mm/tlb_designs.c' "$logs/test-design-diff.log" &&
+	grep -qx '?? tests/design_example.c' "$logs/test-design-diff.log" &&
+	grep -qx ' 1 file changed, 1 insertion(+)' "$logs/test-design-diff.log" && echo 1 || echo 0)" \
+	"$(tr '\n' ' ' < "$logs/test-design-diff.log")"
+if make -s -C "$td_scratch" TEST_DESIGN=1 O="$td_out" all "$td_out/test-host" > "$logs/test-design-build.log" 2>&1; then
 	check test_design_build 1
+	"$td_out/test-host" > "$logs/test-design-host.ktap" 2>&1
+	td_rc=$?
+	check test_design_host_tests "$([ $td_rc = 0 ] && echo 1 || echo 0)" \
+		"$(grep -a 'not ok' "$logs/test-design-host.ktap" | head -n 2 | tr '\n' ' ')"
+	check test_design_host_has_example "$(has "$logs/test-design-host.ktap" '# example, 1 pages')"
 	TEST_DESIGN=1 O="$td_out" expect_run bench-test-design 0 --bench tlb --accel tcg --boot kernel \
 		--smp 2 -- iters=1 cpus=2 remote=idle
 	check test_design_bench_lines "$(has "$last_log" '^BENCH \{"bench":"tlb","variant":"example"')"

@@ -50,7 +50,7 @@ static volatile u64 *word(vaddr_t va)
 	return (volatile u64 *)va;
 }
 
-static u64 my_count(enum pcpu_counter c)
+static u64 my_count(const struct pcpu_counter *c)
 {
 	return percpu_counter_read(arch_cpu_id(), c);
 }

@@ -1,61 +1,88 @@
 /*
- * Tests for the per-CPU counter registry (kernel/percpu.h): every index
- * kernel/ and mm/ give out is named exactly once by its owner
- * (PCPU_COUNTER), with the names the BENCH lines print, and no index past
- * them is.
+ * Tests for the per-CPU counter registry (kernel/percpu.h): every counter
+ * a file defines (PCPU_COUNTER) is in the pcpu_counters section once, with
+ * a name of its own (the names the BENCH lines print), an index that is its
+ * place there, and a slot in every CPU's counters[]. This file defines a
+ * counter of its own, the way any file adds one: no other file names it.
  */
 #include "kernel/percpu.h"
 #include "lib/string.h"
 #include "mm/counters.h"
 #include "tests/ktest.h"
 
-/* mm/pin.c is not in the host build: its counters are named in the kernel only. */
-static bool named_elsewhere(unsigned i)
-{
-#ifdef HOST_BUILD
-	return i == PCPU_PIN_FLAG_WRITES || i == PCPU_PIN_UNLOADED || i == PCPU_PIN_RETRIES ||
-	       i == PCPU_PIN_REF_ATOMICS;
-#else
-	(void)i;
-	return false;
-#endif
-}
+PCPU_COUNTER(PCPU_TEST_PERCPU_PROBE, "test_percpu_probe");
 
 static void test_percpu_counters_named_once(struct ktest *t)
 {
-	for (unsigned i = 0; i < PCPU_MM_COUNTERS_END; i++) {
-		const char *name = percpu_counter_name(i);
+	unsigned n = pcpu_counter_count();
 
-		if (named_elsewhere(i))
+	KASSERT(t, n > 0);
+	for (unsigned i = 0; i < n; i++) {
+		const char *name = percpu_counter_name(pcpu_counter_at(i));
+
+		if (!KEXPECT(t, name && name[0]))
 			continue;
-		if (!KEXPECT(t, strcmp(name, "?") != 0))
-			ktest_log(t, "counter %u has no name", i);
 		for (unsigned j = 0; j < i; j++) {
-			if (named_elsewhere(j))
-				continue;
-			if (!KEXPECT(t, strcmp(percpu_counter_name(j), name) != 0))
+			if (!KEXPECT(t, strcmp(percpu_counter_name(pcpu_counter_at(j)), name) != 0))
 				ktest_log(t, "counters %u and %u are both '%s'", j, i, name);
 		}
 	}
-	KEXPECT_STREQ(t, percpu_counter_name(PCPU_MM_COUNTERS_END), "?");
 }
 
-/* A few names the baseline's BENCH lines carry, at the indexes owners gave them. */
+/* Every registered counter fits the per-CPU slots (what the boot check holds). */
+static void test_percpu_counters_fit(struct ktest *t)
+{
+	KEXPECT(t, pcpu_counter_count() <= PCPU_COUNTER_SLOTS);
+	KEXPECT_EQ(t, percpu_counters_check(), 0);
+}
+
+/* A few names the baseline's BENCH lines carry, at the handles their owners define. */
 static void test_percpu_counter_names(struct ktest *t)
 {
 	KEXPECT_STREQ(t, percpu_counter_name(PCPU_IPI_SENT), "ipi_sent");
 	KEXPECT_STREQ(t, percpu_counter_name(PCPU_CALLS_RUN), "calls_run");
 	KEXPECT_STREQ(t, percpu_counter_name(PCPU_TLB_FLUSH_ONE), "tlb_flush_one");
 	KEXPECT_STREQ(t, percpu_counter_name(PCPU_SWAP_SLOTS_FREED), "swap_slots_freed");
-#ifndef HOST_BUILD
 	KEXPECT_STREQ(t, percpu_counter_name(PCPU_PIN_RETRIES), "pin_retries");
-#endif
 	KEXPECT_STREQ(t, percpu_counter_name(PCPU_SWAP_OUT_PAGES), "swap_out_pages");
 }
 
+/* A handle's index is its place in the section, and its name finds it again. */
+static void test_percpu_counter_index(struct ktest *t)
+{
+	const struct pcpu_counter *const k[] = { PCPU_IPI_SENT, PCPU_TLB_SHOOTDOWNS,
+						 PCPU_TLB_GEN_IPI_SKIPPED, PCPU_TEST_PERCPU_PROBE };
+
+	for (unsigned i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		unsigned idx = pcpu_counter_index(k[i]);
+
+		KEXPECT(t, idx < pcpu_counter_count());
+		KEXPECT(t, pcpu_counter_at(idx) == k[i]);
+		KEXPECT(t, percpu_counter_find(percpu_counter_name(k[i])) == k[i]);
+	}
+	KEXPECT(t, percpu_counter_find("no_such_counter") == NULL);
+}
+
+/* this_cpu_inc() adds to this CPU's slot of the counter and no other. */
+static void test_percpu_counter_inc(struct ktest *t)
+{
+	unsigned cpu = this_cpu()->cpu_id, idx = pcpu_counter_index(PCPU_TEST_PERCPU_PROBE);
+	u64 before = percpu_counter_read(cpu, PCPU_TEST_PERCPU_PROBE);
+	u64 sum = percpu_counter_sum(PCPU_TEST_PERCPU_PROBE);
+
+	this_cpu_inc(PCPU_TEST_PERCPU_PROBE);
+	this_cpu_add(PCPU_TEST_PERCPU_PROBE, 2);
+	KEXPECT_EQ(t, percpu_counter_read(cpu, PCPU_TEST_PERCPU_PROBE) - before, 3);
+	KEXPECT_EQ(t, this_cpu()->counters[idx] - before, 3);
+	/* The host runs its tests on a fake CPU that may not be online. */
+	if (cpumask_test_cpu(cpu, &cpu_online_mask))
+		KEXPECT_EQ(t, percpu_counter_sum(PCPU_TEST_PERCPU_PROBE) - sum, 3);
+}
+
 static const struct ktest_case percpu_cases[] = {
-	KTEST_CASE(test_percpu_counters_named_once),
-	KTEST_CASE(test_percpu_counter_names),
+	KTEST_CASE(test_percpu_counters_named_once), KTEST_CASE(test_percpu_counters_fit),
+	KTEST_CASE(test_percpu_counter_names),	     KTEST_CASE(test_percpu_counter_index),
+	KTEST_CASE(test_percpu_counter_inc),
 };
 
 KTEST_SUITE(percpu, percpu_cases);

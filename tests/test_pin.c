@@ -46,7 +46,7 @@ static void pin_suite_exit(struct ktest *t)
 	KEXPECT_EQ(t, mm_destroy(pin_mm), 0);
 }
 
-static u64 my_count(enum pcpu_counter c)
+static u64 my_count(const struct pcpu_counter *c)
 {
 	return percpu_counter_read(arch_cpu_id(), c);
 }

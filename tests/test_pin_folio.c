@@ -20,7 +20,7 @@
 
 #define FOLIO_ROUNDS 200
 
-static u64 my_count(enum pcpu_counter c)
+static u64 my_count(const struct pcpu_counter *c)
 {
 	return percpu_counter_read(arch_cpu_id(), c);
 }

@@ -31,7 +31,7 @@ int swapt_dev_drain(unsigned type);
 bool swapt_expect_consistent(struct ktest *t, unsigned type);
 
 /* This CPU's counter @c (deltas around an operation give its exact lock round trips). */
-u64 swapt_counter(enum pcpu_counter c);
+u64 swapt_counter(const struct pcpu_counter *c);
 
 /* Fills a 4 KiB page with a pattern derived from @seed (never one repeated word). */
 void swapt_fill(void *page, u64 seed);

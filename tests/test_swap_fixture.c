@@ -78,7 +78,7 @@ bool swapt_expect_consistent(struct ktest *t, unsigned type)
 	return ok;
 }
 
-u64 swapt_counter(enum pcpu_counter c)
+u64 swapt_counter(const struct pcpu_counter *c)
 {
 	return percpu_counter_read(arch_cpu_id(), c);
 }

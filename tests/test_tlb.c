@@ -121,7 +121,7 @@ static void frames_of(struct page **frames, unsigned n)
 	}
 }
 
-static u64 sum(unsigned c)
+static u64 sum(const struct pcpu_counter *c)
 {
 	return percpu_counter_sum(c);
 }
@@ -138,9 +138,11 @@ static void check_counts_queued(struct ktest *t, unsigned n)
 	bool by_page = (n < queued_promise(t)->per ? n : queued_promise(t)->per) <= tlb_ceiling();
 	u64 one = by_page ? n : 0, all = by_page ? 0 : groups;
 	u64 c[7];
-	static const unsigned k[7] = { PCPU_TLB_SHOOTDOWNS, PCPU_IPI_SENT, PCPU_TLB_LAZY_QUEUED,
-				       PCPU_TLB_FLUSH_ONE, PCPU_TLB_FLUSH_ALL,
-				       PCPU_TLB_LAZY_DRAIN_ONE, PCPU_TLB_LAZY_DRAIN_ALL };
+	static const struct pcpu_counter *const k[7] = {
+		PCPU_TLB_SHOOTDOWNS,	 PCPU_IPI_SENT,		  PCPU_TLB_LAZY_QUEUED,
+		PCPU_TLB_FLUSH_ONE,	 PCPU_TLB_FLUSH_ALL,	  PCPU_TLB_LAZY_DRAIN_ONE,
+		PCPU_TLB_LAZY_DRAIN_ALL,
+	};
 	cpumask_t m;
 
 	others(&m);

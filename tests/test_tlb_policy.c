@@ -17,7 +17,7 @@
 #define POL_VA 0x10000000ul
 #define POL_PAGES 64
 
-static u64 pol_count(enum pcpu_counter c)
+static u64 pol_count(const struct pcpu_counter *c)
 {
 	return percpu_counter_read(this_cpu()->cpu_id, c);
 }

@@ -420,7 +420,7 @@ static int stale_round_reuse(const struct tlb_ops *ops)
 static bool stale_by_allocator;
 
 /* Sum of counter @c over the reader CPUs. */
-static u64 stale_reader_count(enum pcpu_counter c)
+static u64 stale_reader_count(const struct pcpu_counter *c)
 {
 	unsigned self = this_cpu()->cpu_id, cpu;
 	u64 n = 0;
@@ -496,8 +496,9 @@ static bool stale_fits(struct ktest *t, const struct tlb_ops *ops, const struct 
 static u64 stale_run(struct ktest *t, const struct tlb_ops *ops, const struct stale_size *sz,
 		     bool lazy, bool *ok)
 {
-	unsigned c_one = stale_queued(ops) ? PCPU_TLB_LAZY_DRAIN_ONE : PCPU_TLB_FLUSH_ONE;
-	unsigned c_all = stale_queued(ops) ? PCPU_TLB_LAZY_DRAIN_ALL : PCPU_TLB_FLUSH_ALL;
+	bool queued = stale_queued(ops);
+	const struct pcpu_counter *c_one = queued ? PCPU_TLB_LAZY_DRAIN_ONE : PCPU_TLB_FLUSH_ONE;
+	const struct pcpu_counter *c_all = queued ? PCPU_TLB_LAZY_DRAIN_ALL : PCPU_TLB_FLUSH_ALL;
 	u64 one = stale_reader_count(c_one);
 	u64 all = stale_reader_count(c_all);
 	int err;

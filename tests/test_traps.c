@@ -154,8 +154,8 @@ static void test_traps_call_vector_keeps_registers(struct ktest *t)
 		0xdddddddddddddd0d, 0xeeeeeeeeeeeeee0e,
 	};
 	u64 got[14];
-	u64 irqs = this_cpu()->counters[PCPU_INTERRUPTS];
-	u64 recv = this_cpu()->counters[PCPU_IPI_RECEIVED];
+	u64 irqs = percpu_counter_read(this_cpu()->cpu_id, PCPU_INTERRUPTS);
+	u64 recv = percpu_counter_read(this_cpu()->cpu_id, PCPU_IPI_RECEIVED);
 	unsigned long flags = arch_irq_save();
 	register u64 r8 __asm__("r8") = want[6], r9 __asm__("r9") = want[7];
 	register u64 r10 __asm__("r10") = want[8], r11 __asm__("r11") = want[9];
@@ -177,8 +177,8 @@ static void test_traps_call_vector_keeps_registers(struct ktest *t)
 	for (unsigned i = 0; i < 14; i++)
 		if (!KEXPECT_EQ(t, got[i], want[i]))
 			ktest_log(t, "register %u (rax rbx rcx rdx rsi rdi r8..r15) changed", i);
-	KEXPECT_EQ(t, this_cpu()->counters[PCPU_INTERRUPTS], irqs + 1);
-	KEXPECT_EQ(t, this_cpu()->counters[PCPU_IPI_RECEIVED], recv + 1);
+	KEXPECT_EQ(t, percpu_counter_read(this_cpu()->cpu_id, PCPU_INTERRUPTS), irqs + 1);
+	KEXPECT_EQ(t, percpu_counter_read(this_cpu()->cpu_id, PCPU_IPI_RECEIVED), recv + 1);
 }
 
 static const struct ktest_case traps_cases[] = {

@@ -1,0 +1,58 @@
+/*
+ * Tests for the design header's promise list (kernel/design.h): a design
+ * lists as many promises as it makes (DESIGN_PROMISES, no cap), and the
+ * helpers see every one of them and none past the end marker.
+ */
+#include "kernel/design.h"
+#include "mm/counters.h"
+#include "tests/ktest.h"
+
+/* Six promises: more than the four the old fixed array held. */
+static const struct design design_six = {
+	.name = "six",
+	.unit = "page",
+	.promises = DESIGN_PROMISES({ PCPU_TLB_SHOOTDOWNS, 0, 1, false, false },
+				    { PCPU_IPI_SENT, 2, 4, true, false },
+				    { PCPU_IPI_RECEIVED, 1, 1, true, false },
+				    { PCPU_TLB_FLUSH_ONE, 1, 1, false, true },
+				    { PCPU_TLB_FLUSH_ALL, 0, 1, false, false },
+				    { PCPU_PAGE_FAULTS, 3, 8, false, false }),
+};
+
+static const struct design design_none = { .name = "none", .unit = "page" };
+
+static void test_design_promises_uncapped(struct ktest *t)
+{
+	const struct design_promise *p;
+	unsigned n = 0;
+
+	design_for_each_promise(p, &design_six)
+		n++;
+	KEXPECT_EQ(t, n, 6);
+	p = design_promise(&design_six, PCPU_PAGE_FAULTS);
+	KASSERT(t, p != NULL);
+	KEXPECT_EQ(t, p->count, 3);
+	KEXPECT_EQ(t, design_expect(p, 9, 0), 6);
+	KEXPECT(t, design_promise(&design_six, PCPU_CALLS_RUN) == NULL);
+	/* The first promise of some events sets the group: the second, per 4. */
+	KEXPECT_EQ(t, design_group_units(&design_six), 4);
+}
+
+static void test_design_promises_none(struct ktest *t)
+{
+	const struct design_promise *p;
+	unsigned n = 0;
+
+	design_for_each_promise(p, &design_none)
+		n++;
+	KEXPECT_EQ(t, n, 0);
+	KEXPECT(t, design_promise(&design_none, PCPU_IPI_SENT) == NULL);
+	KEXPECT_EQ(t, design_group_units(&design_none), 0);
+}
+
+static const struct ktest_case design_cases[] = {
+	KTEST_CASE(test_design_promises_uncapped),
+	KTEST_CASE(test_design_promises_none),
+};
+
+KTEST_SUITE(design, design_cases);
