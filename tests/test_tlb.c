@@ -508,7 +508,8 @@ static void queue_none_for_rounds(struct ktest *t, unsigned n)
 	others(&m);
 	if (!load_on(t, &m, n))
 		return;
-	q = sum(PCPU_TLB_LAZY_QUEUED), f = sum(PCPU_TLB_LAZY_FALLBACKS),
+	q = sum(PCPU_TLB_LAZY_QUEUED);
+	f = sum(PCPU_TLB_LAZY_FALLBACKS);
 	sd = sum(PCPU_TLB_SHOOTDOWNS);
 	for (unsigned i = 0; i < n; i++)
 		KEXPECT_EQ(t, tlb_unmap_pages(tmm, TLB_BASE + i * PAGE_SIZE, 1, ops_of(t)), 0);
