@@ -40,7 +40,8 @@ struct boot_info {
 	enum boot_firmware firmware;
 	char cmdline[BOOT_CMDLINE_MAX];
 	bool cmdline_truncated;
-	char image[128]; /* multiboot1: the image path the loader put first (boot/mb1_cmdline.h), or "" */
+	/* multiboot1: the image path the loader put first (boot/mb1_cmdline.h), or "" */
+	char image[128];
 	char loader[64];
 	struct boot_mem_region mem[BOOT_MEM_MAX];
 	unsigned nmem;

@@ -201,7 +201,10 @@ com1_init:
 	outb %al, %dx
 	ret
 
-/* Writes the NUL-terminated string at ESI; waits for THR empty (LSR bit 5). Clobbers EAX, EBX, EDX, ESI. */
+/*
+ * Writes the NUL-terminated string at ESI; waits for THR empty (LSR bit 5).
+ * Clobbers EAX, EBX, EDX, ESI.
+ */
 com1_puts:
 1:	lodsb
 	test %al, %al

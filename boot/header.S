@@ -29,7 +29,10 @@ mb2_header:
 	.long mb2_header_end - mb2_header
 	.long -(MB2_MAGIC + MB2_ARCH_I386 + (mb2_header_end - mb2_header))
 
-	/* information request: command line, memory map, ACPI (old and new), EFI tags; all optional */
+	/*
+	 * information request: command line, memory map, ACPI (old and new), EFI
+	 * tags; all optional
+	 */
 	.balign 8
 1:	.short 1, 1
 	.long 2f - 1b

@@ -240,8 +240,8 @@ static int cmdline_ident(struct cmdline_ctx *c)
 	int err;
 
 	if ((u32)c->vlen > c->key->max)
-		return cmdline_error(c, "bad value '%.*s' for '%s' (at most %u characters)", c->vlen,
-				     c->val, c->key->key, c->key->max);
+		return cmdline_error(c, "bad value '%.*s' for '%s' (at most %u characters)",
+				     c->vlen, c->val, c->key->key, c->key->max);
 	err = cmdline_list(c, cmdline_ident_item);
 	if (err)
 		return err;

@@ -38,7 +38,8 @@ static void print_memory_map(void)
 		       "not a kernel word, left out\n", bi->image);
 	for (unsigned i = 0; i < bi->nmem; i++)
 		printk("#   mem 0x%016lx-0x%016lx %s\n", bi->mem[i].base,
-		       bi->mem[i].base + bi->mem[i].len - 1, bootinfo_mem_type_name(bi->mem[i].type));
+		       bi->mem[i].base + bi->mem[i].len - 1,
+		       bootinfo_mem_type_name(bi->mem[i].type));
 }
 
 static __noreturn void stop(const char *status, enum arch_exit_status code, const char *why)
@@ -91,7 +92,8 @@ void kmain(u32 magic, paddr_t info)
 	if (percpu_counters_check())
 		stop("fail", EXIT_FAIL, "more per-CPU counters registered than PCPU_COUNTER_SLOTS");
 	if (boot_err) {
-		fmt_snprintf(err, sizeof(err), "not started by a multiboot loader (magic 0x%x)", magic);
+		fmt_snprintf(err, sizeof(err), "not started by a multiboot loader (magic 0x%x)",
+			     magic);
 		stop("usage", EXIT_USAGE, err);
 	}
 	if (boot_info.cmdline_truncated)

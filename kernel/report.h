@@ -23,7 +23,10 @@ struct report_totals report_totals(void);
  */
 void report_header(void);
 
-/* Prints MMLAB-DONE {...} with @status ("pass", "fail", "usage", "panic") and an optional reason. */
+/*
+ * Prints MMLAB-DONE {...} with @status ("pass", "fail", "usage", "panic") and
+ * an optional reason.
+ */
 void report_trailer(const char *status, const char *reason);
 
 #endif

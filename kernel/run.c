@@ -41,6 +41,7 @@ void run_main(const struct options *opt)
 	crash_on_purpose(opt->crash);
 	if (m)
 		m->run(opt);
-	printk("mmlab: error: mode=%s is not built into this kernel\n", opt->mode ? opt->mode : "?");
+	printk("mmlab: error: mode=%s is not built into this kernel\n",
+	       opt->mode ? opt->mode : "?");
 	run_finish("usage", EXIT_USAGE, "mode= names a run mode not built in");
 }

@@ -117,7 +117,10 @@ void spin_lock(spinlock_t *l)
 				arch_cpu_relax();
 	} else {
 		ticket = atomic_fetch_add(&l->next, 1);
-		/* Acquire pairs with the release in spin_unlock(): the critical section starts here. */
+		/*
+		 * Acquire pairs with the release in spin_unlock(): the critical
+		 * section starts here.
+		 */
 		while (atomic_load_acquire(&l->owner) != ticket)
 			arch_cpu_relax();
 	}

@@ -207,7 +207,8 @@ static void trace_print_end(u64 stored, u64 lost)
 	printk("TRACE-END {\"records\":%lu,\"lost\":%lu,\"regions\":%u,\"record_cycles\":%lu,"
 	       "\"overhead_cycles_per_region\":%lu}\n",
 	       (unsigned long)stored, (unsigned long)lost, trace_regions,
-	       (unsigned long)trace_record_cycles, (unsigned long)(per_region * trace_record_cycles));
+	       (unsigned long)trace_record_cycles,
+	       (unsigned long)(per_region * trace_record_cycles));
 	if (lost)
 		printk("# WARN trace: %lu records lost (buffers full): raise trace_buf= above %u\n",
 		       (unsigned long)lost, trace_buf_records);

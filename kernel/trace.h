@@ -46,7 +46,8 @@ enum trace_ev {
 	TRACE_FAULT_END,    /* and leaves: arg = the negated error, 0 on success */
 	/* The steps of one cross-CPU call round (docs/design.md, "What one round costs"): */
 	TRACE_ICR_WRITE,    /* the caller writes the ICR now: peer = target CPU, arg = sequence */
-	TRACE_IRQ_ENTRY,    /* the call vector's handler starts (the first instant after HLT exit) */
+	/* the call vector's handler starts (the first instant after HLT exit) */
+	TRACE_IRQ_ENTRY,
 	TRACE_EOI,	    /* the call vector's handler wrote the EOI */
 	TRACE_IDLE_HALT,    /* an idle CPU halts now (sti; hlt) */
 	TRACE_IDLE_WAKE,    /* its HLT returned: back in the idle loop after the handler */
@@ -90,17 +91,20 @@ extern struct trace_flag trace_flag;
 void trace_record(enum trace_ev ev, unsigned peer, u32 arg);
 
 #if MMLAB_TRACE && !defined(HOST_BUILD)
-#define trace_event(ev, peer, arg)                                                                 \
-	do {                                                                                       \
-		if (unlikely(READ_ONCE(trace_flag.active)))                                             \
-			trace_record((ev), (peer), (arg));                                         \
+#define trace_event(ev, peer, arg)					\
+	do {								\
+		if (unlikely(READ_ONCE(trace_flag.active)))		\
+			trace_record((ev), (peer), (arg));		\
 	} while (0)
 #else
-/* Compiled out: the arguments are still type-checked and count as used, never evaluated at run time. */
-#define trace_event(ev, peer, arg)                                                                 \
-	do {                                                                                       \
-		if (0)                                                                             \
-			trace_record((ev), (peer), (arg));                                         \
+/*
+ * Compiled out: the arguments are still type-checked and count as used, never
+ * evaluated at run time.
+ */
+#define trace_event(ev, peer, arg)					\
+	do {								\
+		if (0)							\
+			trace_record((ev), (peer), (arg));		\
 	} while (0)
 #endif
 

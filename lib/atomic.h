@@ -30,10 +30,14 @@
 #endif
 
 /* Read-modify-write, fully ordered: return the new (_return) or old (fetch_) value. */
-#define atomic_add_return(p, v) (ATOMIC_TORTURE_DELAY(), __atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST))
-#define atomic_sub_return(p, v) (ATOMIC_TORTURE_DELAY(), __atomic_sub_fetch((p), (v), __ATOMIC_SEQ_CST))
-#define atomic_fetch_add(p, v) (ATOMIC_TORTURE_DELAY(), __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST))
-#define atomic_fetch_sub(p, v) (ATOMIC_TORTURE_DELAY(), __atomic_fetch_sub((p), (v), __ATOMIC_SEQ_CST))
+#define atomic_add_return(p, v) \
+	(ATOMIC_TORTURE_DELAY(), __atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST))
+#define atomic_sub_return(p, v) \
+	(ATOMIC_TORTURE_DELAY(), __atomic_sub_fetch((p), (v), __ATOMIC_SEQ_CST))
+#define atomic_fetch_add(p, v) \
+	(ATOMIC_TORTURE_DELAY(), __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST))
+#define atomic_fetch_sub(p, v) \
+	(ATOMIC_TORTURE_DELAY(), __atomic_fetch_sub((p), (v), __ATOMIC_SEQ_CST))
 #define atomic_fetch_or(p, v) __atomic_fetch_or((p), (v), __ATOMIC_SEQ_CST)
 #define atomic_fetch_and(p, v) __atomic_fetch_and((p), (v), __ATOMIC_SEQ_CST)
 
@@ -42,7 +46,8 @@
 #define atomic_dec(p) ((void)__atomic_sub_fetch((p), 1, __ATOMIC_RELAXED))
 
 /* Fully ordered decrement; true when the new value is zero (last reference). */
-#define atomic_dec_and_test(p) (ATOMIC_TORTURE_DELAY(), __atomic_sub_fetch((p), 1, __ATOMIC_SEQ_CST) == 0)
+#define atomic_dec_and_test(p) \
+	(ATOMIC_TORTURE_DELAY(), __atomic_sub_fetch((p), 1, __ATOMIC_SEQ_CST) == 0)
 
 /* Stores @v and returns the previous value, fully ordered. */
 #define atomic_xchg(p, v) __atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST)

@@ -73,7 +73,7 @@ struct ktest_totals {
  * purpose. ktest_design(t) is the entry under test; a design added to the
  * table is tested with no test file touched.
  */
-#define KTEST_SUITE_DESIGNS(sname, case_array, init_fn, exit_fn, table)                             \
+#define KTEST_SUITE_DESIGNS(sname, case_array, init_fn, exit_fn, table)                            \
 	static const struct ktest_suite ktest_suite_##sname __used __section("ktest_suites")       \
 		__aligned(8) = {                                                                   \
 			#sname, case_array, ARRAY_SIZE(case_array), init_fn, exit_fn, NULL, table, \

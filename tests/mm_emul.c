@@ -30,7 +30,8 @@ struct emul_snap emul_snap_take(void)
 	struct pmm_stats s;
 
 	pmm_stats_get(&s);
-	return (struct emul_snap){ s.free, pt_table_pages(), emul_stale_uses(), emul_early_frees() };
+	return (struct emul_snap){ s.free, pt_table_pages(), emul_stale_uses(),
+				   emul_early_frees() };
 }
 
 void emul_snap_expect(struct ktest *t, struct emul_snap before)
@@ -108,7 +109,8 @@ static void emul_stale_expect(struct ktest *t, u64 before)
 	if (!KEXPECT_EQ(t, emul_stale_uses() - before, 0))
 		ktest_log(t, "stale TLB use: CPU %u at 0x%lx reached 0x%lx, the tables say 0x%lx",
 			  emul_last_stale.cpu, (unsigned long)emul_last_stale.va,
-			  (unsigned long)emul_last_stale.tlb_pa, (unsigned long)emul_last_stale.pt_pa);
+			  (unsigned long)emul_last_stale.tlb_pa,
+			  (unsigned long)emul_last_stale.pt_pa);
 }
 
 u64 emul_early_frees(void)
@@ -202,7 +204,8 @@ int emul_touch(struct mm *mm, vaddr_t va, bool write, u64 *val)
 			return 0;
 		}
 		emul_fault_begin(va);
-		err = fault_handle_mm(mm, va, (write ? FAULT_WRITE : 0) | (err ? 0 : FAULT_PRESENT));
+		err = fault_handle_mm(mm, va,
+				      (write ? FAULT_WRITE : 0) | (err ? 0 : FAULT_PRESENT));
 		if (err)
 			return err;
 	}

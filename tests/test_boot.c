@@ -33,7 +33,8 @@ static void test_boot_memmap_sane(struct ktest *t)
 		KEXPECT_GT(t, bi->mem[i].len, 0);
 		KEXPECT_GE(t, bi->mem[i].base + bi->mem[i].len, bi->mem[i].base);
 		for (unsigned k = i + 1; k < bi->nmem; k++) {
-			if (bi->mem[i].type == BOOT_MEM_USABLE || bi->mem[k].type == BOOT_MEM_USABLE)
+			if (bi->mem[i].type == BOOT_MEM_USABLE ||
+			    bi->mem[k].type == BOOT_MEM_USABLE)
 				KEXPECT(t, !overlaps(&bi->mem[i], &bi->mem[k]));
 		}
 	}

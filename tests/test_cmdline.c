@@ -138,7 +138,8 @@ static void test_cmdline_all_keys(struct ktest *t)
 	KEXPECT_STREQ(t, bench_selected.name[0], "pin");
 	KEXPECT_STREQ(t, bench_selected.name[1], "tlb");
 	KASSERT_EQ(t, bench_cpus.n, 3);
-	KEXPECT(t, bench_cpus.value[0] == 1 && bench_cpus.value[1] == 2 && bench_cpus.value[2] == 4);
+	KEXPECT(t, bench_cpus.value[0] == 1 && bench_cpus.value[1] == 2 &&
+		   bench_cpus.value[2] == 4);
 	KEXPECT_EQ(t, bench_iters, 16);
 	KEXPECT_EQ(t, o.format, OPT_FORMAT_LAVA);
 	KEXPECT_STREQ(t, ktest_filter, "tlb_naive");
@@ -156,7 +157,8 @@ static void test_cmdline_all_keys(struct ktest *t)
 	KEXPECT(t, options_given(&o, "tsc_calibrate") && options_given(&o, "swapfree_mb"));
 #endif
 	KEXPECT(t, !options_given(&o, "nosuchkey"));
-	KEXPECT(t, options_name_listed(&bench_selected, "tlb") && !options_name_listed(&bench_selected, "swapfree"));
+	KEXPECT(t, options_name_listed(&bench_selected, "tlb") &&
+		   !options_name_listed(&bench_selected, "swapfree"));
 }
 
 static void test_cmdline_blanks_between_words(struct ktest *t)
@@ -183,7 +185,8 @@ static void test_cmdline_enums(struct ktest *t)
 	KEXPECT(t, GOOD(t, "crash=none", &o) && o.crash == OPT_CRASH_NONE);
 	KEXPECT(t, GOOD(t, "crash=hang", &o) && o.crash == OPT_CRASH_HANG);
 	BAD(t, "format=7", "bad value '7' for 'format' (expected json|lava)");
-	BAD(t, "mode=Bench", "bad value 'Bench' for 'mode' (expected bench|selftest" KERNEL_WORDS("|torture") ")");
+	BAD(t, "mode=Bench",
+	    "bad value 'Bench' for 'mode' (expected bench|selftest" KERNEL_WORDS("|torture") ")");
 	BAD(t, "console=ttyS2", "'ttyS2'");
 	BAD(t, "format=jsonx", "'jsonx'");
 	BAD(t, "format=jso", "'jso'");
@@ -376,7 +379,8 @@ static void test_cmdline_bench_lists(struct ktest *t)
 	KASSERT(t, GOOD(t, "bench=faultlock,tlb,pin,pagemap,swapfree", &o));
 	KEXPECT_EQ(t, bench_selected.n, 5);
 	KEXPECT_STREQ(t, bench_selected.name[0], "faultlock");
-	KEXPECT(t, options_name_listed(&bench_selected, "swapfree") && !options_name_listed(&bench_selected, "x"));
+	KEXPECT(t, options_name_listed(&bench_selected, "swapfree") &&
+		   !options_name_listed(&bench_selected, "x"));
 	BAD(t, "bench=tlx",
 	    "unknown benchmark 'tlx' in 'bench=tlx' "
 	    "(known: ipi,tlb,tlbmulti,reclaim,pin,pagemap,faultlock,swapfree)");
@@ -439,8 +443,10 @@ static void test_cmdline_ktest_filter(struct ktest *t)
 	struct options o;
 
 	KEXPECT(t, GOOD(t, "ktest=format", &o) && strcmp(ktest_filter, "format") == 0);
-	KEXPECT(t, GOOD(t, "ktest=Tlb_Batched_2", &o) && strcmp(ktest_filter, "Tlb_Batched_2") == 0);
-	KEXPECT(t, GOOD(t, "ktest=boot,smp,traps", &o) && strcmp(ktest_filter, "boot,smp,traps") == 0);
+	KEXPECT(t, GOOD(t, "ktest=Tlb_Batched_2", &o) &&
+		   strcmp(ktest_filter, "Tlb_Batched_2") == 0);
+	KEXPECT(t, GOOD(t, "ktest=boot,smp,traps", &o) &&
+		   strcmp(ktest_filter, "boot,smp,traps") == 0);
 	fmt_snprintf(line, sizeof(line), "ktest=%0*d", KTEST_NAMES_MAX, 0);
 	KEXPECT(t, GOOD(t, line, &o) && strlen(ktest_filter) == KTEST_NAMES_MAX);
 	fmt_snprintf(line, sizeof(line), "ktest=%0*d", KTEST_NAMES_MAX + 1, 0);
@@ -457,7 +463,8 @@ static void test_cmdline_failure_resets(struct ktest *t)
 	struct options o;
 
 	KEXPECT_EQ(t,
-		   cmdline_parse("iters=5 tlb_ceiling=64 format=lava bogus=1", &o, err, sizeof(err)),
+		   cmdline_parse("iters=5 tlb_ceiling=64 format=lava bogus=1", &o, err,
+				 sizeof(err)),
 		   -EINVAL);
 	expect_defaults(t, &o);
 	/* A short buffer still gets a terminated (truncated) message. */

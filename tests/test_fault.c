@@ -31,7 +31,10 @@
 /* Pages each CPU faults in per throughput pass: 2 MiB, one page table's worth. */
 #define BENCH_PAGES 512
 #define FOUR_GIB 0x100000000ull
-/* What each throughput pass writes (xor the page index), so pages of one pass tell from another's. */
+/*
+ * What each throughput pass writes (xor the page index), so pages of one pass
+ * tell from another's.
+ */
 #define BENCH_TAG_ZERO 0x7a45524f00000000ull
 #define BENCH_TAG_COW 0x434f570000000000ull
 #define BENCH_TAG_SHARED 0x5348415200000000ull

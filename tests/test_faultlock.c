@@ -437,7 +437,8 @@ static void test_faultlock_writer_race(struct ktest *t)
 	race = (struct fl_race){ 0 };
 	KASSERT_EQ(t, fl_mm_create(&race.mm), 0);
 	fl_start_readers();
-	KASSERT(t, race.nreaders > 0 && ktest_wait_count(&race.started, race.nreaders, RACE_TIMEOUT_MS));
+	KASSERT(t, race.nreaders > 0 &&
+		   ktest_wait_count(&race.started, race.nreaders, RACE_TIMEOUT_MS));
 	for (; zaps < RACE_ZAPS; zaps++)
 		KEXPECT_EQ(t, mapping_zap(&fl_mapping, NULL), 0);
 	atomic_store_release(&race.stop, 1);
@@ -525,7 +526,8 @@ static void test_faultlock_populate_race(struct ktest *t)
 		    !smp_run_async(cpu, fl_populater, (void *)(uintptr_t)pop.nworkers))
 			pop.nworkers++;
 	}
-	KASSERT(t, pop.nworkers > 0 && ktest_wait_count(&pop.started, pop.nworkers, RACE_TIMEOUT_MS));
+	KASSERT(t, pop.nworkers > 0 &&
+		   ktest_wait_count(&pop.started, pop.nworkers, RACE_TIMEOUT_MS));
 	for (unsigned zaps = 0; zaps < POP_ZAPS; zaps++)
 		KEXPECT_EQ(t, mapping_zap(&fl_mapping, NULL), 0);
 	atomic_store_release(&pop.stop, 1);
@@ -535,7 +537,8 @@ static void test_faultlock_populate_race(struct ktest *t)
 		  (unsigned long)pop.calls, present);
 	KEXPECT_EQ(t, pop.errors, 0);
 	KEXPECT_GE(t, present, 0);
-	KEXPECT_EQ(t, pt_walk(pop.mm->root, SHARE_BASE, MAPPING_SHARE_ALIGN, fl_leaf_check, NULL), 0);
+	KEXPECT_EQ(t, pt_walk(pop.mm->root, SHARE_BASE, MAPPING_SHARE_ALIGN, fl_leaf_check, NULL),
+		   0);
 	fl_mm_destroy(t, pop.mm);
 	pmm_drain_all();
 	pmm_stats_get(&after);

@@ -156,8 +156,8 @@ static void ff_start_readers(struct ktest *t)
 			return;
 		if (!smp_run_async(cpu, ff_reader, (void *)(uintptr_t)ff.nreaders))
 			ff.nreaders++;
-		else
-			ff_mm_destroy(t, ff.mm[ff.nreaders]); /* that CPU is busy: no reader there */
+		else /* that CPU is busy: no reader there */
+			ff_mm_destroy(t, ff.mm[ff.nreaders]);
 	}
 }
 

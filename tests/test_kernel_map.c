@@ -161,8 +161,8 @@ static void test_kmap_additions(struct ktest *t)
 	KEXPECT_EQ(t, (vaddr_t)(uintptr_t)regs, MMIO_AREA_BASE + 0x10);
 	expect_leaf(t, kmap_root(), MMIO_AREA_BASE + 0x10, 0xfee00010, KRW | PROT_NOCACHE, 4096);
 	KEXPECT(t, kmap_map_firmware(6 * GB + 8, 16));
-	expect_leaf(t, kmap_root(), DIRECT_MAP_BASE + 6 * GB + 8, 6 * GB + 8, PROT_READ | PROT_GLOBAL,
-		    4096);
+	expect_leaf(t, kmap_root(), DIRECT_MAP_BASE + 6 * GB + 8, 6 * GB + 8,
+		    PROT_READ | PROT_GLOBAL, 4096);
 	KEXPECT(t, kmap_map_firmware(5 * GB, 4096)); /* RAM: there already */
 	kmap_stats_get(&s);
 	KEXPECT_EQ(t, s.firmware_4k, 1);

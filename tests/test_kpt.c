@@ -127,7 +127,8 @@ static void test_kpt_sections(struct ktest *t)
 	expect_kmap(t, (vaddr_t)(uintptr_t)kpt_bss_page, PROT_READ | PROT_WRITE | PROT_GLOBAL,
 		    PT_PAGE_4K);
 	KASSERT(t, p != NULL);
-	expect_kmap(t, (vaddr_t)(uintptr_t)page_address(p), PROT_READ | PROT_WRITE | PROT_GLOBAL, 0);
+	expect_kmap(t, (vaddr_t)(uintptr_t)page_address(p),
+		    PROT_READ | PROT_WRITE | PROT_GLOBAL, 0);
 	page_free(p, 0);
 	/* The first 1 GiB holds RAM from 0: one 1 GiB page where the CPU has them. */
 	if (ram_covers(0x100000, PT_PAGE_1G - PT_PAGE_2M))
@@ -247,7 +248,8 @@ static void test_kpt_firmware_map(struct ktest *t)
 	KEXPECT(t, !kpt_map_firmware(0x1000, 0));
 	/* An address no RAM is at, far above it: gains one read-only page. */
 	KEXPECT(t, kpt_map_firmware(0xfd00000000ul + 0x10, 8));
-	KEXPECT_EQ(t, pt_lookup(kpt_root(), DIRECT_MAP_BASE + 0xfd00000000ul, NULL, &prot, NULL), 0);
+	KEXPECT_EQ(t, pt_lookup(kpt_root(), DIRECT_MAP_BASE + 0xfd00000000ul, NULL, &prot, NULL),
+		   0);
 	KEXPECT_EQ(t, prot & (PROT_WRITE | PROT_NOCACHE), 0);
 	kmap_stats_get(&after);
 	KEXPECT_EQ(t, after.firmware_4k, s.firmware_4k + 1);
@@ -272,7 +274,8 @@ static void test_kpt_built_from_description(struct ktest *t)
 		KEXPECT_EQ(t, st.top, kstack_top(cpu));
 		KEXPECT_EQ(t, st.top, kstack_guard(cpu) + PAGE_SIZE + KSTACK_SIZE);
 		for (unsigned i = 0; i < IST_COUNT; i++)
-			KEXPECT_EQ(t, pt_lookup(kpt_root(), st.irq_top[i] - 8, NULL, NULL, NULL), 0);
+			KEXPECT_EQ(t, pt_lookup(kpt_root(), st.irq_top[i] - 8, NULL, NULL, NULL),
+				   0);
 	}
 	KEXPECT(t, !kpt_stacks(MAX_CPUS, &st));
 }

@@ -186,7 +186,8 @@ static void *installer_thread(void *p)
 	struct installer *in = p;
 
 	fake_arch_set_cpu(1);
-	in->err = in->page ? mm_map_page(in->mm, REG + KB4, in->page) : mm_populate(in->mm, REG, KB4);
+	in->err = in->page ? mm_map_page(in->mm, REG + KB4, in->page) :
+			     mm_populate(in->mm, REG, KB4);
 	atomic_store_release(&in->done, 1);
 	return NULL;
 }

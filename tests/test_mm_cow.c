@@ -164,7 +164,8 @@ static void test_mm_fork_pinned(struct ktest *t)
 	KEXPECT_EQ(t, emul_read(t, child, REG), 5);
 	KEXPECT(t, emul_page_at(parent, REG, &prot) == p);
 	KEXPECT_EQ(t, fault_event_count(FAULT_EV_COW_COPY) - copies, 0);
-	KEXPECT_EQ(t, page_mapcount(emul_page_at(parent, REG + KB4, &prot)), 2); /* unpinned: shared */
+	/* unpinned: shared */
+	KEXPECT_EQ(t, page_mapcount(emul_page_at(parent, REG + KB4, &prot)), 2);
 	KEXPECT_EQ(t, page_unpin(p), 0);
 	KEXPECT_EQ(t, mm_destroy(child), 0);
 	KEXPECT_EQ(t, mm_destroy(parent), 0);

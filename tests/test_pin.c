@@ -77,14 +77,16 @@ static void test_pin_bad_calls(struct ktest *t)
 	struct page *p;
 
 	/* Outside every region: nothing to fault in. */
-	KEXPECT_EQ(t, pin_pages_fast(pin_mm, PIN_BASE - PT_PAGE_4K, 1, 0, pages, &pin_policy_default),
+	KEXPECT_EQ(t, pin_pages_fast(pin_mm, PIN_BASE - PT_PAGE_4K, 1, 0, pages,
+				     &pin_policy_default),
 		   -EFAULT);
 	KEXPECT_EQ(t, pin_pages_fast(pin_mm, PIN_BASE + 1, 1, 0, pages, &pin_policy_default),
 		   -EINVAL);
 	/* A region page that is not present, fast path only. */
 	KASSERT_EQ(t, mm_unmap_region(pin_mm, PIN_BASE, PT_PAGE_4K), 0);
 	KASSERT_EQ(t, mm_map_region(pin_mm, PIN_BASE, PT_PAGE_4K, MM_READ | MM_WRITE), 0);
-	KEXPECT_EQ(t, pin_pages_fast(pin_mm, PIN_BASE, 1, PIN_FAST_ONLY, pages, &pin_policy_default),
+	KEXPECT_EQ(t, pin_pages_fast(pin_mm, PIN_BASE, 1, PIN_FAST_ONLY, pages,
+				     &pin_policy_default),
 		   -EFAULT);
 	/* Unpinning a page that is not pinned is caught and changes nothing. */
 	KASSERT_EQ(t, pin_pages_fast(pin_mm, PIN_BASE, 1, 0, pages, &pin_policy_default), 1);
@@ -141,7 +143,8 @@ static void test_pin_flag_writes(struct ktest *t)
 
 		KASSERT(t, p != NULL);
 		if (!KEXPECT(t, design_kept(p, got, p->at_most ? 1 : 10, 1, 1)))
-			ktest_log(t, "%s: %lu flag writes in 10 calls", (*d)->name, (unsigned long)got);
+			ktest_log(t, "%s: %lu flag writes in 10 calls", (*d)->name,
+				  (unsigned long)got);
 	}
 }
 

@@ -63,7 +63,8 @@ static void folio_env_teardown(struct ktest *t)
 		if (!fe.block[f])
 			continue;
 		pt_gather_init(&g, NULL, NULL);
-		KEXPECT_EQ(t, pt_unmap(fe.mm->root, FOLIO_BASE + f * PT_PAGE_2M, PT_PAGE_2M, &g), 0);
+		KEXPECT_EQ(t, pt_unmap(fe.mm->root, FOLIO_BASE + f * PT_PAGE_2M, PT_PAGE_2M, &g),
+			   0);
 		pt_gather_finish(&g);
 		KEXPECT_EQ(t, page_free(fe.block[f], FOLIO_ORDER), 0);
 	}
@@ -103,7 +104,8 @@ static void test_pin_large_folio_designs(struct ktest *t)
 		KASSERT(t, p != NULL);
 		KEXPECT_EQ(t, pin_pages_fast(fe.mm, va, FOLIO_PAGES, PIN_FAST_ONLY, big, &pol),
 			   FOLIO_PAGES);
-		if (!KEXPECT_EQ(t, my_count(PCPU_PIN_REF_ATOMICS) - before, design_expect(p, units, 0)))
+		if (!KEXPECT_EQ(t, my_count(PCPU_PIN_REF_ATOMICS) - before,
+				design_expect(p, units, 0)))
 			ktest_log(t, "%s: %lu refcount atomics", (*d)->name,
 				  (unsigned long)(my_count(PCPU_PIN_REF_ATOMICS) - before));
 		KEXPECT_EQ(t, page_pin_count(fe.block[0]), FOLIO_PAGES / 2);

@@ -255,7 +255,10 @@ static void probe_release(struct pt_gather *g, struct page **pages, unsigned n)
 	}
 }
 
-/* Unmapped frames go to the release hook after the flush; huge leaves and non-memmap frames do not. */
+/*
+ * Unmapped frames go to the release hook after the flush; huge leaves and
+ * non-memmap frames do not.
+ */
 static void test_pt_leaf_gather_release(struct ktest *t)
 {
 	struct page *a = page_alloc(0, 0), *b = page_alloc(0, 0);

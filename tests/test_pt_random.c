@@ -147,7 +147,8 @@ static void model_split_at(struct model *m, vaddr_t x, const struct rop *op)
 	if (!in_window(x) || !(e = *ment(m, x)) || (level = ment_level(e)) == 1)
 		return;
 	size = PTE_LEVEL_SIZE(level);
-	if (IS_ALIGNED(x, size) || (op->kind == ROP_PROTECT && (e & M_PROT_MASK) == pt_prot_effective(op->prot)))
+	if (IS_ALIGNED(x, size) ||
+	    (op->kind == ROP_PROTECT && (e & M_PROT_MASK) == pt_prot_effective(op->prot)))
 		return;
 	model_set_level(m, ALIGN_DOWN(x, size), size, level - 1);
 	m->splits[level - 2]++;

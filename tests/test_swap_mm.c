@@ -177,7 +177,8 @@ static void test_swap_mm_unmap_locks(struct ktest *t)
 		 * never full, so only the free that empties it does.
 		 */
 		KEXPECT_EQ(t, swapt_counter(PCPU_SWAP_DEVICE_LOCKS) - dl,
-			   design_promise(&ops->d, PCPU_SWAP_DEVICE_LOCKS) ? 1 : NFOLIOS * per_folio);
+			   design_promise(&ops->d, PCPU_SWAP_DEVICE_LOCKS) ? 1 :
+			   NFOLIOS * per_folio);
 		KEXPECT_EQ(t, swapt_counter(PCPU_SWAP_SLOTS_FREED) - freed, NPAGES);
 		KEXPECT_EQ(t, swapmm_inuse(type), 0);
 		swapt_expect_consistent(t, type);
@@ -222,7 +223,8 @@ static void test_swap_mm_unmap_singles(struct ktest *t)
 
 /*
  * tlb_unmap_pages() of swapped-out pages frees their slots, through every
- * shootdown design of the table (the control too: slots do not depend on the flush): its gather is mm_gather_init()'s, swap hook included.
+ * shootdown design of the table (the control too: slots do not depend on
+ * the flush): its gather is mm_gather_init()'s, swap hook included.
  */
 static void test_swap_mm_tlb_unmap_frees_slots(struct ktest *t)
 {
@@ -302,7 +304,8 @@ static void test_swap_mm_refused(struct ktest *t)
 	mm = swapmm_mm_new(t, 2 * FOLIO, 5000);
 	KASSERT(t, mm != NULL);
 	KEXPECT_EQ(t, swap_out_folio(mm, REG + KB4, FOLIO, type), -EINVAL);   /* misaligned */
-	KEXPECT_EQ(t, swap_out_folio(mm, REG, 3, type), -EINVAL);	       /* not a power of 2 */
+	/* not a power of 2 */
+	KEXPECT_EQ(t, swap_out_folio(mm, REG, 3, type), -EINVAL);
 	KEXPECT_EQ(t, swap_out_folio(mm, REG, 2 * SWAP_OUT_MAX_PAGES, type), -EINVAL);
 	KEXPECT_EQ(t, swap_out_folio(mm, REG, 4 * FOLIO, type), -EFAULT);     /* past the region */
 	KEXPECT_EQ(t, swap_out_folio(mm, REG, FOLIO, SWAP_MAX_DEVS), -EINVAL); /* no device */

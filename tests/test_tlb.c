@@ -169,7 +169,8 @@ static void check_counts(struct ktest *t, unsigned n)
 	unsigned remotes = ncpus_online - 1;
 	u64 rounds = design_expect(rounds_promise(t), n, 0);
 	u64 sent = percpu_counter_sum(PCPU_IPI_SENT), sd = percpu_counter_sum(PCPU_TLB_SHOOTDOWNS);
-	u64 one = percpu_counter_sum(PCPU_TLB_FLUSH_ONE), all = percpu_counter_sum(PCPU_TLB_FLUSH_ALL);
+	u64 one = percpu_counter_sum(PCPU_TLB_FLUSH_ONE);
+	u64 all = percpu_counter_sum(PCPU_TLB_FLUSH_ALL);
 	cpumask_t m;
 
 	if (queued_promise(t)) {
@@ -255,7 +256,8 @@ static struct {
 
 static u64 remote_flushes(void)
 {
-	return percpu_counter_read(1, PCPU_TLB_FLUSH_ONE) + percpu_counter_read(1, PCPU_TLB_FLUSH_ALL);
+	return percpu_counter_read(1, PCPU_TLB_FLUSH_ONE) +
+	       percpu_counter_read(1, PCPU_TLB_FLUSH_ALL);
 }
 
 static void ord_flush(struct pt_gather *g)
@@ -485,7 +487,10 @@ static void test_tlb_timeout_quarantines(struct ktest *t)
 	KEXPECT_EQ(t, p1.free, p0.free);
 	expect_frames(t, frames, N, true);
 	if (queued_promise(t)) {
-		/* One deferred batch given up; CPU 1 missed its drain: out of the run, as for a call. */
+		/*
+		 * One deferred batch given up; CPU 1 missed its drain: out of
+		 * the run, as for a call.
+		 */
 		KEXPECT_EQ(t, q1.flushes - q0.flushes, 1);
 		KEXPECT(t, smp_cpu_dead(1));
 		release_cpu1_queued(t);
@@ -505,7 +510,9 @@ static void queue_none_for_rounds(struct ktest *t, unsigned n)
 	others(&m);
 	if (!load_on(t, &m, n))
 		return;
-	q = sum(PCPU_TLB_LAZY_QUEUED), f = sum(PCPU_TLB_LAZY_FALLBACKS), sd = sum(PCPU_TLB_SHOOTDOWNS);
+	q = sum(PCPU_TLB_LAZY_QUEUED);
+	f = sum(PCPU_TLB_LAZY_FALLBACKS);
+	sd = sum(PCPU_TLB_SHOOTDOWNS);
 	for (unsigned i = 0; i < n; i++)
 		KEXPECT_EQ(t, tlb_unmap_pages(tmm, TLB_BASE + i * PAGE_SIZE, 1, ops_of(t)), 0);
 	KEXPECT_EQ(t, sum(PCPU_TLB_LAZY_QUEUED) - q, 0);

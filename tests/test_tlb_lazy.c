@@ -172,7 +172,8 @@ static void test_lazy_local_drain_irqsafe(struct ktest *t)
 	lz_load(1, b);
 	tlb_lazy_pause_ticks(true);
 	for (unsigned i = 0; i < TLB_LAZY_QUEUE_MAX; i++)
-		KEXPECT_EQ(t, tlb_unmap_pages(a, LZ_A + (vaddr_t)i * PAGE_SIZE, 1, &tlb_ops_lazy), 0);
+		KEXPECT_EQ(t, tlb_unmap_pages(a, LZ_A + (vaddr_t)i * PAGE_SIZE, 1, &tlb_ops_lazy),
+			   0);
 	fake_arch_set_cpu(1);
 	KEXPECT_EQ(t, tlb_unmap_pages(b, LZ_B, 1, &tlb_ops_lazy), 0); /* one entry for CPU 0 */
 	fake_arch_set_cpu(0);

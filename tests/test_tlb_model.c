@@ -119,7 +119,8 @@ static struct mm *model_mm_new(struct ktest *t, unsigned nr)
 }
 
 /* One design, one size: @want_stale stale reads exactly, and the model counted each. */
-static void model_check(struct ktest *t, const struct tlb_ops *ops, unsigned nr, unsigned want_stale)
+static void model_check(struct ktest *t, const struct tlb_ops *ops, unsigned nr,
+			unsigned want_stale)
 {
 	struct emul_snap before = emul_snap_take();
 	u64 stale_uses = emul_stale_uses();

@@ -116,7 +116,10 @@ static void stale_read_all(u64 (*good)(u32, unsigned), u32 gk, u64 (*stale_of)(u
 
 		if (v == good(gk, i))
 			continue;
-		/* The old content too: an unmapped frame nobody reused yet, read through a stale entry. */
+		/*
+		 * The old content too: an unmapped frame nobody reused yet,
+		 * read through a stale entry.
+		 */
 		stale = stale_of && (v == stale_of(sk, i) || stale_is_poison(v, i) ||
 				     v == stale_value(sk, i));
 		stale_note(stale ? &ss.stale : &ss.wrong, stale_va(i));
@@ -374,7 +377,8 @@ static unsigned stale_reuse_frames(void)
 		i = stale_old_index(stale_allocs[n]);
 		if (i < 0)
 			continue;
-		*(volatile u64 *)page_address(stale_allocs[n]) = stale_poison(ss.round, (unsigned)i);
+		*(volatile u64 *)page_address(stale_allocs[n]) =
+			stale_poison(ss.round, (unsigned)i);
 		stale_reused++;
 		found++;
 	}
@@ -467,7 +471,8 @@ static void stale_expect_flushes(struct ktest *t, const struct tlb_ops *ops, uns
 		return;
 	}
 	if ((nr < p->per ? nr : p->per) > tlb_ceiling()) { /* a round of more than the ceiling */
-		KEXPECT_GE(t, all, (u64)rounds * ss.nreaders); /* the full flush above the ceiling */
+		/* the full flush above the ceiling */
+		KEXPECT_GE(t, all, (u64)rounds * ss.nreaders);
 		return;
 	}
 	KEXPECT_EQ(t, all, 0);
@@ -563,7 +568,8 @@ static void test_tlb_stale_control(struct ktest *t)
 	if (!stale_has_readers(t))
 		return;
 	for (unsigned s = 0; s < ARRAY_SIZE(stale_sizes); s++) {
-		stale_control_stale[s] = stale_run(t, &tlb_ops_no_remote, &stale_sizes[s], false, &ok);
+		stale_control_stale[s] = stale_run(t, &tlb_ops_no_remote, &stale_sizes[s], false,
+						   &ok);
 		stale_control_reads[s] = ss.reads;
 		stale += stale_control_stale[s];
 	}

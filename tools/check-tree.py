@@ -11,7 +11,11 @@ Rules (default: all):
               files indentation is tabs (a run of 8 spaces in the leading
               white space is an indent written in spaces).
   columns     .c, .h and .S lines fit in 100 columns, a tab counting to the
-              next multiple of 8 (docs/style.md).
+              next multiple of 8 (docs/style.md). A line may go past only
+              for a user-visible string kept whole to stay grep-able: the
+              text past column 100 is inside a string literal that opens on
+              that line (or is its closing quote), and after that literal the
+              line holds only ',', ')', ';', '\\' and blanks.
 
 The files are those `git ls-files` lists under DIR (every file when DIR is
 not a git work tree). Each problem is printed as 'FILE:LINE: rule NAME:
@@ -31,6 +35,7 @@ C_EXTS = (".c", ".h", ".S")
 TEXT_EXTS = C_EXTS + (".py", ".sh", ".md", ".ld", ".cfg", ".yaml", ".json", ".txt")
 COLUMNS = 100
 SPACE_INDENT = re.compile(r"^[ \t]* {8}")
+STRING_TAIL = re.compile(r"[\s,);\\]*$")
 
 
 def tracked_files(root):
@@ -80,13 +85,54 @@ def check_whitespace(root, files):
     return problems
 
 
+def literals(line, in_comment):
+    """(spans, in_comment): the [open, close] quote indexes of the line's string
+    literals, outside comments and character literals; in_comment says whether
+    a /* comment is open at the start of the line, and at its end. A literal
+    left open at the end of the line has no span."""
+    spans = []
+    i, n = 0, len(line)
+    while i < n:
+        if in_comment:
+            end = line.find("*/", i)
+            if end < 0:
+                return spans, True
+            in_comment, i = False, end + 2
+        elif line.startswith("//", i):
+            break
+        elif line.startswith("/*", i):
+            in_comment, i = True, i + 2
+        elif line[i] in "\"'":
+            j = i + 1
+            while j < n and line[j] != line[i]:
+                j += 2 if line[j] == "\\" else 1
+            if j >= n:
+                break
+            if line[i] == '"':
+                spans.append((i, j))
+            i = j + 1
+        else:
+            i += 1
+    return spans, in_comment
+
+
+def string_overflow(spans, line):
+    """Whether line (tabs expanded) goes past COLUMNS only inside a string
+    literal that ends it, followed by nothing but , ) ; \\ and blanks."""
+    return any(start < COLUMNS <= end and STRING_TAIL.match(line, end + 1)
+               for start, end in spans)
+
+
 def check_columns(root, files):
     problems = []
     for rel in files:
         if not rel.endswith(C_EXTS):
             continue
+        in_comment = False
         for n, line in enumerate(lines_of(root, rel), 1):
-            if width(line) > COLUMNS:
+            line = line.expandtabs(8)
+            spans, in_comment = literals(line, in_comment)
+            if width(line) > COLUMNS and not string_overflow(spans, line):
                 problems.append("%s:%d: rule columns: %d columns (at most %d)"
                                 % (rel, n, width(line), COLUMNS))
     return problems

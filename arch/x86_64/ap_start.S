@@ -13,7 +13,8 @@
 	.balign 4096
 	.globl ap_trampoline_start, ap_trampoline_end
 	.globl ap_tramp_far32, ap_tramp_far64, ap_tramp_gdt_ptr, ap_tramp_gdt
-	.globl ap_tramp_cr3, ap_tramp_cr4, ap_tramp_efer, ap_tramp_stack, ap_tramp_entry, ap_tramp_cpu
+	.globl ap_tramp_cr3, ap_tramp_cr4, ap_tramp_efer, ap_tramp_stack
+	.globl ap_tramp_entry, ap_tramp_cpu
 
 	.code16
 ap_trampoline_start:

@@ -288,14 +288,16 @@ int apic_probe(char *err, size_t errlen)
 int apic_init_bsp(int want, paddr_t mmio_base, char *err, size_t errlen)
 {
 	if (want == 2 && !cpuinfo.x2apic) {
-		fmt_snprintf(err, errlen, "apic=x2apic but this CPU has no x2APIC (CPUID.1:ECX[21])");
+		fmt_snprintf(err, errlen,
+			     "apic=x2apic but this CPU has no x2APIC (CPUID.1:ECX[21])");
 		return -EINVAL;
 	}
 	mode = (want == 1 || !cpuinfo.x2apic) ? APIC_MODE_XAPIC : APIC_MODE_X2APIC;
 	if (mode == APIC_MODE_XAPIC) {
 		mmio = mmio_base ? kpt_map_mmio(mmio_base, 0x1000) : NULL;
 		if (!mmio) {
-			fmt_snprintf(err, errlen, "local APIC at 0x%lx is not reachable", mmio_base);
+			fmt_snprintf(err, errlen, "local APIC at 0x%lx is not reachable",
+				     mmio_base);
 			return -EINVAL;
 		}
 	}

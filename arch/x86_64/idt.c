@@ -1,6 +1,7 @@
 /*
  * The interrupt descriptor table: 256 interrupt gates pointing at the stubs
- * in isr.S (the call vector at its own lean one). Built once by the boot CPU; every CPU loads the same table.
+ * in isr.S (the call vector at its own lean one). Built once by the boot
+ * CPU; every CPU loads the same table.
  * Double fault, NMI and machine check run on their own IST stacks.
  */
 #include "arch/x86_64/gdt.h"

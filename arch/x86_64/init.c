@@ -123,7 +123,8 @@ static int bring_up_cpus(const struct options *opt, char *err, size_t errlen)
 	cpus_wanted = MIN(MAX(n, 1u), limit);
 	rc = smpboot_start_aps(apic_ids, n, limit, &smp_res);
 	if (rc) {
-		fmt_snprintf(err, errlen, "AP bring-up: no free page below 1 MiB for the trampoline");
+		fmt_snprintf(err, errlen,
+			     "AP bring-up: no free page below 1 MiB for the trampoline");
 		return rc;
 	}
 	ipi_mark_aps_started();
@@ -147,7 +148,8 @@ static void irqchips_quiesce(void)
 	size_t n;
 
 	n = fmt_snprintf(line, sizeof(line), "# pic: %s",
-			 pic_init() ? "8259 remapped to 0x20-0x2f, all masked" : "no 8259 answered");
+			 pic_init() ? "8259 remapped to 0x20-0x2f, all masked" :
+				      "no 8259 answered");
 	ioapic_mask_all(&acpi.madt);
 	if (!ioapic_count())
 		n += fmt_snprintf(line + n, sizeof(line) - n, "; no ioapic in the MADT");

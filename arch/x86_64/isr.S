@@ -17,8 +17,13 @@ isr_stubs:
 	.rept 256
 	.balign 16
 	/* Vectors with a CPU-pushed error code: SDM Vol. 3A 6.13, table 6-1. */
-	.if (vec == 8) || (vec == 10) || (vec == 11) || (vec == 12) || (vec == 13) || (vec == 14) || (vec == 17) || (vec == 21) || (vec == 29) || (vec == 30)
-	.else
+	.set has_error_code, 0
+	.irp error_vec, 8, 10, 11, 12, 13, 14, 17, 21, 29, 30
+	.if vec == \error_vec
+	.set has_error_code, 1
+	.endif
+	.endr
+	.if has_error_code == 0
 	pushq $0
 	.endif
 	pushq $vec

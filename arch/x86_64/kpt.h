@@ -32,7 +32,10 @@ bool kpt_pcid(void);
 /* Fills @out with CPU @cpu's stacks as mm mapped them; false when it has none. */
 bool kpt_stacks(unsigned cpu, struct machine_stacks *out);
 
-/* On an AP, first thing in 64-bit C code: loads the kernel root and enables PCID as the boot CPU did. */
+/*
+ * On an AP, first thing in 64-bit C code: loads the kernel root and enables
+ * PCID as the boot CPU did.
+ */
 void kpt_load_ap(void);
 
 /*

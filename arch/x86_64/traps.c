@@ -200,9 +200,10 @@ static unsigned pf_flags(u64 error)
 
 /*
  * A page fault in the lower half that the fault hook wants (mm/fault.c's:
- * an address space is loaded) goes to the hook, with interrupts back on when the faulting code had them (a
- * copy-on-write fault waits for TLB flush IPIs, and this CPU must keep
- * answering other CPUs' while it waits for the address space's lock).
+ * an address space is loaded) goes to the hook, with interrupts back on
+ * when the faulting code had them (a copy-on-write fault waits for TLB
+ * flush IPIs, and this CPU must keep answering other CPUs' while it waits
+ * for the address space's lock).
  * Returns 0 when resolved, 1 when not the hook's, else the hook's error.
  */
 static int handle_page_fault(struct trap_frame *f, u64 cr2)

@@ -69,6 +69,72 @@ class CheckTreeTest(unittest.TestCase):
         rc, lines = run({"a.c": long}, ["columns"])
         self.assertEqual((rc, lines), (1, ["a.c:1: rule columns: 101 columns (at most 100)"]))
 
+    def test_long_string_kept_whole_passes(self):
+        # The second line: 2 tabs and 7 spaces, the literal from column 24 to 105.
+        text = '\t\tprintk("%s\\n",\n\t\t       "' + "m" * 80 + '");\n'
+        self.assertEqual(run({"a.c": text}, ["columns"]), (0, []))
+        text = '\tpanic("' + "m" * 95 + '",\n'
+        self.assertEqual(run({"a.c": text}, ["columns"]), (0, []))
+        macro = '#define M(x)\tf("' + "m" * 90 + '") \\\n'
+        self.assertEqual(run({"a.h": macro}, ["columns"]), (0, []))
+        asm = '\t.asciz "' + "m" * 95 + '"\n'
+        self.assertEqual(run({"a.S": asm}, ["columns"]), (0, []))
+
+    def test_closing_quote_past_the_limit_passes_but_not_before_it(self):
+        # The closing quote is column 101; a quote at column 100 leaves ');' alone past it.
+        text = "\t" + 'f("' + "m" * 89 + '");\n'
+        self.assertEqual(run({"a.c": text}, ["columns"]), (0, []))
+        text = "\t" + 'f("' + "m" * 88 + '");\n'
+        rc, lines = run({"a.c": text}, ["columns"])
+        self.assertEqual((rc, lines), (1, ["a.c:1: rule columns: 102 columns (at most 100)"]))
+
+    def test_code_after_a_long_string_fails(self):
+        text = '\tprintk("' + "m" * 88 + '", x);\n'
+        rc, lines = run({"a.c": text}, ["columns"])
+        self.assertEqual((rc, lines), (1, ["a.c:1: rule columns: 110 columns (at most 100)"]))
+
+    def test_comment_after_a_long_string_fails(self):
+        text = '\tf("' + "m" * 90 + '"); /* why */\n'
+        self.assertEqual(run({"a.c": text}, ["columns"])[0], 1)
+
+    def test_string_ending_before_the_limit_fails(self):
+        text = '\tf("' + "m" * 80 + '", ' + "x" * 20 + ");\n"
+        self.assertEqual(run({"a.c": text}, ["columns"])[0], 1)
+
+    def test_long_code_line_fails(self):
+        text = "\treturn " + " + ".join(["value"] * 14) + ";\n"
+        rc, lines = run({"a.c": text}, ["columns"])
+        self.assertEqual((rc, lines), (1, ["a.c:1: rule columns: 125 columns (at most 100)"]))
+
+    def test_long_comment_line_fails(self):
+        text = "\t/* " + "word " * 20 + "*/\n"
+        self.assertEqual(run({"a.c": text}, ["columns"])[0], 1)
+
+    def test_quotes_inside_a_comment_are_no_string(self):
+        one_line = '\t/* "' + "m" * 100 + '" */\n'
+        self.assertEqual(run({"a.c": one_line}, ["columns"])[0], 1)
+        block = '/*\n * "' + "m" * 100 + '"\n */\n'
+        rc, lines = run({"a.c": block}, ["columns"])
+        self.assertEqual((rc, lines), (1, ["a.c:2: rule columns: 105 columns (at most 100)"]))
+        line_comment = '\tx = 1; // "' + "m" * 90 + '"\n'
+        self.assertEqual(run({"a.c": line_comment}, ["columns"])[0], 1)
+
+    def test_string_after_a_closed_comment_counts(self):
+        text = '/* a\n b */ char *s = "' + "m" * 95 + '";\n'
+        self.assertEqual(run({"a.c": text}, ["columns"]), (0, []))
+
+    def test_quote_character_and_escapes_do_not_open_a_string(self):
+        text = "\tif (c == '\"') f(" + "x" * 90 + ', "y");\n'
+        self.assertEqual(run({"a.c": text}, ["columns"])[0], 1)
+        text = '\tf("a\\"b' + "m" * 95 + '");\n'
+        self.assertEqual(run({"a.c": text}, ["columns"]), (0, []))
+
+    def test_tabs_inside_the_line_count_to_multiples_of_eight(self):
+        # 'ab\t' takes 8 columns, not 3: 8 + 93 = 101.
+        rc, lines = run({"a.c": "ab\t" + "x" * 93 + "\n"}, ["columns"])
+        self.assertEqual((rc, lines), (1, ["a.c:1: rule columns: 101 columns (at most 100)"]))
+        self.assertEqual(run({"a.c": "ab\t" + "x" * 92 + "\n"}, ["columns"])[0], 0)
+
     def test_not_a_directory_is_a_usage_error(self):
         with contextlib.redirect_stderr(io.StringIO()):
             self.assertEqual(check_tree.main(["--root", "/nonexistent/x"]), 2)

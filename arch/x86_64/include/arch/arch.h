@@ -36,7 +36,10 @@ int arch_init(const struct options *opt, struct machine_desc *d, char *err, size
 /* Switches the boot CPU to the kernel map mm built (@km must outlive the run). */
 void arch_load_kmap(const struct machine_kmap *km);
 
-/* The boot CPU's TSS on its stacks from the kernel map, its local APIC, the legacy interrupt controllers. */
+/*
+ * The boot CPU's TSS on its stacks from the kernel map, its local APIC, the
+ * legacy interrupt controllers.
+ */
 int arch_start_boot_cpu(char *err, size_t errlen);
 
 /* Every other CPU the options allow, on the kernel map; then the TSC check. */
@@ -137,7 +140,10 @@ void arch_load_root(paddr_t root, u16 asid, bool flush);
 #define ARCH_FAULT_EXEC (1u << 2)    /* the access was an instruction fetch */
 
 struct arch_fault_hook {
-	/* Interrupts off: whether a fault at lower-half @addr is the hook's (an address space is loaded). */
+	/*
+	 * Interrupts off: whether a fault at lower-half @addr is the hook's (an
+	 * address space is loaded).
+	 */
 	bool (*wants)(vaddr_t addr);
 	/*
 	 * Resolves it, interrupts on when the faulting code had them. Returns 0

@@ -13,7 +13,10 @@
 #define X86_CR4_PAE (1ul << 5)
 #define X86_CR4_PGE (1ul << 7)
 #define X86_CR4_PCIDE (1ul << 17)
-/* With CR4.PCIDE: CR3[11:0] is the PCID; bit 63 set keeps its TLB entries (SDM Vol. 3A 4.10.4.1). */
+/*
+ * With CR4.PCIDE: CR3[11:0] is the PCID; bit 63 set keeps its TLB entries
+ * (SDM Vol. 3A 4.10.4.1).
+ */
 #define X86_CR3_PCID_MASK 0xffful
 #define X86_CR3_NOFLUSH (1ul << 63)
 #define X86_RFLAGS_IF (1ul << 9)
@@ -145,7 +148,10 @@ static inline void safe_halt(void)
 	__asm__ volatile("sti; hlt" ::: "memory");
 }
 
-/* A software interrupt through IDT vector @vec (a constant); tests use it to stand in for a device. */
+/*
+ * A software interrupt through IDT vector @vec (a constant); tests use it to
+ * stand in for a device.
+ */
 #define soft_int(vec) __asm__ volatile("int %0" : : "i"(vec) : "memory")
 
 static inline void pause(void)
