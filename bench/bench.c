@@ -244,7 +244,7 @@ static void round_limits(const struct bench *b, unsigned *min, unsigned *max)
 	*max = MIN(MAX(*max, *min), (unsigned)BENCH_MAX_RUNS);
 }
 
-/* The result line (or failure) of variant c->variant after the rounds. Returns true if it passed. */
+/* The result line (or failure) of variant c->variant after the rounds. True if it passed. */
 static bool finish_variant(struct bench_ctx *c, const char *label, const struct options *opt)
 {
 	const struct bench *b = c->b;
@@ -396,17 +396,19 @@ static void run_sweep(const struct bench *b, const unsigned *counts, unsigned nc
 		for (unsigned k = 0; k < ncounts; k++) {
 			c.ncpus = counts[k];
 			if (b->case_min_cpus && counts[k] < b->case_min_cpus(c.bcase)) {
-				printk("# bench %s cpus=%u: this case needs %u CPUs: skipped\n", b->name,
-				       counts[k], b->case_min_cpus(c.bcase));
+				printk("# bench %s cpus=%u: this case needs %u CPUs: skipped\n",
+				       b->name, counts[k], b->case_min_cpus(c.bcase));
 				count_skipped(out, bench_nvariants(b), false);
 				continue;
 			}
-			if (counts[k] >= b->min_cpus && (!b->max_cpus || counts[k] <= b->max_cpus)) {
+			if (counts[k] >= b->min_cpus &&
+			    (!b->max_cpus || counts[k] <= b->max_cpus)) {
 				run_case(&c, opt, out);
 				continue;
 			}
-			printk("# bench %s cpus=%u: outside its range %u..%u CPUs: skipped\n", b->name,
-			       counts[k], b->min_cpus, b->max_cpus ? b->max_cpus : ncpus_online);
+			printk("# bench %s cpus=%u: outside its range %u..%u CPUs: skipped\n",
+			       b->name, counts[k], b->min_cpus,
+			       b->max_cpus ? b->max_cpus : ncpus_online);
 			count_skipped(out, bench_nvariants(b), bench_cpus.n > 0);
 		}
 	}
@@ -448,7 +450,8 @@ unsigned bench_run_all(const struct options *opt)
 	       (unsigned long)empty, (unsigned long)arch_tsc_hz());
 	collect_benches();
 	for (unsigned i = 0; i < nbenches; i++)
-		if (options_name_listed(&bench_selected, benches[i]->name) && !pages_meet(benches[i]))
+		if (options_name_listed(&bench_selected, benches[i]->name) &&
+		    !pages_meet(benches[i]))
 			run_finish("usage", EXIT_USAGE, "pages= selects no case of a benchmark");
 	for (unsigned i = 0; i < nbenches; i++) {
 		struct bench_outcome out;

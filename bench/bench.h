@@ -110,7 +110,7 @@ struct bench {
 	int (*setup)(struct bench_ctx *c);
 	/* Boot CPU, before each run, untimed (re-map what the last run unmapped, say). Optional. */
 	int (*prepare)(struct bench_ctx *c);
-	/* Every participating CPU after prepare, untimed (touch pages to fill TLBs, say). Optional. */
+	/* Every participating CPU after prepare, untimed (touch pages to fill TLBs). Optional. */
 	void (*prepare_cpu)(struct bench_ctx *c, unsigned idx);
 	/* Every participating CPU, @idx 0..c->ncpus-1, interrupts on: the timed work. */
 	void (*run)(struct bench_ctx *c, unsigned idx);

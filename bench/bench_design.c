@@ -68,7 +68,8 @@ int bench_check_promises(struct bench_ctx *c, u64 units, u64 targets)
 			   d->name, p->at_most ? "at most " : "", p->count,
 			   percpu_counter_name(p->counter), p->per, d->unit,
 			   p->per_target ? " per target" : "", (unsigned long)got,
-			   (unsigned long)c->runs_done, (unsigned long)units, (unsigned long)targets);
+			   (unsigned long)c->runs_done, (unsigned long)units,
+			   (unsigned long)targets);
 		return -EINVAL;
 	}
 	return 0;

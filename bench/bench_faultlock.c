@@ -60,7 +60,7 @@ struct fl_bench {
 	struct mm_mapping mapping; /* the one object every CPU's region is attached to */
 	struct mm *mm[MAPPING_MAX_ATTACH];     /* where CPU idx faults (cow-copy: the child) */
 	struct mm *parent[MAPPING_MAX_ATTACH]; /* cow-copy: the populated parent, never loaded */
-	struct mm *wmm;			       /* writer=fork: what the writer forks, never loaded */
+	struct mm *wmm;			       /* writer=fork: what it forks, never loaded */
 	cpumask_t others;
 	unsigned pages, flags;
 	unsigned nfaulters; /* the CPUs that fault: all, or all but the writer (the last) */
@@ -288,7 +288,8 @@ static void fl_bench_writer(struct bench_ctx *c, unsigned idx)
 	}
 	cycles = MAX(arch_tsc_read() - t0, 1ull);
 	if (err)
-		bench_fail(c, "CPU %u: the writer's fork failed (%s)", c->cpu[idx], errno_name(err));
+		bench_fail(c, "CPU %u: the writer's fork failed (%s)", c->cpu[idx],
+			   errno_name(err));
 	fb.writer_ops += n;
 	if (c->runs_done >= c->b->warmup && fw.n[c->variant] < BENCH_MAX_RUNS)
 		fw.rate[c->variant][fw.n[c->variant]++] = mul_div_u64(n, arch_tsc_hz(), cycles);

@@ -158,7 +158,8 @@ static int pagemap_bench_verify(struct bench_ctx *c)
 		}
 	for (u64 i = 0; i < PAGEMAP_BENCH_PAGES; i++)
 		if (page_maybe_pinned(devmem_page(&pmb.dm, i))) {
-			bench_fail(c, "device page %lu still pinned after the runs", (unsigned long)i);
+			bench_fail(c, "device page %lu still pinned after the runs",
+				   (unsigned long)i);
 			return -EINVAL;
 		}
 	return 0;

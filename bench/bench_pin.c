@@ -6,8 +6,9 @@
  * pages: gup_test's -m is the region's size in MiB, not pages per call),
  * then, once every CPU has pinned (an untimed barrier), unpins them all.
  * The metric is the get time per round in microseconds (the slowest CPU's),
- * with the put time as a second phase and the get time per pinned page. Variants: naive writes the mm's has_pinned on every
- * call; fixed tests a flags bit before setting it once (mm/pin.c).
+ * with the put time as a second phase and the get time per pinned page.
+ * Variants: naive writes the mm's has_pinned on every call; fixed tests a
+ * flags bit before setting it once (mm/pin.c).
  * Parameter region: "shared" (every CPU on the same pages, as gup_test
  * does) or "own" (one region per CPU, isolating the flag's line from the
  * pages' refcounts). Parameter folio: "4k" (order-0 pages, one refcount

@@ -67,7 +67,8 @@ void bench_case_label(const struct bench_ctx *c, char *buf, size_t size, char se
 			buf[n] = '\0';
 		}
 		if (words)
-			n += fmt_snprintf(buf + n, size - n, "%s%c%s", c->b->param_names[i], eq, words[v]);
+			n += fmt_snprintf(buf + n, size - n, "%s%c%s", c->b->param_names[i], eq,
+					  words[v]);
 		else
 			n += fmt_snprintf(buf + n, size - n, "%s%c%lu", c->b->param_names[i], eq,
 					  (unsigned long)v);
@@ -216,7 +217,8 @@ u64 bench_print_result(struct bench_ctx *c, const struct variant_runs *vr)
 	json_phase2(&j, c, vr);
 	json_design(&j, c, vr);
 	if (b->metric == BENCH_CYCLES_PER_OP)
-		json_fixed(&j, "median_ns", (s64)mul_div_u64(st.median, 1000000000u, arch_tsc_hz()), 3);
+		json_fixed(&j, "median_ns",
+			   (s64)mul_div_u64(st.median, 1000000000u, arch_tsc_hz()), 3);
 	json_u64(&j, "tsc_hz", arch_tsc_hz());
 	/* report() reads the counters of one episode, as before interleaving. */
 	memcpy(c->counter_total, vr->last_total, sizeof(c->counter_total));
@@ -243,6 +245,6 @@ void bench_print_lava(const struct bench_ctx *c, bool pass, u64 median, const st
 	bench_case_label(c, label, sizeof(label), '-', '-');
 	fmt_fixed(value, sizeof(value), (s64)median, 3);
 	printk("MMLAB-LAVA test_case_id=%s-%s-cpus%u%s%s result=%s measurement=%s units=%s\n",
-	       c->b->name, bench_variant_name(c->b, c->variant), c->ncpus, label[0] ? "-" : "", label,
-	       pass ? "pass" : "fail", pass ? value : "0", metric_unit(c->b));
+	       c->b->name, bench_variant_name(c->b, c->variant), c->ncpus, label[0] ? "-" : "",
+	       label, pass ? "pass" : "fail", pass ? value : "0", metric_unit(c->b));
 }

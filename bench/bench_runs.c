@@ -254,7 +254,8 @@ static void join_workers(struct bench_ctx *c)
 		arch_cpu_relax();
 	}
 	if (atomic_load_acquire(&rs.abort) && !c->error)
-		bench_fail(c, "a CPU did not reach a barrier within %u ms", BENCH_BARRIER_TIMEOUT_MS);
+		bench_fail(c, "a CPU did not reach a barrier within %u ms",
+			   BENCH_BARRIER_TIMEOUT_MS);
 }
 void bench_run_case_runs(struct bench_ctx *c, struct variant_runs *vr, u32 seq, unsigned iters,
 			 unsigned warmup)

@@ -136,7 +136,8 @@ static void tm_run(struct bench_ctx *c, unsigned idx)
 	/* The entries are gone and no table is freed: nothing below needs the lock. */
 	pt_gather_finish(&b.g);
 	if (err || b.g.err)
-		bench_fail(c, "CPU %u: unmap failed (%s)", c->cpu[idx], errno_name(err ? err : b.g.err));
+		bench_fail(c, "CPU %u: unmap failed (%s)", c->cpu[idx],
+			   errno_name(err ? err : b.g.err));
 }
 
 /* The rounds one unmap of tm.pages sends (the design's promise), and each round's pages. */
@@ -217,9 +218,10 @@ static int tm_verify(struct bench_ctx *c)
 
 		if (design_kept(p, got, unmaps, tm.pages, c->ncpus - 1))
 			continue;
-		bench_fail(c, "%s promises %s%u %s per %u pages%s: %lu in %lu unmaps of %u", d->name,
-			   p->at_most ? "at most " : "", p->count, percpu_counter_name(p->counter),
-			   p->per, p->per_target ? " per target" : "", (unsigned long)got,
+		bench_fail(c, "%s promises %s%u %s per %u pages%s: %lu in %lu unmaps of %u",
+			   d->name, p->at_most ? "at most " : "", p->count,
+			   percpu_counter_name(p->counter), p->per,
+			   p->per_target ? " per target" : "", (unsigned long)got,
 			   (unsigned long)unmaps, tm.pages);
 		return -EINVAL;
 	}

@@ -113,8 +113,10 @@ struct smp_work {
  * by CPU did: 16 CPUs' call_unacked on one line).
  */
 struct smp_local {
-	unsigned call_unacked; /* the caller (plus one; 0: none) whose call runs here unacknowledged */
-	bool idle_halted;      /* in cpu_idle()'s HLT: an interrupt handler seeing it woke the CPU */
+	/* The caller (plus one; 0: none) whose call runs here unacknowledged. */
+	unsigned call_unacked;
+	/* In cpu_idle()'s HLT: an interrupt handler that sees it woke the CPU. */
+	bool idle_halted;
 } __cacheline_aligned;
 
 struct percpu {

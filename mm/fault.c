@@ -137,7 +137,7 @@ static bool fault_page_exclusive(const struct page *p)
 	       page_ref_count(p) == 1 + (s32)page_pin_count(p) * PIN_BIAS;
 }
 
-/* Copies shared page @old for this mapping; the old translation is flushed before @old is dropped. */
+/* Copies shared page @old for this mapping; its translation is flushed before @old is dropped. */
 static int fault_cow_copy(struct mm *mm, const struct pt_slot *s, struct page *old,
 			  unsigned prot)
 {

@@ -43,7 +43,8 @@ static int mapping_region_info(struct mm *mm, vaddr_t start, struct mm_mapping_a
 	}
 	read_unlock(&mm->lock);
 	if (!err && (a->flags & MM_PT_SHAREABLE) &&
-	    (!IS_ALIGNED(a->start, MAPPING_SHARE_ALIGN) || !IS_ALIGNED(a->end, MAPPING_SHARE_ALIGN)))
+	    (!IS_ALIGNED(a->start, MAPPING_SHARE_ALIGN) ||
+	     !IS_ALIGNED(a->end, MAPPING_SHARE_ALIGN)))
 		err = -EINVAL;
 	return err;
 }
@@ -141,7 +142,7 @@ static rwlock_t *mapping_zap_fault_lock(struct mm_mapping *m, const struct mm_re
 	return l == &m->lock ? NULL : l;
 }
 
-/* Unmaps region @r of @mm; mm->lock (side as mm/mapping.h says) and the mapping's write side held. */
+/* Unmaps region @r of @mm; mm->lock (side per mm/mapping.h) and the mapping's write side held. */
 static int mapping_zap_locked(struct mm *mm, const struct mm_region *r)
 {
 	struct pt_gather g;

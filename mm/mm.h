@@ -177,8 +177,9 @@ static inline bool mm_region_cow(const struct mm_region *r)
 /*
  * Maps a zeroed frame at every page of [start, start + len) that has
  * nothing mapped, as write faults would, without faulting (no fault is
- * counted), under the locks mm_map_page() takes. Returns 0, -EFAULT (part of the range is in no region or not
- * writable), -EINVAL or -ENOMEM (what was mapped stays).
+ * counted), under the locks mm_map_page() takes. Returns 0, -EFAULT (part
+ * of the range is in no region or not writable), -EINVAL or -ENOMEM (what
+ * was mapped stays).
  */
 int mm_populate(struct mm *mm, vaddr_t start, u64 len);
 

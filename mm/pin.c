@@ -28,7 +28,7 @@ PCPU_COUNTER(PCPU_PIN_UNLOADED, "pin_unloaded");
 PCPU_COUNTER(PCPU_PIN_RETRIES, "pin_retries");
 PCPU_COUNTER(PCPU_PIN_REF_ATOMICS, "pin_ref_atomics");
 
-/* page_pin_nr(), counted: one atomic add to @p's refcount (and a large head's pincount beside it). */
+/* page_pin_nr(), counted: one atomic add to @p's refcount (and a large head's pincount). */
 static int pin_ref(struct page *p, u32 nr)
 {
 	this_cpu_inc(PCPU_PIN_REF_ATOMICS);
@@ -49,7 +49,8 @@ static int pin_large_per_page(struct page *head, unsigned nr)
 
 		if (err) {
 			if (i)
-				page_unpin_nr(head, i); /* not the last reference: the mapping holds one */
+				/* Not the last reference: the mapping holds one. */
+				page_unpin_nr(head, i);
 			return err;
 		}
 	}
@@ -94,7 +95,8 @@ static int pin_large_per_folio(struct page *head, unsigned nr)
 /* Ref atomics per page: every 4 KiB page pinned adds to a refcount once. */
 const struct pin_flag_ops pin_flag_ops_naive = {
 	.d = { .name = "naive", .desc = "writes the mm's shared has_pinned flag on every call",
-	       .source = "Linux's mm->has_pinned, written per call (the 2021 line bounce)", .unit = "call",
+	       .source = "Linux's mm->has_pinned, written per call (the 2021 line bounce)",
+	       .unit = "call",
 	       .promises = DESIGN_PROMISES({ PCPU_PIN_FLAG_WRITES, 1, 1, false, false },
 					   { PCPU_PIN_REF_ATOMICS, 1, 1, false, false }) },
 	.note_pinned = note_pinned_naive,
@@ -183,7 +185,8 @@ static void pagemap_done(struct dev_pagemap *pgmap)
 }
 
 const struct pin_pagemap_ops pin_pagemap_ops_naive = {
-	.d = { .name = "naive", .desc = "looks the pagemap up and takes a reference per device page",
+	.d = { .name = "naive",
+	       .desc = "looks the pagemap up and takes a reference per device page",
 	       .source = "get_user_pages before Busch 2018", .unit = "page",
 	       .promises = DESIGN_PROMISES({ PCPU_PAGEMAP_LOOKUPS, 1, 1, false, false },
 					   { PCPU_PAGEMAP_REFS, 1, 1, false, false }) },

@@ -69,7 +69,7 @@ struct pin_pagemap_ops {
 	struct design d; /* first: pin_pagemap_designs[] holds &ops.d */
 	/* The pagemap of device page @pfn with a reference, given @last from the previous page. */
 	struct dev_pagemap *(*get)(u64 pfn, struct dev_pagemap *last);
-	/* After device page @pfn is pinned: naive drops its reference at once. Returns what to keep. */
+	/* After device page @pfn is pinned (naive drops its reference at once): what to keep. */
 	struct dev_pagemap *(*after_page)(struct dev_pagemap *pgmap);
 	/* At the end of the call: drops what is still held. */
 	void (*done)(struct dev_pagemap *pgmap);

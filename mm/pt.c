@@ -473,7 +473,8 @@ static unsigned pt_change_entry(struct pt_op *op, pte_t *t, unsigned i, int leve
 		}
 		/* The huge page's TLB entries go too, not only the part unmapped. */
 		if (op->kind == PT_OP_UNMAP)
-			pt_gather_range(op->g, base, base + pte_level_size(level) - 1, pte_is_global(e));
+			pt_gather_range(op->g, base, base + pte_level_size(level) - 1,
+					pte_is_global(e));
 		e = pt_split(op, t, i, level);
 	}
 	child = pte_addr(e, level);

@@ -71,7 +71,8 @@ struct swap_info {
 	/* The cluster level's (mm/swap_cluster.c), set up by swap_clusters_create(). */
 	spinlock_t lock;			/* the device lock */
 	struct swap_clist lists[SWAP_NR_LISTS]; /* device lock */
-	u64 inuse;				/* atomic adds (a cluster-only put skips the device lock) */
+	/* Atomic adds only (a cluster-only put skips the device lock). */
+	u64 inuse;
 	u64 nslots;
 	u32 nclusters;
 	u8 *map; /* byte per slot, under its cluster's lock; atomic loads outside it */

@@ -95,7 +95,7 @@ static int swap_out_check_locked(struct mm *mm, vaddr_t va, unsigned nr,
 	return 0;
 }
 
-/* Puts the folio's leaves back after a failed flush or copy, or a pin; they were swap entries for @e. */
+/* Puts the folio's leaves back after a failed flush or copy, or a pin; they were @e's entries. */
 static void swap_out_undo(struct mm *mm, vaddr_t va, unsigned nr, swp_entry_t e,
 			  const struct swap_out_page *pg)
 {

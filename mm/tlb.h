@@ -188,7 +188,8 @@ int tlb_flush_send_ordered(const struct tlb_flush_req *req, bool local_first);
  * IPIs left). The targets get a copy of the @len bytes at @req
  * (sizeof(*req)..SMP_CALL_DATA_MAX): a design may send a larger request
  * that begins with struct tlb_flush_req (gen's carries its generation).
- * For designs that pick their targets or must know who they were. Returns as tlb_flush_send(), or -EINVAL for a bad @len.
+ * For designs that pick their targets or must know who they were. Returns
+ * as tlb_flush_send(), or -EINVAL for a bad @len.
  */
 int tlb_flush_send_mask(const struct tlb_flush_req *req, size_t len, const cpumask_t *mask);
 

@@ -248,7 +248,7 @@ static int lazy_send(const struct tlb_flush_req *req, cpumask_t *targets, u64 *t
 	u64 unused;
 	int err;
 
-	/* Before the mask is read, as tlb_flush_send(): a CPU loading the mm later flushes itself. */
+	/* Before the mask is read, as tlb_flush_send(): a CPU loading the mm later flushes. */
 	atomic_fetch_add(&req->mm->tlb_gen, 1);
 	cpumask_copy(targets, mm_cpumask(req->mm));
 	cpumask_clear_cpu(self, targets);

@@ -246,7 +246,7 @@ static bool stale_reader_sampled(unsigned k, unsigned n)
 	return false;
 }
 
-/* Hands the reader loop to the sampled other CPUs; a CPU still busy with earlier work is retried. */
+/* Hands the reader loop to the sampled other CPUs; a CPU still busy is retried. */
 static int stale_readers_start(void)
 {
 	u64 deadline = arch_tsc_read() + STALE_WAIT_S * arch_tsc_hz();

@@ -298,7 +298,7 @@ bool smp_cpu_dead(unsigned cpu)
 	return fake_cpus_on && fake_cpus_dead(cpu);
 }
 
-/* Counts only in the threaded model (fake_cpus.h); otherwise a late drain is the test's to report. */
+/* Counts only in the threaded model (fake_cpus.h); else a late drain is the test's to report. */
 void smp_cpu_write_off(unsigned cpu, const char *who)
 {
 	if (fake_cpus_on)
