@@ -104,6 +104,14 @@ void fake_cpus_write_off(unsigned cpu, const char *who)
 	printf("# fake cpu %u written off (%s)\n", cpu, who);
 }
 
+void fake_cpus_revive(unsigned cpu)
+{
+	if (cpu >= MAX_CPUS || !__atomic_exchange_n(&fake_dead[cpu], false, __ATOMIC_SEQ_CST))
+		return;
+	__atomic_sub_fetch(&fake_dead_count, 1, __ATOMIC_RELAXED);
+	printf("# fake cpu %u back in the run\n", cpu);
+}
+
 /* Runs @fn(@arg) as @cpu under its interrupt lock; false when it timed out. */
 static bool call_one(unsigned cpu, smp_call_fn fn, void *arg, unsigned self)
 {

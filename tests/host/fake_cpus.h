@@ -38,6 +38,12 @@ int fake_cpus_call(const cpumask_t *mask, smp_call_fn fn, void *arg, unsigned se
 
 bool fake_cpus_dead(unsigned cpu);
 void fake_cpus_write_off(unsigned cpu, const char *who);
+/*
+ * @cpu is back in the run (the mm torture, after a CPU it held dark was
+ * written off): its thread must hold its interrupt lock, as a CPU coming
+ * out of a reset has interrupts off.
+ */
+void fake_cpus_revive(unsigned cpu);
 /* CPUs written off so far. */
 unsigned fake_cpus_dead_count(void);
 

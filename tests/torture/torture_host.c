@@ -43,8 +43,9 @@
 #include <sanitizer/asan_interface.h>
 #endif
 
+static void host_revive(unsigned cpu);
 static struct torture_config cfg = { .seed = 0, .seconds = 60, .ncpus = 4, .inject = true,
-				     .audit_ms = 500 };
+				     .audit_ms = 500, .revive = host_revive };
 static unsigned cur_case;
 extern u32 t_op_mask; /* tests/torture/torture_ops.c */
 static __thread u64 hook_rng;
@@ -70,12 +71,16 @@ u32 torture_env_timeout_ms(void)
 	return smp_timeout_ms();
 }
 
-void torture_env_hold_cpu(u32 ms)
+bool torture_env_cpu_written_off(unsigned cpu)
 {
-	unsigned long flags = arch_irq_save();
+	return fake_cpus_dead(cpu);
+}
 
-	usleep(ms * 1000);
-	arch_irq_restore(flags);
+/* A dark CPU back, as after a reset: its TLB emptied (checked), its write-off cleared. */
+static void host_revive(unsigned cpu)
+{
+	fake_tlb_flush_everything(cpu);
+	fake_cpus_revive(cpu);
 }
 
 static u64 hook_rand(void)
@@ -98,8 +103,28 @@ void torture_hook_frame_alloc(struct page *p, unsigned order)
 #endif
 }
 
+/*
+ * Frames a flush that failed covered must stay allocated (quarantined, or
+ * the operation backed out): the dark CPU may still write through its
+ * TLB entries to them (issue 24 defect 7).
+ */
+static void check_dark_tlb(struct page *p, unsigned order)
+{
+	int dark = torture_dark_cpu();
+
+	if (dark >= 0 && fake_tlb_holds((unsigned)dark, page_to_phys(p), PAGE_SIZE << order))
+		torture_fail("frame 0x%lx freed while dark CPU %d may still write through its TLB entry",
+			     (unsigned long)page_to_phys(p), dark);
+}
+
+void torture_hook_quarantine(struct page *p)
+{
+	torture_note_quarantined(page_to_pfn(p));
+}
+
 void torture_hook_frame_free(struct page *p, unsigned order)
 {
+	check_dark_tlb(p, order);
 #ifdef TORTURE_ASAN
 	if (__atomic_load_n(&hooks_on, __ATOMIC_RELAXED))
 		ASAN_POISON_MEMORY_REGION(page_address(p), PAGE_SIZE << order);
@@ -109,11 +134,36 @@ void torture_hook_frame_free(struct page *p, unsigned order)
 #endif
 }
 
-/* About one allocation in 2000 fails while injection is on: frames, tables, batch pages alike. */
+/* Injected failures so far: by kind (torture_hook_fail()), then page_alloc()'s own. */
+static u64 injected[TORTURE_FAIL_KINDS + 1];
+static const char *const injected_names[] = { "frame", "table", "batch", "swap", "any" };
+/*
+ * One in how many of each kind fails: low enough that operations mostly
+ * succeed, high enough that each kind's error path runs many times a
+ * case (a case makes some 10^5 frames, 10^3 tables and batches, 10^4
+ * swap-outs).
+ */
+static const u32 fail_one_in[TORTURE_FAIL_KINDS + 1] = { 1000, 100, 20, 50, 2000 };
+
+static bool inject_now(unsigned kind)
+{
+	if (!cfg.inject || !__atomic_load_n(&hooks_on, __ATOMIC_RELAXED) ||
+	    hook_rand() % fail_one_in[kind])
+		return false;
+	__atomic_add_fetch(&injected[kind], 1, __ATOMIC_RELAXED);
+	return true;
+}
+
+/* Any page_alloc() (the mm structs, roots, devmem, swap device pages too). */
 bool torture_hook_alloc_fail(unsigned order)
 {
 	(void)order;
-	return cfg.inject && __atomic_load_n(&hooks_on, __ATOMIC_RELAXED) && hook_rand() % 2000 == 0;
+	return inject_now(TORTURE_FAIL_KINDS);
+}
+
+bool torture_hook_fail(enum torture_fail_kind kind)
+{
+	return kind < TORTURE_FAIL_KINDS && inject_now(kind);
 }
 
 /* One lock or atomic point in 64 spins a little, one in 4096 yields the host CPU. */
@@ -241,9 +291,12 @@ int main(int argc, char **argv)
 		if (!ok)
 			break;
 	}
-	printf("# torture: {\"ops\": %lu, \"checks\": %lu, \"seed\": %lu, \"threads\": %u, \"passed\": %u, \"cases\": %u}\n",
+	printf("# torture: {\"ops\": %lu, \"checks\": %lu, \"seed\": %lu, \"threads\": %u, \"passed\": %u, \"cases\": %u, \"dead_cpus\": %u, \"injected\": {",
 	       (unsigned long)torture_ops_done(), (unsigned long)torture_checks_done(),
-	       (unsigned long)cfg.seed, cfg.ncpus, passed, n);
+	       (unsigned long)cfg.seed, cfg.ncpus, passed, n, torture_deaths());
+	for (unsigned k = 0; k <= TORTURE_FAIL_KINDS; k++)
+		printf("%s\"%s\": %lu", k ? ", " : "", injected_names[k], (unsigned long)injected[k]);
+	printf("}}\n");
 	if (torture_failed()) {
 		torture_report_failure();
 		return 1;

@@ -77,6 +77,24 @@ int t_slot_destroy(struct tslot *s);
 
 /* One random operation on CPU @cpu. */
 void torture_op(unsigned cpu);
+/* t_op_names[] has one more: a CPU going dark (ring records only). */
+#define T_OP_DIE 16
 extern const char *const t_op_names[];
+
+/* The table audit (tests/torture/torture_tables.c): every CPU at the barrier. */
+void t_audit_tables(void);
+
+/* Dead-CPU injection (tests/torture/torture_dead.c). */
+extern int t_dead_cpu;		  /* the case's victim, -1: none */
+extern bool t_dead_now;		  /* it is dark */
+extern struct tslot *t_dead_slot; /* the address space it keeps loaded, held */
+void t_dead_plan(const struct torture_config *cfg, unsigned i, u64 start_ms, u64 case_ms);
+bool t_dead_due(unsigned cpu, u64 now_ms);
+unsigned long t_dead_enter(unsigned cpu);
+void t_dead_leave(unsigned cpu, unsigned long flags);
+void t_dead_check(unsigned ncpus, const char *when);
+bool t_dead_err(int err);
+/* References quarantined frame @pfn keeps that no leaf accounts for. */
+u32 t_quarantined_refs(u64 pfn);
 
 #endif
