@@ -171,3 +171,14 @@ bool t_dead_err(int err)
 {
 	return err == -ETIMEDOUT && __atomic_load_n(&t_dead_now, __ATOMIC_ACQUIRE);
 }
+
+/*
+ * The same for a flush of @mm's translations: only when the dark CPU has
+ * @mm loaded (a CPU that switches away clears its bit). A flush of an mm
+ * it does not run must complete: else a caller is wedged by another's
+ * write-off (issue 24 defect 6), or a live CPU was skipped.
+ */
+bool t_dead_err_mm(int err, struct mm *mm)
+{
+	return t_dead_err(err) && cpumask_test_cpu((unsigned)t_dead_cpu, mm_cpumask(mm));
+}

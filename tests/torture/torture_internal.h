@@ -94,6 +94,7 @@ unsigned long t_dead_enter(unsigned cpu);
 void t_dead_leave(unsigned cpu, unsigned long flags);
 void t_dead_check(unsigned ncpus, const char *when);
 bool t_dead_err(int err);
+bool t_dead_err_mm(int err, struct mm *mm);
 /* References quarantined frame @pfn keeps that no leaf accounts for. */
 u32 t_quarantined_refs(u64 pfn);
 
