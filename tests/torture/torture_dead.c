@@ -68,34 +68,42 @@ bool t_dead_due(unsigned cpu, u64 now_ms)
 }
 
 /*
- * Goes dark with the address space this CPU runs kept loaded, the slot
- * held (so it is not destroyed while its root is loaded here). Returns
- * the interrupt flags to restore at revival.
+ * Goes dark in the middle of work on a live address space: it reads each
+ * tracked page first, so its TLB translates them all, then turns
+ * interrupts off with that address space loaded and its slot held (so it
+ * is not destroyed while its root is loaded here). Returns the interrupt
+ * flags to restore at revival.
  */
 unsigned long t_dead_enter(unsigned cpu)
 {
-	struct mm *cur = mm_current();
+	struct tcpu *c = &t_cpus[cpu];
 	unsigned long flags;
 
-	for (unsigned k = 0; cur && k < T_SLOTS && !t_dead_slot; k++) {
-		struct tslot *s = &t_slots[k];
+	for (unsigned tries = 0; tries < 64 && !t_dead_slot; tries++) {
+		struct tslot *s = t_slot_get(c);
 
-		if (__atomic_load_n(&s->mm, __ATOMIC_ACQUIRE) != cur)
+		if (!s)
 			continue;
-		__atomic_add_fetch(&s->users, 1, __ATOMIC_SEQ_CST);
-		if (__atomic_load_n(&s->state, __ATOMIC_SEQ_CST) == SLOT_LIVE &&
-		    __atomic_load_n(&s->mm, __ATOMIC_ACQUIRE) == cur)
-			t_dead_slot = s;
-		else
-			t_slot_put(s);
+		/* Against op_destroy(): it takes the slot BUSY, then looks here. */
+		__atomic_store_n(&t_dead_slot, s, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&s->state, __ATOMIC_SEQ_CST) == SLOT_LIVE)
+			break;
+		__atomic_store_n(&t_dead_slot, NULL, __ATOMIC_SEQ_CST);
+		t_slot_put(s);
 	}
+	for (unsigned r = 0; t_dead_slot && r < T_REGIONS; r++)
+		for (unsigned i = 0; i < T_PAGES; i++) {
+			u64 v = 0;
+
+			/* A read that faults (-ENOMEM injected, say) leaves no entry: no matter. */
+			torture_env_touch(t_dead_slot->mm, t_base[r] + i * T_KB4, false, &v);
+		}
 	if (!t_dead_slot)
-		mm_switch(NULL); /* its address space is going: dark with none */
+		mm_switch(NULL);
 	flags = arch_irq_save();
 	__atomic_store_n(&t_dead_now, true, __ATOMIC_SEQ_CST);
 	t_deaths++;
-	t_rec(&t_cpus[cpu], T_OP_DIE, t_dead_slot ? (unsigned)(t_dead_slot - t_slots) : 0xffff,
-	      0, 0, 0);
+	t_rec(c, T_OP_DIE, t_dead_slot ? (unsigned)(t_dead_slot - t_slots) : 0xffff, 0, 0, 0);
 	return flags;
 }
 

@@ -318,10 +318,13 @@ static void op_destroy(struct tcpu *c, struct tslot *s)
 				break;
 			}
 		}
-	} else if (s != t_dead_slot && /* its root stays loaded on the dark CPU */
-		   __atomic_compare_exchange_n(&s->state, &want, SLOT_BUSY, false,
-					       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-		err = t_slot_destroy(s);
+	} else if (__atomic_compare_exchange_n(&s->state, &want, SLOT_BUSY, false,
+					       __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+		/* Not the dark CPU's: its root stays loaded there (t_dead_enter()). */
+		if (__atomic_load_n(&t_dead_slot, __ATOMIC_SEQ_CST) == s)
+			__atomic_store_n(&s->state, SLOT_LIVE, __ATOMIC_SEQ_CST);
+		else
+			err = t_slot_destroy(s);
 	}
 	t_rec(c, OP_DESTROY, k, 0, live, err);
 }
