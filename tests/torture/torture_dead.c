@@ -129,7 +129,7 @@ void t_dead_check(unsigned ncpus, const char *when)
 			continue;
 		if ((int)cpu != t_dead_cpu || !__atomic_load_n(&t_dead_now, __ATOMIC_ACQUIRE))
 			torture_fail("%s: live CPU %u was written off (the dark one: %d)", when,
-				     cpu, __atomic_load_n(&t_dead_now, __ATOMIC_ACQUIRE) ? t_dead_cpu : -1);
+				     cpu, torture_dark_cpu());
 	}
 	__atomic_add_fetch(&t_checks, 1, __ATOMIC_RELAXED);
 }
@@ -181,12 +181,15 @@ bool t_dead_err(int err)
 }
 
 /*
- * The same for a flush of @mm's translations: only when the dark CPU has
- * @mm loaded (a CPU that switches away clears its bit). A flush of an mm
- * it does not run must complete: else a caller is wedged by another's
+ * The same for a flush of @mm's translations by @c's operation: when the
+ * dark CPU has @mm loaded (a CPU that switches away clears its bit), or
+ * the operation began before it went dark (it may have been in the mask
+ * the flush was sent to). A flush of an mm it does not run, sent while
+ * it is dark, must complete: else a caller is wedged by another's
  * write-off (issue 24 defect 6), or a live CPU was skipped.
  */
-bool t_dead_err_mm(int err, struct mm *mm)
+bool t_dead_err_mm(const struct tcpu *c, int err, struct mm *mm)
 {
-	return t_dead_err(err) && cpumask_test_cpu((unsigned)t_dead_cpu, mm_cpumask(mm));
+	return t_dead_err(err) &&
+	       (!c->dark_at_start || cpumask_test_cpu((unsigned)t_dead_cpu, mm_cpumask(mm)));
 }

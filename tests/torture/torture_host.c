@@ -118,7 +118,7 @@ static void check_dark_tlb(struct page *p, unsigned order)
 	int dark = torture_dark_cpu();
 
 	if (dark >= 0 && fake_tlb_holds((unsigned)dark, page_to_phys(p), PAGE_SIZE << order))
-		torture_fail("frame 0x%lx freed while dark CPU %d may still write through its TLB entry",
+		torture_fail("frame 0x%lx freed while dark CPU %d may still reach it (TLB)",
 			     (unsigned long)page_to_phys(p), dark);
 }
 
@@ -189,9 +189,10 @@ void torture_hook_delay(void)
 /*
  * mm/mm_hook.h's points, for the torture: a random wait at swap-out's
  * pin check (before it clears the entries; a host yield at every other
- * one) and at a pin's page check (before its reference step) widens the window of issue 24 defect 2, a
- * pin taken after swap-out looked, from a few instructions to a host
- * scheduling quantum now and then. Only while injection is on.
+ * one) and at a pin's page check (before its reference step) widens
+ * the window of issue 24 defect 2, a pin taken after swap-out looked,
+ * from a few instructions to a host scheduling quantum now and then.
+ * Only while injection is on.
  */
 static void host_mm_hook(enum mm_hook_point at, void *arg)
 {
@@ -349,7 +350,8 @@ int main(int argc, char **argv)
 	}
 	if (cfg.inject)
 		passed += injection_case(n + 1, passed == n);
-	printf("# torture: {\"ops\": %lu, \"checks\": %lu, \"seed\": %lu, \"threads\": %u, \"passed\": %u, \"cases\": %u, \"dead_cpus\": %u, \"written_off\": %u, \"injected\": {",
+	printf("# torture: {\"ops\": %lu, \"checks\": %lu, \"seed\": %lu, \"threads\": %u, "
+	       "\"passed\": %u, \"cases\": %u, \"dead_cpus\": %u, \"written_off\": %u, \"injected\": {",
 	       (unsigned long)torture_ops_done(), (unsigned long)torture_checks_done(),
 	       (unsigned long)cfg.seed, cfg.ncpus, passed, n + cfg.inject, torture_deaths(), written_off);
 	for (unsigned k = 0; k <= TORTURE_FAIL_KINDS; k++)

@@ -54,6 +54,7 @@ extern u64 t_ops, t_checks;
 /* Per-CPU state of the running case. */
 struct tcpu {
 	u64 rng;
+	bool dark_at_start; /* a CPU was dark when this CPU's operation began */
 	unsigned head;
 	struct torture_rec ring[TORTURE_RING];
 };
@@ -94,7 +95,7 @@ unsigned long t_dead_enter(unsigned cpu);
 void t_dead_leave(unsigned cpu, unsigned long flags);
 void t_dead_check(unsigned ncpus, const char *when);
 bool t_dead_err(int err);
-bool t_dead_err_mm(int err, struct mm *mm);
+bool t_dead_err_mm(const struct tcpu *c, int err, struct mm *mm);
 /* References quarantined frame @pfn keeps that no leaf accounts for. */
 u32 t_quarantined_refs(u64 pfn);
 

@@ -89,7 +89,7 @@ static int op_access(struct tcpu *c, struct tslot *s, bool write)
 			     (unsigned long)page_va(r, i), (unsigned long)v, (unsigned long)p->val);
 		where_is(want, s->mm, page_va(r, i));
 	}
-	if (err && err != -ENOMEM && !t_dead_err_mm(err, s->mm))
+	if (err && err != -ENOMEM && !t_dead_err_mm(c, err, s->mm))
 		torture_fail("fault at 0x%lx of mm %lu failed: %d", (unsigned long)page_va(r, i),
 			     (unsigned long)s->id, err);
 	t_unlock(&p->lock);
@@ -163,13 +163,13 @@ static void op_unmap(struct tcpu *c, struct tslot *s, bool whole_region)
 	if (whole_region) {
 		err = mm_unmap_region(s->mm, t_base[r], t_len[r]);
 		/* A failed flush still unmapped the region (mm_unmap_region()). */
-		if (!err || t_dead_err_mm(err, s->mm))
+		if (!err || t_dead_err_mm(c, err, s->mm))
 			err = mm_map_region(s->mm, t_base[r], t_len[r], t_flags[r]);
 		if (err)
 			torture_fail("unmap and map of region 0x%lx: %d", (unsigned long)t_base[r], err);
 	} else {
 		err = tlb_unmap_pages(s->mm, page_va(r, i), n, t_unmap_ops);
-		if (err && err != -ENOMEM && !t_dead_err_mm(err, s->mm))
+		if (err && err != -ENOMEM && !t_dead_err_mm(c, err, s->mm))
 			torture_fail("unmap through %s of 0x%lx+%u: %d", t_unmap_ops->d.name,
 				     (unsigned long)page_va(r, i), n, err);
 		if (!err)
@@ -210,7 +210,7 @@ static void op_zap(struct tcpu *c, struct tslot *s)
 	}
 	t_lock_pages(lp, n);
 	err = mapping_zap(&t_mapping, s ? s->mm : NULL);
-	if (err && err != -ENOMEM && (s ? !t_dead_err_mm(err, s->mm) : !t_dead_err(err)))
+	if (err && err != -ENOMEM && (s ? !t_dead_err_mm(c, err, s->mm) : !t_dead_err(err)))
 		torture_fail("mapping_zap: %d", err);
 	for (unsigned k = 0; k < n; k++)
 		lp[k]->val = 0;
@@ -286,7 +286,7 @@ static void op_fork(struct tcpu *c, struct tslot *s)
 			for (unsigned i = 0; i < T_PAGES; i++)
 				child->model[r]->p[i].val = s->model[r]->p[i].val;
 		}
-	} else if (err != -ENOMEM && err != -EOVERFLOW && !t_dead_err_mm(err, s->mm)) {
+	} else if (err != -ENOMEM && err != -EOVERFLOW && !t_dead_err_mm(c, err, s->mm)) {
 		torture_fail("mm_fork: %d", err);
 	}
 	t_unlock_pages(lp, n);
@@ -400,6 +400,7 @@ void torture_op(unsigned cpu)
 	struct tslot *s;
 
 	__atomic_add_fetch(&t_ops, 1, __ATOMIC_RELAXED);
+	c->dark_at_start = __atomic_load_n(&t_dead_now, __ATOMIC_SEQ_CST);
 	if (op == OP_PAGEMAP) {
 		op_pagemap(c);
 		return;

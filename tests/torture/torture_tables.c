@@ -70,8 +70,8 @@ static void table_audit(paddr_t pa, int level, unsigned k, unsigned first, unsig
 	/* The root also counts the kernel half's entries it copied: its count is not checked. */
 	if (level < PT_LEVELS && nonzero != (tp->priv & ~PT_SHARED_TABLE))
 		torture_fail("table 0x%lx of mm %lu: %lu non-zero entries, its count says %lu",
-			     (unsigned long)pa, (unsigned long)t_slots[k].id, (unsigned long)nonzero,
-			     (unsigned long)(tp->priv & ~PT_SHARED_TABLE));
+			     (unsigned long)pa, (unsigned long)t_slots[k].id,
+			     (unsigned long)nonzero, (unsigned long)(tp->priv & ~PT_SHARED_TABLE));
 	__atomic_add_fetch(&t_checks, 1, __ATOMIC_RELAXED);
 }
 
