@@ -91,7 +91,11 @@ unsigned long t_dead_enter(unsigned cpu)
 		__atomic_store_n(&t_dead_slot, NULL, __ATOMIC_SEQ_CST);
 		t_slot_put(s);
 	}
-	for (unsigned r = 0; t_dead_slot && r < T_REGIONS; r++)
+	/*
+	 * R_PRIV last: its pages share the host's fake TLB sets with
+	 * R_SHARED's (direct-mapped by page number), and swap-out takes them.
+	 */
+	for (unsigned r = T_REGIONS; t_dead_slot && r-- > 0;)
 		for (unsigned i = 0; i < T_PAGES; i++) {
 			u64 v = 0;
 
