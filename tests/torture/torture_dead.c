@@ -1,7 +1,7 @@
 /*
  * Dead-CPU injection (tests/torture/torture.h, struct torture_config's
- * revive): in each case one CPU other than the leader goes dark at a
- * random time, with interrupts off for the rest of the case, so the
+ * revive): in each case one CPU other than the leader goes dark for the
+ * last part of the case, with interrupts off to its end, so the
  * first cross-CPU call that needs it waits timeout_ms and writes it off
  * (-ETIMEDOUT), as a CPU that hangs in hardware would be. It keeps its
  * address space loaded and its TLB as it was: every flush of that
@@ -31,9 +31,14 @@ static void (*t_revive)(unsigned cpu);
 
 /*
  * Quarantined frames of this case and the references each keeps (the
- * environment's hook reports them; open addressing, lock-free).
+ * environment's hook reports them; open addressing, lock-free). The
+ * kernel has no dark CPU and no hook: a few slots, not 128 KiB of .bss.
  */
+#ifdef HOST_BUILD
 #define T_QUAR_SLOTS 8192
+#else
+#define T_QUAR_SLOTS 64
+#endif
 #define T_DARK_MS_MAX 3000
 static struct {
 	u64 key; /* pfn + 1; 0: empty */
