@@ -363,9 +363,11 @@ int main(int argc, char **argv)
 	printf("# torture: {\"ops\": %lu, \"checks\": %lu, \"seed\": %lu, \"threads\": %u, "
 	       "\"passed\": %u, \"cases\": %u, \"dead_cpus\": %u, \"written_off\": %u, \"injected\": {",
 	       (unsigned long)torture_ops_done(), (unsigned long)torture_checks_done(),
-	       (unsigned long)cfg.seed, cfg.ncpus, passed, n + cfg.inject, torture_deaths(), written_off);
+	       (unsigned long)cfg.seed, cfg.ncpus, passed, n + cfg.inject, torture_deaths(),
+	       written_off);
 	for (unsigned k = 0; k <= TORTURE_FAIL_KINDS; k++)
-		printf("%s\"%s\": %lu", k ? ", " : "", injected_names[k], (unsigned long)injected[k]);
+		printf("%s\"%s\": %lu", k ? ", " : "", injected_names[k],
+		       (unsigned long)injected[k]);
 	printf("}}\n");
 	if (torture_failed()) {
 		torture_report_failure();
