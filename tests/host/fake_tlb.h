@@ -60,6 +60,13 @@ void fake_tlb_load(unsigned cpu, u16 asid, bool flush);
  */
 bool fake_tlb_holds(unsigned cpu, paddr_t pa, u64 len);
 
+/*
+ * Calls @fn for each entry of fake CPU @cpu's running ASID, under its
+ * TLB's lock (@fn must not call back into this file).
+ */
+typedef void fake_tlb_visit_fn(void *arg, vaddr_t base, paddr_t pa, u64 size, unsigned prot);
+void fake_tlb_visit(unsigned cpu, fake_tlb_visit_fn *fn, void *arg);
+
 /* Lookups that hit, since fake_tlb_reset(). */
 u64 fake_tlb_hits(void);
 

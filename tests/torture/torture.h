@@ -31,6 +31,11 @@ struct torture_config {
 	 * (the kernel's kernel/smp.c writes a CPU off for good).
 	 */
 	void (*revive)(unsigned cpu);
+	/*
+	 * At each audit while @cpu is dark (NULL: none): checks what its
+	 * translations still reach (host: its fake TLB) against the tables.
+	 */
+	void (*audit_dark)(unsigned cpu);
 };
 
 /* One operation a CPU did, for the ring printed on failure. */

@@ -194,6 +194,7 @@ static void audit_run(void)
 			torture_fail("settle before the audit: %d", err);
 	}
 	t_dead_check(t_conf.ncpus, "audit");
+	t_dead_audit();
 	/*
 	 * Stale TLB uses are not failures here: an access may race the clear
 	 * of its entry and use the old translation until the flush, as on

@@ -28,6 +28,7 @@ struct tslot *t_dead_slot;
 static u64 t_dead_at_ms;
 static unsigned t_deaths;
 static void (*t_revive)(unsigned cpu);
+static void (*t_audit_dark)(unsigned cpu);
 
 /*
  * Quarantined frames of this case and the references each keeps (the
@@ -60,6 +61,7 @@ void t_dead_plan(const struct torture_config *cfg, unsigned i, u64 start_ms, u64
 	__builtin_memset(t_quar, 0, sizeof(t_quar));
 	t_dead_slot = NULL;
 	t_revive = cfg->revive;
+	t_audit_dark = cfg->audit_dark;
 	if (!cfg->inject || !cfg->revive || cfg->ncpus < 2)
 		return;
 	/*
@@ -133,6 +135,15 @@ void t_dead_leave(unsigned cpu, unsigned long flags)
 	/* Its queued invalidations (lazy) are drained at its next windows. */
 	for (unsigned k = 0; k < 8; k++)
 		torture_env_service();
+}
+
+/* At an audit (every CPU at the barrier): what the dark CPU still reaches. */
+void t_dead_audit(void)
+{
+	int dark = torture_dark_cpu();
+
+	if (dark >= 0 && t_audit_dark)
+		t_audit_dark((unsigned)dark);
 }
 
 /* Every CPU written off must be the dark one. */

@@ -28,7 +28,7 @@
 #include "tests/host/fake_cpus.h"
 #include "tests/host/fake_tlb.h"
 #include "tests/mm_emul.h"
-#include "tests/torture/torture.h"
+#include "tests/torture/torture_internal.h"
 #include "torture_hook.h"
 #include <arch/arch.h>
 
@@ -45,8 +45,10 @@
 #endif
 
 static void host_revive(unsigned cpu);
+static void host_audit_dark(unsigned cpu);
 static struct torture_config cfg = { .seed = 0, .seconds = 60, .ncpus = 4, .inject = true,
-				     .audit_ms = 500, .revive = host_revive };
+				     .audit_ms = 500, .revive = host_revive,
+				     .audit_dark = host_audit_dark };
 static unsigned cur_case;
 extern u32 t_op_mask; /* tests/torture/torture_ops.c */
 static __thread u64 hook_rng;
@@ -96,6 +98,31 @@ static void host_revive(unsigned cpu)
 	written_off += fake_cpus_dead(cpu);
 	fake_tlb_flush_everything(cpu);
 	fake_cpus_revive(cpu);
+}
+
+/*
+ * One translation of the dark CPU: a writable one must not reach a frame
+ * two address spaces map (outside the region they share on purpose): a
+ * fork whose flush failed shares with its child pages that the dark CPU
+ * can still write (issue 24 defect 7, fork's half).
+ */
+static void dark_entry(void *arg, vaddr_t base, paddr_t pa, u64 size, unsigned prot)
+{
+	unsigned cpu = *(unsigned *)arg;
+	struct page *p;
+
+	if (!(prot & PROT_WRITE) || size != PAGE_SIZE || !pfn_valid(pa >> PAGE_SHIFT) ||
+	    base - t_base[R_SHARED] < t_len[R_SHARED])
+		return;
+	p = phys_to_page(pa);
+	if (page_mapcount(p) > 1)
+		torture_fail("frame 0x%lx mapped %d times while dark CPU %u can write it at 0x%lx (TLB)",
+			     (unsigned long)pa, page_mapcount(p), cpu, (unsigned long)base);
+}
+
+static void host_audit_dark(unsigned cpu)
+{
+	fake_tlb_visit(cpu, dark_entry, &cpu);
 }
 
 static u64 hook_rand(void)

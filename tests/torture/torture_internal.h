@@ -94,6 +94,7 @@ bool t_dead_due(unsigned cpu, u64 now_ms);
 unsigned long t_dead_enter(unsigned cpu);
 void t_dead_leave(unsigned cpu, unsigned long flags);
 void t_dead_check(unsigned ncpus, const char *when);
+void t_dead_audit(void);
 bool t_dead_err(int err);
 bool t_dead_err_mm(const struct tcpu *c, int err, struct mm *mm);
 /* References quarantined frame @pfn keeps that no leaf accounts for. */
