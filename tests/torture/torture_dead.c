@@ -14,8 +14,10 @@
  * space, and the teardown and end checks run on a whole machine again.
  *
  * What is checked: no CPU but the dark one is ever written off (at each
- * audit and at the end), and the environment checks each frame freed
- * while the CPU is dark against the dark CPU's TLB.
+ * audit and at the end); the environment checks each frame freed while
+ * the CPU is dark against the dark CPU's TLB, and at each audit what its
+ * writable translations reach (t_dead_audit()); an operation's flush may
+ * fail only for an mm the dark CPU runs (t_dead_err_mm()).
  */
 #include "errno.h"
 #include "mm/mm.h"
