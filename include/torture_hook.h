@@ -13,12 +13,25 @@
 
 struct page;
 
+/* What an injected allocation failure stands for (torture_hook_fail()). */
+enum torture_fail_kind {
+	TORTURE_FAIL_FRAME, /* a user frame: demand-zero, COW copy, swap-in */
+	TORTURE_FAIL_TABLE, /* a page-table page */
+	TORTURE_FAIL_BATCH, /* a flush batch: a gather's batch page, lazy's deferred batch */
+	TORTURE_FAIL_SWAP,  /* a swap slot: the device is full */
+	TORTURE_FAIL_KINDS
+};
+
 #ifdef MMLAB_TORTURE
 /* The block of 2^@order frames at @p leaves / returns to the allocator. */
 void torture_hook_frame_alloc(struct page *p, unsigned order);
 void torture_hook_frame_free(struct page *p, unsigned order);
+/* @p was quarantined: it keeps one reference no leaf accounts for. */
+void torture_hook_quarantine(struct page *p);
 /* True: this page_alloc() fails, as if memory had run out. */
 bool torture_hook_alloc_fail(unsigned order);
+/* True: this allocation of @kind fails (its caller's out-of-memory or full-device path). */
+bool torture_hook_fail(enum torture_fail_kind kind);
 /* A lock or atomic point: may spin a short random while. Any context. */
 void torture_hook_delay(void);
 #else
@@ -34,9 +47,20 @@ static inline void torture_hook_frame_free(struct page *p, unsigned order)
 	(void)order;
 }
 
+static inline void torture_hook_quarantine(struct page *p)
+{
+	(void)p;
+}
+
 static inline bool torture_hook_alloc_fail(unsigned order)
 {
 	(void)order;
+	return false;
+}
+
+static inline bool torture_hook_fail(enum torture_fail_kind kind)
+{
+	(void)kind;
 	return false;
 }
 

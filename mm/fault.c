@@ -24,6 +24,7 @@
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "mm/quarantine.h"
+#include "torture_hook.h"
 #include <arch/arch.h>
 
 PCPU_COUNTER(PCPU_PAGE_FAULTS, "page_faults");
@@ -142,7 +143,7 @@ static int fault_cow_copy(struct mm *mm, const struct pt_slot *s, struct page *o
 			  unsigned prot)
 {
 	vaddr_t va = s->va;
-	struct page *new = page_alloc(0, 0);
+	struct page *new = torture_hook_fail(TORTURE_FAIL_FRAME) ? NULL : page_alloc(0, 0);
 	int err;
 
 	if (!new)

@@ -20,6 +20,7 @@
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "mm/tlb.h"
+#include "torture_hook.h"
 #include <arch/arch.h>
 
 BUILD_ASSERT(sizeof(struct mm) <= PAGE_SIZE);
@@ -433,7 +434,7 @@ int mm_install_page_locked(struct mm *mm, vaddr_t va, struct page *page, unsigne
 
 int mm_zero_page_slot(struct mm *mm, const struct mm_region *r, struct pt_slot *s)
 {
-	struct page *p = page_alloc(0, PMM_ZERO);
+	struct page *p = torture_hook_fail(TORTURE_FAIL_FRAME) ? NULL : page_alloc(0, PMM_ZERO);
 	int err;
 
 	if (!p)

@@ -14,6 +14,7 @@
 #include "mm/pt_internal.h"
 #include "mm/quarantine.h"
 #include "mm/tlb.h"
+#include "torture_hook.h"
 
 struct pt_gather_batch {
 	struct pt_gather_batch *next;
@@ -176,7 +177,7 @@ static bool pt_gather_grow(struct pt_gather *g)
 	if (g->nr_pages < PT_GATHER_LOCAL || (g->cur && g->cur->nr < PT_GATHER_BATCH))
 		return true;
 	if (!next) {
-		p = page_alloc(0, 0);
+		p = torture_hook_fail(TORTURE_FAIL_BATCH) ? NULL : page_alloc(0, 0);
 		if (!p)
 			return false;
 		next = page_address(p);

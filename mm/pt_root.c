@@ -10,6 +10,7 @@
 #include "errno.h"
 #include "mm/pmm.h"
 #include "mm/pt_internal.h"
+#include "torture_hook.h"
 
 /* table pages */
 
@@ -22,7 +23,7 @@ void pt_tables_account(s64 delta)
 
 struct page *pt_table_alloc(void)
 {
-	struct page *p = page_alloc(0, PMM_ZERO);
+	struct page *p = torture_hook_fail(TORTURE_FAIL_TABLE) ? NULL : page_alloc(0, PMM_ZERO);
 
 	if (!p)
 		return NULL;

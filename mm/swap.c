@@ -13,6 +13,7 @@
 #include "errno.h"
 #include "kernel/panic.h"
 #include "mm/swap_internal.h"
+#include "torture_hook.h"
 
 static struct swap_info swap_infos[SWAP_MAX_DEVS];
 static spinlock_t swap_lock = SPINLOCK_INIT("swap");
@@ -174,7 +175,7 @@ int swap_slot_alloc(unsigned type, unsigned nr, swp_entry_t *e)
 
 	if (!si || order < 0)
 		return -EINVAL;
-	off = swap_cluster_alloc(si, (unsigned)order);
+	off = torture_hook_fail(TORTURE_FAIL_SWAP) ? -1 : swap_cluster_alloc(si, (unsigned)order);
 	if (off < 0)
 		return -ENOSPC;
 	*e = swap_entry_make(type, (u64)off);

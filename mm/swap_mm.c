@@ -32,6 +32,7 @@
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "mm/swap_internal.h"
+#include "torture_hook.h"
 
 PCPU_COUNTER(PCPU_SWAP_OUT_PAGES, "swap_out_pages");
 
@@ -223,7 +224,7 @@ static bool swapin_entry_unchanged(const struct pt_slot *s, u64 swp)
 static int swapin_locked(struct mm *mm, const struct mm_region *r, const struct pt_slot *s,
 			 u64 swp, swp_entry_t e)
 {
-	struct page *p = page_alloc(0, 0);
+	struct page *p = torture_hook_fail(TORTURE_FAIL_FRAME) ? NULL : page_alloc(0, 0);
 	int err;
 
 	if (!p)

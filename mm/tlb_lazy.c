@@ -46,6 +46,7 @@
 #include "mm/quarantine.h"
 #include "mm/tlb.h"
 #include "mm/tlb_lazy.h"
+#include "torture_hook.h"
 #include <arch/arch.h>
 
 PCPU_COUNTER(PCPU_TLB_LAZY_QUEUED, "tlb_lazy_queued");
@@ -385,7 +386,7 @@ static void tlb_lazy_gather_flush(struct pt_gather *g)
 	int ret;
 
 	lazy_reap();
-	b = lazy_batch_get();
+	b = torture_hook_fail(TORTURE_FAIL_BATCH) ? NULL : lazy_batch_get();
 	if (b)
 		ret = lazy_send(&req, &b->targets, b->ticket, true);
 	else

@@ -45,7 +45,9 @@ note "fuzz corpus replay"
 O=$O bash "$here/tests/fuzz/replay.sh" > "$logs/fuzz-replay.ktap" 2> "$logs/fuzz-replay.stderr"
 
 # The host mm torture (tests/torture/, docs/testing.md): the real mm/ code on
-# 4 host threads for about a minute under ASan/UBSan from a fixed seed
+# 4 host threads for about a minute under ASan/UBSan from a fixed seed, with
+# a dark CPU in every case and allocation failures of every kind (its last
+# case, torture_injection, fails if one never happened)
 # (replay: build/test-torture --seed=1 --threads=4). A sanitizer report or a
 # non-zero exit with no "not ok" line is a failure too. Its TSan build is
 # built here but not run: it still reports races in mm/pmm.c that are not

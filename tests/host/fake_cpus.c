@@ -47,8 +47,15 @@ void fake_cpus_disable(void)
 	__atomic_store_n(&fake_cpus_on, false, __ATOMIC_SEQ_CST);
 }
 
-/* Takes @cpu's interrupt lock; with @deadline_ns (0: none) false when it passed. */
-static bool irq_lock_take(unsigned cpu, u64 deadline_ns)
+/*
+ * Takes @cpu's interrupt lock; with @deadline_ns (0: none) false when it
+ * passed. With @ticks, the waiting thread's own tick runs meanwhile: a
+ * caller that waits for a target with its interrupts on takes its timer
+ * interrupts, as in the kernel (lazy drains its queue there; without it a
+ * caller stuck on a dark CPU for timeout_ms was written off by another
+ * CPU's lazy settle, seen once in a 600 s host torture).
+ */
+static bool irq_lock_take(unsigned cpu, u64 deadline_ns, bool ticks)
 {
 	u64 tok = thread_token();
 
@@ -60,6 +67,8 @@ static bool irq_lock_take(unsigned cpu, u64 deadline_ns)
 			return true;
 		if (deadline_ns && arch_tsc_read() > deadline_ns)
 			return false;
+		if (ticks)
+			fake_cpus_service();
 		sched_yield();
 	}
 }
@@ -77,7 +86,7 @@ void fake_cpus_irq_off(unsigned cpu)
 		fprintf(stderr, "fake_cpus: cpu %u: interrupts off twice on one thread\n", cpu);
 		abort();
 	}
-	irq_lock_take(cpu, 0);
+	irq_lock_take(cpu, 0, false);
 }
 
 void fake_cpus_irq_on(unsigned cpu)
@@ -104,6 +113,14 @@ void fake_cpus_write_off(unsigned cpu, const char *who)
 	printf("# fake cpu %u written off (%s)\n", cpu, who);
 }
 
+void fake_cpus_revive(unsigned cpu)
+{
+	if (cpu >= MAX_CPUS || !__atomic_exchange_n(&fake_dead[cpu], false, __ATOMIC_SEQ_CST))
+		return;
+	__atomic_sub_fetch(&fake_dead_count, 1, __ATOMIC_RELAXED);
+	printf("# fake cpu %u back in the run\n", cpu);
+}
+
 /* Runs @fn(@arg) as @cpu under its interrupt lock; false when it timed out. */
 static bool call_one(unsigned cpu, smp_call_fn fn, void *arg, unsigned self)
 {
@@ -113,9 +130,9 @@ static bool call_one(unsigned cpu, smp_call_fn fn, void *arg, unsigned self)
 	/* Our own lock goes while we wait: the kernel's wait serves our mailbox. */
 	if (had_off)
 		irq_lock_drop(self);
-	if (!irq_lock_take(cpu, deadline)) {
+	if (!irq_lock_take(cpu, deadline, !had_off)) {
 		if (had_off)
-			irq_lock_take(self, 0);
+			irq_lock_take(self, 0, false);
 		return false;
 	}
 	fake_in_call = true;
@@ -130,7 +147,7 @@ static bool call_one(unsigned cpu, smp_call_fn fn, void *arg, unsigned self)
 	fake_in_call = false;
 	irq_lock_drop(cpu);
 	if (had_off)
-		irq_lock_take(self, 0);
+		irq_lock_take(self, 0, false);
 	return true;
 }
 

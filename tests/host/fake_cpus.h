@@ -13,7 +13,9 @@
  * the run for good (smp_cpu_dead()), as kernel/smp.c does. The calling
  * thread lets go of its own lock while it waits, as the kernel's waits
  * serve their mailbox. Each fake CPU's tick runs whenever its thread
- * spins (arch_cpu_relax()) with interrupts on, or calls fake_cpus_service().
+ * spins (arch_cpu_relax()) with interrupts on, waits in smp_call() with
+ * interrupts on, or calls fake_cpus_service(). fake_cpus_revive() brings
+ * a written-off CPU back (the mm torture's dark CPU at its case's end).
  * Include only under HOST_BUILD.
  */
 #ifndef TESTS_HOST_FAKE_CPUS_H
@@ -38,6 +40,12 @@ int fake_cpus_call(const cpumask_t *mask, smp_call_fn fn, void *arg, unsigned se
 
 bool fake_cpus_dead(unsigned cpu);
 void fake_cpus_write_off(unsigned cpu, const char *who);
+/*
+ * @cpu is back in the run (the mm torture, after a CPU it held dark was
+ * written off): its thread must hold its interrupt lock, as a CPU coming
+ * out of a reset has interrupts off.
+ */
+void fake_cpus_revive(unsigned cpu);
 /* CPUs written off so far. */
 unsigned fake_cpus_dead_count(void);
 

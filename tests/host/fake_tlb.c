@@ -211,6 +211,33 @@ void fake_tlb_load(unsigned cpu, u16 asid, bool flush)
 	tlb_unlock(t);
 }
 
+bool fake_tlb_holds(unsigned cpu, paddr_t pa, u64 len)
+{
+	struct fake_tlb *t = tlb_lock(cpu);
+	bool held = false;
+
+	for (unsigned i = 0; t && i < FAKE_TLB_ENTRIES && !held; i++) {
+		const struct fake_tlb_entry *e = &t->e[i];
+
+		held = e->valid && e->asid == t->asid && e->pa < pa + len && pa < e->pa + e->size;
+	}
+	tlb_unlock(t);
+	return held;
+}
+
+void fake_tlb_visit(unsigned cpu, fake_tlb_visit_fn *fn, void *arg)
+{
+	struct fake_tlb *t = tlb_lock(cpu);
+
+	for (unsigned i = 0; t && i < FAKE_TLB_ENTRIES; i++) {
+		const struct fake_tlb_entry *e = &t->e[i];
+
+		if (e->valid && e->asid == t->asid)
+			fn(arg, e->base, e->pa, e->size, e->prot);
+	}
+	tlb_unlock(t);
+}
+
 u64 fake_tlb_hits(void)
 {
 	return __atomic_load_n(&fake_tlb_hit_count, __ATOMIC_RELAXED);

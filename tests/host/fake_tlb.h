@@ -54,6 +54,19 @@ void fake_tlb_flush_everything(unsigned cpu);
 /* CR3 load: @asid is current from now on; with @flush its entries go (all when @asid is 0). */
 void fake_tlb_load(unsigned cpu, u16 asid, bool flush);
 
+/*
+ * True when an entry of fake CPU @cpu's running ASID translates to a frame
+ * in [@pa, @pa + @len): the CPU could still reach it without a walk.
+ */
+bool fake_tlb_holds(unsigned cpu, paddr_t pa, u64 len);
+
+/*
+ * Calls @fn for each entry of fake CPU @cpu's running ASID, under its
+ * TLB's lock (@fn must not call back into this file).
+ */
+typedef void fake_tlb_visit_fn(void *arg, vaddr_t base, paddr_t pa, u64 size, unsigned prot);
+void fake_tlb_visit(unsigned cpu, fake_tlb_visit_fn *fn, void *arg);
+
 /* Lookups that hit, since fake_tlb_reset(). */
 u64 fake_tlb_hits(void);
 

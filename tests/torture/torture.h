@@ -23,6 +23,19 @@ struct torture_config {
 	unsigned ncpus;	 /* CPUs (threads) that run operations */
 	bool inject;	 /* fault injection: dead CPU, allocation failures, full swap */
 	u32 audit_ms;	 /* period of the audit barrier */
+	/*
+	 * Dead-CPU injection (with @inject): in each case one CPU other than
+	 * 0 goes dark at a random time (interrupts off, past timeout_ms, so
+	 * callers write it off) and stays dark until the case ends; then
+	 * @revive(cpu) brings it back, as a reset would. NULL: no dead CPU
+	 * (the kernel's kernel/smp.c writes a CPU off for good).
+	 */
+	void (*revive)(unsigned cpu);
+	/*
+	 * At each audit while @cpu is dark (NULL: none): checks what its
+	 * translations still reach (host: its fake TLB) against the tables.
+	 */
+	void (*audit_dark)(unsigned cpu);
 };
 
 /* One operation a CPU did, for the ring printed on failure. */
@@ -41,8 +54,6 @@ u64 torture_env_now_ms(void);
 void torture_env_service(void);
 /* Writes a line (no newline in @s). */
 void torture_env_line(const char *s);
-/* Holds this CPU with interrupts off for @ms (a CPU that stops answering). */
-void torture_env_hold_cpu(u32 ms);
 /*
  * A load (or store of *@val) of the u64 at @va of @mm by this CPU, as one
  * instruction: the translation and the access happen with no interrupt
@@ -53,6 +64,8 @@ void torture_env_hold_cpu(u32 ms);
 int torture_env_touch(struct mm *mm, vaddr_t va, bool write, u64 *val);
 /* The deadline of a cross-CPU call, ms. */
 u32 torture_env_timeout_ms(void);
+/* True when torture CPU @cpu was written off (missed a cross-CPU deadline). */
+bool torture_env_cpu_written_off(unsigned cpu);
 
 /* ---- the core ---- */
 /* Prepares case @index (its TLB design and fault-lock design); 0 or error. */
@@ -74,6 +87,12 @@ u64 torture_checks_done(void);
 /* Records a failure (the first message is kept); every CPU stops soon after. */
 void torture_fail(const char *fmt, ...) __printf(1, 2);
 bool torture_failed(void);
+/* The CPU held dark now (dead-CPU injection), or -1. */
+int torture_dark_cpu(void);
+/* The environment saw frame @pfn quarantined (one reference kept for good). */
+void torture_note_quarantined(u64 pfn);
+/* CPUs that went dark so far (one a case at most). */
+unsigned torture_deaths(void);
 /* The seed the failure report names. */
 void torture_set_seed(u64 seed);
 /* Prints the seed, the first failure and each CPU's last operations. */

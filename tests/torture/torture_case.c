@@ -17,6 +17,7 @@
 #include "mm/swapdev.h"
 #include "tests/mm_emul.h"
 #include "tests/torture/torture_internal.h"
+#include <arch/arch.h>
 
 extern struct devmem t_devmem;
 static struct torture_config t_conf;
@@ -159,9 +160,11 @@ static int audit_count(void *arg, const struct pt_leaf *l)
 	if (!n)
 		return 0; /* checked already */
 	*cnt = 0;
-	if (page_mapcount(p) != (int)n || page_ref_count(p) != (int)n)
-		torture_fail("frame 0x%lx: %u leaves map it, map count %d, refcount %d",
-			     (unsigned long)l->pa, n, page_mapcount(p), page_ref_count(p));
+	/* A quarantined frame keeps a reference of its own (mm/quarantine.h). */
+	if (page_mapcount(p) != (int)n || page_ref_count(p) != (int)(n + t_quarantined_refs(pfn)))
+		torture_fail("frame 0x%lx: %u leaves map it, map count %d, refcount %d (%u quarantined)",
+			     (unsigned long)l->pa, n, page_mapcount(p), page_ref_count(p),
+			     t_quarantined_refs(pfn));
 	__atomic_add_fetch(&t_checks, 1, __ATOMIC_RELAXED);
 	return 0;
 }
@@ -184,9 +187,14 @@ static void audit_walk_all(pt_walk_fn *fn)
 /* CPU 0, every other CPU at the barrier. */
 static void audit_run(void)
 {
-	for (unsigned k = 0; k < T_SLOTS; k++)
-		if (t_slots[k].state == SLOT_LIVE && tlb_settle(t_unmap_ops, t_slots[k].mm))
-			torture_fail("settle before the audit timed out");
+	for (unsigned k = 0; k < T_SLOTS; k++) {
+		int err = t_slots[k].state == SLOT_LIVE ? tlb_settle(t_unmap_ops, t_slots[k].mm) : 0;
+
+		if (err && !t_dead_err(err))
+			torture_fail("settle before the audit: %d", err);
+	}
+	t_dead_check(t_conf.ncpus, "audit");
+	t_dead_audit();
 	/*
 	 * Stale TLB uses are not failures here: an access may race the clear
 	 * of its entry and use the old translation until the flush, as on
@@ -198,6 +206,7 @@ static void audit_run(void)
 	__builtin_memset(t_counts, 0, sizeof(t_counts));
 	audit_walk_all(audit_leaf);
 	audit_walk_all(audit_count);
+	t_audit_tables();
 }
 
 /*
@@ -207,11 +216,13 @@ static void audit_run(void)
 static void audit_barrier(unsigned cpu, bool last)
 {
 	u32 gen = __atomic_load_n(&t_release_gen, __ATOMIC_ACQUIRE);
+	bool dark = (int)cpu == t_dead_cpu && __atomic_load_n(&t_dead_now, __ATOMIC_ACQUIRE);
 
 	__atomic_add_fetch(&t_arrived, 1, __ATOMIC_SEQ_CST);
 	if (cpu != 0) {
+		/* The dark CPU waits with interrupts off and switches nothing. */
 		while (__atomic_load_n(&t_release_gen, __ATOMIC_ACQUIRE) == gen && !torture_failed())
-			t_service();
+			dark ? arch_cpu_relax() : t_service();
 		return;
 	}
 	/* A CPU that failed has left its loop: nobody waits for it. */
@@ -248,9 +259,28 @@ int torture_case_begin(unsigned i)
 		err = tlb_design_enable(t_unmap_ops, true);
 	t_end_ms = torture_env_now_ms() + (u64)t_conf.seconds * 1000 / torture_ncases();
 	t_next_audit = torture_env_now_ms() + t_conf.audit_ms;
+	t_dead_plan(&t_conf, i, torture_env_now_ms(), (u64)t_conf.seconds * 1000 / torture_ncases());
 	t_arrived = t_audit_req = 0;
 	round++;
 	return err;
+}
+
+/* The dark CPU's rest of the case: only the audit barriers, interrupts off. */
+static void case_cpu_dark(unsigned cpu)
+{
+	unsigned long flags = t_dead_enter(cpu);
+
+	while (!torture_failed()) {
+		u32 req = __atomic_load_n(&t_audit_req, __ATOMIC_ACQUIRE);
+
+		if (req == 2)
+			break;
+		if (req == 1)
+			audit_barrier(cpu, false);
+		else
+			arch_cpu_relax();
+	}
+	t_dead_leave(cpu, flags);
 }
 
 void torture_case_cpu(unsigned i, unsigned cpu)
@@ -269,6 +299,10 @@ void torture_case_cpu(unsigned i, unsigned cpu)
 		}
 		if (__atomic_load_n(&t_audit_req, __ATOMIC_ACQUIRE) == 2)
 			break;
+		if (t_dead_due(cpu, now)) {
+			case_cpu_dark(cpu);
+			break;
+		}
 		t_service();
 		torture_op(cpu);
 	}
@@ -309,6 +343,7 @@ bool torture_case_end(unsigned i)
 		torture_fail("swap device inconsistent: %s", why);
 	if (emul_early_frees())
 		torture_fail("%lu frames freed before their flush", (unsigned long)emul_early_frees());
+	t_dead_check(t_conf.ncpus, "end");
 	t_checks += 6;
 	return !torture_failed();
 }

@@ -54,6 +54,7 @@ extern u64 t_ops, t_checks;
 /* Per-CPU state of the running case. */
 struct tcpu {
 	u64 rng;
+	bool dark_at_start; /* a CPU was dark when this CPU's operation began */
 	unsigned head;
 	struct torture_rec ring[TORTURE_RING];
 };
@@ -77,6 +78,26 @@ int t_slot_destroy(struct tslot *s);
 
 /* One random operation on CPU @cpu. */
 void torture_op(unsigned cpu);
+/* t_op_names[] has one more: a CPU going dark (ring records only). */
+#define T_OP_DIE 16
 extern const char *const t_op_names[];
+
+/* The table audit (tests/torture/torture_tables.c): every CPU at the barrier. */
+void t_audit_tables(void);
+
+/* Dead-CPU injection (tests/torture/torture_dead.c). */
+extern int t_dead_cpu;		  /* the case's victim, -1: none */
+extern bool t_dead_now;		  /* it is dark */
+extern struct tslot *t_dead_slot; /* the address space it keeps loaded, held */
+void t_dead_plan(const struct torture_config *cfg, unsigned i, u64 start_ms, u64 case_ms);
+bool t_dead_due(unsigned cpu, u64 now_ms);
+unsigned long t_dead_enter(unsigned cpu);
+void t_dead_leave(unsigned cpu, unsigned long flags);
+void t_dead_check(unsigned ncpus, const char *when);
+void t_dead_audit(void);
+bool t_dead_err(int err);
+bool t_dead_err_mm(const struct tcpu *c, int err, struct mm *mm);
+/* References quarantined frame @pfn keeps that no leaf accounts for. */
+u32 t_quarantined_refs(u64 pfn);
 
 #endif

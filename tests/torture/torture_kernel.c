@@ -70,14 +70,12 @@ u32 torture_env_timeout_ms(void)
 	return smp_timeout_ms();
 }
 
-void torture_env_hold_cpu(u32 ms)
-{
-	unsigned long flags = arch_irq_save();
-	u64 until = arch_tsc_read() + arch_tsc_hz() / 1000 * ms;
+/* Torture CPU index -> the CPU that runs it (start_others()). */
+static unsigned torture_cpu_of[TORTURE_MAX_CPUS];
 
-	while (arch_tsc_read() < until)
-		arch_cpu_relax();
-	arch_irq_restore(flags);
+bool torture_env_cpu_written_off(unsigned cpu)
+{
+	return cpu < TORTURE_MAX_CPUS && smp_cpu_dead(torture_cpu_of[cpu]);
 }
 
 struct touch {
@@ -157,10 +155,12 @@ static unsigned start_others(unsigned i)
 	unsigned cpu, next = 1, started = 0;
 
 	cur_case = i;
+	torture_cpu_of[0] = arch_cpu_id();
 	atomic_store_release(&cpus_done, 0);
 	for_each_cpu(cpu, &cpu_online_mask) {
 		if (cpu == arch_cpu_id() || next >= kcfg.ncpus)
 			continue;
+		torture_cpu_of[next] = cpu;
 		if (run_on(cpu, next++))
 			torture_fail("CPU %u did not take the torture's work", cpu);
 		else

@@ -25,7 +25,7 @@ enum {
 const char *const t_op_names[] = {
 	"read", "write", "fork", "destroy", "populate", "zap_one", "zap_all", "attach_detach",
 	"unmap", "unmap_region", "switch", "pin_fast", "pin_locked", "swap_out", "cow_protect",
-	"pagemap",
+	"pagemap", "die",
 };
 
 /* Relative weights: faults and checks most, whole-space operations least. */
@@ -89,7 +89,7 @@ static int op_access(struct tcpu *c, struct tslot *s, bool write)
 			     (unsigned long)page_va(r, i), (unsigned long)v, (unsigned long)p->val);
 		where_is(want, s->mm, page_va(r, i));
 	}
-	if (err && err != -ENOMEM)
+	if (err && err != -ENOMEM && !t_dead_err_mm(c, err, s->mm))
 		torture_fail("fault at 0x%lx of mm %lu failed: %d", (unsigned long)page_va(r, i),
 			     (unsigned long)s->id, err);
 	t_unlock(&p->lock);
@@ -162,15 +162,20 @@ static void op_unmap(struct tcpu *c, struct tslot *s, bool whole_region)
 	t_lock_pages(lp, n);
 	if (whole_region) {
 		err = mm_unmap_region(s->mm, t_base[r], t_len[r]);
-		if (!err)
+		/* A failed flush still unmapped the region (mm_unmap_region()). */
+		if (!err || t_dead_err_mm(c, err, s->mm))
 			err = mm_map_region(s->mm, t_base[r], t_len[r], t_flags[r]);
 		if (err)
 			torture_fail("unmap and map of region 0x%lx: %d", (unsigned long)t_base[r], err);
 	} else {
 		err = tlb_unmap_pages(s->mm, page_va(r, i), n, t_unmap_ops);
+		if (err && err != -ENOMEM && !t_dead_err_mm(c, err, s->mm))
+			torture_fail("unmap through %s of 0x%lx+%u: %d", t_unmap_ops->d.name,
+				     (unsigned long)page_va(r, i), n, err);
 		if (!err)
 			err = tlb_settle(t_unmap_ops, s->mm);
-		if (err && err != -ENOMEM)
+		/* A settle waits for every CPU's queue (lazy): any mm's fails while one is dark. */
+		if (err && err != -ENOMEM && !t_dead_err(err))
 			torture_fail("unmap through %s of 0x%lx+%u: %d", t_unmap_ops->d.name,
 				     (unsigned long)page_va(r, i), n, err);
 	}
@@ -205,7 +210,7 @@ static void op_zap(struct tcpu *c, struct tslot *s)
 	}
 	t_lock_pages(lp, n);
 	err = mapping_zap(&t_mapping, s ? s->mm : NULL);
-	if (err && err != -ENOMEM)
+	if (err && err != -ENOMEM && (s ? !t_dead_err_mm(c, err, s->mm) : !t_dead_err(err)))
 		torture_fail("mapping_zap: %d", err);
 	for (unsigned k = 0; k < n; k++)
 		lp[k]->val = 0;
@@ -281,7 +286,7 @@ static void op_fork(struct tcpu *c, struct tslot *s)
 			for (unsigned i = 0; i < T_PAGES; i++)
 				child->model[r]->p[i].val = s->model[r]->p[i].val;
 		}
-	} else if (err != -ENOMEM && err != -EOVERFLOW) {
+	} else if (err != -ENOMEM && err != -EOVERFLOW && !t_dead_err_mm(c, err, s->mm)) {
 		torture_fail("mm_fork: %d", err);
 	}
 	t_unlock_pages(lp, n);
@@ -314,8 +319,12 @@ static void op_destroy(struct tcpu *c, struct tslot *s)
 			}
 		}
 	} else if (__atomic_compare_exchange_n(&s->state, &want, SLOT_BUSY, false,
-					       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-		err = t_slot_destroy(s);
+					       __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+		/* Not the dark CPU's: its root stays loaded there (t_dead_enter()). */
+		if (__atomic_load_n(&t_dead_slot, __ATOMIC_SEQ_CST) == s)
+			__atomic_store_n(&s->state, SLOT_LIVE, __ATOMIC_SEQ_CST);
+		else
+			err = t_slot_destroy(s);
 	}
 	t_rec(c, OP_DESTROY, k, 0, live, err);
 }
@@ -391,6 +400,7 @@ void torture_op(unsigned cpu)
 	struct tslot *s;
 
 	__atomic_add_fetch(&t_ops, 1, __ATOMIC_RELAXED);
+	c->dark_at_start = __atomic_load_n(&t_dead_now, __ATOMIC_SEQ_CST);
 	if (op == OP_PAGEMAP) {
 		op_pagemap(c);
 		return;

@@ -1,0 +1,222 @@
+/*
+ * Dead-CPU injection (tests/torture/torture.h, struct torture_config's
+ * revive): in each case one CPU other than the leader goes dark for the
+ * last part of the case, with interrupts off to its end, so the
+ * first cross-CPU call that needs it waits timeout_ms and writes it off
+ * (-ETIMEDOUT), as a CPU that hangs in hardware would be. It keeps its
+ * address space loaded and its TLB as it was: every flush of that
+ * address space fails from then on, and whatever the failed flushes
+ * covered must stay out of the allocator (quarantined, or the operation
+ * backed out) because the dark CPU may still write through its entries.
+ * The other CPUs go on with the case; the dark one only arrives at the
+ * audit barriers. At the case's end it comes back (the environment
+ * resets it: its TLB emptied, its write-off cleared), drops its address
+ * space, and the teardown and end checks run on a whole machine again.
+ *
+ * What is checked: no CPU but the dark one is ever written off (at each
+ * audit and at the end); the environment checks each frame freed while
+ * the CPU is dark against the dark CPU's TLB, and at each audit what its
+ * writable translations reach (t_dead_audit()); an operation's flush may
+ * fail only for an mm the dark CPU runs (t_dead_err_mm()).
+ */
+#include "errno.h"
+#include "mm/mm.h"
+#include "tests/torture/torture_internal.h"
+#include <arch/arch.h>
+
+int t_dead_cpu = -1;
+bool t_dead_now;
+struct tslot *t_dead_slot;
+static u64 t_dead_at_ms;
+static unsigned t_deaths;
+static void (*t_revive)(unsigned cpu);
+static void (*t_audit_dark)(unsigned cpu);
+
+/*
+ * Quarantined frames of this case and the references each keeps (the
+ * environment's hook reports them; open addressing, lock-free). The
+ * kernel has no dark CPU and no hook: a few slots, not 128 KiB of .bss.
+ */
+#ifdef HOST_BUILD
+#define T_QUAR_SLOTS 8192
+#else
+#define T_QUAR_SLOTS 64
+#endif
+#define T_DARK_MS_MAX 3000
+static struct {
+	u64 key; /* pfn + 1; 0: empty */
+	u32 refs;
+} t_quar[T_QUAR_SLOTS];
+
+/*
+ * Picks the case's victim and its time (from the seed): dark for the last
+ * 20 to 40 % of the case, 3 s at most (every flush of its address space
+ * quarantines from then on: the quarantine grows for as long).
+ */
+void t_dead_plan(const struct torture_config *cfg, unsigned i, u64 start_ms, u64 case_ms)
+{
+	struct tcpu r = { .rng = cfg->seed * 0x2545f4914f6cdd1dull + i * 104729 + 17 };
+	u64 dark_ms;
+
+	t_dead_cpu = -1;
+	__atomic_store_n(&t_dead_now, false, __ATOMIC_RELEASE);
+	__builtin_memset(t_quar, 0, sizeof(t_quar));
+	t_dead_slot = NULL;
+	t_revive = cfg->revive;
+	t_audit_dark = cfg->audit_dark;
+	if (!cfg->inject || !cfg->revive || cfg->ncpus < 2)
+		return;
+	/*
+	 * CPU 1 at every other case: the lowest that may go dark, so every
+	 * CPU above it is one a settle that judges CPUs in order could write
+	 * off after meeting it (issue 24 defect 5). Else any but the leader.
+	 */
+	t_dead_cpu = i % 2 ? 1 : 1 + (int)(t_rand(&r) % (cfg->ncpus - 1));
+	dark_ms = MIN(case_ms * (20 + t_rand(&r) % 21) / 100, T_DARK_MS_MAX);
+	t_dead_at_ms = start_ms + case_ms - dark_ms;
+}
+
+bool t_dead_due(unsigned cpu, u64 now_ms)
+{
+	return (int)cpu == t_dead_cpu && !t_dead_now && now_ms >= t_dead_at_ms;
+}
+
+/*
+ * Goes dark in the middle of work on a live address space: it reads each
+ * tracked page first, so its TLB translates them all, then turns
+ * interrupts off with that address space loaded and its slot held (so it
+ * is not destroyed while its root is loaded here). Returns the interrupt
+ * flags to restore at revival.
+ */
+unsigned long t_dead_enter(unsigned cpu)
+{
+	struct tcpu *c = &t_cpus[cpu];
+	unsigned long flags;
+
+	for (unsigned tries = 0; tries < 64 && !t_dead_slot; tries++) {
+		struct tslot *s = t_slot_get(c);
+
+		if (!s)
+			continue;
+		/* Against op_destroy(): it takes the slot BUSY, then looks here. */
+		__atomic_store_n(&t_dead_slot, s, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&s->state, __ATOMIC_SEQ_CST) == SLOT_LIVE)
+			break;
+		__atomic_store_n(&t_dead_slot, NULL, __ATOMIC_SEQ_CST);
+		t_slot_put(s);
+	}
+	/*
+	 * R_PRIV last: its pages share the host's fake TLB sets with
+	 * R_SHARED's (direct-mapped by page number), and swap-out takes them.
+	 */
+	for (unsigned r = T_REGIONS; t_dead_slot && r-- > 0;)
+		for (unsigned i = 0; i < T_PAGES; i++) {
+			u64 v = 0;
+
+			/* A read that faults (-ENOMEM injected, say) leaves no entry: no matter. */
+			torture_env_touch(t_dead_slot->mm, t_base[r] + i * T_KB4, false, &v);
+		}
+	if (!t_dead_slot)
+		mm_switch(NULL);
+	flags = arch_irq_save();
+	__atomic_store_n(&t_dead_now, true, __ATOMIC_SEQ_CST);
+	t_deaths++;
+	t_rec(c, T_OP_DIE, t_dead_slot ? (unsigned)(t_dead_slot - t_slots) : 0xffff, 0, 0, 0);
+	return flags;
+}
+
+/* At the case's end (every other CPU out of its loop): back, as after a reset. */
+void t_dead_leave(unsigned cpu, unsigned long flags)
+{
+	t_revive(cpu);
+	__atomic_store_n(&t_dead_now, false, __ATOMIC_SEQ_CST);
+	arch_irq_restore(flags);
+	mm_switch(NULL);
+	if (t_dead_slot)
+		t_slot_put(t_dead_slot);
+	/* Its queued invalidations (lazy) are drained at its next windows. */
+	for (unsigned k = 0; k < 8; k++)
+		torture_env_service();
+}
+
+/* At an audit (every CPU at the barrier): what the dark CPU still reaches. */
+void t_dead_audit(void)
+{
+	int dark = torture_dark_cpu();
+
+	if (dark >= 0 && t_audit_dark)
+		t_audit_dark((unsigned)dark);
+}
+
+/* Every CPU written off must be the dark one. */
+void t_dead_check(unsigned ncpus, const char *when)
+{
+	for (unsigned cpu = 0; cpu < ncpus; cpu++) {
+		if (!torture_env_cpu_written_off(cpu))
+			continue;
+		if ((int)cpu != t_dead_cpu || !__atomic_load_n(&t_dead_now, __ATOMIC_ACQUIRE))
+			torture_fail("%s: live CPU %u was written off (the dark one: %d)", when,
+				     cpu, torture_dark_cpu());
+	}
+	__atomic_add_fetch(&t_checks, 1, __ATOMIC_RELAXED);
+}
+
+unsigned torture_deaths(void)
+{
+	return t_deaths;
+}
+
+int torture_dark_cpu(void)
+{
+	return __atomic_load_n(&t_dead_now, __ATOMIC_ACQUIRE) ? t_dead_cpu : -1;
+}
+
+void torture_note_quarantined(u64 pfn)
+{
+	unsigned h = (unsigned)(pfn * 0x9e3779b97f4a7c15ull >> 52) % T_QUAR_SLOTS;
+
+	for (unsigned n = 0; n < T_QUAR_SLOTS; n++, h = (h + 1) % T_QUAR_SLOTS) {
+		u64 key = __atomic_load_n(&t_quar[h].key, __ATOMIC_ACQUIRE), empty = 0;
+
+		if (!key && __atomic_compare_exchange_n(&t_quar[h].key, &empty, pfn + 1, false,
+							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			key = pfn + 1;
+		else if (!key)
+			key = empty;
+		if (key == pfn + 1) {
+			__atomic_add_fetch(&t_quar[h].refs, 1, __ATOMIC_RELEASE);
+			return;
+		}
+	}
+	torture_fail("more than %u frames quarantined in a case", T_QUAR_SLOTS);
+}
+
+u32 t_quarantined_refs(u64 pfn)
+{
+	unsigned h = (unsigned)(pfn * 0x9e3779b97f4a7c15ull >> 52) % T_QUAR_SLOTS;
+
+	for (unsigned n = 0; n < T_QUAR_SLOTS && t_quar[h].key; n++, h = (h + 1) % T_QUAR_SLOTS)
+		if (t_quar[h].key == pfn + 1)
+			return __atomic_load_n(&t_quar[h].refs, __ATOMIC_ACQUIRE);
+	return 0;
+}
+
+/* An error a flush may report while a CPU is dark. */
+bool t_dead_err(int err)
+{
+	return err == -ETIMEDOUT && __atomic_load_n(&t_dead_now, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * The same for a flush of @mm's translations by @c's operation: when the
+ * dark CPU has @mm loaded (a CPU that switches away clears its bit), or
+ * the operation began before it went dark (it may have been in the mask
+ * the flush was sent to). A flush of an mm it does not run, sent while
+ * it is dark, must complete: else a caller is wedged by another's
+ * write-off (issue 24 defect 6), or a live CPU was skipped.
+ */
+bool t_dead_err_mm(const struct tcpu *c, int err, struct mm *mm)
+{
+	return t_dead_err(err) &&
+	       (!c->dark_at_start || cpumask_test_cpu((unsigned)t_dead_cpu, mm_cpumask(mm)));
+}
