@@ -138,7 +138,8 @@ static bool call_one(unsigned cpu, smp_call_fn fn, void *arg, unsigned self)
 	fake_in_call = true;
 	fake_arch_set_cpu(cpu);
 	{
-		unsigned long flags = arch_irq_save(); /* a call function runs with interrupts off */
+		/* A call function runs with interrupts off. */
+		unsigned long flags = arch_irq_save();
 
 		fn(arg);
 		arch_irq_restore(flags);

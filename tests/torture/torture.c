@@ -156,7 +156,8 @@ void t_rec(struct tcpu *c, unsigned op, unsigned slot, u64 va, u32 arg, s64 ret)
 {
 	u32 mm = slot < T_SLOTS ? (u32)__atomic_load_n(&t_slots[slot].id, __ATOMIC_RELAXED) : 0;
 
-	c->ring[c->head++ % TORTURE_RING] = (struct torture_rec){ (u16)op, (u16)slot, arg, mm, va, ret };
+	c->ring[c->head++ % TORTURE_RING] =
+		(struct torture_rec){ (u16)op, (u16)slot, arg, mm, va, ret };
 }
 
 int t_slot_create(struct tslot *s)
@@ -267,9 +268,10 @@ void torture_report_failure(void)
 		for (unsigned k = from; k < c->head; k++) {
 			const struct torture_rec *r = &c->ring[k % TORTURE_RING];
 
-			fmt_snprintf(line, sizeof(line), "# cpu %u op %u: %s slot %u mm %u va 0x%lx arg %u ret %ld",
-				     cpu, k, t_op_names[r->op], r->slot, r->mm, (unsigned long)r->va, r->arg,
-				     (long)r->ret);
+			fmt_snprintf(line, sizeof(line),
+				     "# cpu %u op %u: %s slot %u mm %u va 0x%lx arg %u ret %ld",
+				     cpu, k, t_op_names[r->op], r->slot, r->mm,
+				     (unsigned long)r->va, r->arg, (long)r->ret);
 			torture_env_line(line);
 		}
 	}

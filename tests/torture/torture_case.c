@@ -188,7 +188,8 @@ static void audit_walk_all(pt_walk_fn *fn)
 static void audit_run(void)
 {
 	for (unsigned k = 0; k < T_SLOTS; k++) {
-		int err = t_slots[k].state == SLOT_LIVE ? tlb_settle(t_unmap_ops, t_slots[k].mm) : 0;
+		struct tslot *s = &t_slots[k];
+		int err = s->state == SLOT_LIVE ? tlb_settle(t_unmap_ops, s->mm) : 0;
 
 		if (err && !t_dead_err(err))
 			torture_fail("settle before the audit: %d", err);
@@ -202,7 +203,8 @@ static void audit_run(void)
 	 * freed before its flush (below), or a write lost (the model).
 	 */
 	if (emul_early_frees())
-		torture_fail("%lu frames freed before their flush", (unsigned long)emul_early_frees());
+		torture_fail("%lu frames freed before their flush",
+			     (unsigned long)emul_early_frees());
 	__builtin_memset(t_counts, 0, sizeof(t_counts));
 	audit_walk_all(audit_leaf);
 	audit_walk_all(audit_count);
@@ -221,7 +223,8 @@ static void audit_barrier(unsigned cpu, bool last)
 	__atomic_add_fetch(&t_arrived, 1, __ATOMIC_SEQ_CST);
 	if (cpu != 0) {
 		/* The dark CPU waits with interrupts off and switches nothing. */
-		while (__atomic_load_n(&t_release_gen, __ATOMIC_ACQUIRE) == gen && !torture_failed())
+		while (__atomic_load_n(&t_release_gen, __ATOMIC_ACQUIRE) == gen &&
+		       !torture_failed())
 			dark ? arch_cpu_relax() : t_service();
 		return;
 	}
@@ -248,7 +251,9 @@ int torture_case_begin(unsigned i)
 	quarantine_stats_get(&t_q0);
 	t_swapdev0 = swapdev_frames();
 	for (unsigned c = 0; c < t_conf.ncpus; c++)
-		t_cpus[c] = (struct tcpu){ .rng = t_conf.seed * 0x9e3779b97f4a7c15ull + c * 7919 + i + 1 };
+		t_cpus[c] = (struct tcpu){
+			.rng = t_conf.seed * 0x9e3779b97f4a7c15ull + c * 7919 + i + 1,
+		};
 	for (unsigned k = 0; k < T_SLOTS && !err; k++) {
 		t_slots[k].state = SLOT_BUSY;
 		err = k < 2 ? t_slot_create(&t_slots[k]) : 0;
@@ -259,7 +264,8 @@ int torture_case_begin(unsigned i)
 		err = tlb_design_enable(t_unmap_ops, true);
 	t_end_ms = torture_env_now_ms() + (u64)t_conf.seconds * 1000 / torture_ncases();
 	t_next_audit = torture_env_now_ms() + t_conf.audit_ms;
-	t_dead_plan(&t_conf, i, torture_env_now_ms(), (u64)t_conf.seconds * 1000 / torture_ncases());
+	t_dead_plan(&t_conf, i, torture_env_now_ms(),
+		    (u64)t_conf.seconds * 1000 / torture_ncases());
 	t_arrived = t_audit_req = 0;
 	round++;
 	return err;
@@ -342,7 +348,8 @@ bool torture_case_end(unsigned i)
 	if (swap_check_consistency(t_swap_type, &why))
 		torture_fail("swap device inconsistent: %s", why);
 	if (emul_early_frees())
-		torture_fail("%lu frames freed before their flush", (unsigned long)emul_early_frees());
+		torture_fail("%lu frames freed before their flush",
+			     (unsigned long)emul_early_frees());
 	t_dead_check(t_conf.ncpus, "end");
 	t_checks += 6;
 	return !torture_failed();

@@ -15,7 +15,7 @@
 #define T_KB4 4096ul
 #define T_RW (MM_READ | MM_WRITE)
 
-/* The regions of every address space: R_PRIV and R_SHARE share a PD and a PDPT, R_SHARED the PDPT. */
+/* Every address space's regions: R_PRIV and R_SHARE share a PD and a PDPT, R_SHARED the PDPT. */
 enum { R_PRIV, R_SHARE, R_SHARED, T_REGIONS };
 extern const vaddr_t t_base[T_REGIONS];
 extern const u64 t_len[T_REGIONS];

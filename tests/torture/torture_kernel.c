@@ -120,8 +120,9 @@ int torture_env_touch(struct mm *mm, vaddr_t va, bool write, u64 *val)
 				     (unsigned long)fi.rip, (unsigned long)fi.cr2);
 			return -EFAULT;
 		}
-		err = fault_handle_mm(mm, va, (write ? FAULT_WRITE : 0) |
-						      (fi.error & PF_ERROR_PRESENT ? FAULT_PRESENT : 0));
+		err = fault_handle_mm(mm, va,
+				      (write ? FAULT_WRITE : 0) |
+					      (fi.error & PF_ERROR_PRESENT ? FAULT_PRESENT : 0));
 		if (err && err != -EAGAIN)
 			return err;
 	}

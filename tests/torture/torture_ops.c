@@ -48,16 +48,18 @@ static void where_is(u64 want, struct mm *mm, vaddr_t va)
 	int e = pt_lookup(mm->root, va, &pa, NULL, NULL);
 
 	if (!want)
-		return; /* the zero page's value: every free frame holds it (a GiB of lines in the kernel) */
+		return; /* the zero page's value: every free frame holds it (a GiB of lines) */
 	for (u64 pfn = mm_memmap_start_pfn; pfn < mm_memmap_end_pfn; pfn++) {
 		struct page *p = pfn_to_page(pfn);
 
 		if (page_test_flags(p, PG_FREED | PG_DEVICE) || page_test_flags(p, PG_TAIL))
 			continue;
 		if (*(u64 *)page_address(p) == want)
-			torture_fail("... 0x%lx is in frame 0x%lx (map count %d, refcount %d, flags 0x%x); the tables map 0x%lx there (%d)",
-				     (unsigned long)want, (unsigned long)(pfn << 12), page_mapcount(p),
-				     page_ref_count(p), p->flags, (unsigned long)pa, e);
+			torture_fail("... 0x%lx is in frame 0x%lx (map count %d, refcount %d, "
+				     "flags 0x%x); the tables map 0x%lx there (%d)",
+				     (unsigned long)want, (unsigned long)(pfn << 12),
+				     page_mapcount(p), page_ref_count(p), p->flags,
+				     (unsigned long)pa, e);
 	}
 }
 
@@ -125,7 +127,8 @@ static void op_pin(struct tcpu *c, struct tslot *s, bool fast)
 		 * sees the swap entry of a swap-out that is about to fail.
 		 */
 		read_lock(&s->mm->lock);
-		if (pt_lookup(s->mm->root, page_va(r, i), &pa, NULL, NULL) || phys_to_page(pa) != pg)
+		if (pt_lookup(s->mm->root, page_va(r, i), &pa, NULL, NULL) ||
+		    phys_to_page(pa) != pg)
 			torture_fail("pinned page of mm %lu at 0x%lx left its mapping",
 				     (unsigned long)s->id, (unsigned long)page_va(r, i));
 		read_unlock(&s->mm->lock);
@@ -166,7 +169,8 @@ static void op_unmap(struct tcpu *c, struct tslot *s, bool whole_region)
 		if (!err || t_dead_err_mm(c, err, s->mm))
 			err = mm_map_region(s->mm, t_base[r], t_len[r], t_flags[r]);
 		if (err)
-			torture_fail("unmap and map of region 0x%lx: %d", (unsigned long)t_base[r], err);
+			torture_fail("unmap and map of region 0x%lx: %d", (unsigned long)t_base[r],
+				     err);
 	} else {
 		err = tlb_unmap_pages(s->mm, page_va(r, i), n, t_unmap_ops);
 		if (err && err != -ENOMEM && !t_dead_err_mm(c, err, s->mm))
@@ -273,8 +277,9 @@ static void op_fork(struct tcpu *c, struct tslot *s)
 	}
 	if (!err) {
 		static u64 ids = 1000;
+		u64 id = __atomic_add_fetch(&ids, 1, __ATOMIC_RELAXED);
 
-		__atomic_store_n(&child->id, __atomic_add_fetch(&ids, 1, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+		__atomic_store_n(&child->id, id, __ATOMIC_RELAXED);
 		child->attached = s->attached;
 		for (unsigned r = 0; r < T_REGIONS; r++) {
 			if (r == R_SHARED) {

@@ -58,7 +58,8 @@ int torture_env_touch(struct mm *mm, vaddr_t va, bool write, u64 *val)
 		if (touch_once(mm, va, write, val, &present))
 			return 0;
 		fake_tlb_fault(arch_cpu_id(), va);
-		err = fault_handle_mm(mm, va, (write ? FAULT_WRITE : 0) | (present ? FAULT_PRESENT : 0));
+		err = fault_handle_mm(mm, va,
+				      (write ? FAULT_WRITE : 0) | (present ? FAULT_PRESENT : 0));
 		if (err && err != -EAGAIN)
 			return err;
 		torture_env_service();
