@@ -18,7 +18,8 @@ count: each design's ratio and interval, and the per-operation counter
 that explains the best one. A/A controls and rows expected near 1 appear
 only when they differ from 1; every failed A/A control is named, at any
 CPU count. At most MAX_LINES lines: past that, the rows with the smallest
-effects are left to table.txt, and the table says how many. The sentences
+effects are left to table.txt (each benchmark keeps its largest), and the
+table says how many. The sentences
 of the page's headline are written from the same comparisons.
 """
 from __future__ import annotations
@@ -301,9 +302,15 @@ def render_headline(records, max_lines=MAX_LINES):
 
 
 def _rows_kept(blocks, budget):
-    """The ids of the rows that fit: those with the largest effects."""
-    rows = sorted((r for b in blocks for r in b.rows), key=_row_effect, reverse=True)
-    return {id(r) for r in rows[:max(budget, 0)]}
+    """The ids of the rows that fit: each benchmark's largest effect first, so that no
+    benchmark with a difference is left out of the headline, then the largest of the
+    others."""
+    firsts = [max(b.rows, key=_row_effect) for b in blocks if b.rows]
+    first_ids = {id(r) for r in firsts}
+    rest = [r for b in blocks for r in b.rows if id(r) not in first_ids]
+    chosen = (sorted(firsts, key=_row_effect, reverse=True) +
+              sorted(rest, key=_row_effect, reverse=True))
+    return {id(r) for r in chosen[:max(budget, 0)]}
 
 
 def _design_sentence(bench, design, comps):
