@@ -77,6 +77,7 @@ class Progress:
         """The benchmark's line: 'tlb: 14 cases, 0 failed, 1m05s; about 1m left'."""
         took = self.now() - self.bench_start
         text = (f"{self.bench}: {self.cases} case{'s' if self.cases != 1 else ''}"
+                f"{' run' if self.skipped else ''}"
                 f"{', ' + str(self.failed) + ' failed' if self.failed else ''}"
                 f"{', ' + str(self.skipped) + ' skipped' if self.skipped else ''}, "
                 f"{clock(took)}")

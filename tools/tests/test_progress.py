@@ -37,6 +37,16 @@ def feed(tty, benches=("tlb", "pin", "ipi")):
 
 
 class TestProgress(unittest.TestCase):
+    def test_skips_say_the_cases_ran(self):
+        # A case run at 2 CPUs and skipped at 1: "1 case, 1 skipped" read as nothing run.
+        out, now = io.StringIO(), Clock()
+        p = Progress(["ipi"], out, False, now)
+        p.feed("# bench ipi cpus=1: outside its range 2..2 CPUs: skipped")
+        p.feed("# bench ipi cpus=2 target=one: variants alternate run by run (order shuffled, "
+               "seed 1), 6..6 timed runs each")
+        p.finish()
+        self.assertIn("ipi: 1 case run, 1 skipped, ", out.getvalue())
+
     def test_one_line_per_benchmark_elsewhere(self):
         self.assertEqual(feed(False).splitlines(), [
             "# WARN tsc: not invariant",
