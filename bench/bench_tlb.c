@@ -282,6 +282,12 @@ static int tlb_bench_verify(struct bench_ctx *c)
 	unsigned flushers = c->design->remotes_flush_at_drain ? 1 : c->ncpus;
 
 	tlb_bench_count_flushes(c, false);
+	if (bench_counter_total(c, PCPU_TLB_UNACKED_FREES)) {
+		bench_fail(c, "%s: %lu gather flushes returned before every target acknowledged: "
+			   "frames freed under live translations", c->design->name,
+			   (unsigned long)bench_counter_total(c, PCPU_TLB_UNACKED_FREES));
+		return -EINVAL;
+	}
 	if (bench_check_promises(c, tb.pages, c->ncpus - 1))
 		return -EINVAL;
 	/*

@@ -224,6 +224,11 @@ static bool smp_desc_busy(const struct smp_call_desc *d)
 	return false;
 }
 
+bool smp_call_pending(void)
+{
+	return smp_desc_busy(&this_cpu()->call);
+}
+
 /* True when the descriptor still waits for some CPU and every one is out of the run. */
 static bool smp_held_by_dead(const struct smp_call_desc *d)
 {

@@ -71,6 +71,13 @@ int smp_call_copy(const cpumask_t *mask, smp_call_fn fn, void *data, size_t len,
  */
 bool smp_call_ack(void);
 
+/*
+ * Whether this CPU's last call still waits for a target's acknowledgement
+ * (it was sent without waiting, and smp_call_wait() has not run since).
+ * For a check that nothing is released under a call in flight. Any context.
+ */
+bool smp_call_pending(void);
+
 /* smp_call() to one CPU. */
 int smp_call_one(unsigned cpu, smp_call_fn fn, void *arg, bool wait);
 

@@ -10,9 +10,19 @@
  * callers hold it.
  */
 #include "mm/tlb.h"
+#include "kernel/smp.h"
 #include "mm/mm.h"
 
-/* The gather's flush during tlb_unmap_pages(): the request travels the design's way. */
+PCPU_COUNTER(PCPU_TLB_UNACKED_FREES, "tlb_unacked_frees");
+
+/*
+ * The gather's flush during tlb_unmap_pages(): the request travels the
+ * design's way. The gather frees its frames as soon as this returns, so a
+ * call still waiting for an acknowledgement then means frames freed while
+ * a target may still translate to them: counted, for every benchmark's
+ * verify to fail (no real design may ever count one; a design whose flush
+ * completes later keeps its frames itself and does not come here).
+ */
 static void tlb_batch_flush(struct pt_gather *g)
 {
 	struct tlb_batch *b = container_of(g, struct tlb_batch, g);
@@ -20,6 +30,8 @@ static void tlb_batch_flush(struct pt_gather *g)
 				     g->nr_tables == 0 };
 	int err = b->ops->flush(&req);
 
+	if (!err && smp_call_pending())
+		this_cpu_inc(PCPU_TLB_UNACKED_FREES);
 	if (err && !g->err)
 		g->err = err;
 }

@@ -137,7 +137,7 @@ const struct tlb_ops tlb_ops_no_remote = {
 extern const struct tlb_ops tlb_ops_example;
 #endif
 #ifdef MMLAB_TEST_DESIGN_BROKEN
-extern const struct tlb_ops tlb_ops_broken_skip; /* tests/design_broken.c */
+extern const struct tlb_ops tlb_ops_broken_skip, tlb_ops_broken_early_free; /* tests/design_broken.c */
 #endif
 
 const struct design *const tlb_designs[] = {
@@ -153,6 +153,7 @@ const struct design *const tlb_designs[] = {
 #endif
 #ifdef MMLAB_TEST_DESIGN_BROKEN
 	&tlb_ops_broken_skip.d, /* tests/design_broken.c, make TEST_DESIGN=broken only */
+	&tlb_ops_broken_early_free.d,
 #endif
 	NULL,
 };

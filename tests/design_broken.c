@@ -6,6 +6,9 @@
  * with them and checks that each fails verify by name.
  *   broken_skip: never sends the round to one remote CPU (the last in the
  *                mm's mask), so that CPU keeps stale translations.
+ *   broken_early_free: sends the round and returns without waiting for
+ *                the acknowledgements, so the gather frees the frames
+ *                while the targets may still translate to them.
  * The broken ipi "batched" and pin design live beside their tables
  * (bench/bench_ipi.c, mm/pin.c), under the same build define.
  */
@@ -44,5 +47,45 @@ const struct tlb_ops tlb_ops_broken_skip = {
 	},
 	.add = tlb_add_queued,
 	.flush = tlb_flush_broken_skip,
+	.target_flush = tlb_target_flush,
+};
+
+/* A target of broken_early_free: the request's own flush, as any round's. */
+static void broken_target(void *arg)
+{
+	const struct tlb_flush_req *req = arg;
+
+	req->target(req);
+}
+
+/*
+ * serial's round, but nobody waits for it (the next call's drain does, too
+ * late): the gather frees the frames as the IPIs leave.
+ */
+static int tlb_flush_broken_early_free(const struct tlb_flush_req *req)
+{
+	cpumask_t mask;
+
+	atomic_fetch_add(&req->mm->tlb_gen, 1);
+	cpumask_copy(&mask, mm_cpumask(req->mm));
+	cpumask_clear_cpu(arch_cpu_id(), &mask);
+	this_cpu_inc(PCPU_TLB_SHOOTDOWNS);
+	req->target(req); /* our own flush first (serial's order): the IPIs leave last */
+	return smp_call_copy(&mask, broken_target, (void *)req, sizeof(*req), false);
+}
+
+const struct tlb_ops tlb_ops_broken_early_free = {
+	.d = {
+		.name = "broken_early_free",
+		.desc = "batched's promises, but frames freed before the acknowledgements",
+		.source = "tests/run-all.sh, verify that can fail (issue 25)",
+		.unit = "page",
+		.promises = DESIGN_PROMISES(
+			{ PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES, false, false },
+			{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, false }
+		),
+	},
+	.add = tlb_add_queued,
+	.flush = tlb_flush_broken_early_free,
 	.target_flush = tlb_target_flush,
 };

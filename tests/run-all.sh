@@ -464,6 +464,7 @@ if make -s -C "$here" TEST_DESIGN=broken O="$bd_out" all > "$logs/test-design-br
 	TEST_DESIGN=broken O="$bd_out" expect_run bench-broken 1 --bench tlb,ipi,pin,reclaim --accel tcg \
 		--boot kernel --smp 3 --timeout 1200 -- iters=1 cpus=3 remote=idle target_state=halted
 	check broken_tlb_skip_fails_verify "$(has "$last_log" '^# bench FAIL tlb broken_skip cpus=3 .*: broken_skip ')"
+	check broken_tlb_early_free_fails_verify "$(has "$last_log" '^# bench FAIL tlb broken_early_free cpus=3 .*: broken_early_free: [0-9]+ gather flushes returned before every target acknowledged')"
 	check broken_ipi_batched_fails_verify "$(has "$last_log" '^# bench FAIL ipi broken_batched cpus=3 target=all .*: broken_batched promises 1 ipi_round_waits')"
 	check broken_reclaim_skip_fails_verify "$(has "$last_log" '^# bench FAIL reclaim broken_skip cpus=3 .*: broken_skip ')"
 	check broken_pin_always_fails_verify "$(has "$last_log" '^# bench FAIL pin broken_always cpus=3 .*: broken_always: ')"
