@@ -98,6 +98,7 @@ struct smp_call_desc {
 	cpumask_t waiting; /* targets that may still run the call; each clears its bit */
 	u64 words;	   /* bit w: waiting.bits[w] may be non-zero (the caller's own) */
 	int err;	   /* -ETIMEDOUT: a target was or went out of the run */
+	bool unwaited;	   /* sent without waiting, smp_call_wait() not run since */
 } __cacheline_aligned;
 /* fn, arg and data fill the first line, which targets only read. */
 BUILD_ASSERT(offsetof(struct smp_call_desc, waiting) == 64);

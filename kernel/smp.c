@@ -226,7 +226,7 @@ static bool smp_desc_busy(const struct smp_call_desc *d)
 
 bool smp_call_pending(void)
 {
-	return smp_desc_busy(&this_cpu()->call);
+	return this_cpu()->call.unwaited;
 }
 
 /* True when the descriptor still waits for some CPU and every one is out of the run. */
@@ -297,6 +297,7 @@ int smp_call_wait(void)
 	struct smp_call_desc *d = &this_cpu()->call;
 	int err = smp_drain(d);
 
+	d->unwaited = false;
 	trace_event(TRACE_ACK_SEEN, 0, trace_seq(this_cpu()->cpu_id));
 	return err ? err : d->err;
 }
@@ -422,6 +423,7 @@ static int smp_post(struct smp_targets *t, smp_call_fn fn, void *arg, const void
 	d->fn = fn;
 	d->arg = len ? memcpy(d->data, data, len) : arg;
 	smp_send(d, t, me->cpu_id);
+	d->unwaited = true;
 	if (wait)
 		return smp_call_wait();
 	return d->err;

@@ -72,9 +72,10 @@ int smp_call_copy(const cpumask_t *mask, smp_call_fn fn, void *data, size_t len,
 bool smp_call_ack(void);
 
 /*
- * Whether this CPU's last call still waits for a target's acknowledgement
- * (it was sent without waiting, and smp_call_wait() has not run since).
- * For a check that nothing is released under a call in flight. Any context.
+ * Whether this CPU's last call was sent without waiting and nobody waited
+ * for its acknowledgements since (smp_call_wait()): whatever the targets
+ * may still be doing for it, even if they happen to have answered. For a
+ * check that nothing is released under a call in flight. Any context.
  */
 bool smp_call_pending(void);
 

@@ -18,8 +18,8 @@ PCPU_COUNTER(PCPU_TLB_UNACKED_FREES, "tlb_unacked_frees");
 /*
  * The gather's flush during tlb_unmap_pages(): the request travels the
  * design's way. The gather frees its frames as soon as this returns, so a
- * call still waiting for an acknowledgement then means frames freed while
- * a target may still translate to them: counted, for every benchmark's
+ * call whose acknowledgements nobody waited for then means frames freed
+ * while a target may still translate to them: counted, for every benchmark's
  * verify to fail (no real design may ever count one; a design whose flush
  * completes later keeps its frames itself and does not come here).
  */

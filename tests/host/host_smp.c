@@ -101,6 +101,24 @@ static void test_smp_call_all_threads(struct ktest *t)
 	}
 }
 
+/*
+ * A call sent without waiting stays pending until someone waits for it,
+ * whether or not the targets have answered meanwhile (what the TLB
+ * gather's check of frames freed before the acknowledgements relies on).
+ */
+static void test_smp_call_pending_until_waited(struct ktest *t)
+{
+	hs_reset_runs();
+	KEXPECT_EQ(t, smp_call_others(hs_count, NULL, true), 0);
+	KEXPECT(t, !smp_call_pending());
+	KEXPECT_EQ(t, smp_call_others(hs_count, NULL, false), 0);
+	KEXPECT(t, smp_call_pending());
+	KEXPECT_EQ(t, smp_call_wait(), 0);
+	KEXPECT(t, !smp_call_pending());
+	for (unsigned cpu = 1; cpu < HOST_SMP_CPUS; cpu++)
+		KEXPECT_EQ(t, hs_runs[cpu], 2);
+}
+
 /* CPU 1 never answers: written off, CPUs 2 and 3 still run the call, CPU 1 never does. */
 static void test_smp_timeout_live_still_called(struct ktest *t)
 {
@@ -178,6 +196,7 @@ static void test_smp_answer_at_deadline(struct ktest *t)
 
 static const struct ktest_case smp_threads_cases[] = {
 	KTEST_CASE(test_smp_call_all_threads),
+	KTEST_CASE(test_smp_call_pending_until_waited),
 	KTEST_CASE(test_smp_timeout_live_still_called),
 	KTEST_CASE(test_smp_dead_by_other_caller),
 	KTEST_CASE(test_smp_answer_at_deadline),
