@@ -137,7 +137,8 @@ const struct tlb_ops tlb_ops_no_remote = {
 extern const struct tlb_ops tlb_ops_example;
 #endif
 #ifdef MMLAB_TEST_DESIGN_BROKEN
-extern const struct tlb_ops tlb_ops_broken_skip, tlb_ops_broken_early_free; /* tests/design_broken.c */
+/* tests/design_broken.c */
+extern const struct tlb_ops tlb_ops_broken_skip, tlb_ops_broken_early_free;
 #endif
 
 const struct design *const tlb_designs[] = {
