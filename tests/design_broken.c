@@ -18,15 +18,42 @@
 #include "mm/tlb.h"
 #include <arch/arch.h>
 
+/*
+ * Both claim batched's promises (one round per gather, one IPI per remote)
+ * and break them their own way, in @flush alone.
+ */
+#define BROKEN_TLB_DESIGN(dname, what, flush_fn)                                                   \
+	const struct tlb_ops tlb_ops_##dname = {                                                   \
+		.d = {                                                                             \
+			.name = #dname,                                                            \
+			.desc = "batched's promises, but " what,                                   \
+			.source = "tests/run-all.sh, verify that can fail (issue 25)",             \
+			.unit = "page",                                                            \
+			.promises = DESIGN_PROMISES(                                               \
+				{ PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES, false, false },         \
+				{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, false }                 \
+			),                                                                         \
+		},                                                                                 \
+		.add = tlb_add_queued,                                                             \
+		.flush = flush_fn,                                                                 \
+		.target_flush = tlb_target_flush,                                                  \
+	}
+
+/* A new generation, then @mask = the mm's CPUs but this one, as a round's targets. */
+static void broken_targets(const struct tlb_flush_req *req, cpumask_t *mask)
+{
+	atomic_fetch_add(&req->mm->tlb_gen, 1);
+	cpumask_copy(mask, mm_cpumask(req->mm));
+	cpumask_clear_cpu(arch_cpu_id(), mask);
+}
+
 /* batched's round to the mm's CPUs but the caller and the last other one. */
 static int tlb_flush_broken_skip(const struct tlb_flush_req *req)
 {
 	unsigned cpu, last = MAX_CPUS;
 	cpumask_t mask;
 
-	atomic_fetch_add(&req->mm->tlb_gen, 1);
-	cpumask_copy(&mask, mm_cpumask(req->mm));
-	cpumask_clear_cpu(arch_cpu_id(), &mask);
+	broken_targets(req, &mask);
 	for_each_cpu(cpu, &mask)
 		last = cpu;
 	if (last != MAX_CPUS)
@@ -34,21 +61,7 @@ static int tlb_flush_broken_skip(const struct tlb_flush_req *req)
 	return tlb_flush_send_mask(req, sizeof(*req), &mask);
 }
 
-const struct tlb_ops tlb_ops_broken_skip = {
-	.d = {
-		.name = "broken_skip",
-		.desc = "batched's promises, but one remote CPU is never sent the round",
-		.source = "tests/run-all.sh, verify that can fail (issue 25)",
-		.unit = "page",
-		.promises = DESIGN_PROMISES(
-			{ PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES, false, false },
-			{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, false }
-		),
-	},
-	.add = tlb_add_queued,
-	.flush = tlb_flush_broken_skip,
-	.target_flush = tlb_target_flush,
-};
+BROKEN_TLB_DESIGN(broken_skip, "one remote CPU is never sent the round", tlb_flush_broken_skip);
 
 /* A target of broken_early_free: the request's own flush, as any round's. */
 static void broken_target(void *arg)
@@ -66,26 +79,11 @@ static int tlb_flush_broken_early_free(const struct tlb_flush_req *req)
 {
 	cpumask_t mask;
 
-	atomic_fetch_add(&req->mm->tlb_gen, 1);
-	cpumask_copy(&mask, mm_cpumask(req->mm));
-	cpumask_clear_cpu(arch_cpu_id(), &mask);
+	broken_targets(req, &mask);
 	this_cpu_inc(PCPU_TLB_SHOOTDOWNS);
 	req->target(req); /* our own flush first (serial's order): the IPIs leave last */
 	return smp_call_copy(&mask, broken_target, (void *)req, sizeof(*req), false);
 }
 
-const struct tlb_ops tlb_ops_broken_early_free = {
-	.d = {
-		.name = "broken_early_free",
-		.desc = "batched's promises, but frames freed before the acknowledgements",
-		.source = "tests/run-all.sh, verify that can fail (issue 25)",
-		.unit = "page",
-		.promises = DESIGN_PROMISES(
-			{ PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES, false, false },
-			{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, false }
-		),
-	},
-	.add = tlb_add_queued,
-	.flush = tlb_flush_broken_early_free,
-	.target_flush = tlb_target_flush,
-};
+BROKEN_TLB_DESIGN(broken_early_free, "frames freed before the acknowledgements",
+		  tlb_flush_broken_early_free);
