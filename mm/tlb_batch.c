@@ -19,9 +19,10 @@ PCPU_COUNTER(PCPU_TLB_UNACKED_FREES, "tlb_unacked_frees");
  * The gather's flush during tlb_unmap_pages(): the request travels the
  * design's way. The gather frees its frames as soon as this returns, so a
  * call whose acknowledgements nobody waited for then means frames freed
- * while a target may still translate to them: counted, for every benchmark's
- * verify to fail (no real design may ever count one; a design whose flush
- * completes later keeps its frames itself and does not come here).
+ * while a target may still translate to them: counted, for the tlb
+ * benchmark's verify to fail (no real design may ever count one; a design
+ * whose flush completes later keeps its frames itself and does not come
+ * here).
  */
 static void tlb_batch_flush(struct pt_gather *g)
 {
