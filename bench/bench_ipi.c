@@ -40,49 +40,90 @@ struct ipi_state {
 };
 
 static struct ipi_state ipi;
-/* Per poller: 1 while it spins; it clears it on its way out. */
-static u32 ipi_poll_running[MAX_CPUS];
+
+/* A poller's state: handed its work, spinning in ipi_poll(), or out of it. */
+enum ipi_poll_state { IPI_POLL_OUT, IPI_POLL_HANDED, IPI_POLL_SPINNING };
+static u32 ipi_poll_running[MAX_CPUS]; /* enum ipi_poll_state, per CPU index */
 static u32 ipi_poll_stop;
 
-/* Task-context work on a target: spins with interrupts on until told to stop. */
+/*
+ * Task-context work on a target: spins with interrupts on until told to
+ * stop. It says so on entry: until then the target may still be in the IPI
+ * handler that woke it from HLT to take this work.
+ */
 static void ipi_poll(void *arg)
 {
 	u32 *running = arg;
 
+	atomic_store_release(running, IPI_POLL_SPINNING);
 	while (!atomic_load_acquire(&ipi_poll_stop))
 		arch_cpu_relax(); /* interrupts on: the IPI lands between two pauses */
-	atomic_store_release(running, 0);
+	atomic_store_release(running, IPI_POLL_OUT);
+}
+
+/* Waits until poller @idx's state is not @from. 0 or -ETIMEDOUT at @deadline. */
+static int ipi_poll_wait_leave(unsigned idx, u32 from, u64 deadline)
+{
+	while (atomic_load_acquire(&ipi_poll_running[idx]) == from)
+		if (arch_tsc_read() > deadline)
+			return -ETIMEDOUT;
+	return 0;
+}
+
+static u64 ipi_poll_deadline(void)
+{
+	return arch_tsc_read() + arch_tsc_hz() / 1000 * IPI_POLL_STOP_MS;
 }
 
 /* Stops every poller and waits until each has left ipi_poll(). 0 or -ETIMEDOUT. */
 static int ipi_polling_stop(void)
 {
-	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * IPI_POLL_STOP_MS;
+	u64 deadline = ipi_poll_deadline();
 
 	atomic_store_release(&ipi_poll_stop, 1);
-	for (unsigned idx = 1; idx <= ipi.npollers; idx++)
-		while (atomic_load_acquire(&ipi_poll_running[idx]))
-			if (arch_tsc_read() > deadline)
-				return -ETIMEDOUT;
+	for (unsigned idx = 1; idx <= ipi.npollers; idx++) {
+		/* A poller handed its work but not yet in it still enters, sees stop, leaves. */
+		int err = ipi_poll_wait_leave(idx, IPI_POLL_HANDED, deadline);
+
+		if (!err)
+			err = ipi_poll_wait_leave(idx, IPI_POLL_SPINNING, deadline);
+		if (err)
+			return err;
+	}
 	ipi.npollers = 0;
 	return 0;
 }
 
-/* Hands ipi_poll() to every target (c->cpu[1..last-1]). 0 or smp_run_async()'s error. */
+/*
+ * Hands ipi_poll() to every target (c->cpu[1..last-1]) and returns once
+ * each spins in it, so no round finds a target still on its way out of HLT
+ * (test_bench_ipi_polling_setup). 0, smp_run_async()'s error or -ETIMEDOUT.
+ */
 static int ipi_polling_start(struct bench_ctx *c, unsigned last)
 {
+	u64 deadline;
+
 	atomic_store_release(&ipi_poll_stop, 0);
 	for (unsigned idx = 1; idx < last; idx++) {
 		int err;
 
-		atomic_store_release(&ipi_poll_running[idx], 1);
+		atomic_store_release(&ipi_poll_running[idx], IPI_POLL_HANDED);
 		err = smp_run_async(c->cpu[idx], ipi_poll, &ipi_poll_running[idx]);
 		if (err) {
-			atomic_store_release(&ipi_poll_running[idx], 0);
+			atomic_store_release(&ipi_poll_running[idx], IPI_POLL_OUT);
 			ipi_polling_stop();
 			return err;
 		}
 		ipi.npollers = idx;
+	}
+	deadline = ipi_poll_deadline();
+	for (unsigned idx = 1; idx < last; idx++) {
+		int err = ipi_poll_wait_leave(idx, IPI_POLL_HANDED, deadline);
+
+		if (err) {
+			ipi_polling_stop();
+			return err;
+		}
 	}
 	return 0;
 }

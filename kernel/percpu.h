@@ -107,6 +107,7 @@ BUILD_ASSERT(offsetof(struct smp_call_desc, waiting) == 64);
 struct smp_work {
 	void (*fn)(void *arg);
 	void *arg;
+	bool running; /* the CPU is inside fn, taken from here (smp_cpu_running_work) */
 };
 
 /*

@@ -530,6 +530,11 @@ int smp_run_async(unsigned cpu, smp_call_fn fn, void *arg)
 	return post.result;
 }
 
+bool smp_cpu_running_work(unsigned cpu)
+{
+	return cpu < MAX_CPUS && READ_ONCE(percpu_of(cpu)->work.running);
+}
+
 /* this_cpu()->local.idle_halted: set while the CPU sits in cpu_idle()'s HLT. */
 bool smp_idle_halted(void)
 {
@@ -557,7 +562,9 @@ void cpu_idle(void)
 		}
 		arg = w->arg;
 		WRITE_ONCE(w->fn, NULL);
+		WRITE_ONCE(w->running, true);
 		arch_irq_enable();
 		fn(arg);
+		WRITE_ONCE(w->running, false);
 	}
 }

@@ -129,6 +129,13 @@ void smp_handle_mailbox(void);
 int smp_run_async(unsigned cpu, smp_call_fn fn, void *arg);
 
 /*
+ * True while @cpu runs work smp_run_async() handed it: from just before the
+ * function is called until it returns. Accepted work is not yet running: the
+ * CPU may still be in the interrupt handler that took it.
+ */
+bool smp_cpu_running_work(unsigned cpu);
+
+/*
  * In an interrupt handler: true when the interrupt woke this CPU from the
  * idle loop's HLT (the ipi bench counts such wake-ups per round).
  */

@@ -11,6 +11,7 @@
 #include "bench/tlb_readers.h"
 #include "kernel/cmdline.h"
 #include "kernel/percpu.h"
+#include "kernel/smp.h"
 #include "lib/atomic.h"
 #include "mm/tlb.h"
 #include "tests/ktest.h"
@@ -216,6 +217,48 @@ static void test_bench_ipi_hlt_wakes(struct ktest *t)
 	KEXPECT_LE(t, wakes, received);
 }
 
+/* Targets a polling setup returned without, before they ran their poller. */
+static u32 ipi_setup_not_polling;
+
+/* bench_ipi's setup, then a look at every target: each must be in its poller. */
+static int ipi_setup_look(struct bench_ctx *c)
+{
+	int err = bench_ipi.setup(c);
+
+	if (err)
+		return err;
+	for (unsigned idx = 1; idx < c->ncpus; idx++)
+		if (!smp_cpu_running_work(c->cpu[idx]))
+			ipi_setup_not_polling++;
+	c->ops = 1; /* the setup is under test, not the rounds */
+	return 0;
+}
+
+/*
+ * target_state=polling: the setup returns only once every target runs its
+ * poller, so no round (the first included) can find one in HLT. Before, it
+ * returned when a target had accepted the work, still inside the IPI
+ * handler that had woken it from HLT; a first round's call landing there
+ * counted a wake-up (CI, UEFI at 4 CPUs: test_bench_ipi_hlt_wakes saw 1).
+ */
+static void test_bench_ipi_polling_setup(struct ktest *t)
+{
+	static const struct bench_case polling[] = { { { 1 /* all */, 1 /* polling */ } } };
+	static struct bench b;
+	struct bench_outcome out;
+
+	if (!ktest_need_second_cpu(t))
+		return;
+	b = bench_ipi;
+	b.cases = polling;
+	b.ncases = 1;
+	b.setup = ipi_setup_look;
+	ipi_setup_not_polling = 0;
+	run_bench(&b, ncpus_online, 4, OPT_REMOTE_ALL, &out);
+	KEXPECT_EQ(t, out.passed, bench_nvariants(&b));
+	KEXPECT_EQ(t, ipi_setup_not_polling, 0);
+}
+
 /* ---- tlb: the sweep and remote= ---- */
 
 static bool tlb_has_case(unsigned remote, u64 pages)
@@ -354,6 +397,7 @@ static const struct ktest_case bench_work_cases[] = {
 	KTEST_CASE(test_bench_phases_apart),
 	KTEST_CASE(test_bench_excluded_cycles),
 	KTEST_CASE(test_bench_ipi_hlt_wakes),
+	KTEST_CASE(test_bench_ipi_polling_setup),
 	KTEST_CASE(test_bench_tlb_sweep_ceiling),
 	KTEST_CASE(test_bench_tlb_remote_option),
 	KTEST_CASE(test_bench_tlb_busy_readers),
