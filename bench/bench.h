@@ -24,7 +24,7 @@
 
 #define BENCH_MAX_PARAMS 4
 /* .counters = BENCH_COUNTERS(PCPU_X, PCPU_Y): the list, NULL-terminated, in static storage. */
-#define BENCH_COUNTERS(...) ((const struct pcpu_counter *const[]){ __VA_ARGS__, NULL })
+#define BENCH_COUNTERS(...) PCPU_COUNTER_LIST(__VA_ARGS__)
 #define BENCH_MAX_RUNS 1000 /* timed runs per result (iters= at most), all on one BENCH line */
 /* Variants of a case: a table's designs (broken ones too, TEST_DESIGN=broken) and aa. */
 #define BENCH_MAX_VARIANTS 12
@@ -222,6 +222,13 @@ const char *bench_variant_name(const struct bench *b, unsigned v);
  * one and returns -EINVAL, else 0. bench.c.
  */
 int bench_check_promises(struct bench_ctx *c, u64 units, u64 targets);
+
+/*
+ * The counters @b reports on every BENCH line: its own list, then each of
+ * its variants' designs' own (design.counters), each once, in that order.
+ * Fills @out (room for PCPU_COUNTER_SLOTS) and returns how many.
+ */
+unsigned bench_counters(const struct bench *b, const struct pcpu_counter **out);
 
 /* Counter @k summed over @c's runs so far (its counter_total entry). */
 static inline u64 bench_counter_total(const struct bench_ctx *c, const struct pcpu_counter *k)

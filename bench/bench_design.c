@@ -32,6 +32,30 @@ const struct design *bench_design(const struct bench *b, unsigned v)
 	return NULL;
 }
 
+/* Adds the counters of @list that @out[0..n) lacks; returns the new count. */
+static unsigned counters_add_new(const struct pcpu_counter **out, unsigned n,
+				 const struct pcpu_counter *const *list)
+{
+	for (; list && *list; list++) {
+		unsigned i = 0;
+
+		while (i < n && out[i] != *list)
+			i++;
+		if (i == n && n < PCPU_COUNTER_SLOTS)
+			out[n++] = *list;
+	}
+	return n;
+}
+
+unsigned bench_counters(const struct bench *b, const struct pcpu_counter **out)
+{
+	unsigned n = counters_add_new(out, 0, b->counters);
+
+	for (unsigned v = 0; b->designs && v < bench_ndesigns(b); v++)
+		n = counters_add_new(out, n, bench_design(b, v)->counters);
+	return n;
+}
+
 unsigned bench_nvariants(const struct bench *b)
 {
 	unsigned n = bench_ndesigns(b);

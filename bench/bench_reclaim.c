@@ -8,11 +8,12 @@
  *   naive:   one shootdown round per page as it is unmapped (the
  *            flush_tlb_page() of try_to_unmap_one() before 4.3)
  *   batched: one round per batch, after its 32 pages were unmapped
- * and serial, early_ack and gen as in the tlb table. lazy is left out
- * (runs_design): its flush returns with the invalidations still queued on
- * the readers' CPUs, while swap-out copies each page as soon as the flush
- * returns (mm/swap_mm.c), so a reader could still write a page whose copy
- * is already final; its promises are about an unmap, not a swap-out.
+ * and the table's other designs as in tlb. A design whose flush completes
+ * later (trait completes_later) is left out (runs_design): its flush
+ * returns with the invalidations still to come on the readers' CPUs, while
+ * swap-out copies each page as soon as the flush returns (mm/swap_mm.c),
+ * so a reader could still write a page whose copy is already final; its
+ * promises are about an unmap, not a swap-out.
  *
  * Layout: P pages to reclaim (pages=), then the readers' working set
  * (tlb_readers.c: a shared part that stays mapped and a private region per
@@ -67,7 +68,7 @@ static struct reclaim_bench rb;
 /* A flush that completes later returns before the readers' CPUs invalidate: no final copy. */
 static bool reclaim_runs_design(const struct design *d)
 {
-	return !tlb_ops_of(d)->settle;
+	return !d->completes_later;
 }
 
 static void reclaim_switch_mm(void *arg)

@@ -89,18 +89,23 @@ static void json_params(struct json *j, const struct bench_ctx *c)
 	json_object_end(j);
 }
 
-/* Each listed counter per operation (or per counter_unit), over every timed run, in thousandths. */
+/*
+ * Each counter bench_counters() lists, per operation (or per counter_unit),
+ * over every timed run, in thousandths.
+ */
 static void json_counters(struct json *j, const struct bench_ctx *c, const struct variant_runs *vr)
 {
 	const u64 *counter_sum = vr->counter_sum;
 	unsigned runs = vr->n;
 	const char *unit = c->b->counter_unit ? c->b->counter_unit : "op";
 	u64 unit_ops = c->b->counter_unit ? MAX(c->b->counter_unit_ops, 1ull) : 1;
+	const struct pcpu_counter *listed[PCPU_COUNTER_SLOTS];
+	unsigned nlisted = bench_counters(c->b, listed);
 	char key[48];
 
 	json_object_begin(j, "counters");
-	for (const struct pcpu_counter *const *kp = c->b->counters; kp && *kp; kp++) {
-		const struct pcpu_counter *k = *kp;
+	for (unsigned i = 0; i < nlisted; i++) {
+		const struct pcpu_counter *k = listed[i];
 		u64 sum = counter_sum[pcpu_counter_index(k)];
 		u64 per_unit = mul_div_u64(sum, 1000 * unit_ops, MAX(c->ops * runs, 1ull));
 

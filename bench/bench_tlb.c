@@ -5,13 +5,12 @@
  * have the address space loaded and the pages in their TLBs. Before each
  * run (untimed) the pages are mapped again and touched on every CPU.
  * Variants: every design of tlb_designs[] (mm/tlb_designs.c) but the
- * control; today naive (one IPI round per page) and batched (one round per
- * gather, page by page up to the ceiling, a full flush above it) and
- * serial (batched with the local flush before the IPIs, pre-5.13 Linux)
- * and lazy (LATR: no IPI, invalidations queued and drained at each CPU's
- * tick; the timed region is the unmap call, whose completion on the
- * remotes is deferred: the next prepare settles it, untimed, before the
- * range is mapped again, and the BENCH line says so in "note").
+ * controls, each described by its table entry; the benchmark reads their
+ * traits, never their names. For a design whose flush completes later
+ * (trait completes_later) the timed region is the unmap call, whose
+ * completion on the remotes is deferred: the next prepare settles it,
+ * untimed, before the range is mapped again, and the BENCH line says so
+ * in "note". Counters: the benchmark's list, then each design's own.
  * Parameter remote: "busy" remotes run readers of the mapping during the
  * timed region (bench/tlb_readers.c), as in Gorman's lru-file-mmap-read;
  * their lost read throughput, against a baseline window just before, is
@@ -207,7 +206,7 @@ static int tlb_bench_prepare(struct bench_ctx *c)
 	tlb_bench_count_flushes(c, false); /* the run just made, before anything else flushes */
 
 	tb.counted = c->runs_done >= c->b->warmup;
-	/* The last unmap's deferred completion (lazy), before the range is mapped again. */
+	/* The last unmap's deferred completion (completes_later), before mapping again. */
 	if (!err)
 		err = tlb_settle(tlb_ops_of(c->design), tb.mm);
 	if (!err)
@@ -422,9 +421,9 @@ const struct bench bench_tlb = {
 	.idle_targets = true,
 	.iters = 10,
 	.warmup = 2,
+	/* And each design's own (design.counters): bench_counters(). */
 	.counters = BENCH_COUNTERS(PCPU_IPI_SENT, PCPU_IPI_RECEIVED, PCPU_TLB_FLUSH_ONE,
-				   PCPU_TLB_FLUSH_ALL, PCPU_TLB_SHOOTDOWNS, PCPU_TLB_LAZY_QUEUED,
-				   PCPU_TLB_LAZY_FALLBACKS),
+				   PCPU_TLB_FLUSH_ALL, PCPU_TLB_SHOOTDOWNS),
 	.setup = tlb_bench_setup,
 	.prepare = tlb_bench_prepare,
 	.run = tlb_bench_run,

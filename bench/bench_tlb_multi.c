@@ -2,8 +2,8 @@
  * Benchmark `tlbmulti`: K CPUs unmap at once, each its own range of P
  * pages of one shared address space that all of them have loaded, so
  * every CPU is an initiator and a target of every other's shootdowns at
- * the same time: the case where generation coalescing (design gen, Linux
- * 4.14 tlb_gen) shows, since a target that gets several requests close
+ * the same time: the case where generation coalescing (Linux 4.14's
+ * tlb_gen) shows, since a target that gets several requests close
  * together can flush once for all of them, and an initiator can find a CPU
  * already flushed past its request. Each CPU's unmap takes the address
  * space's write lock only to clear its entries, then flushes and frees
@@ -11,25 +11,29 @@
  * the flushes of different CPUs overlap (the clearing itself is serialised
  * by the lock: with two CPUs a target mostly takes the requests one after
  * another, so coalescing shows from three CPUs on). Each range has a guard page after
- * it that is never unmapped, so no table is freed (early_ack acknowledges
- * early throughout). Variants: every design of tlb_designs[] but the
- * control. Metric: cycles per page (the slowest CPU's unmap over all
- * pages). verify holds every design to its promises per unmap (rounds,
- * IPIs: at most, for gen) and accounts for every (request, CPU) pair
- * exactly: each CPU that has the mm flushed it (page by page or in full),
- * found itself up to date, or was skipped by its initiator.
- * lazy runs too, K initiators at once (each CPU's gather flush defers its
+ * it that is never unmapped, so no table is freed (a design that
+ * acknowledges before it flushes may do so throughout). Variants: every
+ * design of tlb_designs[] but the controls; verify reads their traits and
+ * tlb_ops' counter fields, never their names. Metric: cycles per page (the
+ * slowest CPU's unmap over all pages). verify holds every design to its
+ * promises per unmap (rounds, IPIs; an at-most promise where a design may
+ * skip CPUs) and accounts for every (request, CPU) pair exactly: each CPU
+ * that has the mm flushed it (page by page or in full), or settled it
+ * without a flush as the design counts it (found itself up to date,
+ * skipped by its initiator: tlb_ops.settled).
+ * A design whose remotes flush at their drain (remotes_flush_at_drain)
+ * runs too, K initiators at once (each CPU's gather flush defers its
  * frames while the others' reaps run): it sends no request, so there is
- * nothing to coalesce; what it is held to here (tm_verify_lazy()) is what
- * holds with several initiators, where a target's queue can fill between
- * two ticks or every deferred batch be taken, and the flush then falls
- * back to one IPI round by design: every (gather, target) pair queued
- * exactly once or covered by a fallback round, one round and one IPI per
- * target per fallback, and the flushes exactly the initiators' own plus
- * each fallback round's. Each run's prepare settles (drains every queue
- * and releases every batch), so fallbacks are rare; the count shows as
- * tlb_shootdowns. lazy's own exact promises (no fallback) are a lone
- * initiator's, held by the self-tests.
+ * nothing to coalesce; what it is held to here (tm_verify_at_drain()) is
+ * what holds with several initiators, where a target's queue can fill
+ * between two drains or every deferred batch be taken, and the flush then
+ * falls back to one IPI round by design: every (gather, target) pair
+ * queued exactly once or covered by a fallback round, one round and one
+ * IPI per target per fallback, and the flushes exactly the initiators' own
+ * plus each fallback round's. Each run's prepare settles (drains every
+ * queue and releases every batch), so fallbacks are rare; the count shows
+ * as tlb_shootdowns. Such a design's own exact promises (no fallback) are
+ * a lone initiator's, held by the self-tests.
  */
 #include "bench/bench.h"
 #include "errno.h"
@@ -102,7 +106,7 @@ static int tm_setup(struct bench_ctx *c)
 	return 0;
 }
 
-/* Untimed: the last unmaps complete (lazy), then every range mapped again. */
+/* Untimed: the last unmaps complete (completes_later), then every range mapped again. */
 static int tm_prepare(struct bench_ctx *c)
 {
 	int err = tlb_settle(tlb_ops_of(c->design), tm.mm);
@@ -152,46 +156,56 @@ static u64 tm_rounds(const struct design *d, u64 *per_round)
 /*
  * Every (request, CPU with the mm) pair, exactly once (@pairs of them):
  * flushed page by page (@per_round invalidations, at or below the
- * ceiling), flushed in full, found up to date, or skipped. Designs other
- * than gen never skip, so this is their exact flush count too.
+ * ceiling), flushed in full, or settled without a flush, as the design
+ * counts it (tlb_ops.settled: found up to date, skipped). For a design
+ * that settles none so, this is its exact flush count too.
  */
 static int tm_check_pairs(struct bench_ctx *c, u64 pairs, u64 per_round)
 {
+	const struct pcpu_counter *const *k = tlb_ops_of(c->design)->settled;
 	u64 one = bench_counter_total(c, PCPU_TLB_FLUSH_ONE);
 	u64 all = bench_counter_total(c, PCPU_TLB_FLUSH_ALL);
-	u64 uptodate = bench_counter_total(c, PCPU_TLB_GEN_UPTODATE);
-	u64 skipped = bench_counter_total(c, PCPU_TLB_GEN_IPI_SKIPPED);
-	u64 one_each;
+	u64 settled = 0, one_each;
 
+	for (; k && *k; k++)
+		settled += bench_counter_total(c, *k);
 	one_each = per_round <= tlb_ceiling() ? per_round : 0;
 	if (one_each ? one % one_each == 0 : one == 0) {
-		u64 got = (one_each ? one / one_each : 0) + all + uptodate + skipped;
+		u64 got = (one_each ? one / one_each : 0) + all + settled;
 
 		if (got == pairs)
 			return 0;
 	}
-	bench_fail(c, "%lu invlpg (%lu per round), %lu full, %lu up to date, %lu skipped: "
+	bench_fail(c, "%lu invlpg (%lu per round), %lu full, %lu settled unflushed: "
 		   "not one of each for %lu request x CPU pairs",
 		   (unsigned long)one, (unsigned long)one_each, (unsigned long)all,
-		   (unsigned long)uptodate, (unsigned long)skipped, (unsigned long)pairs);
+		   (unsigned long)settled, (unsigned long)pairs);
 	return -EINVAL;
 }
 
 /*
- * lazy with every CPU an initiator (above): each of the @gathers gather
- * flushes either queued one entry to each of the @targets other CPUs, or
- * fell back to one IPI round to all of them (after queueing to fewer).
- * Its flushes: each initiator's own, and per round every CPU's (the
+ * A design whose remotes flush at their drain, every CPU an initiator
+ * (above): each of the @gathers gather flushes either queued one entry to
+ * each of the @targets other CPUs, or fell back to one IPI round to all of
+ * them (after queueing to fewer), as its tlb_ops.queued and .fallbacks
+ * count. Its flushes: each initiator's own, and per round every CPU's (the
  * targets, and the initiator once more as the round's local target).
  */
-static int tm_verify_lazy(struct bench_ctx *c, u64 gathers, u64 targets)
+static int tm_verify_at_drain(struct bench_ctx *c, u64 gathers, u64 targets)
 {
-	u64 fb = bench_counter_total(c, PCPU_TLB_LAZY_FALLBACKS);
-	u64 queued = bench_counter_total(c, PCPU_TLB_LAZY_QUEUED);
-	u64 rounds = bench_counter_total(c, PCPU_TLB_SHOOTDOWNS);
+	const struct tlb_ops *ops = tlb_ops_of(c->design);
+	u64 fb, queued, rounds = bench_counter_total(c, PCPU_TLB_SHOOTDOWNS);
 	u64 sent = bench_counter_total(c, PCPU_IPI_SENT);
-	bool ok = fb <= gathers && rounds == fb && sent == fb * targets;
+	bool ok;
 
+	if (!ops->queued || !ops->fallbacks) {
+		bench_fail(c, "%s flushes remotes at their drain but names no queued or "
+			   "fallback counter (struct tlb_ops)", c->design->name);
+		return -EINVAL;
+	}
+	fb = bench_counter_total(c, ops->fallbacks);
+	queued = bench_counter_total(c, ops->queued);
+	ok = fb <= gathers && rounds == fb && sent == fb * targets;
 	ok = ok && queued >= (gathers - fb) * targets &&
 	     queued <= (gathers - fb) * targets + fb * (targets - 1);
 	if (ok)
@@ -212,7 +226,7 @@ static int tm_verify(struct bench_ctx *c)
 	const struct design_promise *p;
 
 	if (d->remotes_flush_at_drain) /* one gather per unmap (tm.pages <= PT_GATHER_PAGES) */
-		return tm_verify_lazy(c, unmaps, c->ncpus - 1);
+		return tm_verify_at_drain(c, unmaps, c->ncpus - 1);
 	design_for_each_promise(p, d) {
 		u64 got = bench_counter_total(c, p->counter);
 
@@ -243,10 +257,9 @@ const struct bench bench_tlbmulti = {
 	.min_cpus = 2,
 	.iters = 10,
 	.warmup = 2,
+	/* And each design's own (design.counters): bench_counters(). */
 	.counters = BENCH_COUNTERS(PCPU_IPI_SENT, PCPU_TLB_SHOOTDOWNS, PCPU_TLB_FLUSH_ONE,
-				   PCPU_TLB_FLUSH_ALL, PCPU_TLB_GEN_UPTODATE,
-				   PCPU_TLB_GEN_IPI_SKIPPED, PCPU_TLB_EARLY_ACKS,
-				   PCPU_TLB_LAZY_QUEUED),
+				   PCPU_TLB_FLUSH_ALL),
 	.setup = tm_setup,
 	.prepare = tm_prepare,
 	.prepare_cpu = tm_prepare_cpu,

@@ -17,7 +17,7 @@ struct page;
 enum torture_fail_kind {
 	TORTURE_FAIL_FRAME, /* a user frame: demand-zero, COW copy, swap-in */
 	TORTURE_FAIL_TABLE, /* a page-table page */
-	TORTURE_FAIL_BATCH, /* a flush batch: a gather's batch page, lazy's deferred batch */
+	TORTURE_FAIL_BATCH, /* a flush batch: a gather's batch page, a design's deferred batch */
 	TORTURE_FAIL_SWAP,  /* a swap slot: the device is full */
 	TORTURE_FAIL_KINDS
 };

@@ -54,7 +54,17 @@ struct design {
 	bool counts_ranges;
 	/* As many as it makes, ended by one with @per 0: DESIGN_PROMISES(). NULL: none. */
 	const struct design_promise *promises;
+	/*
+	 * Counters of its own (DESIGN_COUNTERS(), NULL: none), defined in its
+	 * file: every benchmark that runs its table reports them per
+	 * operation beside its own list, on every variant's line, so that a
+	 * new design's events show without a line in any benchmark.
+	 */
+	const struct pcpu_counter *const *counters;
 };
+
+/* .counters = DESIGN_COUNTERS(PCPU_X, PCPU_Y): the design's own counters. */
+#define DESIGN_COUNTERS(...) PCPU_COUNTER_LIST(__VA_ARGS__)
 
 /*
  * .promises = DESIGN_PROMISES({ PCPU_X, 1, 1, false, false }, ...): the

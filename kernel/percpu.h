@@ -42,6 +42,9 @@ struct pcpu_counter {
 /* Declares a counter another file defines (in the owner's header). */
 #define PCPU_COUNTER_DECLARE(var) extern const struct pcpu_counter var[1]
 
+/* A list of counters, NULL-terminated, in static storage: PCPU_COUNTER_LIST(PCPU_X, PCPU_Y). */
+#define PCPU_COUNTER_LIST(...) ((const struct pcpu_counter *const[]){ __VA_ARGS__, NULL })
+
 /*
  * Slots in every CPU's counters[]: room for the registered counters (a
  * boot check and test_percpu hold them to it; the count is known only at

@@ -3,7 +3,8 @@
  * (kernel/percpu.h): each is defined with PCPU_COUNTER, and counted with
  * this_cpu_inc(), in the file named above it. No numbers: a counter's
  * index is its place in the pcpu_counters section. A counter that only its
- * own file reads (a design's, say) is defined there and needs no line here.
+ * own file reads needs no line here; a design's own are declared in its
+ * header and reach the benchmarks through design.counters.
  */
 #ifndef MM_COUNTERS_H
 #define MM_COUNTERS_H
@@ -35,16 +36,5 @@ PCPU_COUNTER_DECLARE(PCPU_SWAP_DEVICE_LOCKS);	 /* swap device lock acquisitions 
 PCPU_COUNTER_DECLARE(PCPU_SWAP_SLOTS_FREED);	 /* swap slots returned to their cluster */
 PCPU_COUNTER_DECLARE(PCPU_SWAP_BATCH_FALLBACKS); /* batched frees done one slot at a time */
 PCPU_COUNTER_DECLARE(PCPU_SWAP_OUT_PAGES);	 /* pages swapped out */
-/* mm/tlb_lazy.c */
-PCPU_COUNTER_DECLARE(PCPU_TLB_LAZY_QUEUED);    /* invalidations queued to another CPU */
-PCPU_COUNTER_DECLARE(PCPU_TLB_LAZY_DRAINED);   /* invalidations a CPU took off its queue */
-PCPU_COUNTER_DECLARE(PCPU_TLB_LAZY_FALLBACKS); /* flushes sent as an IPI round instead */
-PCPU_COUNTER_DECLARE(PCPU_TLB_LAZY_DRAIN_ONE); /* single-page invalidations a drain did */
-PCPU_COUNTER_DECLARE(PCPU_TLB_LAZY_DRAIN_ALL); /* full flushes a drain did */
-/* mm/tlb_early_ack.c */
-PCPU_COUNTER_DECLARE(PCPU_TLB_EARLY_ACKS); /* requests acknowledged before the flush */
-/* mm/tlb_gen.c */
-PCPU_COUNTER_DECLARE(PCPU_TLB_GEN_UPTODATE);	/* requests a target found already flushed */
-PCPU_COUNTER_DECLARE(PCPU_TLB_GEN_IPI_SKIPPED); /* CPUs not interrupted, found up to date */
 
 #endif

@@ -125,6 +125,18 @@ struct tlb_ops {
 	 */
 	void (*switch_out)(void);
 	void (*report)(struct json *j);
+	/*
+	 * What a verify with several initiators at once reads of the design
+	 * (bench/bench_tlb_multi.c), so that it never tests which design it
+	 * holds. @settled: counters each of whose events settles one
+	 * (request, CPU) pair without a flush (a target found up to date, a
+	 * CPU skipped); NULL: none. A design whose remotes flush at their drain
+	 * (trait remotes_flush_at_drain) names @queued, the entries it queued
+	 * to other CPUs, and @fallbacks, its flushes sent as one IPI round
+	 * instead.
+	 */
+	const struct pcpu_counter *const *settled;
+	const struct pcpu_counter *queued, *fallbacks;
 };
 
 struct tlb_batch {
@@ -187,7 +199,7 @@ int tlb_flush_send_ordered(const struct tlb_flush_req *req, bool local_first);
  * caller is skipped in it but always runs req->target itself, after the
  * IPIs left). The targets get a copy of the @len bytes at @req
  * (sizeof(*req)..SMP_CALL_DATA_MAX): a design may send a larger request
- * that begins with struct tlb_flush_req (gen's carries its generation).
+ * that begins with struct tlb_flush_req (its generation, say).
  * For designs that pick their targets or must know who they were. Returns
  * as tlb_flush_send(), or -EINVAL for a bad @len.
  */

@@ -129,6 +129,7 @@ const struct tlb_ops tlb_ops_early_ack = {
 			{ PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES, false, false },
 			{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, false }
 		),
+		.counters = DESIGN_COUNTERS(PCPU_TLB_EARLY_ACKS),
 	},
 	.add = tlb_add_queued,
 	.flush = tlb_flush_early_ack,

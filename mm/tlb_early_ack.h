@@ -9,6 +9,9 @@
 
 extern const struct tlb_ops tlb_ops_early_ack;
 
+/* Its counter (the benchmarks take it from its table entry; tests name it). */
+PCPU_COUNTER_DECLARE(PCPU_TLB_EARLY_ACKS); /* requests acknowledged before the flush */
+
 /*
  * early_ack's control (mm/tlb_early_ack.c): its targets acknowledge before
  * they flush and the frames are released at acknowledgement time, before

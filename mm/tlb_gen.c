@@ -160,6 +160,7 @@ const struct tlb_ops tlb_ops_gen = {
 			{ PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES, false, false },
 			{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, true }
 		),
+		.counters = DESIGN_COUNTERS(PCPU_TLB_GEN_UPTODATE, PCPU_TLB_GEN_IPI_SKIPPED),
 	},
 	.add = tlb_add_queued,
 	.flush = tlb_flush_gen,
@@ -168,4 +169,6 @@ const struct tlb_ops tlb_ops_gen = {
 	 * tlb_flush_gen() wraps it) would get; gen's own carry tlb_target_gen.
 	 */
 	.target_flush = tlb_target_flush,
+	/* A target found up to date, a CPU the initiator skipped: a pair settled unflushed. */
+	.settled = DESIGN_COUNTERS(PCPU_TLB_GEN_UPTODATE, PCPU_TLB_GEN_IPI_SKIPPED),
 };

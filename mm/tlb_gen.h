@@ -6,4 +6,8 @@
 
 extern const struct tlb_ops tlb_ops_gen;
 
+/* Its counters (the benchmarks take them from its table entry; tests name them). */
+PCPU_COUNTER_DECLARE(PCPU_TLB_GEN_UPTODATE);	/* requests a target found already flushed */
+PCPU_COUNTER_DECLARE(PCPU_TLB_GEN_IPI_SKIPPED); /* CPUs not interrupted, found up to date */
+
 #endif

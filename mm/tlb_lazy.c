@@ -541,6 +541,7 @@ const struct tlb_ops tlb_ops_lazy = {
 			{ PCPU_IPI_SENT, 0, 1, true, false },
 			{ PCPU_TLB_LAZY_FALLBACKS, 0, 1, false, false }
 		),
+		.counters = DESIGN_COUNTERS(PCPU_TLB_LAZY_QUEUED, PCPU_TLB_LAZY_FALLBACKS),
 	},
 	.add = tlb_add_queued,
 	.flush = tlb_flush_lazy,
@@ -550,4 +551,6 @@ const struct tlb_ops tlb_ops_lazy = {
 	.gather_flush = tlb_lazy_gather_flush,
 	.switch_out = tlb_lazy_switch,
 	.report = tlb_lazy_report,
+	.queued = PCPU_TLB_LAZY_QUEUED,
+	.fallbacks = PCPU_TLB_LAZY_FALLBACKS,
 };

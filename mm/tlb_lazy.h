@@ -22,6 +22,13 @@
 
 extern const struct tlb_ops tlb_ops_lazy;
 
+/* Its counters (the benchmarks take them from its table entry; tests name them). */
+PCPU_COUNTER_DECLARE(PCPU_TLB_LAZY_QUEUED);    /* invalidations queued to another CPU */
+PCPU_COUNTER_DECLARE(PCPU_TLB_LAZY_DRAINED);   /* invalidations a CPU took off its queue */
+PCPU_COUNTER_DECLARE(PCPU_TLB_LAZY_FALLBACKS); /* flushes sent as an IPI round instead */
+PCPU_COUNTER_DECLARE(PCPU_TLB_LAZY_DRAIN_ONE); /* single-page invalidations a drain did */
+PCPU_COUNTER_DECLARE(PCPU_TLB_LAZY_DRAIN_ALL); /* full flushes a drain did */
+
 /*
  * Self-tests only: while @paused, the lazy design's ticks drain nothing
  * (address-space switches and fallback rounds still do), so a test can

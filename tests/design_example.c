@@ -3,8 +3,9 @@
  * only with make TEST_DESIGN=1, never into the real table. It flushes like
  * naive (one round per page, the previous page's before the next goes),
  * and it owns what a real design owns: a counter defined here (its rounds,
- * PCPU_TLB_EXAMPLE_ROUNDS), its traits, and a promise on that counter that
- * the tlb benchmark's verify checks with the others. This file and one line
+ * PCPU_TLB_EXAMPLE_ROUNDS) that every BENCH line of its benchmarks reports
+ * (design.counters), its traits, and a promise on that counter that the
+ * tlb benchmark's verify checks with the others. This file and one line
  * in tlb_designs[] put it in the benchmark (BENCH lines with
  * "variant":"example", and so in the table and plots), in every
  * design-table suite of the kernel and the host tests, with no other file
@@ -48,6 +49,7 @@ const struct tlb_ops tlb_ops_example = {
 			{ PCPU_TLB_SHOOTDOWNS, 1, 1, false, false },
 			{ PCPU_IPI_SENT, 1, 1, true, false }
 		),
+		.counters = DESIGN_COUNTERS(PCPU_TLB_EXAMPLE_ROUNDS),
 	},
 	.add = tlb_add_example,
 	.flush = tlb_flush_example,

@@ -403,7 +403,7 @@ check tlb_ceiling_512_page_by_page "$([ "$v2" = 2.000 ] && [ "$o2" = 0.000 ] && 
 # file plus one inserted line in mm/tlb_designs.c (git diff), and nothing else
 # in the copy may name its counter. That copy, built with make TEST_DESIGN=1,
 # must reach the host tests (its promises in tlb_model) and the kernel: the
-# BENCH lines (verified against its own promises), the table, the plots, and
+# BENCH lines (verified against its own promises, its counter reported), the table, the plots, and
 # the design-table self-tests (tlb_example).
 td_out=$O/test-design
 td_scratch=$O/test-design-tree
@@ -444,6 +444,9 @@ if make -s -C "$td_scratch" TEST_DESIGN=1 O="$td_out" all "$td_out/test-host" > 
 	TEST_DESIGN=1 O="$td_out" expect_run bench-test-design 0 --bench tlb --accel tcg --boot kernel \
 		--smp 2 -- iters=1 cpus=2 remote=idle
 	check test_design_bench_lines "$(has "$last_log" '^BENCH \{"bench":"tlb","variant":"example"')"
+	# Its own counter on its lines (one round a page), from its table entry alone.
+	check test_design_counter_reported "$(has "$last_log" \
+		'^BENCH \{"bench":"tlb","variant":"example".*"tlb_example_rounds_per_op":1\.000[,}]')"
 	check test_design_in_table "$(has "$contract_runs/bench-test-design/table.txt" '^ +[0-9]+  example +[0-9]')"
 	check test_design_in_plots "$(grep -lq example "$contract_runs"/bench-test-design/plots/tlb-*.svg 2>/dev/null && echo 1 || echo 0)"
 	TEST_DESIGN=1 O="$td_out" expect_run selftest-test-design 0 --selftest --accel tcg --boot kernel \
