@@ -75,7 +75,8 @@ index.html (the results page: open it in a browser).
                          compare.txt and the page index.html to --results DIR
                          (default results/compare-<date-time>)
   --help                 this text
-  -- WORDS               extra kernel command-line words (key=value)
+  -- WORDS               extra kernel command-line words (key=value); ktest=
+                         (which suites) needs --selftest
 
 serial.log records the UART the kernel writes to: console= from the kernel
 words if given, else the one --spcr names (ttyS0 or ttyS1), else ttyS0.
@@ -156,6 +157,11 @@ check_args() {
 	for w in "${extra[@]+"${extra[@]}"}"; do
 		# The words reach the kernel through grub.cfg or -append: keep them plain.
 		[[ $w =~ ^[A-Za-z0-9_.,:/=+-]+$ ]] || die_usage "kernel word '$w' has characters other than [A-Za-z0-9_.,:/=+-]"
+		# ktest= picks self-test suites; another mode would ignore it and run
+		# something else entirely (all the benchmarks, say).
+		if [[ $w == ktest=* ]] && [ "$mode" != selftest ]; then
+			die_usage "kernel word '$w' picks self-test suites: add --selftest"
+		fi
 		# The kernel word alone traces too: write trace.json for it as for --trace.
 		if [ "$w" = trace=1 ] && [ "$mode" = bench ]; then trace=1 trace_word=1; fi
 	done

@@ -236,6 +236,10 @@ done
 expect_run bad-flag 2 --no-such-flag
 check bad_flag_named "$(has "$last_out" "no-such-flag")"
 
+# ktest= without --selftest: a usage error, not a benchmark run that ignores it.
+expect_run ktest-without-selftest 2 --boot kernel -- ktest=boot
+check ktest_without_selftest_named "$(has "$last_out" "ktest=boot' picks self-test suites: add --selftest")"
+
 expect_run loader-mb2-with-kernel 2 --selftest --boot kernel --loader multiboot2
 check loader_mb2_with_kernel_named "$(has "$last_out" "loader multiboot2 needs --boot iso or pxe")"
 
