@@ -4,7 +4,9 @@
 usage: lava_check.py [--label NAME] [--mode bench|selftest] LAVA_RUN_STDOUT
 
 Reads what `lava-run` printed (one JSON object per line): the "target" lines
-are mmlab's serial console, the "results" lines with definition "mmlab" are
+are mmlab's serial console, and so are the "feedback" ones (console output
+LAVA read while another action was waiting: a last line that arrives as the
+monitor finishes is logged so), the "results" lines with definition "mmlab" are
 the test cases the monitors action made. Checks, each as one KTAP result:
 the job and the monitor action passed; the console has the MMLAB header
 and trailer; every MMLAB-LAVA line arrived as a case with the same result,
@@ -21,6 +23,7 @@ import sys
 LAVA_LINE = re.compile(r"MMLAB-LAVA test_case_id=(\S+) result=(\S+) measurement=(\S+) units=(\S+)")
 KTAP_CASE = re.compile(r"^  (ok|not ok) \d+ (\S+)(\s+#\s*SKIP\b.*)?$")
 SUBTEST = re.compile(r"^  # Subtest: (\S+)")
+CONSOLE_LEVELS = ("target", "feedback")
 
 
 def read_run(path):
@@ -33,7 +36,7 @@ def read_run(path):
             except json.JSONDecodeError:
                 continue  # lava-run prints a few lines that are not JSON
             msg = rec.get("msg")
-            if rec.get("lvl") == "target" and isinstance(msg, str):
+            if rec.get("lvl") in CONSOLE_LEVELS and isinstance(msg, str):
                 console.append(msg.replace('\\"', '"').rstrip("\r"))
             elif rec.get("lvl") == "results" and isinstance(msg, dict):
                 if msg.get("definition") == "mmlab":
