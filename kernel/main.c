@@ -70,7 +70,6 @@ static void bring_up(char *err, size_t errlen)
 	    arch_start_boot_cpu(err, errlen))
 		stop("fail", EXIT_FAIL, err);
 	rc = arch_start_aps(&options, err, errlen);
-	percpu_ids_settle(); /* no CPU id is handed out from here on */
 	mm_boot_done(&kmap); /* every AP that came up runs on the kernel root now */
 	if (rc)
 		stop("fail", EXIT_FAIL, err);

@@ -11,7 +11,6 @@
 struct percpu percpu[MAX_CPUS];
 unsigned ncpus_online;
 cpumask_t cpu_online_mask;
-unsigned cpu_id_bound = MAX_CPUS;
 
 PCPU_COUNTER(PCPU_IPI_SENT, "ipi_sent");
 PCPU_COUNTER(PCPU_IPI_RECEIVED, "ipi_received");
@@ -49,15 +48,6 @@ const struct pcpu_counter *percpu_counter_find(const char *name)
 int percpu_counters_check(void)
 {
 	return pcpu_counter_count() <= PCPU_COUNTER_SLOTS ? 0 : -ENOSPC;
-}
-
-void percpu_ids_settle(void)
-{
-	unsigned cpu, bound = 1; /* the boot CPU, id 0, is always there */
-
-	for_each_cpu(cpu, &cpu_online_mask)
-		bound = cpu + 1;
-	cpu_id_bound = bound;
 }
 
 void percpu_set_online(unsigned cpu)

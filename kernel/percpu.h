@@ -145,16 +145,6 @@ struct percpu {
 extern struct percpu percpu[MAX_CPUS];
 extern unsigned ncpus_online;
 extern cpumask_t cpu_online_mask;
-/*
- * Every CPU id in use is below this: MAX_CPUS until bring-up ends (and on
- * the host, whose fake CPUs take any id), then one more than the highest
- * id online. A module's per-CPU state that may never be used is sized by
- * it when first used, instead of by MAX_CPUS in the kernel image.
- */
-extern unsigned cpu_id_bound;
-
-/* At the end of bring-up (kernel/main.c): sets cpu_id_bound from the CPUs online. */
-void percpu_ids_settle(void);
 
 /* This CPU's data (arch: %gs:0). */
 struct percpu *this_cpu(void);

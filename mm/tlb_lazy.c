@@ -88,37 +88,23 @@ enum lazy_batch_state { LAZY_BATCH_FREE, LAZY_BATCH_FILLING, LAZY_BATCH_WAITING 
 struct lazy_batch {
 	enum lazy_batch_state state; /* under lazy_defer_lock */
 	cpumask_t targets;
-	u64 *ticket; /* per CPU id (lazy_ncpus): the target's pushed count once its entry was in */
+	u64 ticket[MAX_CPUS]; /* the target's pushed count once this flush's entry was in */
 	unsigned nr_pages, nr_tables;
 	struct page **pages; /* room for a whole gather: PT_GATHER_PAGES (lazy_storage_get()) */
-	struct page *pages_block; /* the block @pages is in */
 	struct page *tables[PT_GATHER_MAX];
 };
 
 /*
  * A gather holds up to PT_GATHER_PAGES frames (64 KiB of pointers): each
- * deferred batch's room for them comes from the allocator at enable and
- * goes back at disable (when nothing is deferred), so the kernel image
- * does not carry 2 MiB of .bss for a design that may never run (a boot's
- * first usable RAM region must hold the image: tests/test_boot.c, UEFI's
- * holes). So do the per-CPU queues and tickets, sized by the CPU ids in
- * use (cpu_id_bound), not MAX_CPUS: 850 KiB of .bss at 1024.
+ * deferred batch's room for them comes from the allocator at the first
+ * enable and stays, so the kernel image does not carry 2 MiB of .bss for a
+ * design that may never run (a boot's first usable RAM region must hold
+ * the image: tests/test_boot.c, UEFI's holes).
  */
 #define LAZY_PAGES_ORDER 4
 BUILD_ASSERT(PT_GATHER_PAGES * sizeof(struct page *) <= (PAGE_SIZE << LAZY_PAGES_ORDER));
 
-/*
- * lazy_q[0..lazy_ncpus): a queue per CPU id while the design is enabled
- * (and after, until nothing it queued or deferred is left). lazy_ncpus is
- * published (release) after the queues are ready, and read (acquire)
- * before any is touched: 0 while there are none, when nothing is queued.
- * A CPU id at or above it (none in the kernel) is never queued to: a flush
- * to it falls back to an IPI round. The blocks behind them: lazy_qblock.
- */
-static struct lazy_queue *lazy_q;
-static unsigned lazy_ncpus;
-static struct page *lazy_qblock[2]; /* the queues', the tickets' */
-static unsigned lazy_qorder[2];
+static struct lazy_queue lazy_q[MAX_CPUS];
 static struct lazy_batch lazy_deferred[TLB_LAZY_BATCHES];
 static spinlock_t lazy_defer_lock = SPINLOCK_INIT("tlb_lazy_defer");
 /*
@@ -162,13 +148,9 @@ static void lazy_drain_locked(struct lazy_queue *q)
  */
 static void lazy_drain(void)
 {
-	unsigned cpu = arch_cpu_id();
-	struct lazy_queue *q;
+	struct lazy_queue *q = &lazy_q[arch_cpu_id()];
 	unsigned long flags;
 
-	if (cpu >= atomic_load_acquire(&lazy_ncpus))
-		return; /* never queued to */
-	q = &lazy_q[cpu];
 	if (!atomic_load_relaxed(&q->n))
 		return;
 	flags = spin_lock_irqsave(&q->lock);
@@ -279,8 +261,6 @@ static int lazy_send(const struct tlb_flush_req *req, cpumask_t *targets, u64 *t
 	if (!queue || !atomic_load_acquire(&lazy_on))
 		goto fallback;
 	for_each_cpu(cpu, targets) {
-		if (cpu >= atomic_load_acquire(&lazy_ncpus))
-			goto fallback; /* no queue of its own */
 		if (smp_cpu_dead(cpu))
 			continue; /* it never drains: the error below covers it */
 		if (!lazy_push(cpu, req, ticket ? &ticket[cpu] : &unused))
@@ -448,90 +428,7 @@ static void lazy_tick_off(void *arg)
  * others; stopping, the queues are drained once more by tlb_settle()'s
  * callers, and a later flush while off takes the fallback round.
  */
-/* The smallest order of a block of at least @bytes. */
-static unsigned lazy_order(size_t bytes)
-{
-	unsigned order = 0;
-
-	while ((PAGE_SIZE << order) < bytes)
-		order++;
-	return order;
-}
-
-/*
- * The queues and every deferred batch's tickets, for cpu_id_bound CPU ids,
- * allocated (zeroed) once; -ENOMEM if the allocator has none. Nothing is
- * queued before: no CPU reads a queue until lazy_ncpus says it is there.
- */
-static int lazy_queues_get(void)
-{
-	unsigned n = cpu_id_bound;
-	unsigned qorder = lazy_order((size_t)n * sizeof(struct lazy_queue));
-	unsigned torder = lazy_order((size_t)TLB_LAZY_BATCHES * n * sizeof(u64));
-	struct page *qp, *tp;
-
-	if (atomic_load_acquire(&lazy_ncpus))
-		return 0;
-	qp = page_alloc(qorder, PMM_ZERO);
-	tp = qp ? page_alloc(torder, PMM_ZERO) : NULL;
-	if (!tp) {
-		if (qp)
-			page_free(qp, qorder);
-		return -ENOMEM;
-	}
-	lazy_q = page_address(qp);
-	for (unsigned cpu = 0; cpu < n; cpu++)
-		spin_lock_init(&lazy_q[cpu].lock, "tlb_lazy_queue");
-	for (unsigned i = 0; i < TLB_LAZY_BATCHES; i++)
-		lazy_deferred[i].ticket = (u64 *)page_address(tp) + (size_t)i * n;
-	lazy_qblock[0] = qp;
-	lazy_qblock[1] = tp;
-	lazy_qorder[0] = qorder;
-	lazy_qorder[1] = torder;
-	atomic_store_release(&lazy_ncpus, n);
-	return 0;
-}
-
-/* True when no queue holds an entry and no batch waits: the queues may go. Nothing unmaps. */
-static bool lazy_queues_idle(void)
-{
-	unsigned n = atomic_load_acquire(&lazy_ncpus);
-
-	for (unsigned cpu = 0; cpu < n; cpu++)
-		if (atomic_load_acquire(&lazy_q[cpu].n))
-			return false;
-	for (unsigned i = 0; i < TLB_LAZY_BATCHES; i++)
-		if (lazy_deferred[i].state != LAZY_BATCH_FREE)
-			return false;
-	return n != 0;
-}
-
-/*
- * Gives every block lazy_storage_get() took back (the batches' frame
- * arrays too), once lazy_ncpus is 0 and no CPU can be in a drain.
- */
-static void lazy_storage_put(void)
-{
-	for (unsigned i = 0; i < TLB_LAZY_BATCHES; i++) {
-		struct lazy_batch *b = &lazy_deferred[i];
-
-		b->ticket = NULL;
-		if (b->pages_block)
-			page_free(b->pages_block, LAZY_PAGES_ORDER);
-		b->pages_block = NULL;
-		b->pages = NULL;
-	}
-	lazy_q = NULL;
-	for (unsigned i = 0; i < ARRAY_SIZE(lazy_qblock); i++) {
-		page_free(lazy_qblock[i], lazy_qorder[i]);
-		lazy_qblock[i] = NULL;
-	}
-}
-
-/*
- * Every deferred batch's frame array, and the queues, allocated once;
- * -ENOMEM if the allocator has none.
- */
+/* Every deferred batch's frame array, allocated once; -ENOMEM if the allocator has none. */
 static int lazy_storage_get(void)
 {
 	for (unsigned i = 0; i < TLB_LAZY_BATCHES; i++) {
@@ -542,35 +439,24 @@ static int lazy_storage_get(void)
 		p = page_alloc(LAZY_PAGES_ORDER, 0);
 		if (!p)
 			return -ENOMEM;
-		lazy_deferred[i].pages_block = p;
 		lazy_deferred[i].pages = page_address(p);
 	}
-	return lazy_queues_get();
+	return 0;
 }
 
 static int tlb_enable_lazy(bool on)
 {
+	static bool queues_ready;
 	int err = 0, cerr;
 
+	/* In .bss, not initialised data; nothing takes a lock before the first enable. */
+	for (unsigned cpu = 0; cpu < MAX_CPUS && !queues_ready; cpu++)
+		spin_lock_init(&lazy_q[cpu].lock, "tlb_lazy_queue");
+	queues_ready = true;
 	if (!on) {
-		/*
-		 * Off after the last settle: with nothing queued or deferred,
-		 * the queues and frame arrays go back to the allocator (sized
-		 * anew at the next enable: a host test's allocator may be new
-		 * by then). No CPU
-		 * touches them once lazy_ncpus is 0 and each answered the call
-		 * below: drains run with interrupts off, or inside a lazy flush.
-		 */
-		bool idle = lazy_queues_idle();
-
 		atomic_store_release(&lazy_on, false);
-		if (idle)
-			atomic_store_release(&lazy_ncpus, 0);
 		lazy_tick_off(NULL);
-		err = smp_call_others(lazy_tick_off, NULL, true);
-		if (idle && !err)
-			lazy_storage_put();
-		return err;
+		return smp_call_others(lazy_tick_off, NULL, true);
 	}
 	err = lazy_storage_get();
 	if (err)
@@ -597,14 +483,10 @@ static int tlb_enable_lazy(bool on)
  */
 static int lazy_wait_drained(unsigned cpu)
 {
-	struct lazy_queue *q;
-	u64 pushed, deadline;
+	struct lazy_queue *q = &lazy_q[cpu];
+	u64 pushed = atomic_load_acquire(&q->pushed);
+	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * smp_timeout_ms();
 
-	if (cpu >= atomic_load_acquire(&lazy_ncpus))
-		return 0; /* never queued to */
-	q = &lazy_q[cpu];
-	pushed = atomic_load_acquire(&q->pushed);
-	deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * smp_timeout_ms();
 	if (cpu == arch_cpu_id())
 		lazy_drain();
 	while (atomic_load_acquire(&q->drained) < pushed) {

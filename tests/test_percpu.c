@@ -80,29 +80,10 @@ static void test_percpu_counter_inc(struct ktest *t)
 		KEXPECT_EQ(t, percpu_counter_sum(PCPU_TEST_PERCPU_PROBE) - sum, 3);
 }
 
-/*
- * Bring-up hands out dense ids, so it ends with cpu_id_bound the CPUs
- * online (one past the highest); the host, whose fake CPUs take any id,
- * keeps MAX_CPUS.
- */
-static void test_percpu_id_bound(struct ktest *t)
-{
-	unsigned cpu, last = 0;
-
-	if (ktest_on_host()) {
-		KEXPECT_EQ(t, cpu_id_bound, MAX_CPUS);
-		return;
-	}
-	for_each_cpu(cpu, &cpu_online_mask)
-		last = cpu;
-	KEXPECT_EQ(t, cpu_id_bound, last + 1);
-	KEXPECT_EQ(t, cpu_id_bound, ncpus_online);
-}
-
 static const struct ktest_case percpu_cases[] = {
 	KTEST_CASE(test_percpu_counters_named_once), KTEST_CASE(test_percpu_counters_fit),
 	KTEST_CASE(test_percpu_counter_names),	     KTEST_CASE(test_percpu_counter_index),
-	KTEST_CASE(test_percpu_counter_inc),	     KTEST_CASE(test_percpu_id_bound),
+	KTEST_CASE(test_percpu_counter_inc),
 };
 
 KTEST_SUITE(percpu, percpu_cases);

@@ -17,7 +17,6 @@
 #include "kernel/percpu.h"
 #include "mm/mm.h"
 #include "mm/page.h"
-#include "mm/pmm.h"
 #include "mm/tlb.h"
 #include "mm/tlb_lazy.h"
 #include "tests/ktest.h"
@@ -199,55 +198,8 @@ static void test_lazy_local_drain_irqsafe(struct ktest *t)
 	KEXPECT_EQ(t, mm_destroy(b), 0);
 }
 
-static u64 lz_free_frames(void)
-{
-	struct pmm_stats st;
-
-	pmm_stats_get(&st);
-	return st.free;
-}
-
-/*
- * lazy's queues, tickets and frame arrays come from the allocator at
- * enable, sized by the CPU ids in use, and go back at disable once nothing
- * is queued or deferred; while a batch still waits they stay. Before, they
- * were .bss sized by MAX_CPUS (850 KiB) and the frame arrays were taken
- * once for good: from a host suite's allocator that the next suite made
- * anew, under whatever that one handed out.
- */
-static void test_lazy_storage_returned(struct ktest *t)
-{
-	struct mm *a = lz_mm_new(t, LZ_A, 1);
-	u64 before;
-
-	KASSERT(t, a != NULL);
-	before = lz_free_frames();
-	KASSERT(t, !lz_begin(t));
-	KEXPECT_LT(t, lz_free_frames(), before);
-	lz_end(t);
-	KEXPECT_EQ(t, lz_free_frames(), before); /* nothing deferred: all back */
-
-	KASSERT(t, !lz_begin(t));
-	lz_load(0, a);
-	lz_load(2, a);
-	/* Deferred until CPU 2 drains. */
-	KEXPECT_EQ(t, tlb_unmap_pages(a, LZ_A, 1, &tlb_ops_lazy), 0);
-	fake_flush_hook = NULL;
-	tlb_lazy_pause_ticks(false);
-	KEXPECT_EQ(t, tlb_design_enable(&tlb_ops_lazy, false), 0);
-	KEXPECT_LT(t, lz_free_frames(), before); /* a batch waits: the storage stays */
-	KEXPECT_EQ(t, tlb_design_enable(&tlb_ops_lazy, true), 0); /* the ticks again */
-	lz_tick(2);
-	KEXPECT_EQ(t, tlb_settle(&tlb_ops_lazy, a), 0);
-	lz_end(t);
-	/* All back, and the unmapped frame and the tables it emptied with it. */
-	KEXPECT_GE(t, lz_free_frames(), before + 1);
-	KEXPECT_EQ(t, mm_destroy(a), 0);
-}
-
 static const struct ktest_case tlb_lazy_cases[] = {
 	KTEST_CASE(test_lazy_two_initiators),
-	KTEST_CASE(test_lazy_storage_returned),
 	KTEST_CASE(test_lazy_local_drain_irqsafe),
 };
 KTEST_SUITE_EXT(tlb_lazy_replay, tlb_lazy_cases, emul_suite_init, NULL, NULL);
