@@ -29,6 +29,14 @@
 PCPU_COUNTER(PCPU_TLB_GEN_UPTODATE, "tlb_gen_uptodate");
 PCPU_COUNTER(PCPU_TLB_GEN_IPI_SKIPPED, "tlb_gen_ipi_skipped");
 
+/*
+ * Its own counters, both of a (request, CPU) pair settled without a flush:
+ * a target found up to date, a CPU the initiator skipped.
+ */
+static const struct pcpu_counter *const gen_counters[] = {
+	PCPU_TLB_GEN_UPTODATE, PCPU_TLB_GEN_IPI_SKIPPED, NULL
+};
+
 /* What a target gets: the request and its generation (copied whole, mm/tlb.h). */
 struct gen_req {
 	struct tlb_flush_req req;
@@ -160,7 +168,7 @@ const struct tlb_ops tlb_ops_gen = {
 			{ PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES, false, false },
 			{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, true }
 		),
-		.counters = DESIGN_COUNTERS(PCPU_TLB_GEN_UPTODATE, PCPU_TLB_GEN_IPI_SKIPPED),
+		.counters = gen_counters,
 	},
 	.add = tlb_add_queued,
 	.flush = tlb_flush_gen,
@@ -169,6 +177,5 @@ const struct tlb_ops tlb_ops_gen = {
 	 * tlb_flush_gen() wraps it) would get; gen's own carry tlb_target_gen.
 	 */
 	.target_flush = tlb_target_flush,
-	/* A target found up to date, a CPU the initiator skipped: a pair settled unflushed. */
-	.settled = DESIGN_COUNTERS(PCPU_TLB_GEN_UPTODATE, PCPU_TLB_GEN_IPI_SKIPPED),
+	.settled = gen_counters,
 };
