@@ -1,16 +1,53 @@
 /*
- * The per-CPU array and the online set. percpu[] is written only by its
- * own CPU (the mailbox aside, see kernel/smp.c); cpu_online_mask and
- * ncpus_online change only during bring-up, on the boot CPU.
+ * The per-CPU array, the per-CPU data copies' offsets and the online set.
+ * percpu[] is written only by its own CPU (the mailbox aside, see
+ * kernel/smp.c); percpu_data_offset[], cpu_online_mask and ncpus_online
+ * change only during bring-up, on the boot CPU.
  */
 #include "kernel/percpu.h"
 #include "errno.h"
+#include "kernel/panic.h"
 #include "lib/atomic.h"
 #include "lib/string.h"
 
 struct percpu percpu[MAX_CPUS];
 unsigned ncpus_online;
 cpumask_t cpu_online_mask;
+
+/*
+ * Added to an address in the section, the unset offset gives one whose
+ * bits 63:47 differ (SDM Vol. 1, 3.3.7.1: non-canonical), for a kernel
+ * address and for a host one alike: a #GP, or a host SIGSEGV under ASan.
+ */
+#define PCPU_DATA_UNSET 0x4000000000000000ul
+
+unsigned long percpu_data_offset[MAX_CPUS] = { [1 ... MAX_CPUS - 1] = PCPU_DATA_UNSET };
+static unsigned percpu_data_ids = 1; /* percpu_data_bound() */
+
+/* Bounds of the pcpu_data section: from the host linker or linker.ld. */
+extern char __start_pcpu_data[], __stop_pcpu_data[];
+
+size_t percpu_data_size(void)
+{
+	return ALIGN_UP((size_t)(__stop_pcpu_data - __start_pcpu_data), CACHE_LINE);
+}
+
+void percpu_data_place(unsigned cpu, void *copy)
+{
+	BUG_ON(cpu == 0 || cpu >= MAX_CPUS || percpu_data_placed(cpu));
+	percpu_data_offset[cpu] = (uintptr_t)copy - (uintptr_t)__start_pcpu_data;
+	percpu_data_ids = MAX(percpu_data_ids, cpu + 1);
+}
+
+bool percpu_data_placed(unsigned cpu)
+{
+	return percpu_data_offset[cpu] != PCPU_DATA_UNSET;
+}
+
+unsigned percpu_data_bound(void)
+{
+	return percpu_data_ids;
+}
 
 PCPU_COUNTER(PCPU_IPI_SENT, "ipi_sent");
 PCPU_COUNTER(PCPU_IPI_RECEIVED, "ipi_received");

@@ -155,6 +155,46 @@ static inline struct percpu *percpu_of(unsigned cpu)
 	return &percpu[cpu];
 }
 
+/*
+ * Per-CPU module state, sized by the CPUs that can come up rather than by
+ * MAX_CPUS (in the style of Linux's DEFINE_PER_CPU): a file declares
+ * `static struct foo foo __pcpu_data;` and reaches CPU c's copy with
+ * per_cpu_ptr(foo, c), its own with this_cpu_ptr(foo). The variables live
+ * in the pcpu_data section, which is CPU 0's copy, so the boot CPU may use
+ * them from the first instruction. Every other CPU's copy is placed at
+ * bring-up (percpu_data_place(), mm/boot_mem.c; the host's fake_arch.c
+ * places one for every fake CPU id), before that CPU starts. A CPU id
+ * never placed has an offset that makes every address non-canonical, so
+ * a stray use faults where it happens instead of sharing CPU 0's copy.
+ *
+ * Copies start zeroed, whatever the section holds: a __pcpu_data
+ * variable has no initializer (set it up at init time, per CPU).
+ */
+#define __pcpu_data __section("pcpu_data") __cacheline_aligned
+
+/* The offset of each CPU's copy from the section (CPU 0: 0). */
+extern unsigned long percpu_data_offset[MAX_CPUS];
+
+#define per_cpu_ptr(var, cpu)                                                                      \
+	((__typeof__(&(var)))((uintptr_t) & (var) + percpu_data_offset[(cpu)]))
+#define this_cpu_ptr(var) per_cpu_ptr(var, arch_cpu_id())
+
+/* Bytes one CPU's copy takes (the section, rounded to a cache line). */
+size_t percpu_data_size(void);
+
+/*
+ * Makes the percpu_data_size() bytes at @copy (zeroed, cache-line
+ * aligned) CPU @cpu's copy. Bring-up only: before @cpu runs, for a @cpu
+ * that has none yet (never 0).
+ */
+void percpu_data_place(unsigned cpu, void *copy);
+
+/* True when CPU @cpu has its copy (CPU 0 always). */
+bool percpu_data_placed(unsigned cpu);
+
+/* One past the highest CPU id with a copy: loops over every CPU's copy stop here. */
+unsigned percpu_data_bound(void);
+
 /* Adds @v to this CPU's counter with one instruction (arch hook). */
 void arch_percpu_add(size_t offset, u64 v);
 

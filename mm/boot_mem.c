@@ -10,8 +10,10 @@
 #include "mm/boot_mem.h"
 #include "errno.h"
 #include "kernel/cpumask.h"
+#include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "lib/format.h"
+#include "lib/string.h"
 #include "mm/fault.h"
 #include "mm/kernel_map.h"
 #include "mm/kstack.h"
@@ -75,6 +77,34 @@ int mm_boot_build(const struct machine_desc *d, struct machine_kmap *km, char *e
 	return 0;
 }
 
+/*
+ * Per-CPU data copies (kernel/percpu.h) for CPUs 1 to @n - 1, packed into
+ * blocks of whole pages. A CPU left without one (no memory) is left out of
+ * bring-up, as one without stacks is (arch's smpboot checks both).
+ */
+static void boot_percpu_data(unsigned n)
+{
+	size_t size = percpu_data_size();
+	unsigned order = 0, per_block;
+
+	if (!size)
+		return;
+	while ((PAGE_SIZE << order) < size)
+		order++;
+	per_block = (unsigned)((PAGE_SIZE << order) / size);
+	for (unsigned cpu = 1; cpu < n; cpu += per_block) {
+		struct page *p = page_alloc(order, 0);
+		char *block;
+
+		if (!p)
+			return;
+		block = page_address(p);
+		memset(block, 0, PAGE_SIZE << order);
+		for (unsigned j = 0; j < per_block && cpu + j < n; j++)
+			percpu_data_place(cpu + j, block + j * size);
+	}
+}
+
 int mm_boot_stacks(const struct machine_desc *d, struct machine_kmap *km, char *err,
 		   size_t errlen)
 {
@@ -91,6 +121,7 @@ int mm_boot_stacks(const struct machine_desc *d, struct machine_kmap *km, char *
 	km->nstacks = 0;
 	while (km->nstacks < n && !kstack_alloc_cpu(km->nstacks))
 		km->nstacks++;
+	boot_percpu_data(km->nstacks);
 	kstack_tops(0, &km->stack0);
 	km->stack_stride = kstack_top(1) - kstack_top(0);
 	if (!km->nstacks) {

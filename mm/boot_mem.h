@@ -25,8 +25,9 @@ int mm_boot_build(const struct machine_desc *d, struct machine_kmap *km, char *e
  * Step 2, once the boot CPU runs on km->root: frees the memory above the
  * boot map that only the new direct map reaches, and maps the stacks of
  * CPUs 0..d->ncpus-1 (fewer when memory runs out: km->nstacks says how
- * many). Returns 0, or -ENOMEM with @err filled when not even the boot
- * CPU's stacks fit.
+ * many), and places the per-CPU data copies of those CPUs (kernel/percpu.h;
+ * a CPU that gets none is left out of bring-up). Returns 0, or -ENOMEM
+ * with @err filled when not even the boot CPU's stacks fit.
  */
 int mm_boot_stacks(const struct machine_desc *d, struct machine_kmap *km, char *err,
 		   size_t errlen);

@@ -9,7 +9,7 @@
  * Around fault_resolve(), the region's mapping lock is taken as the
  * chosen design says (mm/mapping.h): lock order mm->lock, then mapping.
  *
- * Counts: fault_cpus[cpu] is written only by its own CPU.
+ * Counts: each CPU's fault_cpu copy is written only by that CPU.
  */
 #include "mm/fault.h"
 #include "mm/counters.h"
@@ -33,12 +33,12 @@ struct fault_cpu {
 	u64 events[FAULT_NR_EVENTS];
 } __cacheline_aligned;
 
-static struct fault_cpu fault_cpus[MAX_CPUS];
+static struct fault_cpu fault_cpu __pcpu_data;
 
 /* Only this CPU writes its counters: a plain add, atomic only so readers see no tearing. */
 static void fault_count(enum fault_event ev)
 {
-	u64 *c = &fault_cpus[arch_cpu_id()].events[ev];
+	u64 *c = &this_cpu_ptr(fault_cpu)->events[ev];
 
 	atomic_store_relaxed(c, atomic_load_relaxed(c) + 1);
 }
@@ -47,8 +47,8 @@ u64 fault_event_count(enum fault_event ev)
 {
 	u64 sum = 0;
 
-	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
-		sum += atomic_load_relaxed(&fault_cpus[cpu].events[ev]);
+	for (unsigned cpu = 0; cpu < percpu_data_bound(); cpu++)
+		sum += atomic_load_relaxed(&per_cpu_ptr(fault_cpu, cpu)->events[ev]);
 	return sum;
 }
 

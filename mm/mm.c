@@ -5,7 +5,7 @@
  * mm/fork.c holds mm_fork() and mm_cow_protect(), mm/fault.c the faults,
  * mm/populate.c mm_map_page() and mm_populate*().
  *
- * Locking as mm/mm.h says. mm_asids[cpu] is touched only by its own CPU,
+ * Locking as mm/mm.h says. A CPU's mm_asids copy is touched only by that CPU,
  * with interrupts off (mm_switch()); mm_kernel_root_pa and mm_nr_asids
  * are written once at boot.
  */
@@ -41,15 +41,15 @@ const struct mm_swap_hooks *mm_swap;
 static paddr_t mm_kernel_root_pa;
 static unsigned mm_nr_asids;
 static u64 mm_next_ctx;
-static struct mm_cpu_asids mm_asids[MAX_CPUS];
+static struct mm_cpu_asids mm_asids __pcpu_data;
 mm_hook_fn *mm_hook;
 
 void mm_init(paddr_t kernel_root, unsigned nr_asids)
 {
 	mm_kernel_root_pa = kernel_root;
 	mm_nr_asids = MIN(nr_asids, MM_ASID_SLOTS);
-	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
-		mm_asids[cpu] = (struct mm_cpu_asids){ .next = 0 };
+	for (unsigned cpu = 0; cpu < percpu_data_bound(); cpu++)
+		*per_cpu_ptr(mm_asids, cpu) = (struct mm_cpu_asids){ .next = 0 };
 }
 
 paddr_t mm_kernel_root(void)
@@ -355,7 +355,7 @@ int mm_destroy(struct mm *mm)
  */
 static u16 mm_asid_pick(struct mm *mm, bool *flush)
 {
-	struct mm_cpu_asids *c = &mm_asids[arch_cpu_id()];
+	struct mm_cpu_asids *c = this_cpu_ptr(mm_asids);
 	u64 gen = atomic_load_acquire(&mm->tlb_gen);
 	unsigned i;
 
@@ -404,7 +404,7 @@ void mm_switch(struct mm *mm)
 
 u64 mm_loaded_gen(void)
 {
-	return mm_asids[arch_cpu_id()].load_gen;
+	return this_cpu_ptr(mm_asids)->load_gen;
 }
 
 /* installing pages */

@@ -30,6 +30,10 @@ static spinlock_t pmm_lock = SPINLOCK_INIT("pmm");
 static struct page_list pmm_free_area[PMM_MAX_ORDER + 1];
 static u64 pmm_buddy_frames, pmm_managed, pmm_held_back, pmm_memmap_frames;
 static u64 pmm_limit_pfn;
+/*
+ * Not per-CPU data (kernel/percpu.h): the caches exist before the allocator
+ * hands out the pages that hold the other CPUs' copies. 64 bytes a CPU.
+ */
 static struct pmm_pcp pmm_pcps[MAX_CPUS];
 static bool pmm_ready;
 

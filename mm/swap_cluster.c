@@ -21,6 +21,7 @@
 #include "errno.h"
 #include "mm/counters.h"
 #include "kernel/panic.h"
+#include "kernel/percpu.h"
 #include "kernel/trace.h"
 #include "lib/string.h"
 #include "mm/page.h"
@@ -367,12 +368,12 @@ struct swap_cpu_hints {
 	u32 gen[SWAP_MAX_DEVS]; /* the swap_on() generation the hints belong to */
 } __cacheline_aligned;
 
-static struct swap_cpu_hints swap_hints[MAX_CPUS];
+static struct swap_cpu_hints swap_hints __pcpu_data;
 
 /* This CPU's hint for runs of @order on @si, after dropping those of older devices. */
 static u32 *swap_hint(struct swap_info *si, unsigned order)
 {
-	struct swap_cpu_hints *ps = &swap_hints[arch_cpu_id()];
+	struct swap_cpu_hints *ps = this_cpu_ptr(swap_hints);
 
 	if (ps->gen[si->type] != si->gen) {
 		memset(ps->next[si->type], 0, sizeof(ps->next[si->type]));

@@ -39,7 +39,7 @@ struct ea_cpu {
 	u64 flushed;
 } __cacheline_aligned;
 
-static struct ea_cpu ea_cpus[MAX_CPUS];
+static struct ea_cpu ea_cpu __pcpu_data;
 
 void (*tlb_early_ack_gap)(const struct tlb_flush_req *req);
 
@@ -51,7 +51,7 @@ void (*tlb_early_ack_gap)(const struct tlb_flush_req *req);
 static void ea_target_early(const struct tlb_flush_req *req)
 {
 	unsigned long flags = arch_irq_save();
-	struct ea_cpu *me = &ea_cpus[arch_cpu_id()];
+	struct ea_cpu *me = this_cpu_ptr(ea_cpu);
 	struct tlb_flush_req r = *req;
 	void (*gap)(const struct tlb_flush_req *) = READ_ONCE(tlb_early_ack_gap);
 
@@ -78,7 +78,7 @@ static int ea_wait_flushed(const cpumask_t *mask)
 	unsigned cpu;
 
 	for_each_cpu(cpu, mask) {
-		struct ea_cpu *t = &ea_cpus[cpu];
+		struct ea_cpu *t = per_cpu_ptr(ea_cpu, cpu);
 		u64 want = atomic_load_acquire(&t->started);
 
 		while (atomic_load_acquire(&t->flushed) < want) {

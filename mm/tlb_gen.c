@@ -51,12 +51,12 @@ struct gen_cpu {
 	u64 gen;
 } __cacheline_aligned;
 
-static struct gen_cpu gen_cpus[MAX_CPUS];
+static struct gen_cpu gen_cpu __pcpu_data;
 
 /* How far this CPU has flushed @mm, which it runs now. Interrupts off. */
 static u64 gen_local(const struct mm *mm)
 {
-	const struct gen_cpu *c = &gen_cpus[arch_cpu_id()];
+	const struct gen_cpu *c = this_cpu_ptr(gen_cpu);
 	u64 g = c->ctx_id == mm->ctx_id ? c->gen : 0;
 
 	return MAX(g, mm_loaded_gen());
@@ -64,7 +64,7 @@ static u64 gen_local(const struct mm *mm)
 
 static void gen_record(const struct mm *mm, u64 gen)
 {
-	struct gen_cpu *c = &gen_cpus[arch_cpu_id()];
+	struct gen_cpu *c = this_cpu_ptr(gen_cpu);
 
 	/*
 	 * The seqcount writer (only this CPU writes @c): the odd count, then a
@@ -83,7 +83,7 @@ static void gen_record(const struct mm *mm, u64 gen)
 /* From an initiator: whether @cpu has flushed @mm up to @gen (a torn read says no). */
 static bool gen_cpu_uptodate(unsigned cpu, const struct mm *mm, u64 gen)
 {
-	const struct gen_cpu *c = &gen_cpus[cpu];
+	const struct gen_cpu *c = per_cpu_ptr(gen_cpu, cpu);
 	u32 seq = atomic_load_acquire(&c->seq);
 	bool ok = atomic_load_acquire(&c->ctx_id) == mm->ctx_id &&
 		  atomic_load_acquire(&c->gen) >= gen;

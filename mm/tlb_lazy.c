@@ -74,6 +74,17 @@ struct lazy_queue {
 } __cacheline_aligned;
 
 /*
+ * A CPU's side of lazy (per-CPU data, kernel/percpu.h): its queue, and its
+ * ticket in each deferred batch, the count pushed to it once that batch's
+ * entry was in. A batch's owner writes its tickets while the batch is
+ * FILLING; a reap reads them once it is WAITING (lazy_defer_lock between).
+ */
+struct lazy_cpu {
+	struct lazy_queue q;
+	u64 ticket[TLB_LAZY_BATCHES];
+};
+
+/*
  * A deferred batch's life: FREE, then FILLING while one initiator owns it
  * (lazy_batch_get(): emptied, written without lazy_defer_lock by its owner
  * alone, never looked at by a reap), WAITING once its frames are in
@@ -87,8 +98,7 @@ enum lazy_batch_state { LAZY_BATCH_FREE, LAZY_BATCH_FILLING, LAZY_BATCH_WAITING 
 /* What one flush left to release once its targets drained past their tickets. */
 struct lazy_batch {
 	enum lazy_batch_state state; /* under lazy_defer_lock */
-	cpumask_t targets;
-	u64 ticket[MAX_CPUS]; /* the target's pushed count once this flush's entry was in */
+	cpumask_t targets; /* each one's ticket: struct lazy_cpu */
 	unsigned nr_pages, nr_tables;
 	struct page **pages; /* room for a whole gather: PT_GATHER_PAGES (lazy_storage_get()) */
 	struct page *tables[PT_GATHER_MAX];
@@ -104,7 +114,7 @@ struct lazy_batch {
 #define LAZY_PAGES_ORDER 4
 BUILD_ASSERT(PT_GATHER_PAGES * sizeof(struct page *) <= (PAGE_SIZE << LAZY_PAGES_ORDER));
 
-static struct lazy_queue lazy_q[MAX_CPUS];
+static struct lazy_cpu lazy_cpu __pcpu_data;
 static struct lazy_batch lazy_deferred[TLB_LAZY_BATCHES];
 static spinlock_t lazy_defer_lock = SPINLOCK_INIT("tlb_lazy_defer");
 /*
@@ -148,7 +158,7 @@ static void lazy_drain_locked(struct lazy_queue *q)
  */
 static void lazy_drain(void)
 {
-	struct lazy_queue *q = &lazy_q[arch_cpu_id()];
+	struct lazy_queue *q = &this_cpu_ptr(lazy_cpu)->q;
 	unsigned long flags;
 
 	if (!atomic_load_relaxed(&q->n))
@@ -190,10 +200,11 @@ static void lazy_target_fallback(const struct tlb_flush_req *req)
 
 /* ---- the initiator side: queueing ---- */
 
-/* Queues @req on @cpu; false when its queue is full. Its ticket in *@ticket. */
-static bool lazy_push(unsigned cpu, const struct tlb_flush_req *req, u64 *ticket)
+/* Queues @req on @cpu; false when its queue is full. Its ticket in batch @batch's (-1: none). */
+static bool lazy_push(unsigned cpu, const struct tlb_flush_req *req, int batch)
 {
-	struct lazy_queue *q = &lazy_q[cpu];
+	struct lazy_cpu *c = per_cpu_ptr(lazy_cpu, cpu);
+	struct lazy_queue *q = &c->q;
 	unsigned long flags = spin_lock_irqsave(&q->lock);
 	bool ok = q->n < TLB_LAZY_QUEUE_MAX;
 
@@ -202,7 +213,8 @@ static bool lazy_push(unsigned cpu, const struct tlb_flush_req *req, u64 *ticket
 		atomic_store_relaxed(&q->n, q->n + 1);
 		/* Atomic: settle reads it without the lock (lazy_wait_drained()). */
 		atomic_store_relaxed(&q->pushed, q->pushed + 1);
-		*ticket = q->pushed;
+		if (batch >= 0)
+			c->ticket[batch] = q->pushed;
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
 	return ok;
@@ -232,8 +244,8 @@ static bool lazy_any_dead(const cpumask_t *mask)
 
 /*
  * Flushes this CPU and queues @req on the other CPUs of the mm's mask,
- * which it copies into @targets, with each target's ticket in @ticket
- * (NULL: not wanted); without @queue (no deferred batch was free) it
+ * which it copies into @targets, with each target's ticket in deferred
+ * batch @batch (-1: none wanted); without @queue (no deferred batch was free) it
  * falls back at once. Returns 1 when it was queued (complete once the
  * tickets are drained), 0 when it is complete already (no other CPU, or
  * a fallback IPI round), or -ETIMEDOUT when a target is out of the run:
@@ -241,12 +253,10 @@ static bool lazy_any_dead(const cpumask_t *mask)
  * the IPI designs' calls still reach their live targets, so the range
  * leaves their TLBs; the caller quarantines the frames.
  */
-static int lazy_send(const struct tlb_flush_req *req, cpumask_t *targets, u64 *ticket,
-		     bool queue)
+static int lazy_send(const struct tlb_flush_req *req, cpumask_t *targets, int batch, bool queue)
 {
 	unsigned self = arch_cpu_id(), cpu;
 	bool dead;
-	u64 unused;
 	int err;
 
 	/* Before the mask is read, as tlb_flush_send(): a CPU loading the mm later flushes. */
@@ -263,7 +273,7 @@ static int lazy_send(const struct tlb_flush_req *req, cpumask_t *targets, u64 *t
 	for_each_cpu(cpu, targets) {
 		if (smp_cpu_dead(cpu))
 			continue; /* it never drains: the error below covers it */
-		if (!lazy_push(cpu, req, ticket ? &ticket[cpu] : &unused))
+		if (!lazy_push(cpu, req, batch))
 			goto fallback;
 		this_cpu_inc(PCPU_TLB_LAZY_QUEUED);
 	}
@@ -277,12 +287,18 @@ fallback:
 static int tlb_flush_lazy(const struct tlb_flush_req *req)
 {
 	cpumask_t targets;
-	int ret = lazy_send(req, &targets, NULL, true);
+	int ret = lazy_send(req, &targets, -1, true);
 
 	return ret < 0 ? ret : 0;
 }
 
 /* ---- deferred frames and tables ---- */
+
+/* @b's index among the deferred batches: its tickets' (struct lazy_cpu). */
+static int lazy_batch_index(const struct lazy_batch *b)
+{
+	return (int)(b - lazy_deferred);
+}
 
 /* True once every target of @b drained past its ticket. */
 static bool lazy_batch_done(const struct lazy_batch *b)
@@ -290,7 +306,9 @@ static bool lazy_batch_done(const struct lazy_batch *b)
 	unsigned cpu;
 
 	for_each_cpu(cpu, &b->targets) {
-		if (atomic_load_acquire(&lazy_q[cpu].drained) < b->ticket[cpu])
+		const struct lazy_cpu *c = per_cpu_ptr(lazy_cpu, cpu);
+
+		if (atomic_load_acquire(&c->q.drained) < c->ticket[lazy_batch_index(b)])
 			return false;
 	}
 	return true;
@@ -388,9 +406,9 @@ static void tlb_lazy_gather_flush(struct pt_gather *g)
 	lazy_reap();
 	b = torture_hook_fail(TORTURE_FAIL_BATCH) ? NULL : lazy_batch_get();
 	if (b)
-		ret = lazy_send(&req, &b->targets, b->ticket, true);
+		ret = lazy_send(&req, &b->targets, lazy_batch_index(b), true);
 	else
-		ret = lazy_send(&req, &targets, NULL, false);
+		ret = lazy_send(&req, &targets, -1, false);
 	if (ret == 1) {
 		spin_lock(&lazy_defer_lock);
 		lazy_batch_take(b, g);
@@ -449,9 +467,9 @@ static int tlb_enable_lazy(bool on)
 	static bool queues_ready;
 	int err = 0, cerr;
 
-	/* In .bss, not initialised data; nothing takes a lock before the first enable. */
-	for (unsigned cpu = 0; cpu < MAX_CPUS && !queues_ready; cpu++)
-		spin_lock_init(&lazy_q[cpu].lock, "tlb_lazy_queue");
+	/* Per-CPU data starts zeroed; nothing takes a lock before the first enable. */
+	for (unsigned cpu = 0; cpu < percpu_data_bound() && !queues_ready; cpu++)
+		spin_lock_init(&per_cpu_ptr(lazy_cpu, cpu)->q.lock, "tlb_lazy_queue");
 	queues_ready = true;
 	if (!on) {
 		atomic_store_release(&lazy_on, false);
@@ -483,7 +501,7 @@ static int tlb_enable_lazy(bool on)
  */
 static int lazy_wait_drained(unsigned cpu)
 {
-	struct lazy_queue *q = &lazy_q[cpu];
+	struct lazy_queue *q = &per_cpu_ptr(lazy_cpu, cpu)->q;
 	u64 pushed = atomic_load_acquire(&q->pushed);
 	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * smp_timeout_ms();
 

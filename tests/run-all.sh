@@ -38,7 +38,7 @@ note "layering rules"
 # docs/style.md's machine-checkable rules: no tracked merge leftovers, no
 # trailing blanks, tabs for C indentation, 100 columns.
 note "tree tidiness"
-"$PYTHON" "$here/tools/check-tree.py" --rule leftovers --rule whitespace --rule columns --ktap > "$logs/tree.ktap" 2>&1
+"$PYTHON" "$here/tools/check-tree.py" --rule leftovers --rule whitespace --rule columns --rule percpu --ktap > "$logs/tree.ktap" 2>&1
 
 # The committed fuzz corpora and crash regression inputs, once each (clang's libFuzzer).
 note "fuzz corpus replay"

@@ -4,6 +4,8 @@
  * a name of its own (the names the BENCH lines print), an index that is its
  * place there, and a slot in every CPU's counters[]. This file defines a
  * counter of its own, the way any file adds one: no other file names it.
+ * Then per-CPU data (__pcpu_data): a copy for every CPU that can run, none
+ * shared, none for the ids past them.
  */
 #include "kernel/percpu.h"
 #include "lib/string.h"
@@ -12,6 +14,8 @@
 #include "tests/ktest.h"
 
 PCPU_COUNTER(PCPU_TEST_PERCPU_PROBE, "test_percpu_probe");
+
+static u64 test_pcpu_probe[3] __pcpu_data;
 
 static void test_percpu_counters_named_once(struct ktest *t)
 {
@@ -80,10 +84,63 @@ static void test_percpu_counter_inc(struct ktest *t)
 		KEXPECT_EQ(t, percpu_counter_sum(PCPU_TEST_PERCPU_PROBE) - sum, 3);
 }
 
+/* Every CPU id below the bound has a copy of its own: CPU 0's is the variable itself. */
+static void test_percpu_data_copies(struct ktest *t)
+{
+	unsigned bound = percpu_data_bound();
+
+	KASSERT(t, bound >= 1 && bound <= MAX_CPUS);
+	KEXPECT_EQ(t, (uintptr_t)per_cpu_ptr(test_pcpu_probe, 0), (uintptr_t)&test_pcpu_probe);
+	KEXPECT_EQ(t, (uintptr_t)&test_pcpu_probe % CACHE_LINE, 0);
+	KEXPECT_EQ(t, percpu_data_size() % CACHE_LINE, 0);
+	for (unsigned cpu = 0; cpu < bound; cpu++) {
+		KASSERT(t, percpu_data_placed(cpu));
+		(*per_cpu_ptr(test_pcpu_probe, cpu))[2] = 1000 + cpu;
+	}
+	/* Written all, read all: two ids sharing a copy would read the later one's value. */
+	for (unsigned cpu = 0; cpu < bound; cpu++)
+		KEXPECT_EQ(t, (*per_cpu_ptr(test_pcpu_probe, cpu))[2], 1000 + cpu);
+	for (unsigned cpu = 0; cpu < bound; cpu++)
+		(*per_cpu_ptr(test_pcpu_probe, cpu))[2] = 0;
+}
+
+/* Bits 63:47 all equal (SDM Vol. 1, 3.3.7.1). */
+static bool canonical(uintptr_t va)
+{
+	u64 top = (u64)va >> 47;
+
+	return top == 0 || top == 0x1ffff;
+}
+
+/*
+ * The kernel places copies for the CPUs bring-up may start and no more; the
+ * host for every fake id. An id past them reaches no memory: its address
+ * is not canonical, so a stray use faults instead of sharing CPU 0's copy.
+ */
+static void test_percpu_data_bound(struct ktest *t)
+{
+	unsigned bound = percpu_data_bound(), cpu;
+
+	for_each_cpu(cpu, &cpu_online_mask)
+		KEXPECT(t, cpu < bound && percpu_data_placed(cpu));
+#ifdef HOST_BUILD
+	KEXPECT_EQ(t, bound, MAX_CPUS);
+#else
+	KEXPECT(t, bound >= ncpus_online);
+	if (bound < MAX_CPUS) { /* short of a machine with MAX_CPUS CPUs */
+		KEXPECT(t, !percpu_data_placed(bound));
+		KEXPECT(t, !canonical((uintptr_t)per_cpu_ptr(test_pcpu_probe, bound)));
+		KEXPECT(t, !canonical((uintptr_t)per_cpu_ptr(test_pcpu_probe, MAX_CPUS - 1)));
+	}
+#endif
+	KEXPECT(t, canonical((uintptr_t)per_cpu_ptr(test_pcpu_probe, bound - 1)));
+}
+
 static const struct ktest_case percpu_cases[] = {
 	KTEST_CASE(test_percpu_counters_named_once), KTEST_CASE(test_percpu_counters_fit),
 	KTEST_CASE(test_percpu_counter_names),	     KTEST_CASE(test_percpu_counter_index),
-	KTEST_CASE(test_percpu_counter_inc),
+	KTEST_CASE(test_percpu_counter_inc),	     KTEST_CASE(test_percpu_data_copies),
+	KTEST_CASE(test_percpu_data_bound),
 };
 
 KTEST_SUITE(percpu, percpu_cases);

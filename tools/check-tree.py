@@ -16,6 +16,11 @@ Rules (default: all):
               text past column 100 is inside a string literal that opens on
               that line (or is its closing quote), and after that literal the
               line holds only ',', ')', ';', '\\' and blanks.
+  percpu      no mm/*.c array at file scope has MAX_CPUS elements: per-CPU
+              state is __pcpu_data (kernel/percpu.h), sized by the CPUs that
+              come up. An array that cannot be (it must exist before any copy
+              is placed) says so in a comment starting "Not per-CPU data"
+              within the three lines above it.
 
 The files are those `git ls-files` lists under DIR (every file when DIR is
 not a git work tree). Each problem is printed as 'FILE:LINE: rule NAME:
@@ -29,7 +34,7 @@ import re
 import subprocess
 import sys
 
-RULES = ("leftovers", "whitespace", "columns")
+RULES = ("leftovers", "whitespace", "columns", "percpu")
 LEFTOVER = re.compile(r"(\.orig|\.rej|~|\.sw[op])$")
 C_EXTS = (".c", ".h", ".S")
 TEXT_EXTS = C_EXTS + (".py", ".sh", ".md", ".ld", ".cfg", ".yaml", ".json", ".txt")
@@ -138,8 +143,28 @@ def check_columns(root, files):
     return problems
 
 
+PERCPU_ARRAY = re.compile(r"^[A-Za-z_][^(=]*\[MAX_CPUS\]")
+PERCPU_EXCUSE = "Not per-CPU data"
+
+
+def check_percpu(root, files):
+    problems = []
+    for rel in files:
+        if not (rel.startswith("mm/") and rel.endswith(".c")):
+            continue
+        lines = lines_of(root, rel)
+        for n, line in enumerate(lines, 1):
+            if not PERCPU_ARRAY.match(line):
+                continue
+            if any(PERCPU_EXCUSE in above for above in lines[max(0, n - 4):n - 1]):
+                continue
+            problems.append("%s:%d: rule percpu: an array of MAX_CPUS at file scope; "
+                            "use __pcpu_data (kernel/percpu.h)" % (rel, n))
+    return problems
+
+
 CHECKS = {"leftovers": check_leftovers, "whitespace": check_whitespace,
-          "columns": check_columns}
+          "columns": check_columns, "percpu": check_percpu}
 
 
 def main(argv):

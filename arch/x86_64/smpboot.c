@@ -191,7 +191,8 @@ int smpboot_start_aps(const u32 *apic_ids, unsigned n, unsigned limit, struct sm
 
 		if (apic_ids[i] == self)
 			continue;
-		if (apic_ids[i] > apic_max_id() || !kpt_stacks(next, &st)) {
+		if (apic_ids[i] > apic_max_id() || !kpt_stacks(next, &st) ||
+		    !percpu_data_placed(next)) {
 			res->skipped++;
 			continue;
 		}

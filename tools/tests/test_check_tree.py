@@ -135,6 +135,23 @@ class CheckTreeTest(unittest.TestCase):
         self.assertEqual((rc, lines), (1, ["a.c:1: rule columns: 101 columns (at most 100)"]))
         self.assertEqual(run({"a.c": "ab\t" + "x" * 92 + "\n"}, ["columns"])[0], 0)
 
+    def test_mm_array_of_max_cpus_fails(self):
+        bad = "struct q { int n; };\n\nstatic struct q qs[MAX_CPUS];\n"
+        rc, lines = run(dict(CLEAN, **{"mm/lazy.c": bad}), ["percpu"])
+        self.assertEqual((rc, lines), (1, ["mm/lazy.c:3: rule percpu: an array of MAX_CPUS at "
+                                           "file scope; use __pcpu_data (kernel/percpu.h)"]))
+
+    def test_mm_array_of_max_cpus_with_its_reason_passes(self):
+        ok = ("/*\n * Not per-CPU data: set up before any copy is placed.\n */\n"
+              "static struct q qs[MAX_CPUS];\n")
+        self.assertEqual(run(dict(CLEAN, **{"mm/pmm.c": ok}), ["percpu"]), (0, []))
+
+    def test_max_cpus_arrays_outside_mm_or_inside_functions_pass(self):
+        files = dict(CLEAN, **{"bench/b.c": "static int seen[MAX_CPUS];\n",
+                               "mm/x.c": "void f(void)\n{\n\tint seen[MAX_CPUS];\n}\n",
+                               "mm/y.c": "struct s {\n\tu64 t[MAX_CPUS];\n};\n"})
+        self.assertEqual(run(files, ["percpu"]), (0, []))
+
     def test_not_a_directory_is_a_usage_error(self):
         with contextlib.redirect_stderr(io.StringIO()):
             self.assertEqual(check_tree.main(["--root", "/nonexistent/x"]), 2)
