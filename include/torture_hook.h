@@ -26,8 +26,6 @@ enum torture_fail_kind {
 /* The block of 2^@order frames at @p leaves / returns to the allocator. */
 void torture_hook_frame_alloc(struct page *p, unsigned order);
 void torture_hook_frame_free(struct page *p, unsigned order);
-/* @p was quarantined: it keeps one reference no leaf accounts for. */
-void torture_hook_quarantine(struct page *p);
 /* True: this page_alloc() fails, as if memory had run out. */
 bool torture_hook_alloc_fail(unsigned order);
 /* True: this allocation of @kind fails (its caller's out-of-memory or full-device path). */
@@ -45,11 +43,6 @@ static inline void torture_hook_frame_free(struct page *p, unsigned order)
 {
 	(void)p;
 	(void)order;
-}
-
-static inline void torture_hook_quarantine(struct page *p)
-{
-	(void)p;
 }
 
 static inline bool torture_hook_alloc_fail(unsigned order)

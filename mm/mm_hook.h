@@ -4,8 +4,9 @@
  * CPU (tests/test_race_*.c), or changes what that step saw (a flush that
  * did not complete). mm_hook is NULL outside such a test, so a point costs
  * one load and a branch not taken. A test sets it while no other CPU runs
- * mm code and clears it before it returns; the hook runs in the context
- * of its point, with that point's locks held (each point says which).
+ * mm code and clears it before it returns (the mm torture, host and
+ * kernel, keeps one for its whole run); the hook runs in the context of
+ * its point, with that point's locks held (each point says which).
  */
 #ifndef MM_MM_HOOK_H
 #define MM_MM_HOOK_H
@@ -47,6 +48,12 @@ enum mm_hook_point {
 	 * did not acknowledge). Locks as the flush's caller holds them.
 	 */
 	MM_HOOK_FLUSHED,
+	/*
+	 * quarantine_frame(): the frame keeps, for good, the reference its
+	 * failed unmap would have dropped (the torture counts them); any
+	 * context. @arg: the struct page.
+	 */
+	MM_HOOK_QUARANTINED,
 };
 
 typedef void mm_hook_fn(enum mm_hook_point at, void *arg);

@@ -8,7 +8,7 @@
 #include "kernel/panic.h"
 #include "lib/atomic.h"
 #include "mm/page.h"
-#include "torture_hook.h"
+#include "mm/mm_hook.h"
 
 static struct quarantine_stats q;
 
@@ -16,7 +16,7 @@ void quarantine_frame(struct page *page)
 {
 	WARN_ONCE(page_map_dec(page) < 0, "quarantine: pfn 0x%lx map count below zero",
 		  page_to_pfn(page));
-	torture_hook_quarantine(page);
+	mm_hook_at(MM_HOOK_QUARANTINED, page);
 	atomic_fetch_add(&q.frames, 1);
 }
 

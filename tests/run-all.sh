@@ -200,6 +200,9 @@ note "kernel mm torture (mode=torture, 45 s, 2 CPUs, seed 1)"
 	--accel tcg --smp 2 -- seed=1 > "$contract_runs/torture-smp2.out" 2>&1
 tlog=$contract_runs/torture-smp2/serial.log
 check torture_kernel_ran "$(has "$tlog" '^# torture: \{"ops": [1-9]')"
+# Its dead-CPU injection happened: CPUs went dark and were written off.
+check torture_kernel_dead_cpus \
+	"$(has "$tlog" '^# torture: \{.*"dead_cpus": [1-9][0-9]*, "written_off": [1-9]')"
 check torture_kernel_passed "$(has "$tlog" '^MMLAB-DONE \{.*"status":"pass"')" \
 	"$(grep -a '^# torture FAILED' "$tlog" | head -n 1)"
 check torture_kernel_failure_names_seed "$(if grep -qa '"status":"fail"' "$tlog"; then

@@ -10,6 +10,7 @@
 #define TESTS_TORTURE_TORTURE_H
 
 #include "compiler.h"
+#include "mm/mm_hook.h"
 #include "types.h"
 
 struct mm;
@@ -27,8 +28,8 @@ struct torture_config {
 	 * Dead-CPU injection (with @inject): in each case one CPU other than
 	 * 0 goes dark at a random time (interrupts off, past timeout_ms, so
 	 * callers write it off) and stays dark until the case ends; then
-	 * @revive(cpu) brings it back, as a reset would. NULL: no dead CPU
-	 * (the kernel's kernel/smp.c writes a CPU off for good).
+	 * @revive(cpu) brings it back, as a reset would (kernel:
+	 * smp_cpu_revive()). NULL: no dead CPU.
 	 */
 	void (*revive)(unsigned cpu);
 	/*
@@ -89,8 +90,12 @@ void torture_fail(const char *fmt, ...) __printf(1, 2);
 bool torture_failed(void);
 /* The CPU held dark now (dead-CPU injection), or -1. */
 int torture_dark_cpu(void);
-/* The environment saw frame @pfn quarantined (one reference kept for good). */
-void torture_note_quarantined(u64 pfn);
+/*
+ * The core's part of mm/mm_hook.h's hook (the environment sets mm_hook to
+ * it, or calls it from its own): notes each frame quarantined, which keeps
+ * one reference no leaf accounts for (the audit adds them).
+ */
+void torture_mm_hook(enum mm_hook_point at, void *arg);
 /* CPUs that went dark so far (one a case at most). */
 unsigned torture_deaths(void);
 /* The seed the failure report names. */

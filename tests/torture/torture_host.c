@@ -159,11 +159,6 @@ static void check_dark_tlb(struct page *p, unsigned order)
 			     (unsigned long)page_to_phys(p), dark);
 }
 
-void torture_hook_quarantine(struct page *p)
-{
-	torture_note_quarantined(page_to_pfn(p));
-}
-
 void torture_hook_frame_free(struct page *p, unsigned order)
 {
 	check_dark_tlb(p, order);
@@ -224,7 +219,8 @@ void torture_hook_delay(void)
 }
 
 /*
- * mm/mm_hook.h's points, for the torture: a random wait at swap-out's
+ * mm/mm_hook.h's points, for the torture: the core's (quarantined frames),
+ * then a random wait at swap-out's
  * pin check (before it clears the entries; a host yield at every other
  * one) and at a pin's page check (before its reference step) widens
  * the window of issue 24 defect 2, a pin taken after swap-out looked,
@@ -235,7 +231,7 @@ static void host_mm_hook(enum mm_hook_point at, void *arg)
 {
 	u64 r;
 
-	(void)arg;
+	torture_mm_hook(at, arg);
 	if (!cfg.inject || !__atomic_load_n(&hooks_on, __ATOMIC_RELAXED) ||
 	    (at != MM_HOOK_SWAP_OUT_CHECKED && at != MM_HOOK_PIN_CHECKED))
 		return;

@@ -9,6 +9,16 @@
  * mm/fault.c as any fault does, and one it cannot resolve is caught here
  * (trap_catch) and reported with the fault handler's error.
  *
+ * Dead-CPU injection runs here as on the host (tests/torture/torture_dead.c):
+ * in each case one CPU other than the boot CPU turns its interrupts off
+ * for the last part of the case, so the real kernel/smp.c writes it off
+ * at a call's deadline, and the core's invariants must hold with a CPU
+ * out of the run: no live CPU written off, a flush failing only for an
+ * address space the dark CPU runs, the frames it may reach quarantined.
+ * At the case's end it flushes its whole TLB and is put back in the run
+ * (smp_cpu_revive()). The core counts quarantined frames through
+ * mm/mm_hook.h's point.
+ *
  * Not in the kernel run: the hook points of include/torture_hook.h (random
  * delays at lock and atomic points, injected allocation failures). They
  * are compiled in only with MMLAB_TORTURE, and this kernel image is the one
@@ -45,7 +55,9 @@ OPTION_UINT(seconds, torture_seconds, 1, TORTURE_SECONDS_MAX, 60);
 static u32 torture_controls_opt;
 OPTION_UINT(torture_controls, torture_controls_opt, 0, 1, 0);
 
-static struct torture_config kcfg = { .inject = false, .audit_ms = 500 };
+static void kernel_revive(unsigned idx);
+
+static struct torture_config kcfg = { .inject = true, .audit_ms = 500, .revive = kernel_revive };
 static unsigned cur_case;
 static u32 cpus_done;
 
@@ -76,6 +88,31 @@ static unsigned torture_cpu_of[TORTURE_MAX_CPUS];
 bool torture_env_cpu_written_off(unsigned cpu)
 {
 	return cpu < TORTURE_MAX_CPUS && smp_cpu_dead(torture_cpu_of[cpu]);
+}
+
+/* Dark CPUs that were written off (a call needed them while dark). */
+static unsigned written_off;
+
+/*
+ * On the dark CPU, interrupts still off, at its case's end: as after a
+ * reset, nothing it cached while dark survives (the frames its entries
+ * reached were quarantined, never reused), and it is back in the run once
+ * no caller still waits for it; it answers what is posted meanwhile.
+ */
+static void kernel_revive(unsigned idx)
+{
+	unsigned cpu = torture_cpu_of[idx];
+	u64 deadline = torture_env_now_ms() + 2 * torture_env_timeout_ms() + 1000;
+	int err;
+
+	written_off += smp_cpu_dead(cpu);
+	arch_tlb_flush_everything();
+	while ((err = smp_cpu_revive(cpu)) == -EBUSY && torture_env_now_ms() < deadline) {
+		smp_handle_mailbox();
+		arch_cpu_relax();
+	}
+	if (err)
+		torture_fail("dark CPU %u not back in the run: %d", cpu, err);
 }
 
 struct touch {
@@ -207,9 +244,11 @@ static u64 torture_pick_seed(const struct options *opt)
 static void torture_print_totals(unsigned passed, unsigned n)
 {
 	printk("# torture: {\"ops\": %lu, \"checks\": %lu, \"seed\": %lu, \"cpus\": %u, "
-	       "\"seconds\": %u, \"passed\": %u, \"cases\": %u}\n",
+	       "\"seconds\": %u, \"passed\": %u, \"cases\": %u, \"dead_cpus\": %u, "
+	       "\"written_off\": %u}\n",
 	       (unsigned long)torture_ops_done(), (unsigned long)torture_checks_done(),
-	       (unsigned long)kcfg.seed, kcfg.ncpus, kcfg.seconds, passed, n);
+	       (unsigned long)kcfg.seed, kcfg.ncpus, kcfg.seconds, passed, n, torture_deaths(),
+	       written_off);
 }
 
 /* Every case, KTAP line by line; after a failure the rest are skipped. */
@@ -249,9 +288,11 @@ static __noreturn void torture_mode_run(const struct options *opt)
 	printk("KTAP version 1\n# torture: seed=%lu cpus=%u seconds=%u (of %u online)%s\n1..%u\n",
 	       (unsigned long)kcfg.seed, kcfg.ncpus, kcfg.seconds, ncpus_online,
 	       torture_controls ? " controls (must fail)" : "", n);
+	mm_hook = torture_mm_hook; /* before any other CPU runs the torture's mm code */
 	if (torture_setup(&kcfg))
 		torture_fail("setup (swap device, device memory, designs) failed");
 	tot = run_cases(n);
+	mm_hook = NULL;
 	torture_print_totals(tot.passed, n);
 	if (torture_failed())
 		torture_report_failure();
