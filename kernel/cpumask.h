@@ -38,6 +38,19 @@ static inline u64 cpumask_load_word(const cpumask_t *m, unsigned i)
 	return atomic_load_relaxed(&m->bits[i]);
 }
 
+/*
+ * A word of a live mask, read with acquire: when it shows a CPU's bit
+ * cleared (cpumask_clear_cpu_atomic(), fully ordered), whatever that CPU
+ * did before the clear happens before what the reader does next. A CPU
+ * leaving an address space clears its bit in mm_cpumask: a flush that no
+ * longer sends it an IPI, or a destroy that frees the mm, must still come
+ * after that CPU's last accesses through it.
+ */
+static inline u64 cpumask_load_word_acquire(const cpumask_t *m, unsigned i)
+{
+	return atomic_load_acquire(&m->bits[i]);
+}
+
 /* Plain forms: for a mask no other CPU writes meanwhile. */
 static inline void cpumask_set_cpu(unsigned cpu, cpumask_t *m)
 {
@@ -197,14 +210,24 @@ static inline bool cpumask_equal(const cpumask_t *a, const cpumask_t *b)
 	return true;
 }
 
+/* With acquire (cpumask_load_word_acquire()): a mask found empty may be freed next. */
 static inline bool cpumask_empty(const cpumask_t *m)
 {
 	unsigned i;
 
 	for (i = 0; i < CPUMASK_WORDS; i++)
-		if (cpumask_load_word(m, i))
+		if (cpumask_load_word_acquire(m, i))
 			return false;
 	return true;
+}
+
+/* cpumask_copy() of a live @src with cpumask_load_word_acquire(); @dst private. */
+static inline void cpumask_copy_acquire(cpumask_t *dst, const cpumask_t *src)
+{
+	unsigned i;
+
+	for (i = 0; i < CPUMASK_WORDS; i++)
+		dst->bits[i] = cpumask_load_word_acquire(src, i);
 }
 
 /* True when @a and @b have a CPU in common. */

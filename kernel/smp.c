@@ -312,14 +312,15 @@ struct smp_targets {
 };
 
 /*
- * Snapshots @mask word by word (each read once: it may be live, such as
- * mm_cpumask) without the caller. -EINVAL for an offline or absent CPU.
+ * Snapshots @mask word by word (each read once, with acquire: it may be
+ * live, such as mm_cpumask, and a CPU that left it did so after its last
+ * accesses) without the caller. -EINVAL for an offline or absent CPU.
  */
 static int smp_targets_of_mask(struct smp_targets *t, const cpumask_t *mask, unsigned self)
 {
 	t->words = 0;
 	for (unsigned w = 0; w < CPUMASK_WORDS; w++) {
-		u64 bits = cpumask_load_word(mask, w);
+		u64 bits = cpumask_load_word_acquire(mask, w);
 
 		if (w == self / CPUMASK_WORD_BITS)
 			bits &= ~CPUMASK_BIT(self);

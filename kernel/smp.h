@@ -45,7 +45,10 @@ void arch_send_call_ipi(unsigned cpu);
  * holds this CPU's descriptor: then nothing was sent; without @wait, the
  * live targets were sent the call and smp_call_wait() waits for them), or
  * -EINVAL for an offline or out-of-range CPU in @mask. @mask may change
- * meanwhile (it is read once). @arg must outlive every target (see above).
+ * meanwhile (it is read once, each word with acquire: a CPU whose fully
+ * ordered clear of its bit the read sees, as mm_switch() leaving an mm,
+ * did everything before the clear first). @arg must outlive every target
+ * (see above).
  * Any context but a call function.
  */
 int smp_call(const cpumask_t *mask, smp_call_fn fn, void *arg, bool wait);

@@ -39,7 +39,8 @@ static void spin_count_take(const spinlock_t *l)
 #else
 	me->spin_held++;
 #endif
-	me->spin_last = spin_name(l);
+	/* Atomic for the same reason (a plain store on x86 either way). */
+	atomic_store_relaxed(&me->spin_last, spin_name(l));
 }
 
 static void spin_count_drop(void)

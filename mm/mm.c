@@ -329,6 +329,11 @@ int mm_destroy(struct mm *mm)
 
 	if (mm_current() == mm)
 		mm_switch(NULL);
+	/*
+	 * cpumask_empty() reads with acquire: a CPU that switched away last
+	 * wrote the mask (its bit's clear) as it left, which must come before
+	 * the free below.
+	 */
 	if (!cpumask_empty(mm_cpumask(mm)))
 		return -EBUSY;
 	write_lock(&mm->lock);

@@ -163,12 +163,16 @@ static inline s32 page_map_dec(struct page *p)
 	return atomic_sub_return(&p->mapcount, 1);
 }
 
-/* List operations: the caller serialises access to the list. */
+/*
+ * List operations: the caller serialises access to the list. @count alone
+ * may be read without that serialisation, as a hint (pmm_drain_all(), the
+ * statistics), so it is stored atomically.
+ */
 static inline void page_list_init(struct page_list *l)
 {
 	l->head.next = &l->head;
 	l->head.prev = &l->head;
-	l->count = 0;
+	atomic_store_relaxed(&l->count, 0);
 }
 
 static inline bool page_list_empty(const struct page_list *l)
@@ -182,7 +186,7 @@ static inline void page_list_add(struct page_list *l, struct page *p)
 	p->lru.prev = &l->head;
 	l->head.next->prev = &p->lru;
 	l->head.next = &p->lru;
-	l->count++;
+	atomic_store_relaxed(&l->count, l->count + 1);
 }
 
 static inline void page_list_del(struct page_list *l, struct page *p)
@@ -190,7 +194,7 @@ static inline void page_list_del(struct page_list *l, struct page *p)
 	p->lru.prev->next = p->lru.next;
 	p->lru.next->prev = p->lru.prev;
 	p->lru.next = p->lru.prev = NULL;
-	l->count--;
+	atomic_store_relaxed(&l->count, l->count - 1);
 }
 
 /* Removes and returns the most recently added page, or NULL if @l is empty. */

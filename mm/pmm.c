@@ -277,14 +277,32 @@ static struct page *pmm_alloc_block(unsigned order)
 	return p;
 }
 
-/* Sets up a block we own exclusively: no other CPU can see these pages yet. */
+/*
+ * One frame of a block we own. Others may still read its counts and flags
+ * without a lock (a neighbour's free checks them for PG_BUDDY, a lockless
+ * pin its refcount), so those are stored atomically; the rest only the
+ * owner reads.
+ */
+static void pmm_page_prep(struct page *pg, u32 flags, s32 refcount, unsigned order)
+{
+	pg->order = (u8)order;
+	memset(pg->pad, 0, sizeof(pg->pad));
+	pg->lru = (struct page_link){ NULL, NULL };
+	pg->priv = 0;
+	atomic_store_relaxed(&pg->mapcount, 0);
+	atomic_store_relaxed(&pg->pincount, 0);
+	atomic_store_relaxed(&pg->refcount, refcount);
+	atomic_store_relaxed(&pg->flags, flags);
+}
+
+/* Sets up a block we own exclusively: taken from the free lists, ours alone to hand out. */
 static void pmm_prep_new(struct page *p, unsigned order)
 {
 	u64 i;
 
 	for (i = 1; i < (1ull << order); i++)
-		p[i] = (struct page){ .flags = PG_TAIL };
-	*p = (struct page){ .flags = PG_HEAD, .refcount = 1, .order = (u8)order };
+		pmm_page_prep(&p[i], PG_TAIL, 0, 0);
+	pmm_page_prep(p, PG_HEAD, 1, order);
 }
 
 struct page *page_alloc(unsigned order, unsigned flags)

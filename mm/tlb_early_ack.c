@@ -105,7 +105,7 @@ static int ea_send(const struct tlb_flush_req *req, bool early, bool wait)
 		r.target = ea_target_early;
 	/* Before the mask is read, as tlb_flush_send() (mm/tlb.c). */
 	atomic_fetch_add(&r.mm->tlb_gen, 1);
-	cpumask_copy(&mask, mm_cpumask(r.mm));
+	cpumask_copy_acquire(&mask, mm_cpumask(r.mm));
 	cpumask_clear_cpu(arch_cpu_id(), &mask);
 	err = tlb_flush_send_mask(&r, sizeof(r), &mask);
 	if (!err && early && wait)

@@ -143,7 +143,7 @@ static int tlb_flush_gen(const struct tlb_flush_req *req)
 	gr.gen = atomic_fetch_add(&req->mm->tlb_gen, 1) + 1;
 	if (tlb_gen_bumped)
 		tlb_gen_bumped(req->mm);
-	cpumask_copy(&mask, mm_cpumask(req->mm));
+	cpumask_copy_acquire(&mask, mm_cpumask(req->mm));
 	cpumask_clear(&send);
 	for_each_cpu(cpu, &mask) {
 		if (cpu == self)

@@ -261,7 +261,7 @@ static int lazy_send(const struct tlb_flush_req *req, cpumask_t *targets, int ba
 
 	/* Before the mask is read, as tlb_flush_send(): a CPU loading the mm later flushes. */
 	atomic_fetch_add(&req->mm->tlb_gen, 1);
-	cpumask_copy(targets, mm_cpumask(req->mm));
+	cpumask_copy_acquire(targets, mm_cpumask(req->mm));
 	cpumask_clear_cpu(self, targets);
 	req->target(req);
 	dead = lazy_any_dead(targets);

@@ -49,9 +49,9 @@ O=$O bash "$here/tests/fuzz/replay.sh" > "$logs/fuzz-replay.ktap" 2> "$logs/fuzz
 # a dark CPU in every case and allocation failures of every kind (its last
 # case, torture_injection, fails if one never happened)
 # (replay: build/test-torture --seed=1 --threads=4). A sanitizer report or a
-# non-zero exit with no "not ok" line is a failure too. Its TSan build is
-# built here but not run: it still reports races in mm/pmm.c that are not
-# settled (docs/testing.md, "The mm torture"); `make test-torture-tsan`.
+# non-zero exit with no "not ok" line is a failure too. Then its
+# ThreadSanitizer build, the same minute and seed: any data race it reports
+# fails the step (TSan's exit 66).
 # torture_step NAME BINARY ARGS...
 torture_step() {
 	local name=$1 bin=$2 rc
@@ -66,6 +66,7 @@ torture_step() {
 }
 if make -s -C "$here" O="$O" "$O/test-torture" "$O/test-torture-tsan" > "$logs/torture-build.log" 2>&1; then
 	torture_step torture-host "$O/test-torture" --seconds=60 --threads=4 --seed=1
+	torture_step torture-tsan "$O/test-torture-tsan" --seconds=60 --threads=4 --seed=1
 else
 	printf 'KTAP version 1\n1..1\nnot ok 1 torture_build # %s\n' \
 		"$(tail -n 3 "$logs/torture-build.log" | tr '\n' ' ')" > "$logs/torture-host.ktap"

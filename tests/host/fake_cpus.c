@@ -154,10 +154,13 @@ static bool call_one(unsigned cpu, smp_call_fn fn, void *arg, unsigned self)
 
 int fake_cpus_call(const cpumask_t *mask, smp_call_fn fn, void *arg, unsigned self)
 {
+	cpumask_t snap;
 	unsigned cpu;
 	int err = 0;
 
-	for_each_cpu(cpu, mask) {
+	/* Read once, with acquire, as kernel/smp.c's smp_call() does (kernel/smp.h). */
+	cpumask_copy_acquire(&snap, mask);
+	for_each_cpu(cpu, &snap) {
 		if (cpu == self)
 			continue;
 		if (fake_cpus_dead(cpu)) {

@@ -49,6 +49,22 @@ struct torture_rec {
 	s64 ret;
 };
 
+/*
+ * A user word of a frame, as the hardware reads or writes it: one aligned
+ * 8-byte access, single-copy atomic (relaxed). CPUs sharing a page (a
+ * shared region, a pin beside a fault) race on it as on hardware, not as
+ * plain C accesses would (a data race ThreadSanitizer rightly reports).
+ */
+static inline u64 torture_user_load(const u64 *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static inline void torture_user_store(u64 *p, u64 v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
 /* ---- provided by the environment ---- */
 u64 torture_env_now_ms(void);
 /* A window for interrupts (host: the fake CPU's tick). */

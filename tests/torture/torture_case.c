@@ -135,10 +135,10 @@ static int audit_leaf(void *arg, const struct pt_leaf *l)
 	cnt = count_of(pfn, true);
 	if (cnt)
 		(*cnt)++;
-	if (i < T_PAGES && *(u64 *)page_address(p) != w->s->model[w->r]->p[i].val)
+	if (i < T_PAGES && torture_user_load(page_address(p)) != w->s->model[w->r]->p[i].val)
 		torture_fail("audit: mm %lu 0x%lx holds 0x%lx, expected 0x%lx",
 			     (unsigned long)w->s->id, (unsigned long)l->va,
-			     (unsigned long)*(u64 *)page_address(p),
+			     (unsigned long)torture_user_load(page_address(p)),
 			     (unsigned long)w->s->model[w->r]->p[i].val);
 	__atomic_add_fetch(&t_checks, 1, __ATOMIC_RELAXED);
 	return 0;

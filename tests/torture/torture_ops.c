@@ -54,7 +54,7 @@ static void where_is(u64 want, struct mm *mm, vaddr_t va)
 
 		if (page_test_flags(p, PG_FREED | PG_DEVICE) || page_test_flags(p, PG_TAIL))
 			continue;
-		if (*(u64 *)page_address(p) == want)
+		if (torture_user_load(page_address(p)) == want)
 			torture_fail("... 0x%lx is in frame 0x%lx (map count %d, refcount %d, "
 				     "flags 0x%x); the tables map 0x%lx there (%d)",
 				     (unsigned long)want, (unsigned long)(pfn << 12),
@@ -117,7 +117,7 @@ static void op_pin(struct tcpu *c, struct tslot *s, bool fast)
 	n = pin_pages_fast(s->mm, page_va(r, i), 1, PIN_WRITE, &pg, &pol);
 	if (n == 1) {
 		v = t_tag(s, r, i, t_rand(c));
-		*(volatile u64 *)page_address(pg) = v;
+		torture_user_store(page_address(pg), v);
 		p->val = v;
 		t_service();
 		/*

@@ -40,9 +40,9 @@ static bool touch_once(struct mm *mm, vaddr_t va, bool write, u64 *val, bool *pr
 		u64 *p = phys_to_virt(pa);
 
 		if (write)
-			*p = *val;
+			torture_user_store(p, *val);
 		else
-			*val = *p;
+			*val = torture_user_load(p);
 		done = true;
 	}
 	arch_irq_restore(flags);
