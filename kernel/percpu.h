@@ -176,7 +176,7 @@ static inline struct percpu *percpu_of(unsigned cpu)
 extern unsigned long percpu_data_offset[MAX_CPUS];
 
 #define per_cpu_ptr(var, cpu)                                                                      \
-	((__typeof__(&(var)))((uintptr_t) & (var) + percpu_data_offset[(cpu)]))
+	((__typeof__(&(var)))((uintptr_t)&(var) + percpu_data_offset[(cpu)]))
 #define this_cpu_ptr(var) per_cpu_ptr(var, arch_cpu_id())
 
 /* Bytes one CPU's copy takes (the section, rounded to a cache line). */
