@@ -50,6 +50,12 @@ static struct {
 	u32 refs;
 } t_quar[T_QUAR_SLOTS];
 
+/* A frame's first slot: the hash's high 32 bits, so every slot can be one. */
+static unsigned t_quar_home(u64 pfn)
+{
+	return (unsigned)((pfn * 0x9e3779b97f4a7c15ull >> 32) % T_QUAR_SLOTS);
+}
+
 /*
  * Picks the case's victim and its time (from the seed): dark for the last
  * 20 to 40 % of the case, 3 s at most (every flush of its address space
@@ -175,7 +181,7 @@ int torture_dark_cpu(void)
 
 static void note_quarantined(u64 pfn)
 {
-	unsigned h = (unsigned)(pfn * 0x9e3779b97f4a7c15ull >> 52) % T_QUAR_SLOTS;
+	unsigned h = t_quar_home(pfn);
 
 	for (unsigned n = 0; n < T_QUAR_SLOTS; n++, h = (h + 1) % T_QUAR_SLOTS) {
 		u64 key = __atomic_load_n(&t_quar[h].key, __ATOMIC_ACQUIRE), empty = 0;
@@ -201,7 +207,7 @@ void torture_mm_hook(enum mm_hook_point at, void *arg)
 
 u32 t_quarantined_refs(u64 pfn)
 {
-	unsigned h = (unsigned)(pfn * 0x9e3779b97f4a7c15ull >> 52) % T_QUAR_SLOTS;
+	unsigned h = t_quar_home(pfn);
 
 	for (unsigned n = 0; n < T_QUAR_SLOTS && t_quar[h].key; n++, h = (h + 1) % T_QUAR_SLOTS)
 		if (t_quar[h].key == pfn + 1)
