@@ -92,7 +92,7 @@ endif
 # mode=torture: the mm torture's core (tests/torture/, docs/testing.md) and
 # its kernel environment; no MMLAB_TORTURE hook points in this image.
 TEST_KERNEL_SRCS += tests/torture/torture.c tests/torture/torture_case.c tests/torture/torture_ops.c
-TEST_KERNEL_SRCS += tests/torture/torture_dead.c tests/torture/torture_tables.c
+TEST_KERNEL_SRCS += tests/torture/torture_dead.c tests/torture/torture_tables.c tests/torture/torture_call.c
 TEST_KERNEL_SRCS += tests/torture/torture_kernel.c
 # Host-only: the runner and the fake arch interface.
 TEST_HOST_SRCS := tests/ktest.c tests/host/host_main.c tests/host/fake_arch.c tests/host/fake_cpus.c \
@@ -273,7 +273,7 @@ test-host-smp: $(O)/test-host-smp
 TORTURE_SRCS := $(HOST_LIB_SRCS) tests/mm_emul.c tests/host/fake_arch.c tests/host/fake_tlb.c
 TORTURE_SRCS += tests/host/fake_cpus.c tests/host/host_owners.c
 TORTURE_SRCS += tests/torture/torture.c tests/torture/torture_case.c tests/torture/torture_ops.c
-TORTURE_SRCS += tests/torture/torture_dead.c tests/torture/torture_tables.c
+TORTURE_SRCS += tests/torture/torture_dead.c tests/torture/torture_tables.c tests/torture/torture_call.c
 TORTURE_SRCS += tests/torture/torture_host.c tests/torture/torture_ktest.c tests/torture/torture_touch_host.c
 TORTURE_OBJS := $(patsubst %,$(O)/torture/%.o,$(TORTURE_SRCS))
 TORTURE_TSAN_OBJS := $(patsubst %,$(O)/torture-tsan/%.o,$(TORTURE_SRCS))

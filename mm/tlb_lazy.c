@@ -57,7 +57,7 @@ PCPU_COUNTER(PCPU_TLB_LAZY_DRAIN_ALL, "tlb_lazy_drain_all");
 
 static unsigned lazy_hz = TLB_LAZY_HZ;
 /* lazy_hz=: the drain tick while the lazy design is enabled. */
-OPTION_UINT(lazy_hz, lazy_hz, 10, 10000, TLB_LAZY_HZ);
+OPTION_UINT(lazy_hz, lazy_hz, TLB_LAZY_HZ_MIN, TLB_LAZY_HZ_MAX, TLB_LAZY_HZ);
 
 struct lazy_inval {
 	struct mm *mm;
@@ -189,6 +189,16 @@ static void tlb_lazy_report(struct json *j)
 void tlb_lazy_pause_ticks(bool paused)
 {
 	atomic_store_release(&lazy_ticks_paused, paused);
+}
+
+void tlb_lazy_set_tick_hz(unsigned hz)
+{
+	lazy_hz = MAX(TLB_LAZY_HZ_MIN, MIN(hz, TLB_LAZY_HZ_MAX));
+}
+
+unsigned tlb_lazy_tick_hz(void)
+{
+	return lazy_hz;
 }
 
 /* The fallback round's target: the whole queue, then the request itself. */

@@ -19,6 +19,9 @@
 #define TLB_LAZY_QUEUE_MAX 16
 #define TLB_LAZY_BATCHES (2 * TLB_LAZY_QUEUE_MAX)
 #define TLB_LAZY_HZ 1000
+/* The tick rates lazy_hz= (and tlb_lazy_set_tick_hz()) accept. */
+#define TLB_LAZY_HZ_MIN 10
+#define TLB_LAZY_HZ_MAX 10000
 
 extern const struct tlb_ops tlb_ops_lazy;
 
@@ -35,5 +38,13 @@ PCPU_COUNTER_DECLARE(PCPU_TLB_LAZY_DRAIN_ALL); /* full flushes a drain did */
  * fill a queue. Any context.
  */
 void tlb_lazy_pause_ticks(bool paused);
+
+/*
+ * The drain tick's rate from the design's next enable on (clamped to
+ * TLB_LAZY_HZ_MIN..TLB_LAZY_HZ_MAX), and the rate now set. The torture
+ * runs lazy at its slowest tick too, where queues hold entries for long.
+ */
+void tlb_lazy_set_tick_hz(unsigned hz);
+unsigned tlb_lazy_tick_hz(void);
 
 #endif

@@ -15,6 +15,7 @@
 #include "mm/quarantine.h"
 #include "mm/swap.h"
 #include "mm/swapdev.h"
+#include "mm/tlb_lazy.h"
 #include "tests/mm_emul.h"
 #include "tests/torture/torture_internal.h"
 #include <arch/arch.h>
@@ -49,7 +50,11 @@ static u64 swapdev_frames(void)
 /* Controls (wrong on purpose) are cases only when asked for: they must fail. */
 bool torture_controls;
 
-static const struct design *case_design(unsigned i)
+bool torture_slow_tick_case;
+static unsigned t_lazy_hz; /* lazy's tick rate as the run was asked for */
+
+/* The designs' cases, one each, in table order. */
+static const struct design *design_case(unsigned i)
 {
 	for (unsigned k = 0; tlb_designs[k]; k++)
 		if (tlb_designs[k]->control == torture_controls && i-- == 0)
@@ -57,18 +62,34 @@ static const struct design *case_design(unsigned i)
 	return NULL;
 }
 
-unsigned torture_ncases(void)
+static unsigned design_cases(void)
 {
 	unsigned n = 0;
 
-	while (case_design(n))
+	while (design_case(n))
 		n++;
 	return n;
 }
 
+/* The case after the designs' (torture_slow_tick_case): lazy at its slowest tick. */
+static bool case_slow_tick(unsigned i)
+{
+	return torture_slow_tick_case && !torture_controls && i == design_cases();
+}
+
+static const struct design *case_design(unsigned i)
+{
+	return case_slow_tick(i) ? &tlb_ops_lazy.d : design_case(i);
+}
+
+unsigned torture_ncases(void)
+{
+	return design_cases() + (torture_slow_tick_case && !torture_controls);
+}
+
 const char *torture_case_name(unsigned i)
 {
-	return case_design(i)->name;
+	return case_slow_tick(i) ? "lazy_slow_tick" : case_design(i)->name;
 }
 
 int torture_setup(const struct torture_config *cfg)
@@ -76,6 +97,7 @@ int torture_setup(const struct torture_config *cfg)
 	int err;
 
 	t_conf = *cfg;
+	t_lazy_hz = tlb_lazy_tick_hz();
 	torture_set_seed(cfg->seed);
 	err = swap_on_ram(128, &t_swap_type); /* small: a full device happens */
 	if (!err)
@@ -238,12 +260,22 @@ static void audit_barrier(unsigned cpu, bool last)
 	__atomic_add_fetch(&t_release_gen, 1, __ATOMIC_RELEASE);
 }
 
+bool t_audit_join(unsigned cpu)
+{
+	u32 req = __atomic_load_n(&t_audit_req, __ATOMIC_ACQUIRE);
+
+	if (cpu != 0 && req == 1)
+		audit_barrier(cpu, false);
+	return req == 2;
+}
+
 int torture_case_begin(unsigned i)
 {
 	static u32 round;
 	int err = 0;
 
 	t_unmap_ops = tlb_ops_of(case_design(i));
+	tlb_lazy_set_tick_hz(case_slow_tick(i) ? TLB_LAZY_HZ_MIN : t_lazy_hz);
 	mapping_init(&t_mapping, "torture", fault_lock_ops_of(fault_lock_designs[i % 3]));
 	pmm_drain_all();
 	pmm_stats_get(&t_pmm0);
@@ -264,7 +296,7 @@ int torture_case_begin(unsigned i)
 		err = tlb_design_enable(t_unmap_ops, true);
 	t_end_ms = torture_env_now_ms() + (u64)t_conf.seconds * 1000 / torture_ncases();
 	t_next_audit = torture_env_now_ms() + t_conf.audit_ms;
-	t_dead_plan(&t_conf, i, torture_env_now_ms(),
+	t_dead_plan(&t_conf, i, case_slow_tick(i), torture_env_now_ms(),
 		    (u64)t_conf.seconds * 1000 / torture_ncases());
 	t_arrived = t_audit_req = 0;
 	round++;
@@ -313,6 +345,11 @@ void torture_case_cpu(unsigned i, unsigned cpu)
 		torture_op(cpu);
 	}
 	mm_switch(NULL);
+}
+
+unsigned t_ncpus(void)
+{
+	return t_conf.ncpus;
 }
 
 /* Teardown, then the counts every subsystem must be back at. */

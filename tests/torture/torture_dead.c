@@ -61,7 +61,8 @@ static unsigned t_quar_home(u64 pfn)
  * 20 to 40 % of the case, 3 s at most (every flush of its address space
  * quarantines from then on: the quarantine grows for as long).
  */
-void t_dead_plan(const struct torture_config *cfg, unsigned i, u64 start_ms, u64 case_ms)
+void t_dead_plan(const struct torture_config *cfg, unsigned i, bool lowest, u64 start_ms,
+		 u64 case_ms)
 {
 	struct tcpu r = { .rng = cfg->seed * 0x2545f4914f6cdd1dull + i * 104729 + 17 };
 	u64 dark_ms;
@@ -75,11 +76,12 @@ void t_dead_plan(const struct torture_config *cfg, unsigned i, u64 start_ms, u64
 	if (!cfg->inject || !cfg->revive || cfg->ncpus < 2)
 		return;
 	/*
-	 * CPU 1 at every other case: the lowest that may go dark, so every
-	 * CPU above it is one a settle that judges CPUs in order could write
-	 * off after meeting it (issue 24 defect 5). Else any but the leader.
+	 * CPU 1 at every other case and when asked (@lowest): the lowest that
+	 * may go dark, so every CPU above it is one a settle that judges CPUs
+	 * in order could write off after meeting it (issue 24 defect 5). Else
+	 * any but the leader.
 	 */
-	t_dead_cpu = i % 2 ? 1 : 1 + (int)(t_rand(&r) % (cfg->ncpus - 1));
+	t_dead_cpu = i % 2 || lowest ? 1 : 1 + (int)(t_rand(&r) % (cfg->ncpus - 1));
 	dark_ms = MIN(case_ms * (20 + t_rand(&r) % 21) / 100, T_DARK_MS_MAX);
 	t_dead_at_ms = start_ms + case_ms - dark_ms;
 }

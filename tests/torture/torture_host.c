@@ -84,6 +84,11 @@ u32 torture_env_timeout_ms(void)
 	return smp_timeout_ms();
 }
 
+unsigned torture_env_cpu(unsigned cpu)
+{
+	return cpu;
+}
+
 bool torture_env_cpu_written_off(unsigned cpu)
 {
 	return fake_cpus_dead(cpu);

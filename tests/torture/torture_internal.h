@@ -76,12 +76,26 @@ void t_rec(struct tcpu *c, unsigned op, unsigned slot, u64 va, u32 arg, s64 ret)
 int t_slot_create(struct tslot *s);
 int t_slot_destroy(struct tslot *s);
 
-/* One random operation on CPU @cpu. */
-void torture_op(unsigned cpu);
-/* t_op_names[] has one more: a CPU going dark (ring records only). */
-#define T_OP_DIE 16
+/* The operations (t_op_names[]); T_OP_DIE, a CPU going dark, is in rings only. */
+enum {
+	OP_READ, OP_WRITE, OP_FORK, OP_DESTROY, OP_POPULATE, OP_ZAP_ONE, OP_ZAP_ALL, OP_ATTACH,
+	OP_UNMAP, OP_UNMAP_REGION, OP_SWITCH, OP_PIN_FAST, OP_PIN_LOCKED, OP_SWAP_OUT, OP_COW,
+	OP_PAGEMAP, OP_CALL, OP_COUNT, T_OP_DIE = OP_COUNT
+};
 extern const char *const t_op_names[];
 
+/* One random operation on CPU @cpu. */
+void torture_op(unsigned cpu);
+/* The CPUs of the running case. */
+unsigned t_ncpus(void);
+/* A cross-CPU call from torture CPU @self (tests/torture/torture_call.c). */
+void t_op_call(struct tcpu *c, unsigned self);
+
+/*
+ * For a CPU inside a long operation: joins the audit CPU 0 asked for (CPU
+ * 0 asks for none meanwhile); true once the case is ending.
+ */
+bool t_audit_join(unsigned cpu);
 /* The table audit (tests/torture/torture_tables.c): every CPU at the barrier. */
 void t_audit_tables(void);
 
@@ -89,7 +103,8 @@ void t_audit_tables(void);
 extern int t_dead_cpu;		  /* the case's victim, -1: none */
 extern bool t_dead_now;		  /* it is dark */
 extern struct tslot *t_dead_slot; /* the address space it keeps loaded, held */
-void t_dead_plan(const struct torture_config *cfg, unsigned i, u64 start_ms, u64 case_ms);
+void t_dead_plan(const struct torture_config *cfg, unsigned i, bool lowest, u64 start_ms,
+		 u64 case_ms);
 bool t_dead_due(unsigned cpu, u64 now_ms);
 unsigned long t_dead_enter(unsigned cpu);
 void t_dead_leave(unsigned cpu, unsigned long flags);

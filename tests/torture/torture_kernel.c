@@ -25,7 +25,8 @@
  * the benchmarks measure, so it is built without them; the host torture
  * (build/test-torture) has them. Every operation of the core's mix runs.
  *
- * Output: KTAP, a case per TLB design, `# torture: {...}` with the
+ * Output: KTAP, a case per TLB design and one more for lazy with its tick at
+ * its slowest (torture_slow_tick_case), `# torture: {...}` with the
  * operations, checks and seed, and on a failure the seed and each CPU's
  * last operations; the trailer's status is pass or fail. seed= replays a
  * run's operation sequences (the interleaving is the machine's).
@@ -84,6 +85,11 @@ u32 torture_env_timeout_ms(void)
 
 /* Torture CPU index -> the CPU that runs it (start_others()). */
 static unsigned torture_cpu_of[TORTURE_MAX_CPUS];
+
+unsigned torture_env_cpu(unsigned cpu)
+{
+	return torture_cpu_of[cpu];
+}
 
 bool torture_env_cpu_written_off(unsigned cpu)
 {
@@ -282,6 +288,7 @@ static __noreturn void torture_mode_run(const struct options *opt)
 
 	kcfg.seed = torture_pick_seed(opt);
 	torture_controls = torture_controls_opt;
+	torture_slow_tick_case = true;
 	n = torture_ncases();
 	kcfg.seconds = torture_seconds;
 	kcfg.ncpus = ncpus_online < TORTURE_MAX_CPUS ? ncpus_online : TORTURE_MAX_CPUS;

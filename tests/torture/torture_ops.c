@@ -16,20 +16,14 @@
 #include "tests/mm_emul.h"
 #include "tests/torture/torture_internal.h"
 
-enum {
-	OP_READ, OP_WRITE, OP_FORK, OP_DESTROY, OP_POPULATE, OP_ZAP_ONE, OP_ZAP_ALL, OP_ATTACH,
-	OP_UNMAP, OP_UNMAP_REGION, OP_SWITCH, OP_PIN_FAST, OP_PIN_LOCKED, OP_SWAP_OUT, OP_COW,
-	OP_PAGEMAP, OP_COUNT
-};
-
 const char *const t_op_names[] = {
 	"read", "write", "fork", "destroy", "populate", "zap_one", "zap_all", "attach_detach",
 	"unmap", "unmap_region", "switch", "pin_fast", "pin_locked", "swap_out", "cow_protect",
-	"pagemap", "die",
+	"pagemap", "call", "die",
 };
 
 /* Relative weights: faults and checks most, whole-space operations least. */
-static const u8 t_op_weight[OP_COUNT] = { 20, 20, 2, 2, 3, 2, 2, 2, 6, 2, 4, 4, 4, 6, 2, 3 };
+static const u8 t_op_weight[OP_COUNT] = { 20, 20, 2, 2, 3, 2, 2, 2, 6, 2, 4, 4, 4, 6, 2, 3, 3 };
 
 struct devmem t_devmem;
 
@@ -416,6 +410,10 @@ void torture_op(unsigned cpu)
 	c->dark_at_start = __atomic_load_n(&t_dead_now, __ATOMIC_SEQ_CST);
 	if (op == OP_PAGEMAP) {
 		op_pagemap(c);
+		return;
+	}
+	if (op == OP_CALL) {
+		t_op_call(c, cpu);
 		return;
 	}
 	s = t_slot_get(c);

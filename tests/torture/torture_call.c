@@ -1,0 +1,111 @@
+/*
+ * The torture's cross-CPU call: the layer under every shootdown
+ * (kernel/smp.c in the kernel, tests/host/fake_cpus.c on the host) driven
+ * on its own, in the shape tlb_flush_round() uses it: a call posted to
+ * some other CPUs without waiting, this CPU's own work, then the wait.
+ *
+ * Its rule: a call that ran on no dark CPU completes, and every live
+ * target ran it. A caller whose wait is slow (preempted between send and
+ * wait, say) matters when a target is late: while its call waits on the
+ * dark CPU, another caller's deadline can write that CPU off first, and
+ * this caller must then take its call back, or its descriptor stays held
+ * and every later call of this CPU fails, to live CPUs too (issue 24
+ * defect 6). So a call whose mask holds the dark CPU, not yet written
+ * off, is waited for only once another caller wrote that CPU off (or
+ * after two deadlines, when none did): the order that defect needs, which
+ * a caller that waits at once almost never meets. Meanwhile this CPU
+ * serves interrupts and joins the audits, so the others go on working.
+ */
+#include "errno.h"
+#include "kernel/cpumask.h"
+#include "kernel/smp.h"
+#include "tests/torture/torture_internal.h"
+#include <arch/arch.h>
+
+struct t_call_msg {
+	u32 caller; /* torture CPU index */
+	u32 seq;
+};
+
+/* seen[target][caller]: the last call @target ran from @caller. */
+static u32 t_call_seen[TORTURE_MAX_CPUS][TORTURE_MAX_CPUS];
+static u32 t_call_seq[TORTURE_MAX_CPUS];
+
+/* On each target, in its interrupt: notes the call under its torture index. */
+static void t_call_run(void *arg)
+{
+	const struct t_call_msg *m = arg;
+
+	for (unsigned i = 0; i < t_ncpus(); i++)
+		if (torture_env_cpu(i) == arch_cpu_id())
+			__atomic_store_n(&t_call_seen[i][m->caller], m->seq, __ATOMIC_RELEASE);
+}
+
+/* Serves interrupts and audits until @dark is written off or @ms passed. */
+static void t_call_linger(unsigned self, int dark, u64 ms)
+{
+	u64 until = torture_env_now_ms() + ms;
+
+	while (torture_env_now_ms() < until && !torture_failed() &&
+	       !torture_env_cpu_written_off((unsigned)dark) && !t_audit_join(self))
+		t_service();
+}
+
+/*
+ * A call that reached no dark CPU failed: a live target was written off,
+ * or this caller is wedged.
+ */
+static void t_call_failed(unsigned self, unsigned picked, int err, int dark)
+{
+	for (unsigned i = 0; i < t_ncpus(); i++)
+		if ((picked >> i) & 1 && torture_env_cpu_written_off(i)) {
+			torture_fail("a call from CPU %u failed (%d): live CPU %u was written off "
+				     "(dark: %d)", self, err, i, dark);
+			return;
+		}
+	torture_fail("a call to CPUs 0x%x from CPU %u failed (%d) with none of them dark or "
+		     "written off (dark: %d): this CPU's calls are wedged",
+		     picked, self, err, dark);
+}
+
+void t_op_call(struct tcpu *c, unsigned self)
+{
+	unsigned ncpus = t_ncpus(), picked = 0;
+	struct t_call_msg m = { self, ++t_call_seq[self] };
+	int dark = torture_dark_cpu(), err, werr;
+	bool dark_live = dark >= 0 && !torture_env_cpu_written_off((unsigned)dark);
+	u64 linger = 0;
+	cpumask_t mask;
+
+	/*
+	 * A dark CPU not yet written off is always a target: its first
+	 * caller's deadline stalls the others soon (they queue behind that
+	 * caller's locks), so the calls that can meet a write-off are few.
+	 */
+	cpumask_clear(&mask);
+	for (unsigned i = 0; i < ncpus; i++)
+		if (i != self && ((dark_live && (int)i == dark) || t_rand(c) % 2)) {
+			cpumask_set_cpu(torture_env_cpu(i), &mask);
+			picked |= 1u << i;
+		}
+	if (!picked)
+		return;
+	if (dark_live)
+		linger = 2 * (u64)torture_env_timeout_ms();
+	err = smp_call_copy(&mask, t_call_run, &m, sizeof(m), false);
+	if (linger)
+		t_call_linger(self, dark, linger);
+	werr = err == -EINVAL ? 0 : smp_call_wait();
+	err = err ? err : werr;
+	__atomic_add_fetch(&t_checks, 1, __ATOMIC_RELAXED);
+	/* Dark now, if it ever was during the call: it stays dark to the case's end. */
+	dark = torture_dark_cpu();
+	if (err && !(err == -ETIMEDOUT && dark >= 0 && (picked >> dark) & 1))
+		t_call_failed(self, picked, err, dark);
+	for (unsigned i = 0; i < ncpus; i++)
+		if ((picked >> i) & 1 && (int)i != dark && !torture_env_cpu_written_off(i) &&
+		    __atomic_load_n(&t_call_seen[i][self], __ATOMIC_ACQUIRE) != m.seq)
+			torture_fail("a call from CPU %u returned %d but live CPU %u never ran it",
+				     self, err, i);
+	t_rec(c, OP_CALL, 0, picked, (u32)linger, err);
+}
