@@ -75,9 +75,13 @@ void torture_env_line(const char *s);
  * A load (or store of *@val) of the u64 at @va of @mm by this CPU, as one
  * instruction: the translation and the access happen with no interrupt
  * between them (host: through the fake TLB, interrupts off); faults as the
- * MMU would, retrying while the fault handler says -EAGAIN. Returns 0 or
- * the fault handler's error.
+ * MMU would, retrying while the fault handler says -EAGAIN or resolves
+ * nothing (another CPU is bringing the page in). Returns 0, the fault
+ * handler's error, or -EAGAIN after TORTURE_TOUCH_RETRY_MS of retries: a
+ * time, not a count, since the CPU bringing the page in may be a thread
+ * (or vCPU) its host left off a core for tens of milliseconds.
  */
+#define TORTURE_TOUCH_RETRY_MS 10000
 int torture_env_touch(struct mm *mm, vaddr_t va, bool write, u64 *val);
 /* The deadline of a cross-CPU call, ms. */
 u32 torture_env_timeout_ms(void);

@@ -146,8 +146,9 @@ static void touch_access(void *arg)
 int torture_env_touch(struct mm *mm, vaddr_t va, bool write, u64 *val)
 {
 	struct touch a = { (volatile u64 *)va, write, *val };
+	u64 give_up = torture_env_now_ms() + TORTURE_TOUCH_RETRY_MS;
 
-	for (int tries = 0; tries < 10000; tries++) {
+	while (torture_env_now_ms() < give_up) {
 		struct fault_info fi;
 		int err;
 

@@ -51,7 +51,9 @@ static bool touch_once(struct mm *mm, vaddr_t va, bool write, u64 *val, bool *pr
 
 int torture_env_touch(struct mm *mm, vaddr_t va, bool write, u64 *val)
 {
-	for (int tries = 0; tries < 10000; tries++) {
+	u64 give_up = torture_env_now_ms() + TORTURE_TOUCH_RETRY_MS;
+
+	while (torture_env_now_ms() < give_up) {
 		bool present = false;
 		int err;
 
