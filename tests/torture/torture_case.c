@@ -264,8 +264,10 @@ bool t_audit_join(unsigned cpu)
 {
 	u32 req = __atomic_load_n(&t_audit_req, __ATOMIC_ACQUIRE);
 
-	if (cpu != 0 && req == 1)
+	if (cpu != 0 && req == 1) {
 		audit_barrier(cpu, false);
+		req = __atomic_load_n(&t_audit_req, __ATOMIC_ACQUIRE);
+	}
 	return req == 2;
 }
 
@@ -332,10 +334,8 @@ void torture_case_cpu(unsigned i, unsigned cpu)
 			t_next_audit = now + t_conf.audit_ms;
 			__atomic_store_n(&t_audit_req, 1, __ATOMIC_SEQ_CST);
 			audit_barrier(cpu, last);
-		} else if (cpu != 0 && __atomic_load_n(&t_audit_req, __ATOMIC_ACQUIRE) == 1) {
-			audit_barrier(cpu, false);
 		}
-		if (__atomic_load_n(&t_audit_req, __ATOMIC_ACQUIRE) == 2)
+		if (t_audit_join(cpu))
 			break;
 		if (t_dead_due(cpu, now)) {
 			case_cpu_dark(cpu);

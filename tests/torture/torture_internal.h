@@ -92,8 +92,9 @@ unsigned t_ncpus(void);
 void t_op_call(struct tcpu *c, unsigned self);
 
 /*
- * For a CPU inside a long operation: joins the audit CPU 0 asked for (CPU
- * 0 asks for none meanwhile); true once the case is ending.
+ * Joins the audit CPU 0 asked for, if any (CPU 0 asks, and audits, in its
+ * loop: inside a long operation it asks for none); true once the case is
+ * ending. Between operations and inside long ones alike.
  */
 bool t_audit_join(unsigned cpu);
 /* The table audit (tests/torture/torture_tables.c): every CPU at the barrier. */
