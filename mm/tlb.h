@@ -95,14 +95,17 @@ struct tlb_ops {
 	void (*target_flush)(const struct tlb_flush_req *req);
 	/*
 	 * Optional (NULL: nothing to do), for a design whose flush completes
-	 * after it returned (trait completes_later). enable(true) before a run unmaps through
-	 * the design, enable(false) after its last settle: boot CPU, task
-	 * context, interrupts on; returns 0 or an error. settle(@mm) returns
-	 * once everything the design deferred for flushes that returned
-	 * before it began is done on every CPU: frames and tables released,
-	 * and what was unmapped from @mm safe to map again (other CPUs'
-	 * flushes meanwhile are theirs to settle; any CPU may settle, several
-	 * at once). Call it before mapping an unmapped range again. Returns 0 or
+	 * after it returned (trait completes_later), or one that keeps what a
+	 * gather would free past the call (until its next gather, say).
+	 * enable(true) before a run unmaps through the design, enable(false)
+	 * after its last settle: boot CPU, task context, interrupts on;
+	 * returns 0 or an error. settle(@mm) returns once everything the
+	 * design deferred for flushes that returned before it began is done on
+	 * every CPU: frames and tables released, and what was unmapped from
+	 * @mm safe to map again (other CPUs' flushes meanwhile are theirs to
+	 * settle; any CPU may settle, several at once). A completes_later
+	 * design must be settled before an unmapped range is mapped again;
+	 * one that only keeps frames may be, to have them back. Returns 0 or
 	 * -ETIMEDOUT (a CPU did not drain in time: what it may still reach is
 	 * quarantined, as after a flush that timed out).
 	 */

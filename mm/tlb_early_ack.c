@@ -5,30 +5,52 @@
  * of the four techniques the paper combines for its speedups; Linux did
  * not take it over the safety of what the initiator frees meanwhile). The
  * initiator's wait for the acknowledgements ends as soon as every target
- * has entered its handler; the frames the request covers are released only
- * once every target has actually flushed: each CPU keeps a "started" and a
- * "flushed" generation of the early requests it handles, and the gather's
- * flush (which its frame release follows) waits until each target's
- * flushed generation reached the started one it had when it acknowledged.
- * A request that frees table pages keeps the acknowledgement after the
- * flush (a target's page walks may still use a freed table until then).
+ * has entered its handler, and the call returns then: the frames the
+ * gather holds are not freed with it but kept, per initiating CPU, and
+ * released at that CPU's next gather (or a settle), by when the targets
+ * have long flushed. The paper's gain is that return: no initiator waits
+ * for a remote flush. Each CPU keeps a "started" and a "flushed" count of
+ * the early requests it handles as a target; a release first waits until
+ * every target of the kept frames flushed what it had started (acquire:
+ * its flush is done before the frames go back), so a slow target delays
+ * a release, never makes it early.
+ *
+ * The range itself is safe to map again once the call returned: a target
+ * that acknowledged is inside its handler, interrupts off, and flushes
+ * before it runs anything that could use a translation. Only the frames
+ * wait. Three cases keep the old order, the flush complete on return:
+ * - a request that frees table pages acknowledges after the flush (a
+ *   target's page walks may still use a freed table until then), so its
+ *   frames are freed at once;
+ * - a gather that holds no frames (a swap-out's, whose pages are copied
+ *   right after the gather and must be final: mm/swap_mm.c) or a bare
+ *   flush: the initiator waits for the targets' flushes before returning;
+ * - while the design is not enabled (nowhere to keep frames: the room for
+ *   a gather's frames comes at enable), as for a bare flush.
  * Everything else is batched's: the gather, one round per gather, the
  * target's flush policy. Also the detector's second control,
  * tlb_ops_early_ack_at_ack: the same acknowledgement, frames released at
  * acknowledgement time (tests/test_tlb_early_ack.c must catch it).
  *
+ * Locking: a CPU's kept frames are under its ea_keep lock (task context:
+ * its own next gather, or any CPU's settle) -> the frame allocator's locks.
  * Context: as mm/tlb.h. Targets run in the call IPI, interrupts off.
  */
 #include "errno.h"
+#include "kernel/json.h"
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
+#include "kernel/spinlock.h"
 #include "lib/atomic.h"
 #include "mm/mm.h"
+#include "mm/pmm.h"
+#include "mm/quarantine.h"
 #include "mm/tlb.h"
 #include "mm/tlb_early_ack.h"
 #include <arch/arch.h>
 
 PCPU_COUNTER(PCPU_TLB_EARLY_ACKS, "tlb_early_acks");
+PCPU_COUNTER(PCPU_TLB_EARLY_KEPT, "tlb_early_kept_frames");
 
 /*
  * Per CPU: as a target, how many early requests it started (counted
@@ -39,7 +61,24 @@ struct ea_cpu {
 	u64 flushed;
 } __cacheline_aligned;
 
+/*
+ * Per CPU: as an initiator, the frames of its last early gather, kept
+ * until each of @targets flushed. @pages has room for a whole gather
+ * (PT_GATHER_PAGES) from the first enable on; NULL before: nothing is kept.
+ */
+struct ea_keep {
+	spinlock_t lock;
+	unsigned nr;
+	cpumask_t targets;
+	struct page **pages;
+};
+
+#define EA_PAGES_ORDER 4
+BUILD_ASSERT(PT_GATHER_PAGES * sizeof(struct page *) <= (PAGE_SIZE << EA_PAGES_ORDER));
+
 static struct ea_cpu ea_cpu __pcpu_data;
+static struct ea_keep ea_keep __pcpu_data;
+static bool ea_on; /* enabled: gathers keep their frames */
 
 void (*tlb_early_ack_gap)(const struct tlb_flush_req *req);
 
@@ -68,9 +107,9 @@ static void ea_target_early(const struct tlb_flush_req *req)
 
 /*
  * Waits until every CPU of @mask flushed what it had started when it
- * acknowledged (acquire: its flush is done before we release frames).
- * Bounded like every cross-CPU wait: -ETIMEDOUT, and the gather then
- * quarantines the frames.
+ * acknowledged: its started count read now is at least that (acquire: its
+ * flush is done before we release frames). Bounded like every cross-CPU
+ * wait: -ETIMEDOUT, and the frames are then quarantined.
  */
 static int ea_wait_flushed(const cpumask_t *mask)
 {
@@ -91,37 +130,173 @@ static int ea_wait_flushed(const cpumask_t *mask)
 }
 
 /*
- * One round as batched's, to a snapshot of the mask (the CPUs waited for
- * are the CPUs sent to); with @early the targets acknowledge first and,
- * with @wait, we wait for their real flush before returning.
+ * One round as batched's, to a snapshot of the mask, which it leaves in
+ * @mask (the CPUs waited for are the CPUs sent to); with @early the
+ * targets acknowledge first and, with @wait, we wait for their real flush
+ * before returning.
  */
-static int ea_send(const struct tlb_flush_req *req, bool early, bool wait)
+static int ea_send(const struct tlb_flush_req *req, bool early, bool wait, cpumask_t *mask)
 {
 	struct tlb_flush_req r = *req;
-	cpumask_t mask;
 	int err;
 
 	if (early)
 		r.target = ea_target_early;
 	/* Before the mask is read, as tlb_flush_send() (mm/tlb.c). */
 	atomic_fetch_add(&r.mm->tlb_gen, 1);
-	cpumask_copy_acquire(&mask, mm_cpumask(r.mm));
-	cpumask_clear_cpu(arch_cpu_id(), &mask);
-	err = tlb_flush_send_mask(&r, sizeof(r), &mask);
+	cpumask_copy_acquire(mask, mm_cpumask(r.mm));
+	cpumask_clear_cpu(arch_cpu_id(), mask);
+	err = tlb_flush_send_mask(&r, sizeof(r), mask);
 	if (!err && early && wait)
-		err = ea_wait_flushed(&mask);
+		err = ea_wait_flushed(mask);
 	return err;
 }
 
 static int tlb_flush_early_ack(const struct tlb_flush_req *req)
 {
-	return ea_send(req, req->frees_no_tables, true);
+	cpumask_t mask;
+
+	return ea_send(req, req->frees_no_tables, true, &mask);
+}
+
+/* ---- kept frames ---- */
+
+/*
+ * Gives back what @k keeps once its targets flushed: to the allocator, or
+ * to the quarantine when one of them did not in time. Returns 0 or
+ * -ETIMEDOUT. @k's lock held.
+ */
+static int ea_release_locked(struct ea_keep *k)
+{
+	int err;
+
+	if (!k->nr)
+		return 0;
+	err = ea_wait_flushed(&k->targets);
+	if (err) {
+		for (unsigned i = 0; i < k->nr; i++)
+			quarantine_frame(k->pages[i]);
+		quarantine_count_flush();
+	} else {
+		mm_pages_drop(k->pages, k->nr); /* batched, as every gather's release */
+	}
+	k->nr = 0; /* emptied: no later release may find these frames again */
+	return err;
+}
+
+/* Releases what CPU @cpu keeps (a CPU that never had room for frames keeps none). */
+static int ea_release(unsigned cpu)
+{
+	struct ea_keep *k = per_cpu_ptr(ea_keep, cpu);
+	int err;
+
+	if (!atomic_load_acquire(&k->pages))
+		return 0; /* its lock is not set up either */
+	spin_lock(&k->lock);
+	err = ea_release_locked(k);
+	spin_unlock(&k->lock);
+	return err;
+}
+
+/* Moves @g's frames into this CPU's (empty) keep, sent to @targets. */
+static void ea_keep_take(struct ea_keep *k, struct pt_gather *g, const cpumask_t *targets)
+{
+	spin_lock(&k->lock);
+	for (unsigned i = 0; i < g->nr_pages; i++)
+		k->pages[i] = pt_gather_page_at(g, i);
+	k->nr = g->nr_pages;
+	k->targets = *targets;
+	spin_unlock(&k->lock);
+	this_cpu_add(PCPU_TLB_EARLY_KEPT, g->nr_pages);
+	g->nr_pages = 0; /* the gather frees nothing of them */
+}
+
+/*
+ * The gather's flush: first the frames this CPU kept at its last gather
+ * go back (their targets have flushed since, or we wait until they have);
+ * then one round, acknowledged early when no table is freed, and this
+ * gather's frames are kept in their turn. With tables, no frames, or the
+ * design off, the round is complete on return and the gather frees as
+ * every design's.
+ */
+static void tlb_early_ack_gather_flush(struct pt_gather *g)
+{
+	struct tlb_batch *tb = container_of(g, struct tlb_batch, g);
+	struct tlb_flush_req req = { tb->mm, tlb_target_flush, g->start, g->last, g->global,
+				     g->nr_tables == 0 };
+	struct ea_keep *k = this_cpu_ptr(ea_keep);
+	bool keep = req.frees_no_tables && g->nr_pages && atomic_load_acquire(&ea_on) &&
+		    atomic_load_acquire(&k->pages);
+	cpumask_t mask;
+	int err = ea_release(arch_cpu_id());
+
+	if (err && !g->err)
+		g->err = err;
+	err = ea_send(&req, req.frees_no_tables, !keep, &mask);
+	if (!err && keep && !cpumask_empty(&mask))
+		ea_keep_take(k, g, &mask);
+	if (err && !g->err)
+		g->err = err;
+}
+
+/*
+ * Every CPU's kept frames go back once their targets flushed: any CPU,
+ * several at once (each keep under its lock). @mm: unused, the keeps hold
+ * every mm's frames. Returns 0 or -ETIMEDOUT (those frames quarantined).
+ */
+static int tlb_settle_early_ack(struct mm *mm)
+{
+	unsigned cpu;
+	int err = 0;
+
+	(void)mm;
+	for_each_cpu(cpu, &cpu_online_mask)
+		if (ea_release(cpu))
+			err = -ETIMEDOUT;
+	return err;
+}
+
+/*
+ * On: every online CPU's keep gets its lock and its room for frames, once
+ * (they stay, as lazy's batches do: the torture counts them as the design's,
+ * not as a leak). Off: every keep given back, and gathers keep nothing.
+ */
+static int tlb_enable_early_ack(bool on)
+{
+	unsigned cpu;
+
+	if (!on) {
+		atomic_store_release(&ea_on, false);
+		return tlb_settle_early_ack(NULL);
+	}
+	for_each_cpu(cpu, &cpu_online_mask) {
+		struct ea_keep *k = per_cpu_ptr(ea_keep, cpu);
+		struct page *p;
+
+		if (k->pages)
+			continue;
+		p = page_alloc(EA_PAGES_ORDER, 0);
+		if (!p)
+			return -ENOMEM;
+		spin_lock_init(&k->lock, "tlb_early_keep");
+		atomic_store_release(&k->pages, (struct page **)page_address(p));
+	}
+	atomic_store_release(&ea_on, true);
+	return 0;
+}
+
+/* report hook: where the frames go back, which the timed unmap call pays. */
+static void tlb_early_ack_report(struct json *j)
+{
+	json_str(j, "frames_released", "at the initiator's next gather: each timed unmap "
+				       "releases the frames of the run before it");
 }
 
 const struct tlb_ops tlb_ops_early_ack = {
 	.d = {
 		.name = "early_ack",
-		.desc = "batched, targets acknowledge before flushing; frames wait for the flush",
+		.desc = "batched, targets acknowledge before flushing; frames kept until "
+			"the initiator's next gather",
 		.source = "Amit, Tai, Wei, \"Don't shoot down TLB shootdowns!\" (EuroSys 2020), "
 			  "early acknowledgement",
 		.unit = "page",
@@ -129,18 +304,24 @@ const struct tlb_ops tlb_ops_early_ack = {
 			{ PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES, false, false },
 			{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, false }
 		),
-		.counters = DESIGN_COUNTERS(PCPU_TLB_EARLY_ACKS),
+		.counters = DESIGN_COUNTERS(PCPU_TLB_EARLY_ACKS, PCPU_TLB_EARLY_KEPT),
 	},
 	.add = tlb_add_queued,
 	.flush = tlb_flush_early_ack,
 	.target_flush = tlb_target_flush,
+	.enable = tlb_enable_early_ack,
+	.settle = tlb_settle_early_ack,
+	.gather_flush = tlb_early_ack_gather_flush,
+	.report = tlb_early_ack_report,
 };
 
 /* ---- the control: frames released at acknowledgement time ---- */
 
 static int tlb_flush_early_ack_at_ack(const struct tlb_flush_req *req)
 {
-	return ea_send(req, true, false);
+	cpumask_t mask;
+
+	return ea_send(req, true, false, &mask);
 }
 
 const struct tlb_ops tlb_ops_early_ack_at_ack = {

@@ -9,8 +9,9 @@
 
 extern const struct tlb_ops tlb_ops_early_ack;
 
-/* Its counter (the benchmarks take it from its table entry; tests name it). */
+/* Its counters (the benchmarks take them from its table entry; tests name them). */
 PCPU_COUNTER_DECLARE(PCPU_TLB_EARLY_ACKS); /* requests acknowledged before the flush */
+PCPU_COUNTER_DECLARE(PCPU_TLB_EARLY_KEPT); /* frames kept past their gather, to the next */
 
 /*
  * early_ack's control (mm/tlb_early_ack.c): its targets acknowledge before

@@ -3,17 +3,21 @@
  * a target acknowledges before it flushes, yet no frame the request covers
  * is handed on before every target has flushed. Every other CPU loads an
  * address space and caches a page of it; the page is unmapped; the moment
- * the unmap returns, this CPU writes the old frame as its next owner
- * would. A hook on each target, between its acknowledgement and its flush
- * (tlb_early_ack_gap), waits up to EA_GAP_MS for that write: a target
- * that sees it still held a translation to a frame already reused, which
- * any read through that entry would have shown. early_ack must leave no
- * target seeing it; its control, tlb_ops_early_ack_at_ack (frames released
- * at acknowledgement), must be caught (by every target that was not
- * descheduled past the gap: at least one). A request that
- * frees a table page acknowledges after the flush (the gap never runs).
+ * its frame goes back (at once for a design that releases at return, at
+ * the next gather or a settle for early_ack, which keeps it), this CPU
+ * writes the old frame as its next owner would. A hook on each target,
+ * between its acknowledgement and its flush (tlb_early_ack_gap), waits up
+ * to EA_GAP_MS for that write: a target that sees it still held a
+ * translation to a frame already reused, which any read through that
+ * entry would have shown. early_ack must leave no target seeing it; its
+ * control, tlb_ops_early_ack_at_ack (frames released at acknowledgement),
+ * must be caught (by every target that was not descheduled past the gap:
+ * at least one). A request that frees a table page acknowledges after the
+ * flush (the gap never runs). Exact counts show where the frame went back:
+ * kept past the call, released by the next gather.
  * Kernel only: host calls run synchronously, there is no gap to hold open.
  */
+#include "errno.h"
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
 #include "lib/atomic.h"
@@ -47,8 +51,8 @@ static void ea_gap(const struct tlb_flush_req *req)
 {
 	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * EA_GAP_MS;
 
-	if (req->mm != ea.mm)
-		return;
+	if (req->mm != ea.mm || req->start > EA_BASE || req->last < EA_BASE)
+		return; /* another request than page 0's (the next gather's) */
 	atomic_fetch_add(&ea.gaps, 1);
 	while (!atomic_load_acquire(&ea.reused) && arch_tsc_read() < deadline)
 		arch_cpu_relax();
@@ -103,25 +107,61 @@ static void ea_teardown(struct ktest *t)
 }
 
 /*
- * Unmaps the first @unmap of @nr pages through @ops with the gap hooked,
- * writes page 0's old frame at once, and waits until every target is
- * done. Returns the targets that saw the write before they flushed.
+ * This CPU's next gather, in an address space no other CPU has loaded: no
+ * round, so it returns at once, while the targets of the last one may
+ * still sit in their gap; only its release can have waited for them.
  */
-static u32 ea_run(struct ktest *t, const struct tlb_ops *ops, unsigned nr, unsigned unmap)
+static int ea_next_gather(const struct tlb_ops *ops)
+{
+	struct mm *mm;
+	int err = mm_create(&mm);
+
+	if (err)
+		return err;
+	err = mm_map_region(mm, EA_BASE, PAGE_SIZE, MM_READ | MM_WRITE);
+	if (!err)
+		err = mm_populate(mm, EA_BASE, PAGE_SIZE);
+	if (!err)
+		err = tlb_unmap_pages(mm, EA_BASE, 1, ops);
+	return mm_destroy(mm) ? -EBUSY : err;
+}
+
+/* How page 0's frame goes back after its unmap returned, if it did not then. */
+enum ea_release { EA_BY_SETTLE, EA_BY_NEXT_GATHER };
+
+/*
+ * Unmaps the first @unmap of @nr pages through @ops with the gap hooked;
+ * writes page 0's old frame once it went back (at once if the unmap
+ * released it, else after @how: a settle, or the unmap of the last page,
+ * whose gather releases what this CPU kept); then waits until every target
+ * is done. Returns the targets that saw the write before they flushed;
+ * *@kept_at_return: the frame was still held when the unmap returned.
+ */
+static u32 ea_run(struct ktest *t, const struct tlb_ops *ops, unsigned nr, unsigned unmap,
+		  enum ea_release how, bool *kept_at_return)
 {
 	struct page *old = NULL;
 	paddr_t pa;
 	int err;
 
 	ea.reused = ea.gaps = ea.seen_reused = 0;
-	err = ea_setup(nr);
+	*kept_at_return = false;
+	err = tlb_design_enable(ops, true);
+	if (!err)
+		err = ea_setup(nr);
 	if (!err)
 		err = pt_lookup(ea.mm->root, EA_BASE, &pa, NULL, NULL);
 	if (KEXPECT_EQ(t, err, 0)) {
 		old = phys_to_page(pa);
-		page_ref_inc(old);
+		page_ref_inc(old); /* ours: the frame never reaches the allocator */
 		WRITE_ONCE(tlb_early_ack_gap, ea_gap);
 		KEXPECT_EQ(t, tlb_unmap_pages(ea.mm, EA_BASE, unmap, ops), 0);
+		*kept_at_return = page_ref_count(old) != 1;
+		if (*kept_at_return && how == EA_BY_SETTLE)
+			KEXPECT_EQ(t, tlb_settle(ops, ea.mm), 0);
+		if (*kept_at_return && how == EA_BY_NEXT_GATHER)
+			KEXPECT_EQ(t, ea_next_gather(ops), 0);
+		KEXPECT_EQ(t, page_ref_count(old), 1); /* the mapping's reference is gone */
 		*(volatile u64 *)page_address(old) = EA_POISON;
 		atomic_store_release(&ea.reused, 1);
 		/* Runs after each target's handler, so after its gap and flush. */
@@ -132,21 +172,50 @@ static u32 ea_run(struct ktest *t, const struct tlb_ops *ops, unsigned nr, unsig
 	}
 	if (ea.mm)
 		ea_teardown(t);
+	KEXPECT_EQ(t, tlb_design_enable(ops, false), 0);
 	ktest_log(t, "%s, %u of %u pages: %u targets acknowledged early, %u saw the frame reused "
-		  "before their flush", ops->d.name, unmap, nr, ea.gaps, ea.seen_reused);
+		  "before their flush; frame %s at return", ops->d.name, unmap, nr, ea.gaps,
+		  ea.seen_reused, *kept_at_return ? "kept" : "released");
 	return ea.seen_reused;
 }
 
-/* No table freed (page 1 keeps it): every target acknowledges early, none sees the reuse. */
+/*
+ * No table freed (the other pages keep it): every target acknowledges
+ * early, the frame is kept past the call, and none sees it reused once a
+ * settle gave it back.
+ */
 static void test_tlb_early_ack_frees_after_flush(struct ktest *t)
 {
 	u64 acks = percpu_counter_sum(PCPU_TLB_EARLY_ACKS);
+	u64 kept = percpu_counter_sum(PCPU_TLB_EARLY_KEPT);
+	bool held;
 
 	if (!ktest_need_second_cpu(t))
 		return;
-	KEXPECT_EQ(t, ea_run(t, &tlb_ops_early_ack, 2, 1), 0);
+	KEXPECT_EQ(t, ea_run(t, &tlb_ops_early_ack, 3, 1, EA_BY_SETTLE, &held), 0);
+	KEXPECT_EQ(t, held, true);
 	KEXPECT_EQ(t, ea.gaps, ncpus_online - 1);
 	KEXPECT_EQ(t, percpu_counter_sum(PCPU_TLB_EARLY_ACKS) - acks, ncpus_online - 1);
+	KEXPECT_EQ(t, percpu_counter_sum(PCPU_TLB_EARLY_KEPT) - kept, 1);
+}
+
+/*
+ * The paper's order: the unmap returns with the frame kept, and this CPU's
+ * next gather (of another address space, with no round to wait for) gives
+ * it back, after the targets' flushes: none sees it reused. That gather
+ * frees its table, so it keeps nothing itself.
+ */
+static void test_tlb_early_ack_released_at_next_gather(struct ktest *t)
+{
+	u64 kept = percpu_counter_sum(PCPU_TLB_EARLY_KEPT);
+	bool held;
+
+	if (!ktest_need_second_cpu(t))
+		return;
+	KEXPECT_EQ(t, ea_run(t, &tlb_ops_early_ack, 3, 1, EA_BY_NEXT_GATHER, &held), 0);
+	KEXPECT_EQ(t, held, true);
+	KEXPECT_EQ(t, ea.gaps, ncpus_online - 1);
+	KEXPECT_EQ(t, percpu_counter_sum(PCPU_TLB_EARLY_KEPT) - kept, 1);
 }
 
 /*
@@ -157,26 +226,34 @@ static void test_tlb_early_ack_frees_after_flush(struct ktest *t)
  */
 static void test_tlb_early_ack_control_caught(struct ktest *t)
 {
+	bool held;
+
 	if (!ktest_need_second_cpu(t))
 		return;
-	KEXPECT_GT(t, ea_run(t, &tlb_ops_early_ack_at_ack, 2, 1), 0);
+	KEXPECT_GT(t, ea_run(t, &tlb_ops_early_ack_at_ack, 3, 1, EA_BY_SETTLE, &held), 0);
+	KEXPECT_EQ(t, held, false);
 	KEXPECT_EQ(t, ea.gaps, ncpus_online - 1);
 }
 
-/* Unmapping both pages frees their table: the acknowledgement waits for the flush. */
+/* Unmapping every page frees their table: the acknowledgement waits for the flush. */
 static void test_tlb_early_ack_table_acks_late(struct ktest *t)
 {
 	u64 acks = percpu_counter_sum(PCPU_TLB_EARLY_ACKS);
+	u64 kept = percpu_counter_sum(PCPU_TLB_EARLY_KEPT);
+	bool held;
 
 	if (!ktest_need_second_cpu(t))
 		return;
-	KEXPECT_EQ(t, ea_run(t, &tlb_ops_early_ack, 2, 2), 0);
+	KEXPECT_EQ(t, ea_run(t, &tlb_ops_early_ack, 2, 2, EA_BY_SETTLE, &held), 0);
+	KEXPECT_EQ(t, held, false); /* complete on return: freed with the gather */
 	KEXPECT_EQ(t, ea.gaps, 0);
 	KEXPECT_EQ(t, percpu_counter_sum(PCPU_TLB_EARLY_ACKS) - acks, 0);
+	KEXPECT_EQ(t, percpu_counter_sum(PCPU_TLB_EARLY_KEPT) - kept, 0);
 }
 
 static const struct ktest_case tlb_early_ack_cases[] = {
 	KTEST_CASE(test_tlb_early_ack_frees_after_flush),
+	KTEST_CASE(test_tlb_early_ack_released_at_next_gather),
 	KTEST_CASE(test_tlb_early_ack_control_caught),
 	KTEST_CASE(test_tlb_early_ack_table_acks_late),
 };

@@ -7,6 +7,7 @@
  * the value the model expects.
  */
 #include "errno.h"
+#include "kernel/percpu.h"
 #include "lib/format.h"
 #include "mm/devmem.h"
 #include "mm/page.h"
@@ -271,12 +272,37 @@ bool t_audit_join(unsigned cpu)
 	return req == 2;
 }
 
+/* The case's design's own counters (DESIGN_COUNTERS()) at its start, for its end line. */
+static u64 t_design_counts0[PCPU_COUNTER_SLOTS];
+
+/*
+ * One line per case of what the design's own counters did (early_ack's
+ * frames kept to the next gather, lazy's queued entries): evidence that the
+ * case drove the design's own path, not only the path it shares.
+ */
+static void case_design_line(unsigned i)
+{
+	const struct pcpu_counter *const *k = t_unmap_ops->d.counters;
+	char line[200];
+	int n = fmt_snprintf(line, sizeof(line), "# %s: design counters", torture_case_name(i));
+
+	for (unsigned j = 0; k && k[j] && n < (int)sizeof(line); j++)
+		n += fmt_snprintf(line + n, sizeof(line) - (size_t)n, " %s=%lu", k[j]->name,
+				  (unsigned long)(percpu_counter_sum(k[j]) - t_design_counts0[j]));
+	if (k)
+		torture_env_line(line);
+}
+
 int torture_case_begin(unsigned i)
 {
 	static u32 round;
+	const struct pcpu_counter *const *k;
 	int err = 0;
 
 	t_unmap_ops = tlb_ops_of(case_design(i));
+	k = t_unmap_ops->d.counters;
+	for (unsigned j = 0; k && k[j] && j < PCPU_COUNTER_SLOTS; j++)
+		t_design_counts0[j] = percpu_counter_sum(k[j]);
 	tlb_lazy_set_tick_hz(case_slow_tick(i) ? TLB_LAZY_HZ_MIN : t_lazy_hz);
 	mapping_init(&t_mapping, "torture", fault_lock_ops_of(fault_lock_designs[i % 3]));
 	pmm_drain_all();
@@ -369,6 +395,7 @@ bool torture_case_end(unsigned i)
 	}
 	tlb_settle(t_unmap_ops, NULL);
 	tlb_design_enable(t_unmap_ops, false);
+	case_design_line(i);
 	pmm_drain_all();
 	pmm_stats_get(&pm);
 	quarantine_stats_get(&q);

@@ -176,9 +176,12 @@ static void op_unmap(struct tcpu *c, struct tslot *s, bool whole_region)
 		 * Settled whatever the unmap returned: a design whose remotes
 		 * flush at their drain (lazy) queued the range to the live CPUs
 		 * also when a dead one (or a failed allocation) made it fail, and
-		 * until they drain they may read and write the old frames.
+		 * until they drain they may read and write the old frames. A
+		 * design whose range is done on return but keeps its frames
+		 * is not: its next gather, another CPU's settle or
+		 * the audit's releases them, and every check must hold meanwhile.
 		 */
-		serr = tlb_settle(t_unmap_ops, s->mm);
+		serr = t_unmap_ops->d.completes_later ? tlb_settle(t_unmap_ops, s->mm) : 0;
 		err = err ? err : serr;
 		/* A settle waits for every CPU's queue (lazy): any mm's fails while one is dark. */
 		if (serr && serr != -ENOMEM && !t_dead_err(serr))
