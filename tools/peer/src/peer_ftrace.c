@@ -3,8 +3,8 @@
  * function_graph tracer (tracefs at /sys/kernel/tracing, mounted by
  * init.sh): one function at a time in set_ftrace_filter, only this
  * process (set_ftrace_pid), tracing on around the calls to time. The
- * trace's durations (trace_clock_local, ns, "X.YYY us") are summed per
- * function name, calls and nanoseconds. Called from one thread only; the
+ * trace, consumed through trace_pipe, has its durations (trace_clock_local,
+ * ns, "X.YYY us") summed per function name, calls and nanoseconds. Called from one thread only; the
  * tracer is left as it was found (nop) by peer_ftrace_stop().
  */
 #define _GNU_SOURCE
@@ -115,7 +115,7 @@ int peer_ftrace_start(const char *fn)
 	    ftrace_write("buffer_size_kb", FTRACE_BUFFER_KB) ||
 	    ftrace_write("set_ftrace_filter", fn) || ftrace_write("set_ftrace_pid", pid) ||
 	    ftrace_write("options/funcgraph-tail", "1") ||
-	    ftrace_write("current_tracer", "function_graph")) {
+	    ftrace_write("current_tracer", "function_graph") || ftrace_write("trace", "")) {
 		peer_ftrace_stop();
 		return -1;
 	}
@@ -124,14 +124,18 @@ int peer_ftrace_start(const char *fn)
 	return ftrace_on_fd < 0 ? -1 : 0;
 }
 
-/* Empty the buffer and start recording (after peer_ftrace_start()). */
+/*
+ * Start recording (after peer_ftrace_start()). The buffer is not reset
+ * here: a reset waits for an RCU grace period, and the reads of
+ * peer_ftrace_collect() consume what they read anyway.
+ */
 void peer_ftrace_on(void)
 {
-	if (ftrace_write("trace", "") || write(ftrace_on_fd, "1", 1) != 1)
+	if (write(ftrace_on_fd, "1", 1) != 1)
 		ftrace_failed = 1;
 }
 
-/* Stop recording; the buffer keeps what was recorded. */
+/* Stop recording; the buffer keeps what was recorded until it is collected. */
 void peer_ftrace_off(void)
 {
 	if (write(ftrace_on_fd, "0", 1) != 1)
@@ -228,17 +232,23 @@ long peer_ftrace_sum_file(FILE *f, struct peer_ftrace_sum *sums, int n)
 }
 
 /*
- * Add what the buffer holds (tracing off) to sums[0..n). The events the
- * trace lost, or -1 when it could not be read or tracing could not be
- * turned on or off since the last collect.
+ * Consume what the buffer holds (tracing off) through trace_pipe and add
+ * it to sums[0..n) (n = 0: throw it away). The events the trace lost, or
+ * -1 when it could not be read or tracing could not be turned on or off
+ * since the last collect.
  */
 long peer_ftrace_collect(struct peer_ftrace_sum *sums, int n)
 {
-	FILE *f = fopen(FTRACE_DIR "/trace", "r");
+	int fd = open(FTRACE_DIR "/trace_pipe", O_RDONLY | O_NONBLOCK);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
 	long lost;
 
-	if (!f)
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
+	}
+	/* Non-blocking: the reads end with EAGAIN once the buffer is empty. */
 	lost = peer_ftrace_sum_file(f, sums, n);
 	fclose(f);
 	lost = ftrace_failed ? -1 : lost;

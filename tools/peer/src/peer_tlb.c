@@ -117,7 +117,7 @@ static int tlb_run(char *base, long pages, int batched, double *out, long *irqs,
 /*
  * One episode: warm-up runs, then the timed one. 0, or why it failed.
  * traced: every run is traced, so the warm-ups run the tracer's own code
- * too, and the buffer keeps the timed run's trace alone.
+ * too, and their trace is consumed before the timed run.
  */
 static const char *tlb_episode(char *base, long pages, int batched, double *v, long *irqs,
 			       int traced)
@@ -126,8 +126,11 @@ static const char *tlb_episode(char *base, long pages, int batched, double *v, l
 	long left, huge = 0;
 	int rc = 0;
 
-	for (int w = 0; w <= peer_opts.warmup && !rc && huge <= 0; w++)
+	for (int w = 0; w <= peer_opts.warmup && !rc && huge <= 0; w++) {
+		if (traced && w == peer_opts.warmup)
+			peer_ftrace_collect(NULL, 0); /* the warm-ups' trace, thrown away */
 		rc = tlb_run(base, pages, batched, v, irqs, &huge, traced);
+	}
 	if (rc) {
 		snprintf(why, sizeof(why), "madvise(MADV_DONTNEED) failed: %s", strerror(-rc));
 		return why;
