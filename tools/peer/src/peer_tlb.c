@@ -30,6 +30,13 @@
 
 #define TLB_READ_PAGES 32 /* mmlab's reader working set in the mapping */
 #define TLB_RETRIES 5	  /* rejected runs of one episode before the variant fails */
+/*
+ * The same for a traced episode: a traced naive run of 512 pages is twice
+ * as long, so a reader preempted by a kernel thread (its CPU then lazy,
+ * sent no IPI) spoils more of them; 5 in a row were seen rejected.
+ */
+#define TLB_TRACED_RETRIES 20
+#define TLB_WHY 128 /* a traced variant's reason for no figures */
 #define TLB_READY_SPINS 2000000000L /* sched_yield()s to wait for the readers' handshake */
 
 /*
@@ -158,9 +165,10 @@ static const char *tlb_checked_episode(const struct peer_case *c, char *base, lo
 				       int traced)
 {
 	static char why[128];
+	int retries = traced ? TLB_TRACED_RETRIES : TLB_RETRIES;
 	long irqs = 0;
 
-	for (int t = 0; t < TLB_RETRIES; t++) {
+	for (int t = 0; t < retries; t++) {
 		const char *fail = tlb_episode(base, pages, batched, v, &irqs, traced);
 
 		if (fail)
@@ -174,7 +182,7 @@ static const char *tlb_checked_episode(const struct peer_case *c, char *base, lo
 		       peer_tlb_irqs_expected(c->cpus, pages, batched));
 	}
 	snprintf(why, sizeof(why), "%d runs in a row missed a reader's TLB interrupt",
-		 TLB_RETRIES);
+		 retries);
 	return why;
 }
 
@@ -230,24 +238,31 @@ static const char *tlb_traced_episode(const struct peer_case *c, char *base, lon
 	return NULL;
 }
 
-/* Function f's share of the traced pass: iters episodes of each variant, alternating. */
-static const char *tlb_kernel_fn_pass(const struct peer_case *c, char *base, long pages,
-				      const int *failed, struct peer_series *scratch,
-				      struct tlb_kernel *k, int f)
+/*
+ * Function f's share of the traced pass: iters episodes of each variant,
+ * alternating; a variant that failed, here or before (why[b]), is left out.
+ */
+static void tlb_kernel_fn_pass(const struct peer_case *c, char *base, long pages,
+			       const int *failed, struct peer_series *scratch,
+			       struct tlb_kernel *k, int f, char why[2][TLB_WHY])
 {
-	const char *why = NULL;
-
-	if (peer_ftrace_start(tlb_kernel_fns[f]))
-		return "function_graph could not be set up";
-	for (int r = 0; r < peer_opts.iters && !why; r++) {
-		for (int i = 0; i < 2 && !why; i++) {
+	if (peer_ftrace_start(tlb_kernel_fns[f])) {
+		for (int b = 0; b < 2; b++)
+			snprintf(why[b], TLB_WHY, "function_graph could not be set up");
+		return;
+	}
+	for (int r = 0; r < peer_opts.iters; r++) {
+		for (int i = 0; i < 2; i++) {
 			int b = (r + i) % 2;
+			const char *fail;
 
-			if (!failed[b])
-				why = tlb_traced_episode(c, base, pages, b, &scratch[b], &k[b], f);
+			if (failed[b] || why[b][0])
+				continue;
+			fail = tlb_traced_episode(c, base, pages, b, &scratch[b], &k[b], f);
+			if (fail)
+				snprintf(why[b], TLB_WHY, "%s", fail);
 		}
 	}
-	return why;
 }
 
 /* Append printf-style text to s's own JSON members; cut at PEER_MAX_EXTRA. */
@@ -307,34 +322,37 @@ static void tlb_kernel_extra(struct peer_series *s, const struct tlb_kernel *k, 
 /*
  * The traced pass after a case's timed rounds: each traceable function
  * alone (tlb_kernel_fns), iters episodes of each variant that did not
- * fail; its figures go on the variants' lines. A pass that cannot finish
- * is a note and no kernel_* figures, never a failed case.
+ * fail; its figures go on the variants' lines. A variant whose traced
+ * episodes cannot finish gets a note and no kernel_* figures, never a
+ * failed case.
  */
 static void tlb_kernel_pass(const struct peer_case *c, char *base, long pages,
 			    struct peer_series *s, const int *failed)
 {
 	static struct peer_series scratch[2]; /* the traced pass's rejected runs */
 	static struct tlb_kernel k[2];
-	const char *why = NULL;
+	static char why[2][TLB_WHY];
 
 	memset(k, 0, sizeof(k));
+	memset(why, 0, sizeof(why));
 	for (int b = 0; b < 2; b++) {
 		peer_series_init(&scratch[b], s[b].variant);
 		for (int f = 0; f < TLB_KERNEL_FNS; f++)
 			k[b].sum[f].fn = tlb_kernel_fns[f];
 	}
-	for (int f = 0; f < TLB_KERNEL_FNS && !why; f++)
+	for (int f = 0; f < TLB_KERNEL_FNS; f++)
 		if (tlb_fn_traceable[f])
-			why = tlb_kernel_fn_pass(c, base, pages, failed, scratch, k, f);
+			tlb_kernel_fn_pass(c, base, pages, failed, scratch, k, f, why);
 	peer_ftrace_stop();
-	if (why) {
-		printf("# bench tlb cpus=%d %s: kernel trace: %s: no kernel_ figures\n", c->cpus,
-		       c->label, why);
-		return;
-	}
-	for (int b = 0; b < 2; b++)
-		if (!failed[b])
+	for (int b = 0; b < 2; b++) {
+		if (failed[b])
+			continue;
+		if (why[b][0])
+			printf("# bench tlb %s cpus=%d %s: kernel trace: %s: no kernel_ figures\n",
+			       s[b].variant, c->cpus, c->label, why[b]);
+		else
 			tlb_kernel_extra(&s[b], &k[b], pages, b);
+	}
 }
 
 /*
