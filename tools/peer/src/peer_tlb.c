@@ -177,8 +177,8 @@ static const char *tlb_checked_episode(const struct peer_case *c, char *base, lo
 		if (irqs < 0 || peer_tlb_irqs_ok(irqs, c->cpus, pages, batched))
 			return NULL;
 		s->rejected++;
-		printf("# bench tlb %s cpus=%d %s: run rejected: %ld TLB interrupts, want at "
-		       "least %ld\n", s->variant, c->cpus, c->label, irqs,
+		printf("# bench tlb %s cpus=%d %s: %srun rejected: %ld TLB interrupts, want at "
+		       "least %ld\n", s->variant, c->cpus, c->label, traced ? "traced " : "", irqs,
 		       peer_tlb_irqs_expected(c->cpus, pages, batched));
 	}
 	snprintf(why, sizeof(why), "%d runs in a row missed a reader's TLB interrupt",
