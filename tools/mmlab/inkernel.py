@@ -7,14 +7,16 @@ inside the one timed. Per function F:
 
 - `kernel_F_calls_per_madvise`: calls of F per madvise call (naive makes
   one call per page, batched one for all the pages);
-- `kernel_F_cycles_per_call`: F's mean duration in TSC cycles (null when
-  it was never called);
-- `kernel_F_cycles_per_page`: F's total duration per page dropped;
+- `kernel_F_cycles_per_call`: the median over the traced runs of F's mean
+  duration per call in each, TSC cycles (null when it was never called);
+- `kernel_F_cycles_per_page`: the median over the traced runs of F's total
+  duration per page dropped;
 
 and `kernel_traced_runs_per_function` and
-`kernel_trace_overhead_cycles_per_traced_call` (the traced runs'
-user-space time less the timed runs' median, per traced call: each
-duration includes up to about that much of the tracer's own cost).
+`kernel_trace_overhead_cycles_per_traced_call` (the median over the traced
+runs of their user-space time less the timed runs' median, per traced
+call: each duration includes up to about that much of the tracer's own
+cost).
 
 This module gathers them per (system, design, CPU count, pages) as
 results.json's `kernel_components` and a table.txt section, with the

@@ -74,6 +74,7 @@ void peer_fail(const struct peer_case *c, const char *variant, const char *fmt, 
 void peer_skip(const char *bench, const char *why);
 void peer_series_init(struct peer_series *s, const char *variant);
 void peer_series_add(struct peer_series *s, double value, int seq, const double *counters);
+double peer_median(double *v, int n);
 double peer_series_median(const struct peer_series *s);
 double peer_median_sorted(const double *v, int n);
 int peer_median_ci_rank(int n);

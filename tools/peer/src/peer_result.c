@@ -46,16 +46,22 @@ double peer_median_sorted(const double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
+/* The median of v[0..n), which it sorts (0 when n is 0). */
+double peer_median(double *v, int n)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof(double), cmp_double);
+	return peer_median_sorted(v, n);
+}
+
 /* The median of a series' samples (0 with none). */
 double peer_series_median(const struct peer_series *s)
 {
 	double sorted[PEER_MAX_RUNS];
 
-	if (s->n == 0)
-		return 0;
 	memcpy(sorted, s->samples, sizeof(double) * s->n);
-	qsort(sorted, s->n, sizeof(double), cmp_double);
-	return peer_median_sorted(sorted, s->n);
+	return peer_median(sorted, s->n);
 }
 
 /* Integer square root: the largest r with r * r <= x (lib/math.h's isqrt_u64). */

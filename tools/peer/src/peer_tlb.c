@@ -55,12 +55,17 @@ static const char *const tlb_kernel_fns[] = {
 };
 #define TLB_KERNEL_FNS (int)(sizeof(tlb_kernel_fns) / sizeof(tlb_kernel_fns[0]))
 
-/* What a variant's traced pass measured. */
+/*
+ * What a variant's traced pass measured: per function, the calls and ns
+ * of all its traced runs and of each run; each run's tracing overhead.
+ */
 struct tlb_kernel {
-	struct peer_ftrace_sum sum[TLB_KERNEL_FNS]; /* calls and ns over the traced runs */
-	int runs[TLB_KERNEL_FNS];		     /* traced runs of each function */
-	double cycles;	/* user-space cycles of every traced run, all functions */
-	long nruns;	/* those runs */
+	struct peer_ftrace_sum sum[TLB_KERNEL_FNS];
+	int runs[TLB_KERNEL_FNS];
+	long run_calls[TLB_KERNEL_FNS][PEER_MAX_RUNS];
+	double run_ns[TLB_KERNEL_FNS][PEER_MAX_RUNS];
+	double overhead[TLB_KERNEL_FNS * PEER_MAX_RUNS]; /* cycles per traced call */
+	int noverhead;
 };
 
 static int tlb_fn_traceable[TLB_KERNEL_FNS]; /* set by tlb_kernel_check() */
@@ -212,43 +217,64 @@ static void tlb_rounds(struct peer_case *c, char *base, long pages, struct peer_
 	}
 }
 
+/* One case's traced pass: what it runs on, and what it found per variant. */
+struct tlb_pass {
+	const struct peer_case *c;
+	char *base;
+	long pages;
+	const int *failed;		 /* the variants whose timed rounds failed */
+	const struct peer_series *timed; /* the timed rounds, untraced */
+	struct peer_series scratch[2];	 /* the traced runs' rejects */
+	struct tlb_kernel k[2];
+	char why[2][TLB_WHY]; /* why a variant has no figures, or "" */
+};
+
 /*
- * One traced episode of function f: warm-ups untraced, then the timed run
- * traced, checked as a timed round's is (a rejected run is run again),
- * then its calls added to k. NULL, or why not.
+ * One traced episode of function f, variant b: the timed run (its
+ * warm-ups traced too), checked as a timed round's is (a rejected run is
+ * run again), then its calls and durations added to p->k[b], and its
+ * tracing overhead per call: its user-space cycles less the untraced
+ * rounds' median, over its calls. NULL, or why not.
  */
-static const char *tlb_traced_episode(const struct peer_case *c, char *base, long pages,
-				      int batched, struct peer_series *scratch,
-				      struct tlb_kernel *k, int f)
+static const char *tlb_traced_episode(struct tlb_pass *p, int b, int f)
 {
+	struct peer_ftrace_sum run = { .fn = tlb_kernel_fns[f] };
+	struct tlb_kernel *k = &p->k[b];
 	double v = 0, irqs = 0;
-	const char *why = tlb_checked_episode(c, base, pages, batched, scratch, &v, &irqs, 1);
+	const char *why = tlb_checked_episode(p->c, p->base, p->pages, b, &p->scratch[b], &v,
+					      &irqs, 1);
 	long lost;
+	int i = k->runs[f];
 
 	if (why)
 		return why;
-	lost = peer_ftrace_collect(&k->sum[f], 1);
+	lost = peer_ftrace_collect(&run, 1);
 	if (lost < 0)
 		return "tracing could not be turned on or off, or the trace read";
 	if (lost > 0)
 		return "the trace lost events";
+	if (i == PEER_MAX_RUNS)
+		return NULL;
+	k->sum[f].calls += run.calls;
+	k->sum[f].ns += run.ns;
+	k->run_calls[f][i] = run.calls;
+	k->run_ns[f][i] = run.ns;
 	k->runs[f]++;
-	k->cycles += v * pages;
-	k->nruns++;
+	if (run.calls)
+		k->overhead[k->noverhead++] =
+		    (v - peer_series_median(&p->timed[b])) * p->pages / run.calls;
 	return NULL;
 }
 
 /*
  * Function f's share of the traced pass: iters episodes of each variant,
- * alternating; a variant that failed, here or before (why[b]), is left out.
+ * alternating; a variant that failed, here or before, is left out.
  */
-static void tlb_kernel_fn_pass(const struct peer_case *c, char *base, long pages,
-			       const int *failed, struct peer_series *scratch,
-			       struct tlb_kernel *k, int f, char why[2][TLB_WHY])
+static void tlb_kernel_fn_pass(struct tlb_pass *p, int f)
 {
 	if (peer_ftrace_start(tlb_kernel_fns[f])) {
 		for (int b = 0; b < 2; b++)
-			snprintf(why[b], TLB_WHY, "function_graph could not be set up");
+			snprintf(p->why[b], TLB_WHY, "function_graph could not be set up");
 		return;
 	}
 	for (int r = 0; r < peer_opts.iters; r++) {
@@ -256,11 +282,11 @@ static void tlb_kernel_fn_pass(const struct peer_case *c, char *base, long pages
 			int b = (r + i) % 2;
 			const char *fail;
 
-			if (failed[b] || why[b][0])
+			if (p->failed[b] || p->why[b][0])
 				continue;
-			fail = tlb_traced_episode(c, base, pages, b, &scratch[b], &k[b], f);
+			fail = tlb_traced_episode(p, b, f);
 			if (fail)
-				snprintf(why[b], TLB_WHY, "%s", fail);
+				snprintf(p->why[b], TLB_WHY, "%s", fail);
 		}
 	}
 }
@@ -277,8 +303,8 @@ static void __attribute__((format(printf, 2, 3))) tlb_extra(struct peer_series *
 	va_end(ap);
 }
 
-/* ,"kernel_<what>":value with 3 decimals, or null when the value has no data behind it. */
-static void tlb_extra_number(struct peer_series *s, const char *what, const char *fn,
+/* ,"kernel_<fn><what>":value with 3 decimals, or null when no run had data for it. */
+static void tlb_extra_number(struct peer_series *s, const char *fn, const char *what,
 			     double value, int valid)
 {
 	if (valid)
@@ -288,35 +314,48 @@ static void tlb_extra_number(struct peer_series *s, const char *what, const char
 }
 
 /*
- * A variant's kernel_* members from its traced pass (docs/output.md): per
- * function, calls per madvise call, cycles per call and per page; the
- * traced runs per function; and the tracing overhead per traced call: the
- * traced runs' user-space cycles less the timed rounds' median, over the
- * calls traced in them.
+ * Function f's members: its calls per madvise call over all the traced
+ * runs, and the medians over the runs of its cycles per call (each run's
+ * mean; runs with no call left out) and per page.
  */
-static void tlb_kernel_extra(struct peer_series *s, const struct tlb_kernel *k, long pages,
+static void tlb_kernel_fn_extra(struct peer_series *s, const struct tlb_kernel *k, int f,
+				long pages, long madvises)
+{
+	double per_call[PEER_MAX_RUNS], per_page[PEER_MAX_RUNS], cycles_per_ns;
+	int n = 0;
+
+	cycles_per_ns = peer_opts.tsc_hz / 1e9;
+	for (int i = 0; i < k->runs[f]; i++) {
+		if (k->run_calls[f][i])
+			per_call[n++] = k->run_ns[f][i] * cycles_per_ns / k->run_calls[f][i];
+		per_page[i] = k->run_ns[f][i] * cycles_per_ns / pages;
+	}
+	tlb_extra_number(s, k->sum[f].fn, "_calls_per_madvise",
+			 (double)k->sum[f].calls / ((double)k->runs[f] * madvises), 1);
+	tlb_extra_number(s, k->sum[f].fn, "_cycles_per_call", peer_median(per_call, n), n > 0);
+	tlb_extra_number(s, k->sum[f].fn, "_cycles_per_page", peer_median(per_page, k->runs[f]),
+			 1);
+}
+
+/*
+ * A variant's kernel_* members from its traced pass (docs/output.md): per
+ * function traced, tlb_kernel_fn_extra()'s; the traced runs per function;
+ * and the median over every traced run of its tracing overhead per call.
+ */
+static void tlb_kernel_extra(struct peer_series *s, struct tlb_kernel *k, long pages,
 			     int batched)
 {
-	double cycles_per_ns = peer_opts.tsc_hz / 1e9, untraced = peer_series_median(s) * pages;
-	long calls = 0, madvises = batched ? 1 : pages, runs = 0;
+	int runs = 0;
 
 	for (int f = 0; f < TLB_KERNEL_FNS; f++) {
-		const struct peer_ftrace_sum *m = &k->sum[f];
-		double cycles = m->ns * cycles_per_ns;
-
 		if (!k->runs[f])
 			continue;
 		runs = k->runs[f];
-		calls += m->calls;
-		tlb_extra_number(s, "_calls_per_madvise", m->fn,
-				 (double)m->calls / ((double)k->runs[f] * madvises), 1);
-		tlb_extra_number(s, "_cycles_per_call", m->fn, cycles / m->calls, m->calls > 0);
-		tlb_extra_number(s, "_cycles_per_page", m->fn,
-				 cycles / ((double)k->runs[f] * pages), 1);
+		tlb_kernel_fn_extra(s, k, f, pages, batched ? 1 : pages);
 	}
-	tlb_extra(s, ",\"kernel_traced_runs_per_function\":%ld", runs);
+	tlb_extra(s, ",\"kernel_traced_runs_per_function\":%d", runs);
 	tlb_extra_number(s, "trace_overhead_cycles_per_traced_call", "",
-			 (k->cycles - k->nruns * untraced) / calls, calls > 0);
+			 peer_median(k->overhead, k->noverhead), k->noverhead > 0);
 }
 
 /*
@@ -329,29 +368,31 @@ static void tlb_kernel_extra(struct peer_series *s, const struct tlb_kernel *k, 
 static void tlb_kernel_pass(const struct peer_case *c, char *base, long pages,
 			    struct peer_series *s, const int *failed)
 {
-	static struct peer_series scratch[2]; /* the traced pass's rejected runs */
-	static struct tlb_kernel k[2];
-	static char why[2][TLB_WHY];
+	static struct tlb_pass p; /* ~0.3 MB: not on the stack */
 
-	memset(k, 0, sizeof(k));
-	memset(why, 0, sizeof(why));
+	memset(&p, 0, sizeof(p));
+	p.c = c;
+	p.base = base;
+	p.pages = pages;
+	p.failed = failed;
+	p.timed = s;
 	for (int b = 0; b < 2; b++) {
-		peer_series_init(&scratch[b], s[b].variant);
+		peer_series_init(&p.scratch[b], s[b].variant);
 		for (int f = 0; f < TLB_KERNEL_FNS; f++)
-			k[b].sum[f].fn = tlb_kernel_fns[f];
+			p.k[b].sum[f].fn = tlb_kernel_fns[f];
 	}
 	for (int f = 0; f < TLB_KERNEL_FNS; f++)
 		if (tlb_fn_traceable[f])
-			tlb_kernel_fn_pass(c, base, pages, failed, scratch, k, f, why);
+			tlb_kernel_fn_pass(&p, f);
 	peer_ftrace_stop();
 	for (int b = 0; b < 2; b++) {
 		if (failed[b])
 			continue;
-		if (why[b][0])
+		if (p.why[b][0])
 			printf("# bench tlb %s cpus=%d %s: kernel trace: %s: no kernel_ figures\n",
-			       s[b].variant, c->cpus, c->label, why[b]);
+			       s[b].variant, c->cpus, c->label, p.why[b]);
 		else
-			tlb_kernel_extra(&s[b], &k[b], pages, b);
+			tlb_kernel_extra(&s[b], &p.k[b], pages, b);
 	}
 }
 
