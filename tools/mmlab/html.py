@@ -13,7 +13,8 @@ laid out as HTML (the same sections, headers and cells, from mmlab.table,
 merged by mmlab.merge), its line plots (gnuplot's SVG of plots/ inline as
 a percent-encoded data: URI, or its PNG as base64) and a dot-and-interval
 chart (mmlab.dots) for each group measured at one CPU count; after them
-the fits and shootdown components of the unmap cost (id="fits", mmlab.fits).
+the fits and shootdown components of the unmap cost (id="fits", mmlab.fits)
+and a peer's in-kernel components (id="inkernel", mmlab.inkernel).
 Nothing is fetched from the network: the CSS is inline and the only script
 is a few lines that count the plots the browser decoded into #plot-check
 (data-loaded, data-total), and the forest rows drawn and the headline's
@@ -35,6 +36,7 @@ import urllib.parse
 
 from .dots import render_dots, single_count_groups
 from .fits import component_results, fit_results, render_fits_html
+from .inkernel import kernel_component_results, render_kernel_html
 from .groups import group_results
 from .headline_html import forest_section, headline_section
 from .log import parse_log, read_lines
@@ -363,8 +365,10 @@ def render_run_page(log, outdir):
         f"<a href=\"#bench-{esc(n)}\">{esc(n)}</a>" for n in names) + "</p>" if names
         else "<p class=\"bad\">No benchmark results.</p>")
     body += [legend()] + [bench_section(n, log, outdir, skips) for n in names]
-    body += render_fits_html(fit_results(log.benches), component_results(log.benches),
-                             html_table, esc)
+    components = component_results(log.benches)
+    body += render_fits_html(fit_results(log.benches), components, html_table, esc)
+    body += render_kernel_html(kernel_component_results(log.benches, components), html_table,
+                               esc)
     return page(f"mmlab results {name}", body)
 
 

@@ -12,6 +12,7 @@ import json
 import os
 
 from .fits import component_results, fit_results
+from .inkernel import kernel_component_results
 from .log import SerialLog, parse_log
 from .problems import Problem
 from .records import bench_from_json
@@ -26,7 +27,8 @@ def write_results_json(log, path, peers=None, boot_ratios=None):
 
     Beside the log's own parts it holds what the tools derive from the
     samples (docs/output.md, "Host tools"): `fits` and `components`
-    (mmlab.fits), `warnings` (failed A/A controls: harness bias) and
+    (mmlab.fits), `kernel_components` (a peer's in-kernel figures,
+    mmlab.inkernel), `warnings` (failed A/A controls: harness bias) and
     `level_shifts` (mmlab.rounds); with a peer, `boot_ratios` (mmlab.peer).
     """
     doc = {"format": FORMAT, **log.to_dict(), **derived(log.benches)}
@@ -41,7 +43,9 @@ def write_results_json(log, path, peers=None, boot_ratios=None):
 
 def derived(records):
     """The figures results.json adds to a log's records."""
-    return {"fits": fit_results(records), "components": component_results(records),
+    components = component_results(records)
+    return {"fits": fit_results(records), "components": components,
+            "kernel_components": kernel_component_results(records, components),
             "warnings": harness_bias(records), "level_shifts": level_shifts(records)}
 
 

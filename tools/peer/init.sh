@@ -1,6 +1,7 @@
 #!/bin/busybox sh
 # /init of mmlab's Linux peer initramfs (built by tools/peer/linux.sh):
-# mounts the kernel's file systems, loads the modules listed in
+# mounts the kernel's file systems (tracefs too, for mmpeer's in-kernel
+# timing of tlb: tools/peer/src/peer_ftrace.c), loads the modules listed in
 # /modules.load (zram and what it needs, in load order), makes a zram swap
 # device, runs /mmpeer with the words in /peer.args, and powers off. Its
 # output goes to the serial console; mmpeer's last line is the trailer.
@@ -14,6 +15,9 @@ export PATH=/bin
 mount -t sysfs sysfs /sys
 
 say() { echo "# peer: $*"; }
+
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null ||
+	say "cannot mount tracefs on /sys/kernel/tracing: no in-kernel timing"
 
 for m in $(cat /modules.load); do
 	insmod "/modules/$m" || say "insmod $m failed"

@@ -113,7 +113,8 @@ class PeerHandshake(unittest.TestCase):
                             *sorted(os.path.join(SRC, f) for f in os.listdir(SRC)
                                     if f.endswith(".c")), "-lm"],
                            check=True, capture_output=True, text=True)
-            out = subprocess.run([exe, "bench=tlb", "iters=1", "cpus=2", "pages=1"],
+            # ktrace=0: mmpeer must never take this host's own tracer.
+            out = subprocess.run([exe, "bench=tlb", "iters=1", "cpus=2", "pages=1", "ktrace=0"],
                                  capture_output=True, text=True, timeout=300).stdout
         lines = out.splitlines()
         ready = lines.index("# bench tlb: reader 1 running on CPU 1")

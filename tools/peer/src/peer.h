@@ -10,11 +10,13 @@
 #define MMPEER_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #define PEER_MAX_RUNS 1000
 #define PEER_MAX_LIST 16
 #define PEER_MAX_COUNTERS 4
+#define PEER_MAX_EXTRA 2048 /* a series' own JSON members */
 #define PEER_PAGE 4096UL
 
 struct peer_opts {
@@ -28,6 +30,7 @@ struct peer_opts {
 	long swapfree_mb; /* swapfree: MiB unmapped per run, split over the CPUs */
 	long fault_pages; /* faultlock: pages each thread writes */
 	long pin_pages;	  /* pin: pages per registration */
+	int ktrace;	  /* tlb: time Linux's functions inside the kernel (ftrace) */
 	double tsc_hz;
 	char system[80]; /* "linux-<uname -r>" */
 };
@@ -43,6 +46,7 @@ struct peer_series {
 	int ncounters;
 	int count_rejects; /* print rejected_runs: runs rejected by the workload's check */
 	int rejected;
+	char extra[PEER_MAX_EXTRA]; /* this variant's own JSON members (leading comma), or "" */
 };
 
 /* What a case's BENCH lines share. */
@@ -70,6 +74,8 @@ void peer_fail(const struct peer_case *c, const char *variant, const char *fmt, 
 void peer_skip(const char *bench, const char *why);
 void peer_series_init(struct peer_series *s, const char *variant);
 void peer_series_add(struct peer_series *s, double value, int seq, const double *counters);
+double peer_median(double *v, int n);
+double peer_series_median(const struct peer_series *s);
 double peer_median_sorted(const double *v, int n);
 int peer_median_ci_rank(int n);
 
@@ -87,6 +93,23 @@ long peer_proc_kb(const char *path, const char *key);
 void peer_mitigations(const char *dir, char *out, size_t size);
 int peer_init_on_free(const char *cmdline);
 int peer_memcg(const char *cgroups);
+
+/* peer_ftrace.c: one kernel function's calls and their summed durations */
+struct peer_ftrace_sum {
+	const char *fn;
+	long calls;
+	double ns;
+};
+const char *peer_ftrace_usable(void);
+int peer_ftrace_traceable(const char *name, const char *path);
+int peer_ftrace_function_ok(const char *fn);
+int peer_ftrace_start(const char *fn);
+void peer_ftrace_on(void);
+void peer_ftrace_off(void);
+void peer_ftrace_stop(void);
+int peer_ftrace_parse_line(const char *line, char *fn, size_t size, double *ns);
+long peer_ftrace_sum_file(FILE *f, struct peer_ftrace_sum *sums, int n);
+long peer_ftrace_collect(struct peer_ftrace_sum *sums, int n);
 
 /* peer_check.c: the TLB interrupts a tlb run must show */
 long peer_tlb_irqs_expected(int cpus, long pages, int batched);

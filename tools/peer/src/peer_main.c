@@ -1,6 +1,6 @@
 /*
  * mmpeer's entry: parses key=value words (bench=, iters=, warmup=, cpus=,
- * pages=, swapfree_mb=, fault_pages=, pin_pages=), prints a header in the
+ * pages=, swapfree_mb=, fault_pages=, pin_pages=, ktrace=), prints a header in the
  * shape of mmlab's MMLAB line, runs the asked workloads on CPU 0 and ends
  * with an MMLAB-DONE trailer. A bad word is named, and exits 2.
  */
@@ -14,7 +14,8 @@
 #include <unistd.h>
 
 struct peer_opts peer_opts = {
-	.iters = 10, .warmup = 2, .swapfree_mb = 64, .fault_pages = 256, .pin_pages = 512
+	.iters = 10, .warmup = 2, .swapfree_mb = 64, .fault_pages = 256, .pin_pages = 512,
+	.ktrace = 1
 };
 
 static const struct {
@@ -128,8 +129,12 @@ static void parse_word(const char *word)
 		peer_opts.fault_pages = parse_one(word, eq + 1, 1 << 20);
 	else if (KEY("pin_pages"))
 		peer_opts.pin_pages = parse_one(word, eq + 1, 1 << 18);
+	else if (KEY("ktrace"))
+		peer_opts.ktrace = !strcmp(eq + 1, "1") ? 1 : !strcmp(eq + 1, "0") ? 0 : -1;
 	else
 		usage_error("unknown word '%s'", word);
+	if (peer_opts.ktrace < 0)
+		usage_error("bad value in '%s' (0 or 1)", word);
 #undef KEY
 }
 

@@ -46,6 +46,24 @@ double peer_median_sorted(const double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
+/* The median of v[0..n), which it sorts (0 when n is 0). */
+double peer_median(double *v, int n)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof(double), cmp_double);
+	return peer_median_sorted(v, n);
+}
+
+/* The median of a series' samples (0 with none). */
+double peer_series_median(const struct peer_series *s)
+{
+	double sorted[PEER_MAX_RUNS];
+
+	memcpy(sorted, s->samples, sizeof(double) * s->n);
+	return peer_median(sorted, s->n);
+}
+
 /* Integer square root: the largest r with r * r <= x (lib/math.h's isqrt_u64). */
 static uint64_t peer_isqrt(uint64_t x)
 {
@@ -149,7 +167,8 @@ void peer_emit(const struct peer_case *c, const struct peer_series *s)
 	if (c->cycles && peer_opts.tsc_hz > 0)
 		printf(",\"median_ns\":%.3f",
 		       peer_median_sorted(sorted, s->n) * 1e9 / peer_opts.tsc_hz);
-	printf(",\"tsc_hz\":%.0f%s,\"counters\":{", peer_opts.tsc_hz, c->extra ? c->extra : "");
+	printf(",\"tsc_hz\":%.0f%s%s,\"counters\":{", peer_opts.tsc_hz, c->extra ? c->extra : "",
+	       s->extra);
 	for (int i = 0; i < s->ncounters; i++)
 		printf("%s\"%s\":%.3f", i ? "," : "", s->counter_names[i],
 		       s->counter_sums[i] / s->n);

@@ -11,6 +11,11 @@
  * sched_getcpu(), that it runs there before any run is timed; a run whose
  * TLB interrupts miss a reader (peer_check.c) is rejected, counted in the
  * line's rejected_runs, and run again.
+ * After a case's timed rounds (untraced), a traced pass times Linux's own
+ * functions of the drop inside the kernel (peer_ftrace.c): one function
+ * per pass, so no other function's hooks run inside the one timed, and
+ * iters episodes of each variant per function, alternating as the timed
+ * rounds do. Its figures are the variant's kernel_* members.
  */
 #define _GNU_SOURCE
 #include "peer.h"
@@ -18,13 +23,52 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #define TLB_READ_PAGES 32 /* mmlab's reader working set in the mapping */
 #define TLB_RETRIES 5	  /* rejected runs of one episode before the variant fails */
+/*
+ * The same for a traced episode: a traced naive run of 512 pages is twice
+ * as long, so a reader preempted by a kernel thread (its CPU then lazy,
+ * sent no IPI) spoils more of them; 5 in a row were seen rejected.
+ */
+#define TLB_TRACED_RETRIES 20
+#define TLB_WHY 128 /* a traced variant's reason for no figures */
 #define TLB_READY_SPINS 2000000000L /* sched_yield()s to wait for the readers' handshake */
+
+/*
+ * The kernel functions the traced pass times, outermost first: Linux
+ * 6.1's MADV_DONTNEED path (mm/madvise.c, mm/memory.c, mm/mmu_gather.c,
+ * arch/x86/mm/tlb.c). One not traceable here is left out with a note.
+ * The whole zap is zap_page_range_single: Debian's 6.1.192 calls it from
+ * madvise_dontneed_single_vma (zap_page_range, 6.1.0's, is never called).
+ */
+static const char *const tlb_kernel_fns[] = {
+	"zap_page_range_single",  /* the whole zap of one madvise call's range */
+	"unmap_page_range",	  /* clearing the entries, gathering the pages */
+	"tlb_finish_mmu",	  /* the flush, then freeing the gathered pages */
+	"flush_tlb_mm_range",	  /* the flush: local, and remote when others hold the mm */
+	"native_flush_tlb_multi", /* the remote part: the IPIs and the wait for their acks */
+};
+#define TLB_KERNEL_FNS (int)(sizeof(tlb_kernel_fns) / sizeof(tlb_kernel_fns[0]))
+
+/*
+ * What a variant's traced pass measured: per function, the calls and ns
+ * of all its traced runs and of each run; each run's tracing overhead.
+ */
+struct tlb_kernel {
+	struct peer_ftrace_sum sum[TLB_KERNEL_FNS];
+	int runs[TLB_KERNEL_FNS];
+	long run_calls[TLB_KERNEL_FNS][PEER_MAX_RUNS];
+	double run_ns[TLB_KERNEL_FNS][PEER_MAX_RUNS];
+	double overhead[TLB_KERNEL_FNS * PEER_MAX_RUNS]; /* cycles per traced call */
+	int noverhead;
+};
+
+static int tlb_fn_traceable[TLB_KERNEL_FNS]; /* set by tlb_kernel_check() */
 
 struct tlb_reader {
 	pthread_t thread;
@@ -51,8 +95,10 @@ static void *tlb_reader_main(void *arg)
 /*
  * One timed drop of pages pages; cycles per page and shootdown IRQs per
  * page, and the process's transparent huge pages once they are touched.
+ * traced: the kernel records its trace around the drop (the traced pass).
  */
-static int tlb_run(char *base, long pages, int batched, double *out, long *irqs, long *huge)
+static int tlb_run(char *base, long pages, int batched, double *out, long *irqs, long *huge,
+		   int traced)
 {
 	long before, after;
 	uint64_t t0, t1;
@@ -62,12 +108,16 @@ static int tlb_run(char *base, long pages, int batched, double *out, long *irqs,
 		base[i * PEER_PAGE] = 1;
 	*huge = peer_proc_kb("/proc/self/smaps_rollup", "AnonHugePages");
 	before = peer_proc_interrupts("TLB");
+	if (traced)
+		peer_ftrace_on();
 	t0 = peer_rdtsc();
 	if (batched)
 		rc = madvise(base, pages * PEER_PAGE, MADV_DONTNEED);
 	for (long i = 0; !batched && i < pages && !rc; i++)
 		rc = madvise(base + i * PEER_PAGE, PEER_PAGE, MADV_DONTNEED);
 	t1 = peer_rdtsc();
+	if (traced)
+		peer_ftrace_off();
 	after = peer_proc_interrupts("TLB");
 	if (rc)
 		return -errno;
@@ -76,15 +126,23 @@ static int tlb_run(char *base, long pages, int batched, double *out, long *irqs,
 	return 0;
 }
 
-/* One episode: warm-up runs, then the timed one. 0, or why it failed. */
-static const char *tlb_episode(char *base, long pages, int batched, double *v, long *irqs)
+/*
+ * One episode: warm-up runs, then the timed one. 0, or why it failed.
+ * traced: every run is traced, so the warm-ups run the tracer's own code
+ * too, and their trace is consumed before the timed run.
+ */
+static const char *tlb_episode(char *base, long pages, int batched, double *v, long *irqs,
+			       int traced)
 {
 	static char why[96];
 	long left, huge = 0;
 	int rc = 0;
 
-	for (int w = 0; w <= peer_opts.warmup && !rc && huge <= 0; w++)
-		rc = tlb_run(base, pages, batched, v, irqs, &huge);
+	for (int w = 0; w <= peer_opts.warmup && !rc && huge <= 0; w++) {
+		if (traced && w == peer_opts.warmup)
+			peer_ftrace_collect(NULL, 0); /* the warm-ups' trace, thrown away */
+		rc = tlb_run(base, pages, batched, v, irqs, &huge, traced);
+	}
 	if (rc) {
 		snprintf(why, sizeof(why), "madvise(MADV_DONTNEED) failed: %s", strerror(-rc));
 		return why;
@@ -108,13 +166,15 @@ static const char *tlb_episode(char *base, long pages, int batched, double *v, l
  * reader, each such run rejected and counted in s->rejected. 0, or why not.
  */
 static const char *tlb_checked_episode(const struct peer_case *c, char *base, long pages,
-				       int batched, struct peer_series *s, double *v, double *per)
+				       int batched, struct peer_series *s, double *v, double *per,
+				       int traced)
 {
 	static char why[128];
+	int retries = traced ? TLB_TRACED_RETRIES : TLB_RETRIES;
 	long irqs = 0;
 
-	for (int t = 0; t < TLB_RETRIES; t++) {
-		const char *fail = tlb_episode(base, pages, batched, v, &irqs);
+	for (int t = 0; t < retries; t++) {
+		const char *fail = tlb_episode(base, pages, batched, v, &irqs, traced);
 
 		if (fail)
 			return fail;
@@ -122,18 +182,20 @@ static const char *tlb_checked_episode(const struct peer_case *c, char *base, lo
 		if (irqs < 0 || peer_tlb_irqs_ok(irqs, c->cpus, pages, batched))
 			return NULL;
 		s->rejected++;
-		printf("# bench tlb %s cpus=%d %s: run rejected: %ld TLB interrupts, want at "
-		       "least %ld\n", s->variant, c->cpus, c->label, irqs,
+		printf("# bench tlb %s cpus=%d %s: %srun rejected: %ld TLB interrupts, want at "
+		       "least %ld\n", s->variant, c->cpus, c->label, traced ? "traced " : "", irqs,
 		       peer_tlb_irqs_expected(c->cpus, pages, batched));
 	}
 	snprintf(why, sizeof(why), "%d runs in a row missed a reader's TLB interrupt",
-		 TLB_RETRIES);
+		 retries);
 	return why;
 }
 
-static void tlb_rounds(struct peer_case *c, char *base, long pages, struct peer_series *s)
+/* The timed rounds, untraced; failed[b]: variant b failed (and was reported). */
+static void tlb_rounds(struct peer_case *c, char *base, long pages, struct peer_series *s,
+		       int *failed)
 {
-	int failed[2] = { 0, 0 }, seq = 0;
+	int seq = 0;
 
 	for (int r = 0; r < peer_opts.iters; r++) {
 		for (int k = 0; k < 2; k++) {
@@ -143,7 +205,8 @@ static void tlb_rounds(struct peer_case *c, char *base, long pages, struct peer_
 
 			if (failed[batched])
 				continue;
-			why = tlb_checked_episode(c, base, pages, batched, &s[batched], &v, &irqs);
+			why = tlb_checked_episode(c, base, pages, batched, &s[batched], &v, &irqs,
+						  0);
 			if (why) {
 				peer_fail(c, s[batched].variant, "%s (timed run %d)", why, r + 1);
 				failed[batched] = 1;
@@ -152,6 +215,223 @@ static void tlb_rounds(struct peer_case *c, char *base, long pages, struct peer_
 			peer_series_add(&s[batched], v, seq++, &irqs);
 		}
 	}
+}
+
+/* One case's traced pass: what it runs on, and what it found per variant. */
+struct tlb_pass {
+	const struct peer_case *c;
+	char *base;
+	long pages;
+	const int *failed;		 /* the variants whose timed rounds failed */
+	const struct peer_series *timed; /* the timed rounds, untraced */
+	struct peer_series scratch[2];	 /* the traced runs' rejects */
+	struct tlb_kernel k[2];
+	char why[2][TLB_WHY]; /* why a variant has no figures, or "" */
+};
+
+/*
+ * One traced episode of function f, variant b: the timed run (its
+ * warm-ups traced too), checked as a timed round's is (a rejected run is
+ * run again), then its calls and durations added to p->k[b], and its
+ * tracing overhead per call: its user-space cycles less the untraced
+ * rounds' median, over its calls. NULL, or why not.
+ */
+static const char *tlb_traced_episode(struct tlb_pass *p, int b, int f)
+{
+	struct peer_ftrace_sum run = { .fn = tlb_kernel_fns[f] };
+	struct tlb_kernel *k = &p->k[b];
+	double v = 0, irqs = 0;
+	const char *why = tlb_checked_episode(p->c, p->base, p->pages, b, &p->scratch[b], &v,
+					      &irqs, 1);
+	long lost;
+	int i = k->runs[f];
+
+	if (why)
+		return why;
+	lost = peer_ftrace_collect(&run, 1);
+	if (lost < 0)
+		return "tracing could not be turned on or off, or the trace read";
+	if (lost > 0)
+		return "the trace lost events";
+	if (i == PEER_MAX_RUNS)
+		return NULL;
+	k->sum[f].calls += run.calls;
+	k->sum[f].ns += run.ns;
+	k->run_calls[f][i] = run.calls;
+	k->run_ns[f][i] = run.ns;
+	k->runs[f]++;
+	if (run.calls)
+		k->overhead[k->noverhead++] =
+		    (v - peer_series_median(&p->timed[b])) * p->pages / run.calls;
+	return NULL;
+}
+
+/*
+ * Function f's share of the traced pass: iters episodes of each variant,
+ * alternating; a variant that failed, here or before, is left out.
+ */
+static void tlb_kernel_fn_pass(struct tlb_pass *p, int f)
+{
+	if (peer_ftrace_start(tlb_kernel_fns[f])) {
+		for (int b = 0; b < 2; b++)
+			snprintf(p->why[b], TLB_WHY, "function_graph could not be set up");
+		return;
+	}
+	for (int r = 0; r < peer_opts.iters; r++) {
+		for (int i = 0; i < 2; i++) {
+			int b = (r + i) % 2;
+			const char *fail;
+
+			if (p->failed[b] || p->why[b][0])
+				continue;
+			fail = tlb_traced_episode(p, b, f);
+			if (fail)
+				snprintf(p->why[b], TLB_WHY, "%s", fail);
+		}
+	}
+}
+
+/* Append printf-style text to s's own JSON members; cut at PEER_MAX_EXTRA. */
+static void __attribute__((format(printf, 2, 3))) tlb_extra(struct peer_series *s,
+							    const char *fmt, ...)
+{
+	size_t used = strlen(s->extra);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->extra + used, sizeof(s->extra) - used, fmt, ap);
+	va_end(ap);
+}
+
+/* ,"kernel_<fn><what>":value with 3 decimals, or null when no run had data for it. */
+static void tlb_extra_number(struct peer_series *s, const char *fn, const char *what,
+			     double value, int valid)
+{
+	if (valid)
+		tlb_extra(s, ",\"kernel_%s%s\":%.3f", fn, what, value);
+	else
+		tlb_extra(s, ",\"kernel_%s%s\":null", fn, what);
+}
+
+/*
+ * Function f's members: its calls per madvise call over all the traced
+ * runs, and the medians over the runs of its cycles per call (each run's
+ * mean; runs with no call left out) and per page.
+ */
+static void tlb_kernel_fn_extra(struct peer_series *s, const struct tlb_kernel *k, int f,
+				long pages, long madvises)
+{
+	double per_call[PEER_MAX_RUNS], per_page[PEER_MAX_RUNS], cycles_per_ns;
+	int n = 0;
+
+	cycles_per_ns = peer_opts.tsc_hz / 1e9;
+	for (int i = 0; i < k->runs[f]; i++) {
+		if (k->run_calls[f][i])
+			per_call[n++] = k->run_ns[f][i] * cycles_per_ns / k->run_calls[f][i];
+		per_page[i] = k->run_ns[f][i] * cycles_per_ns / pages;
+	}
+	tlb_extra_number(s, k->sum[f].fn, "_calls_per_madvise",
+			 (double)k->sum[f].calls / ((double)k->runs[f] * madvises), 1);
+	tlb_extra_number(s, k->sum[f].fn, "_cycles_per_call", peer_median(per_call, n), n > 0);
+	tlb_extra_number(s, k->sum[f].fn, "_cycles_per_page", peer_median(per_page, k->runs[f]),
+			 1);
+}
+
+/*
+ * A variant's kernel_* members from its traced pass (docs/output.md): per
+ * function traced, tlb_kernel_fn_extra()'s; the traced runs per function;
+ * and the median over every traced run of its tracing overhead per call.
+ */
+static void tlb_kernel_extra(struct peer_series *s, struct tlb_kernel *k, long pages,
+			     int batched)
+{
+	int runs = 0;
+
+	for (int f = 0; f < TLB_KERNEL_FNS; f++) {
+		if (!k->runs[f])
+			continue;
+		runs = k->runs[f];
+		tlb_kernel_fn_extra(s, k, f, pages, batched ? 1 : pages);
+	}
+	tlb_extra(s, ",\"kernel_traced_runs_per_function\":%d", runs);
+	tlb_extra_number(s, "trace_overhead_cycles_per_traced_call", "",
+			 peer_median(k->overhead, k->noverhead), k->noverhead > 0);
+}
+
+/*
+ * The traced pass after a case's timed rounds: each traceable function
+ * alone (tlb_kernel_fns), iters episodes of each variant that did not
+ * fail; its figures go on the variants' lines. A variant whose traced
+ * episodes cannot finish gets a note and no kernel_* figures, never a
+ * failed case.
+ */
+static void tlb_kernel_pass(const struct peer_case *c, char *base, long pages,
+			    struct peer_series *s, const int *failed)
+{
+	static struct tlb_pass p; /* ~0.3 MB: not on the stack */
+
+	memset(&p, 0, sizeof(p));
+	p.c = c;
+	p.base = base;
+	p.pages = pages;
+	p.failed = failed;
+	p.timed = s;
+	for (int b = 0; b < 2; b++) {
+		peer_series_init(&p.scratch[b], s[b].variant);
+		for (int f = 0; f < TLB_KERNEL_FNS; f++)
+			p.k[b].sum[f].fn = tlb_kernel_fns[f];
+	}
+	for (int f = 0; f < TLB_KERNEL_FNS; f++)
+		if (tlb_fn_traceable[f])
+			tlb_kernel_fn_pass(&p, f);
+	peer_ftrace_stop();
+	for (int b = 0; b < 2; b++) {
+		if (failed[b])
+			continue;
+		if (p.why[b][0])
+			printf("# bench tlb %s cpus=%d %s: kernel trace: %s: no kernel_ figures\n",
+			       s[b].variant, c->cpus, c->label, p.why[b]);
+		else
+			tlb_kernel_extra(&s[b], &p.k[b], pages, b);
+	}
+}
+
+/*
+ * Whether the traced pass can run (ktrace=1, function_graph free to use)
+ * and which functions it can time; a note line for each that it cannot.
+ */
+static int tlb_kernel_check(void)
+{
+	const char *why = peer_opts.ktrace ? peer_ftrace_usable() : "ktrace=0";
+	int any = 0;
+
+	if (why) {
+		printf("# bench tlb: kernel trace: not timed inside the kernel: %s\n", why);
+		return 0;
+	}
+	for (int f = 0; f < TLB_KERNEL_FNS; f++) {
+		tlb_fn_traceable[f] = peer_ftrace_function_ok(tlb_kernel_fns[f]);
+		any |= tlb_fn_traceable[f];
+		if (!tlb_fn_traceable[f])
+			printf("# bench tlb: kernel trace: %s is not in available_filter_functions: "
+			       "not timed\n", tlb_kernel_fns[f]);
+	}
+	if (any)
+		printf("# bench tlb: kernel trace: function_graph, one function per pass, %d "
+		       "traced runs of each variant per function after each case's timed runs\n",
+		       peer_opts.iters);
+	return any;
+}
+
+/* The timed rounds (untraced), then the traced pass when tracing: then the lines. */
+static void tlb_measure(struct peer_case *c, char *base, long pages, struct peer_series *s,
+			int tracing)
+{
+	int failed[2] = { 0, 0 };
+
+	tlb_rounds(c, base, pages, s, failed);
+	if (tracing && !(failed[0] && failed[1]))
+		tlb_kernel_pass(c, base, pages, s, failed);
 	for (int b = 0; b < 2; b++)
 		if (!failed[b])
 			peer_emit(c, &s[b]);
@@ -206,7 +486,7 @@ static const char *tlb_readers_ready(struct tlb_reader *readers, int n)
 	return NULL;
 }
 
-static int tlb_case(int cpus, long pages)
+static int tlb_case(int cpus, long pages, int tracing)
 {
 	static struct peer_series s[2];
 	struct tlb_reader readers[PEER_MAX_LIST];
@@ -248,7 +528,7 @@ static int tlb_case(int cpus, long pages)
 	if (why)
 		peer_fail(&c, "naive", "%s", why);
 	else
-		tlb_rounds(&c, base, pages, s);
+		tlb_measure(&c, base, pages, s, tracing);
 	stop = 1;
 	for (int i = 0; i < started; i++)
 		pthread_join(readers[i].thread, NULL);
@@ -259,10 +539,10 @@ static int tlb_case(int cpus, long pages)
 /* Every (cpus, pages) case of the tlb workload. */
 int peer_tlb(void)
 {
-	int rc = 0;
+	int rc = 0, tracing = tlb_kernel_check();
 
 	for (int i = 0; i < peer_opts.ncpus_list; i++)
 		for (int j = 0; j < peer_opts.npages; j++)
-			rc |= tlb_case(peer_opts.cpus[i], peer_opts.pages[j]);
+			rc |= tlb_case(peer_opts.cpus[i], peer_opts.pages[j], tracing);
 	return rc;
 }
