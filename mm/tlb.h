@@ -112,6 +112,16 @@ struct tlb_ops {
 	int (*enable)(bool on);
 	int (*settle)(struct mm *mm);
 	/*
+	 * Optional (NULL: every target is done when the flush returns), for a
+	 * design whose targets acknowledge before they finish: returns once
+	 * every CPU finished what the design's flushes sent it, its flushes
+	 * done and counted, and releases nothing (settle's part). What a
+	 * benchmark waits for, untimed, before it reads exact counts: a
+	 * target's late invalidations would otherwise land in the next run's
+	 * window. Any CPU, task context. Returns 0 or -ETIMEDOUT.
+	 */
+	int (*quiesce)(void);
+	/*
 	 * Optional (NULL: the request travels through @flush): the gather's
 	 * whole flush, for a design that must keep what the gather would free
 	 * (until every CPU flushed, when that is later). Set by
@@ -183,6 +193,12 @@ void tlb_mm_switch(void);
 static inline int tlb_settle(const struct tlb_ops *ops, struct mm *mm)
 {
 	return ops->settle ? ops->settle(mm) : 0;
+}
+
+/* @ops->quiesce(), or 0 for a design whose targets are done when its flush returns. */
+static inline int tlb_quiesce(const struct tlb_ops *ops)
+{
+	return ops->quiesce ? ops->quiesce() : 0;
 }
 
 /* The IPI shootdown every real design's flush is: one round to the mask, each runs req->target. */

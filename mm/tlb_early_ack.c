@@ -159,6 +159,12 @@ static int tlb_flush_early_ack(const struct tlb_flush_req *req)
 	return ea_send(req, req->frees_no_tables, true, &mask);
 }
 
+/* quiesce hook: every CPU flushed every early request it started; nothing released. */
+static int tlb_quiesce_early_ack(void)
+{
+	return ea_wait_flushed(&cpu_online_mask);
+}
+
 /* ---- kept frames ---- */
 
 /*
@@ -311,6 +317,7 @@ const struct tlb_ops tlb_ops_early_ack = {
 	.target_flush = tlb_target_flush,
 	.enable = tlb_enable_early_ack,
 	.settle = tlb_settle_early_ack,
+	.quiesce = tlb_quiesce_early_ack,
 	.gather_flush = tlb_early_ack_gather_flush,
 	.report = tlb_early_ack_report,
 };

@@ -251,9 +251,58 @@ static void test_tlb_early_ack_table_acks_late(struct ktest *t)
 	KEXPECT_EQ(t, percpu_counter_sum(PCPU_TLB_EARLY_KEPT) - kept, 0);
 }
 
+/* Single-page invalidations every CPU but this one has done. */
+static u64 ea_remote_invlpg(void)
+{
+	u64 n = 0;
+	unsigned cpu;
+
+	for_each_cpu(cpu, &cpu_online_mask)
+		if (cpu != arch_cpu_id())
+			n += percpu_counter_read(cpu, PCPU_TLB_FLUSH_ONE);
+	return n;
+}
+
+/*
+ * The unmap returns while every target sits in its gap, its flush not yet
+ * done nor counted; quiesce returns only once each has flushed (the gap
+ * lets go after EA_GAP_MS), and gives no frame back.
+ */
+static void test_tlb_early_ack_quiesce_waits_for_flushes(struct ktest *t)
+{
+	struct page *old;
+	paddr_t pa;
+	u64 before;
+	int err;
+
+	if (!ktest_need_second_cpu(t))
+		return;
+	ea.reused = ea.gaps = ea.seen_reused = 0;
+	err = tlb_design_enable(&tlb_ops_early_ack, true);
+	if (!err)
+		err = ea_setup(3);
+	if (!err)
+		err = pt_lookup(ea.mm->root, EA_BASE, &pa, NULL, NULL);
+	if (KEXPECT_EQ(t, err, 0)) {
+		old = phys_to_page(pa);
+		before = ea_remote_invlpg();
+		WRITE_ONCE(tlb_early_ack_gap, ea_gap);
+		KEXPECT_EQ(t, tlb_unmap_pages(ea.mm, EA_BASE, 1, &tlb_ops_early_ack), 0);
+		KEXPECT_EQ(t, ea_remote_invlpg() - before, 0);
+		KEXPECT_EQ(t, tlb_quiesce(&tlb_ops_early_ack), 0);
+		KEXPECT_EQ(t, ea_remote_invlpg() - before, ncpus_online - 1);
+		KEXPECT_EQ(t, page_ref_count(old), 1); /* still kept: the mapping's reference */
+		WRITE_ONCE(tlb_early_ack_gap, NULL);
+	}
+	if (ea.mm)
+		ea_teardown(t);
+	KEXPECT_EQ(t, tlb_design_enable(&tlb_ops_early_ack, false), 0);
+}
+
 static const struct ktest_case tlb_early_ack_cases[] = {
 	KTEST_CASE(test_tlb_early_ack_frees_after_flush),
 	KTEST_CASE(test_tlb_early_ack_released_at_next_gather),
+	KTEST_CASE(test_tlb_early_ack_quiesce_waits_for_flushes),
 	KTEST_CASE(test_tlb_early_ack_control_caught),
 	KTEST_CASE(test_tlb_early_ack_table_acks_late),
 };
