@@ -18,7 +18,8 @@ count: each design's ratio and interval, and the per-operation counter
 that explains the best one. A/A controls and rows expected near 1 appear
 only when they differ from 1; every failed A/A control is named, at any
 CPU count. At most MAX_LINES lines: past that, the rows with the smallest
-effects are left to table.txt (each benchmark keeps its largest), and the
+effects are left to table.txt (each benchmark keeps its largest, and the
+failed controls shrink to a count before a benchmark is left out), and the
 table says how many. The sentences
 of the page's headline are written from the same comparisons.
 """
@@ -211,8 +212,9 @@ def _block_lines(block, rows):
     sample = next(c for row in block.rows for c in row if c is not None)
     metrics = len({c.group.metric for row in block.rows for c in row if c is not None})
     g = sample.group
+    ratio = f"{NAIVE} / design" if g.better == "lower" else f"design / {NAIVE}"
     title = (f"{block.bench} at {block.cpus} CPUs: {g.metric} ({g.unit}, {g.better} is better);"
-             f" ratio = {NAIVE} / design")
+             f" ratio = {ratio}")
     headers = ["parameters"] + block.designs + ["count per op behind the best"]
     table = render_table(headers, [row_cells(r, metrics) for r in rows],
                          "l" + "r" * len(block.designs) + "l")
@@ -275,17 +277,26 @@ LEGEND_LINES = [
 
 
 def render_headline(records, max_lines=MAX_LINES):
-    """The headline table's lines (at most max_lines), for the terminal and table.txt."""
+    """The headline table's lines (at most max_lines), for the terminal and table.txt.
+
+    What must fit comes first: the legend, every benchmark with a difference (its block
+    and its best row), the lines that count what was left out; then the failed controls,
+    each named when they fit, else one line that counts them (table.txt names them);
+    the rest of the budget goes to the other rows, largest effect first. Only when the
+    benchmarks' best rows alone overflow are the ones with the smallest effects left
+    to table.txt."""
     comps = comparisons(records)
     if not comps:
         return ["Headline: no design to compare with the reference in this run."]
     blocks = headline_blocks(comps)
-    fails = failed_control_lines(comps)
     quiet = sum(b.quiet for b in blocks)
-    fixed = len(LEGEND_LINES) + 4 * sum(1 for b in blocks if b.rows)
-    fixed += (1 + len(fails)) if fails else 0
-    fixed += 1 if quiet else 0
-    keep = _rows_kept(blocks, max_lines - fixed - 1)
+    shown = sorted((b for b in blocks if b.rows), key=_block_effect, reverse=True)
+    fail_lines = failed_control_summary(failed_control_lines(comps))
+    if fail_lines and _fixed_lines(len(shown), fail_lines, quiet) + len(shown) > max_lines:
+        fail_lines = [_failed_control_count(comps)]
+    while shown and _fixed_lines(len(shown), fail_lines, quiet) + len(shown) > max_lines:
+        shown.pop()  # the benchmark whose best effect is smallest: table.txt has it
+    keep = _rows_kept(shown, max_lines - _fixed_lines(len(shown), fail_lines, quiet))
     lines = list(LEGEND_LINES)
     for b in blocks:
         rows = [r for r in b.rows if id(r) in keep]
@@ -297,8 +308,27 @@ def render_headline(records, max_lines=MAX_LINES):
     if quiet:
         lines.append(f"No difference shown (every CI includes 1, too few runs for one, or "
                      f"expected near 1): {quiet} more parameter set(s)")
-    lines += failed_control_summary(fails)
+    lines += fail_lines
     return lines[:max_lines]
+
+
+def _block_effect(block):
+    return max(_row_effect(r) for r in block.rows)
+
+
+def _fixed_lines(nblocks, fail_lines, quiet):
+    """The lines besides the rows: the legend, each shown block's title and table
+    header (4), the line counting rows left out, the no-difference count, the failed
+    controls."""
+    return len(LEGEND_LINES) + 4 * nblocks + 1 + (1 if quiet else 0) + len(fail_lines)
+
+
+def _failed_control_count(comps):
+    """One line for the failed controls when naming them would crowd out a benchmark."""
+    failed = [c for c in comps if failed_control(c)]
+    aas = sum(1 for c in failed if c.kind == AA_CONTROL)
+    return (f"{FAILED_HEADING} {len(failed)} comparison(s), {aas} of them A/A (harness "
+            "bias): named in table.txt")
 
 
 def _rows_kept(blocks, budget):
