@@ -207,14 +207,19 @@ def row_cells(row, metrics):
     return cells + [counter_text(best)]
 
 
+def ratio_words(better):
+    """How a ratio against naive is taken, so that > 1 is a win: naive / design when lower
+    is better, design / naive when higher is."""
+    return f"{NAIVE} / design" if better == "lower" else f"design / {NAIVE}"
+
+
 def _block_lines(block, rows):
     """The lines of one benchmark's block, showing the chosen rows."""
     sample = next(c for row in block.rows for c in row if c is not None)
     metrics = len({c.group.metric for row in block.rows for c in row if c is not None})
     g = sample.group
-    ratio = f"{NAIVE} / design" if g.better == "lower" else f"design / {NAIVE}"
     title = (f"{block.bench} at {block.cpus} CPUs: {g.metric} ({g.unit}, {g.better} is better);"
-             f" ratio = {ratio}")
+             f" ratio = {ratio_words(g.better)}")
     headers = ["parameters"] + block.designs + ["count per op behind the best"]
     table = render_table(headers, [row_cells(r, metrics) for r in rows],
                          "l" + "r" * len(block.designs) + "l")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from .forest import render_forest
 from .headline import (NEAR1_CELL, NO_INTERVAL, NOT_SIGNIFICANT, SIGNIFICANT, comparisons,
                        failed_control_lines, failed_control_summary, headline_blocks,
-                       headline_sentences, row_cells)
+                       headline_sentences, ratio_words, row_cells)
 from .records import NAIVE
 from .svg import esc
 
@@ -43,7 +43,7 @@ def headline_tables(comps):
         g = next(c for row in block.rows for c in row if c is not None).group
         metrics = len({c.group.metric for row in block.rows for c in row if c is not None})
         caption = (f"{block.bench} at {block.cpus} CPUs: {g.metric} ({g.unit}, {g.better} is "
-                   f"better); ratio = {NAIVE} / design, [95% CI]")
+                   f"better); ratio = {ratio_words(g.better)}, [95% CI]")
         table = _table(["parameters"] + block.designs + ["count per op behind the best"],
                        [row_cells(r, metrics) for r in block.rows])
         out.append(table.replace("<tr>", f"<caption>{esc(caption)}</caption><tr>", 1))
