@@ -8,9 +8,7 @@ import subprocess
 import tempfile
 import unittest
 
-from toolpath import TOOLS
-
-SRC = os.path.join(TOOLS, "peer", "src")
+from toolpath import PEER_SRC as SRC, build_peer_driver
 DRIVER = r"""
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,13 +45,7 @@ class PeerChecks(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp()
-        driver = os.path.join(cls.tmp, "checks.c")
-        with open(driver, "w") as f:
-            f.write(DRIVER)
-        cls.exe = os.path.join(cls.tmp, "checks")
-        subprocess.run(["cc", "-std=gnu11", "-Wall", "-Werror", "-I", SRC, "-o", cls.exe, driver,
-                        os.path.join(SRC, "peer_check.c"), os.path.join(SRC, "peer_env.c")],
-                       check=True, capture_output=True, text=True)
+        cls.exe = build_peer_driver(cls.tmp, "checks", DRIVER, ["peer_check.c", "peer_env.c"])
 
     @classmethod
     def tearDownClass(cls):

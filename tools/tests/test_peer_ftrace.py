@@ -15,9 +15,8 @@ import subprocess
 import tempfile
 import unittest
 
-from toolpath import TOOLS, data
+from toolpath import build_peer_driver, data
 
-SRC = os.path.join(TOOLS, "peer", "src")
 DRIVER = r"""
 #include <stdio.h>
 #include <string.h>
@@ -46,13 +45,7 @@ class TraceSums(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp()
-        driver = os.path.join(cls.tmp, "sums.c")
-        with open(driver, "w") as f:
-            f.write(DRIVER)
-        cls.exe = os.path.join(cls.tmp, "sums")
-        subprocess.run(["cc", "-std=gnu11", "-O1", "-Wall", "-Wextra", "-Werror", "-I", SRC,
-                        "-o", cls.exe, driver, os.path.join(SRC, "peer_ftrace.c")],
-                       check=True, capture_output=True, text=True)
+        cls.exe = build_peer_driver(cls.tmp, "sums", DRIVER, ["peer_ftrace.c"], ["-O1"])
 
     @classmethod
     def tearDownClass(cls):

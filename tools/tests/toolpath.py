@@ -5,6 +5,7 @@ tools/ on the path the package imports as mmlab (tools/mmlab/) and the
 standalone scripts that tests load by name (fwdump) import as themselves.
 """
 import os
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -28,3 +29,19 @@ def tool(name):
 def command(*args):
     """The argv that runs `python3 tools/mmlab ARGS...`, as run.sh runs it."""
     return [sys.executable, os.path.join(TOOLS, "mmlab"), *args]
+
+
+PEER_SRC = os.path.join(TOOLS, "peer", "src")
+
+
+def build_peer_driver(tmp, name, driver, sources, flags=()):
+    """Compiles the C test driver text `driver` with the mmpeer files `sources`
+    (tools/peer/src) into tmp/name and returns the executable's path."""
+    path = os.path.join(tmp, name + ".c")
+    with open(path, "w") as f:
+        f.write(driver)
+    exe = os.path.join(tmp, name)
+    subprocess.run(["cc", "-std=gnu11", *flags, "-Wall", "-Wextra", "-Werror", "-I", PEER_SRC,
+                    "-o", exe, path, *(os.path.join(PEER_SRC, s) for s in sources)],
+                   check=True, capture_output=True, text=True)
+    return exe
