@@ -317,11 +317,19 @@ int torture_case_begin(unsigned i)
 	for (unsigned k = 0; k < T_SLOTS && !err; k++) {
 		t_slots[k].state = SLOT_BUSY;
 		err = k < 2 ? t_slot_create(&t_slots[k]) : 0;
+		if (err)
+			torture_fail("case %s: address space %u could not be set up: %d (%lu frames "
+				     "free)", torture_case_name(i), k, err,
+				     (unsigned long)t_pmm0.free);
 		if (k >= 2)
 			t_slots[k].state = SLOT_EMPTY;
 	}
-	if (!err)
+	if (!err) {
 		err = tlb_design_enable(t_unmap_ops, true);
+		if (err)
+			torture_fail("case %s: enabling %s failed: %d", torture_case_name(i),
+				     t_unmap_ops->d.name, err);
+	}
 	t_end_ms = torture_env_now_ms() + (u64)t_conf.seconds * 1000 / torture_ncases();
 	t_next_audit = torture_env_now_ms() + t_conf.audit_ms;
 	t_dead_plan(&t_conf, i, case_slow_tick(i), torture_env_now_ms(),
