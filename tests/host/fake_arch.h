@@ -51,9 +51,14 @@ void fake_arch_set_spin_unfair(bool on);
 bool fake_expect_panic(void (*fn)(void *), void *arg);
 const char *fake_panic_message(void);
 
-/* The fake RAM: FAKE_MEM_SIZE bytes whose physical addresses start at FAKE_PHYS_BASE. */
+/*
+ * The fake RAM: FAKE_MEM_SIZE bytes whose physical addresses start at
+ * FAKE_PHYS_BASE. A build may set more (the torture does: Makefile).
+ */
 #define FAKE_PHYS_BASE (4ull << 30)
+#ifndef FAKE_MEM_SIZE
 #define FAKE_MEM_SIZE (64ull << 20)
+#endif
 
 /* Its layout as the allocator is told it: unaligned, overlapping and with holes, on purpose. */
 extern const struct pmm_range fake_usable[];
