@@ -407,11 +407,16 @@ bool torture_case_end(unsigned i)
 	pmm_drain_all();
 	pmm_stats_get(&pm);
 	quarantine_stats_get(&q);
-	if (pm.free + (q.frames - t_q0.frames) + (q.tables - t_q0.tables) +
+	/* Distinct frames: one shared by two address spaces may be quarantined twice. */
+	if (pm.free + t_quarantined_frames() + (q.tables - t_q0.tables) +
 	    (swapdev_frames() - t_swapdev0) != t_pmm0.free)
-		torture_fail("allocator: %lu frames free after teardown, %lu before (%lu quarantined)",
+		torture_fail("allocator: %lu frames free after teardown, %lu before (%lu quarantined: "
+			     "%lu distinct frames of %lu quarantines, %lu tables)",
 			     (unsigned long)pm.free, (unsigned long)t_pmm0.free,
-			     (unsigned long)(q.frames - t_q0.frames + q.tables - t_q0.tables));
+			     (unsigned long)(t_quarantined_frames() + q.tables - t_q0.tables),
+			     (unsigned long)t_quarantined_frames(),
+			     (unsigned long)(q.frames - t_q0.frames),
+			     (unsigned long)(q.tables - t_q0.tables));
 	if (q.tables == t_q0.tables && pt_table_pages() != t_tables0)
 		torture_fail("page tables: %lu after teardown, %lu before",
 			     (unsigned long)pt_table_pages(), (unsigned long)t_tables0);

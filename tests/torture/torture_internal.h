@@ -115,5 +115,6 @@ bool t_dead_err(int err);
 bool t_dead_err_mm(const struct tcpu *c, int err, struct mm *mm);
 /* References quarantined frame @pfn keeps that no leaf accounts for. */
 u32 t_quarantined_refs(u64 pfn);
+u64 t_quarantined_frames(void);
 
 #endif
