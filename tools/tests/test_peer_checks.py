@@ -8,7 +8,7 @@ import subprocess
 import tempfile
 import unittest
 
-from toolpath import PEER_SRC as SRC, build_peer_driver
+from toolpath import PEER_SRC as SRC, PeerDriverCase
 DRIVER = r"""
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,16 +40,8 @@ int main(int argc, char **argv)
 """
 
 
-@unittest.skipUnless(shutil.which("cc"), "no C compiler")
-class PeerChecks(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp()
-        cls.exe = build_peer_driver(cls.tmp, "checks", DRIVER, ["peer_check.c", "peer_env.c"])
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp)
+class PeerChecks(PeerDriverCase):
+    NAME, DRIVER, SOURCES = "checks", DRIVER, ["peer_check.c", "peer_env.c"]
 
     def run_exe(self, *args):
         return subprocess.run([self.exe, *args], check=True, capture_output=True,

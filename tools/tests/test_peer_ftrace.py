@@ -10,12 +10,10 @@ events, process columns, lines that end no call) are written here.
 Skipped without a C compiler.
 """
 import os
-import shutil
 import subprocess
-import tempfile
 import unittest
 
-from toolpath import build_peer_driver, data
+from toolpath import PeerDriverCase, data
 
 DRIVER = r"""
 #include <stdio.h>
@@ -40,16 +38,9 @@ int main(int argc, char **argv)
 """
 
 
-@unittest.skipUnless(shutil.which("cc"), "no C compiler")
-class TraceSums(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp()
-        cls.exe = build_peer_driver(cls.tmp, "sums", DRIVER, ["peer_ftrace.c"], ["-O1"])
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp)
+class TraceSums(PeerDriverCase):
+    NAME, DRIVER, SOURCES = "sums", DRIVER, ["peer_ftrace.c"]
+    FLAGS = ["-O1"]
 
     def sums(self, path, *fns):
         """({fn: (calls, ns)}, lost events) of the trace at path."""

@@ -5,8 +5,11 @@ tools/ on the path the package imports as mmlab (tools/mmlab/) and the
 standalone scripts that tests load by name (fwdump) import as themselves.
 """
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOLS = os.path.dirname(HERE)
@@ -45,3 +48,20 @@ def build_peer_driver(tmp, name, driver, sources, flags=()):
                     "-o", exe, path, *(os.path.join(PEER_SRC, s) for s in sources)],
                    check=True, capture_output=True, text=True)
     return exe
+
+
+@unittest.skipUnless(shutil.which("cc"), "no C compiler")
+class PeerDriverCase(unittest.TestCase):
+    """A test case around one C driver of mmpeer code, built once per class: the
+    subclass sets NAME, DRIVER (the C text), SOURCES and optionally FLAGS; self.exe."""
+    NAME = DRIVER = None
+    SOURCES = FLAGS = ()
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp()
+        cls.exe = build_peer_driver(cls.tmp, cls.NAME, cls.DRIVER, cls.SOURCES, cls.FLAGS)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
