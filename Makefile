@@ -52,7 +52,7 @@ ARCH_SRCS := arch/x86_64/acpi.c arch/x86_64/acpi_report.c arch/x86_64/ap_start.S
 	arch/x86_64/tsc_sync.c
 KERNEL_SRCS := kernel/cmdline.c kernel/crash.c kernel/json.c kernel/ksyms.c kernel/main.c \
 	kernel/panic.c kernel/percpu.c kernel/printk.c kernel/report.c kernel/run.c kernel/run_modes.c \
-	kernel/rwlock.c kernel/smp.c kernel/spinlock.c kernel/trace.c kernel/version.c
+	kernel/rwlock.c kernel/smp.c kernel/smp_wait.c kernel/spinlock.c kernel/trace.c kernel/version.c
 LIB_SRCS := lib/errno.c lib/format.c lib/parse.c lib/stats.c lib/string.c
 # Every mm/*.c, so a new design file is built into the kernel and the host
 # tests with no Makefile line (docs/design.md, "Adding a design").
@@ -67,7 +67,7 @@ TEST_COMMON_SRCS := tests/acpi_fw.c tests/mm_emul.c tests/test_acpi.c tests/test
 	tests/test_mapping.c tests/test_mb1_cmdline.c tests/test_mm.c tests/test_mm_cow.c \
 	tests/test_pagemap.c tests/test_parse.c tests/test_percpu.c tests/test_pmm.c tests/test_pt.c \
 	tests/test_pt_leaf.c tests/test_pt_random.c tests/test_race_flush.c tests/test_race_mm.c \
-	tests/test_read_loss.c tests/test_spinlock.c \
+	tests/test_read_loss.c tests/test_smp_wait.c tests/test_spinlock.c \
 	tests/test_stats.c tests/test_swap.c tests/test_swap_cluster.c tests/test_swap_dev.c \
 	tests/test_swap_fixture.c tests/test_swap_free.c tests/test_swap_mm.c tests/test_tlb_policy.c
 TEST_COMMON_SRCS += tests/test_design.c
@@ -99,7 +99,7 @@ TEST_HOST_SRCS := tests/ktest.c tests/host/host_main.c tests/host/fake_arch.c te
 	tests/host/fake_tlb.c tests/host/host_owners.c tests/test_kernel_map.c tests/test_tlb_lazy.c tests/test_tlb_model.c
 HOST_PORTABLE_SRCS := arch/x86_64/acpi.c arch/x86_64/console.c bench/read_loss.c boot/bootinfo.c \
 	boot/mb1_cmdline.c kernel/cmdline.c kernel/json.c kernel/percpu.c kernel/printk.c kernel/run_modes.c \
-	kernel/rwlock.c kernel/spinlock.c
+	kernel/rwlock.c kernel/smp_wait.c kernel/spinlock.c
 HOST_LIB_SRCS := $(HOST_PORTABLE_SRCS) $(filter-out lib/string.c,$(LIB_SRCS)) $(MM_SRCS)
 # make TEST_DESIGN=1: the example design joins the host builds too (its
 # table line is in mm/tlb_designs.c, which every host binary links).

@@ -43,7 +43,6 @@
 #include "lib/string.h"
 #include <arch/arch.h>
 
-static u64 timeout_cycles;
 static u32 timeout_ms = 1000;
 /* timeout_ms=: how long a cross-CPU call waits before its target is out of the run. */
 OPTION_UINT(timeout_ms, timeout_ms, 1, 600000, 1000);
@@ -52,19 +51,11 @@ static cpumask_t cpu_dead_mask; /* CPUs out of the run: each missed a deadline *
 void smp_set_timeout_ms(u32 ms)
 {
 	timeout_ms = ms;
-	timeout_cycles = 0;
 }
 
 u32 smp_timeout_ms(void)
 {
 	return timeout_ms;
-}
-
-static u64 wait_deadline(void)
-{
-	if (!timeout_cycles)
-		timeout_cycles = arch_tsc_hz() / 1000 * timeout_ms;
-	return arch_tsc_read() + timeout_cycles;
 }
 
 bool smp_cpu_dead(unsigned cpu)
@@ -273,21 +264,19 @@ static int smp_take_back_dead(struct smp_call_desc *d, unsigned self)
 static int smp_drain(struct smp_call_desc *d)
 {
 	bool irqs_off = !arch_irqs_enabled();
-	u64 deadline;
+	struct smp_wait w = SMP_WAIT_INIT;
 
 	if (!smp_desc_busy(d))
 		return 0;
 	if (smp_held_by_dead(d))
 		return smp_take_back_dead(d, this_cpu()->cpu_id);
-	deadline = wait_deadline();
 	while (smp_desc_busy(d)) {
 		if (irqs_off)
 			smp_handle_mailbox();
-		if (arch_tsc_read() > deadline) {
+		if (smp_wait_turn(&w)) {
 			smp_write_off(d, this_cpu()->cpu_id);
 			return smp_desc_busy(d) ? -ETIMEDOUT : 0;
 		}
-		arch_cpu_relax();
 	}
 	return 0;
 }

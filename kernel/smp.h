@@ -28,6 +28,7 @@
 #define KERNEL_SMP_H
 
 #include "kernel/cpumask.h"
+#include <arch/arch.h>
 #include "types.h"
 
 typedef void (*smp_call_fn)(void *arg);
@@ -150,5 +151,34 @@ __attribute__((noreturn)) void cpu_idle(void);
 /* Sets the bound on every wait, in milliseconds (timeout_ms option). */
 void smp_set_timeout_ms(u32 ms);
 u32 smp_timeout_ms(void);
+
+/*
+ * One bounded spin-wait for another CPU's store, timeout_ms long: each
+ * turn of the loop calls smp_wait_turn(), which relaxes the CPU and says
+ * whether the deadline passed. The clock is read once every
+ * SMP_WAIT_CLOCK_TURNS turns, not every turn: an ordered TSC read costs
+ * more than the turn itself (LFENCE; RDTSC on hardware, a helper call out
+ * of the translated code under TCG), and the deadline is milliseconds away.
+ * The first read starts the deadline, so a wait that ends within its first
+ * turns never reads the clock.
+ */
+#define SMP_WAIT_CLOCK_TURNS 64
+
+struct smp_wait {
+	u64 deadline; /* 0: not started */
+	u32 turns;
+};
+
+#define SMP_WAIT_INIT ((struct smp_wait){ 0, 0 })
+
+bool smp_wait_clock_passed(struct smp_wait *w);
+
+static inline bool smp_wait_turn(struct smp_wait *w)
+{
+	if (++w->turns % SMP_WAIT_CLOCK_TURNS == 0 && smp_wait_clock_passed(w))
+		return true;
+	arch_cpu_relax();
+	return false;
+}
 
 #endif

@@ -113,18 +113,16 @@ static void ea_target_early(const struct tlb_flush_req *req)
  */
 static int ea_wait_flushed(const cpumask_t *mask)
 {
-	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * smp_timeout_ms();
+	struct smp_wait w = SMP_WAIT_INIT;
 	unsigned cpu;
 
 	for_each_cpu(cpu, mask) {
 		struct ea_cpu *t = per_cpu_ptr(ea_cpu, cpu);
 		u64 want = atomic_load_acquire(&t->started);
 
-		while (atomic_load_acquire(&t->flushed) < want) {
-			if (arch_tsc_read() > deadline)
+		while (atomic_load_acquire(&t->flushed) < want)
+			if (smp_wait_turn(&w))
 				return -ETIMEDOUT;
-			arch_cpu_relax();
-		}
 	}
 	return 0;
 }

@@ -513,19 +513,18 @@ static int lazy_wait_drained(unsigned cpu)
 {
 	struct lazy_queue *q = &per_cpu_ptr(lazy_cpu, cpu)->q;
 	u64 pushed = atomic_load_acquire(&q->pushed);
-	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * smp_timeout_ms();
+	struct smp_wait w = SMP_WAIT_INIT;
 
 	if (cpu == arch_cpu_id())
 		lazy_drain();
 	while (atomic_load_acquire(&q->drained) < pushed) {
 		if (smp_cpu_dead(cpu))
 			return -ETIMEDOUT;
-		if (arch_tsc_read() > deadline) {
+		if (smp_wait_turn(&w)) {
 			/* Late as one that misses an IPI: out of the run. */
 			smp_cpu_write_off(cpu, "tlb lazy drain");
 			return -ETIMEDOUT;
 		}
-		arch_cpu_relax();
 	}
 	return 0;
 }

@@ -1,0 +1,59 @@
+/*
+ * Tests for the bounded spin-wait (struct smp_wait, kernel/smp.h): the
+ * clock is read once every SMP_WAIT_CLOCK_TURNS turns, the first read
+ * starts the deadline timeout_ms ahead, and a turn reports the deadline
+ * passed only on a turn that reads the clock.
+ */
+#include "kernel/smp.h"
+#include "tests/ktest.h"
+#include <arch/arch.h>
+
+/* Turns @w @n times; how many said the deadline passed. */
+static unsigned turns(struct smp_wait *w, unsigned n)
+{
+	unsigned passed = 0;
+
+	while (n--)
+		passed += smp_wait_turn(w);
+	return passed;
+}
+
+static void test_smp_wait_clock_once_per_turns(struct ktest *t)
+{
+	struct smp_wait w = SMP_WAIT_INIT;
+
+	KEXPECT_EQ(t, turns(&w, SMP_WAIT_CLOCK_TURNS - 1), 0);
+	KEXPECT_EQ(t, w.deadline, 0); /* no clock read yet: a short wait never reads it */
+	KEXPECT_EQ(t, turns(&w, 1), 0);
+	KEXPECT_NE(t, w.deadline, 0); /* the first read starts the deadline */
+}
+
+static void test_smp_wait_deadline_from_first_read(struct ktest *t)
+{
+	struct smp_wait w = SMP_WAIT_INIT;
+	u64 timeout = arch_tsc_hz() / 1000 * smp_timeout_ms();
+	u64 before = arch_tsc_read(), after;
+
+	turns(&w, SMP_WAIT_CLOCK_TURNS);
+	after = arch_tsc_read();
+	KEXPECT_GE(t, w.deadline, before + timeout);
+	KEXPECT_LE(t, w.deadline, after + timeout);
+}
+
+static void test_smp_wait_passed_only_on_a_clock_turn(struct ktest *t)
+{
+	struct smp_wait w = SMP_WAIT_INIT;
+
+	turns(&w, SMP_WAIT_CLOCK_TURNS);
+	w.deadline = 1; /* long gone */
+	KEXPECT_EQ(t, turns(&w, SMP_WAIT_CLOCK_TURNS - 1), 0);
+	KEXPECT_EQ(t, turns(&w, 1), 1);
+	KEXPECT_EQ(t, turns(&w, 2 * SMP_WAIT_CLOCK_TURNS), 2);
+}
+
+static const struct ktest_case smp_wait_cases[] = {
+	KTEST_CASE(test_smp_wait_clock_once_per_turns),
+	KTEST_CASE(test_smp_wait_deadline_from_first_read),
+	KTEST_CASE(test_smp_wait_passed_only_on_a_clock_turn),
+};
+KTEST_SUITE(smp_wait, smp_wait_cases);
