@@ -49,9 +49,32 @@ bool arch_irqs_enabled(void)
 	return read_rflags() & X86_RFLAGS_IF;
 }
 
+/*
+ * PAUSE is a hint for spin-wait loops (SDM Vol. 2B, PAUSE): on hardware it
+ * spares the loop's exit a memory-order flush and a sibling thread its
+ * cycles. Under QEMU TCG it is no hint: it leaves the translated code, and
+ * the vCPU thread takes QEMU's global lock before it goes on, on every
+ * turn. That is the lock the CPU being waited for needs to be woken, to
+ * take its interrupt and to write its EOI, so a waiter that pauses slows
+ * what it waits for (an `ipi target_state=halted` round: about 2x).
+ * spin_pause=auto (the default) pauses except under TCG; on and off force it.
+ */
+enum opt_spin_pause { OPT_PAUSE_AUTO, OPT_PAUSE_ON, OPT_PAUSE_OFF, OPT_PAUSE_COUNT };
+static const char *const spin_pause_words[] = {
+	[OPT_PAUSE_AUTO] = "auto",
+	[OPT_PAUSE_ON] = "on",
+	[OPT_PAUSE_OFF] = "off",
+	[OPT_PAUSE_COUNT] = NULL,
+};
+static enum opt_spin_pause spin_pause_opt;
+OPTION_ENUM(spin_pause, spin_pause_opt, spin_pause_words, OPT_PAUSE_AUTO);
+
+bool arch_spin_pause = true; /* until arch_early_init() decides */
+
 void arch_cpu_relax(void)
 {
-	pause();
+	if (arch_spin_pause)
+		pause();
 }
 
 bool arch_spin_unfair_mode;
@@ -210,6 +233,8 @@ bool arch_early_init(const struct options *opt)
 	 * host runs that thread again: each hand-over costs a host time slice.
 	 */
 	arch_spin_unfair_mode = cpuinfo.tcg;
+	arch_spin_pause = spin_pause_opt == OPT_PAUSE_ON ||
+			  (spin_pause_opt == OPT_PAUSE_AUTO && !cpuinfo.tcg);
 	gdt_boot_ist(ist);
 	gdt_init_cpu(0, ist);
 	idt_init();

@@ -261,4 +261,5 @@ void arch_describe(struct json *j)
 	json_bool(j, "x2apic_cpu", cpuinfo.x2apic);
 	/* Lock hand-over differs there, and lock costs are what benchmarks compare. */
 	json_str(j, "spinlock", arch_spin_unfair() ? "unfair" : "ticket");
+	json_bool(j, "spin_pause", arch_spin_pause);
 }

@@ -152,7 +152,7 @@ def header_facts(header, qemu_cmd=None):
              ("kernel command line", header.get("cmdline"))]
     # trace: run.sh --trace's state and its measured overhead (an object).
     pairs += [(k, header[k] if isinstance(header[k], str) else json.dumps(header[k]))
-              for k in ("spinlock", "compiler", "trace") if k in header]
+              for k in ("spinlock", "spin_pause", "compiler", "trace") if k in header]
     if qemu_cmd:
         pairs.append(("QEMU command", qemu_cmd))
     return pairs

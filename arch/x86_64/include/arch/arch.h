@@ -57,8 +57,14 @@ void arch_irq_enable(void);
 /* Enables interrupts and waits for one, atomically (no wake-up is lost). */
 void arch_idle(void);
 
-/* Spin-wait hint (x86: pause). */
+/*
+ * Spin-wait hint, once per turn of a loop that waits for another CPU's
+ * store (x86: PAUSE, except where arch_spin_pause is false: see arch.c).
+ */
 void arch_cpu_relax(void);
+
+/* Whether arch_cpu_relax() pauses (the header's "spin_pause"). Set once at boot. */
+extern bool arch_spin_pause;
 
 /*
  * True when a spinning CPU may be a host thread that arch_cpu_relax() does
