@@ -82,24 +82,32 @@ static void apic_write(u32 reg, u32 v)
  */
 static u32 icr_hi_cached[MAX_CPUS];
 
+/* xAPIC: until this CPU's last send has left (Delivery Status idle, SDM Vol. 3A 11.6.1). */
+static void apic_icr_wait_idle(void)
+{
+	while (apic_read(APIC_ICR_LO) & ICR_DELIVERY_PENDING)
+		pause();
+}
+
 /*
  * One ICR write; the two modes differ in layout (SDM Vol. 3A 11.6.1,
  * 11.12.9). x2APIC: one WRMSR, but a WRMSR to an APIC register may
  * complete before earlier stores are globally visible (SDM Vol. 3A
  * 11.12.3), and a target must see a call posted before its IPI: MFENCE;
  * LFENCE first. xAPIC: software must not write the ICR while the previous
- * send is still pending (Delivery Status, SDM Vol. 3A 11.6.1), so wait
- * before; the high half (the destination) keeps its value until written
- * (same section), so it is written only when the destination changes,
- * and the low half, whose write sends, once. @wait_sent also waits after,
- * until the local APIC has sent it (INIT and SIPI, whose timing the SDM's
- * start-up sequence counts from). A fixed IPI, the hot path of every
- * cross-CPU call, needs no wait after: the next send's wait covers it.
- * Under TCG each xAPIC access is an MMIO exit that takes QEMU's global
- * lock, which the woken target needs to take the interrupt: an access
- * saved is a lock hand-off saved.
+ * send is still pending (Delivery Status, same section). Every send here
+ * waits for that after its own write rather than before the next one
+ * (apic_enable_local() waits once for whatever the firmware sent last):
+ * the rule holds the same, and the wait falls where the sender waits
+ * anyway (a cross-CPU call then waits for its acknowledgement), not
+ * between a call's acknowledgement and the next call's IPI, where a
+ * back-to-back round trip pays for every access: under TCG each xAPIC
+ * access is an MMIO exit through QEMU's global lock. The high half (the
+ * destination) keeps its value until written (same section), so it is
+ * written only when the destination changes; the low half, whose write
+ * sends, once.
  */
-static void apic_icr_write(u32 dest, u32 low, bool wait_sent)
+static void apic_icr_write(u32 dest, u32 low)
 {
 	u32 *hi;
 	u64 flags;
@@ -113,15 +121,12 @@ static void apic_icr_write(u32 dest, u32 low, bool wait_sent)
 	flags = read_rflags();
 	cli();
 	hi = &icr_hi_cached[this_cpu()->cpu_id];
-	while (apic_read(APIC_ICR_LO) & ICR_DELIVERY_PENDING)
-		pause();
 	if (*hi != (dest << 24) + 1) {
 		apic_write(APIC_ICR_HI, dest << 24);
 		*hi = (dest << 24) + 1;
 	}
 	apic_write(APIC_ICR_LO, low);
-	while (wait_sent && (apic_read(APIC_ICR_LO) & ICR_DELIVERY_PENDING))
-		pause();
+	apic_icr_wait_idle();
 	if (flags & X86_RFLAGS_IF)
 		sti();
 }
@@ -206,6 +211,8 @@ void arch_tick_stop(void)
 static void apic_enable_local(void)
 {
 	icr_hi_cached[this_cpu()->cpu_id] = 0; /* not known until written */
+	if (mode == APIC_MODE_XAPIC)
+		apic_icr_wait_idle(); /* the firmware's last send: ours wait after, not before */
 	apic_write(APIC_TPR, 0);
 	apic_write(APIC_LVT_TIMER, LVT_MASKED);
 	apic_write(APIC_LVT_LINT0, LVT_MASKED);
@@ -344,20 +351,20 @@ void apic_eoi(void)
 
 void apic_send_ipi(u32 dest, u8 vector)
 {
-	apic_icr_write(dest, ICR_FIXED | ICR_ASSERT | vector, false);
+	apic_icr_write(dest, ICR_FIXED | ICR_ASSERT | vector);
 }
 
 void apic_send_nmi_allbutself(void)
 {
-	apic_icr_write(0, ICR_NMI | ICR_ASSERT | ICR_ALL_BUT_SELF, true);
+	apic_icr_write(0, ICR_NMI | ICR_ASSERT | ICR_ALL_BUT_SELF);
 }
 
 void apic_send_init(u32 dest)
 {
-	apic_icr_write(dest, ICR_INIT | ICR_ASSERT, true);
+	apic_icr_write(dest, ICR_INIT | ICR_ASSERT);
 }
 
 void apic_send_sipi(u32 dest, u8 page)
 {
-	apic_icr_write(dest, ICR_STARTUP | page, true);
+	apic_icr_write(dest, ICR_STARTUP | page);
 }
