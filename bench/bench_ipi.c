@@ -35,6 +35,7 @@ enum ipi_target_state { IPI_HALTED, IPI_POLLING };
 
 struct ipi_state {
 	cpumask_t targets;
+	unsigned target_cpu[MAX_CPUS]; /* the same CPUs as a list: naive's loop walks no mask */
 	unsigned ntargets;
 	unsigned npollers; /* targets spinning in ipi_poll(), c->cpu[1..npollers] */
 };
@@ -172,8 +173,10 @@ static int ipi_setup(struct bench_ctx *c)
 	unsigned last = bench_param(c, "target") == IPI_TARGET_ONE ? 2 : c->ncpus;
 
 	cpumask_clear(&ipi.targets);
-	for (unsigned idx = 1; idx < last; idx++)
+	for (unsigned idx = 1; idx < last; idx++) {
 		cpumask_set_cpu(c->cpu[idx], &ipi.targets);
+		ipi.target_cpu[idx - 1] = c->cpu[idx];
+	}
 	ipi.ntargets = last - 1;
 	ipi.npollers = 0;
 	c->ops = IPI_ROUNDS;
@@ -203,26 +206,18 @@ static int ipi_call_wait(const cpumask_t *mask)
 
 /* ---- naive ---- */
 
-/* One call to each target in turn: @targets one at a time, each awaited. */
-static int ipi_round_each(const cpumask_t *targets)
+/* One call to each target in turn, each awaited: smp_call_one() per CPU. */
+static int ipi_round_naive(void)
 {
-	cpumask_t one;
-	unsigned cpu;
-	int err;
+	for (unsigned i = 0; i < ipi.ntargets; i++) {
+		int err;
 
-	for_each_cpu(cpu, targets) {
-		cpumask_clear(&one);
-		cpumask_set_cpu(cpu, &one);
-		err = ipi_call_wait(&one);
+		this_cpu_inc(PCPU_IPI_ROUND_WAITS);
+		err = smp_call_one(ipi.target_cpu[i], ipi_nop, NULL, true);
 		if (err)
 			return err;
 	}
 	return 0;
-}
-
-static int ipi_round_naive(void)
-{
-	return ipi_round_each(&ipi.targets);
 }
 
 /* ---- batched ---- */
