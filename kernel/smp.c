@@ -256,18 +256,12 @@ static int smp_take_back_dead(struct smp_call_desc *d, unsigned self)
 	return smp_desc_busy(d) ? -ETIMEDOUT : 0;
 }
 
-/*
- * Waits until no target can still run this CPU's call, serving our own
- * mailbox meanwhile. Returns 0 once the descriptor is free again, or
- * -ETIMEDOUT while a CPU out of the run still holds it.
- */
-static int smp_drain(struct smp_call_desc *d)
+/* smp_drain()'s wait, once some target still holds the descriptor. */
+static __attribute__((noinline)) int smp_drain_wait(struct smp_call_desc *d)
 {
 	bool irqs_off = !arch_irqs_enabled();
 	struct smp_wait w = SMP_WAIT_INIT;
 
-	if (!smp_desc_busy(d))
-		return 0;
 	if (smp_held_by_dead(d))
 		return smp_take_back_dead(d, this_cpu()->cpu_id);
 	while (smp_desc_busy(d)) {
@@ -279,6 +273,17 @@ static int smp_drain(struct smp_call_desc *d)
 		}
 	}
 	return 0;
+}
+
+/*
+ * Waits until no target can still run this CPU's call, serving our own
+ * mailbox meanwhile. Returns 0 once the descriptor is free again, or
+ * -ETIMEDOUT while a CPU out of the run still holds it. A free descriptor,
+ * every call's case once its wait is over, costs its load and no call.
+ */
+static inline int smp_drain(struct smp_call_desc *d)
+{
+	return smp_desc_busy(d) ? smp_drain_wait(d) : 0;
 }
 
 int smp_call_wait(void)
