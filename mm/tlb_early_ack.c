@@ -109,22 +109,34 @@ static void ea_target_early(const struct tlb_flush_req *req)
  * Waits until every CPU of @mask flushed what it had started when it
  * acknowledged: its started count read now is at least that (acquire: its
  * flush is done before we release frames). Bounded like every cross-CPU
- * wait: -ETIMEDOUT, and the frames are then quarantined.
+ * wait: a CPU still behind at the deadline is as late as one that never
+ * answered, so it is written off (out of the run, named on the console),
+ * and one already out of the run is not waited for. -ETIMEDOUT then, and
+ * the frames are quarantined.
  */
 static int ea_wait_flushed(const cpumask_t *mask)
 {
 	struct smp_wait w = SMP_WAIT_INIT;
 	unsigned cpu;
+	int err = 0;
 
 	for_each_cpu(cpu, mask) {
 		struct ea_cpu *t = per_cpu_ptr(ea_cpu, cpu);
 		u64 want = atomic_load_acquire(&t->started);
 
-		while (atomic_load_acquire(&t->flushed) < want)
-			if (smp_wait_turn(&w))
-				return -ETIMEDOUT;
+		while (atomic_load_acquire(&t->flushed) < want) {
+			if (smp_cpu_dead(cpu)) {
+				err = -ETIMEDOUT;
+				break;
+			}
+			if (smp_wait_turn(&w)) {
+				smp_cpu_write_off(cpu, "tlb early_ack flush");
+				err = -ETIMEDOUT;
+				break;
+			}
+		}
 	}
-	return 0;
+	return err;
 }
 
 /*
@@ -232,10 +244,14 @@ static void tlb_early_ack_gather_flush(struct pt_gather *g)
 	bool keep = req.frees_no_tables && g->nr_pages && atomic_load_acquire(&ea_on) &&
 		    atomic_load_acquire(&k->pages);
 	cpumask_t mask;
-	int err = ea_release(arch_cpu_id());
+	int err;
 
-	if (err && !g->err)
-		g->err = err;
+	/*
+	 * A late flush of what we kept is its targets' failure, not this
+	 * gather's: they are written off and those frames quarantined. This
+	 * gather's round fails only if it needs one of them.
+	 */
+	(void)ea_release(arch_cpu_id());
 	err = ea_send(&req, req.frees_no_tables, !keep, &mask);
 	if (!err && keep && !cpumask_empty(&mask))
 		ea_keep_take(k, g, &mask);

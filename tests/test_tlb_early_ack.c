@@ -25,6 +25,7 @@
 #include "mm/page.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
+#include "mm/quarantine.h"
 #include "mm/tlb.h"
 #include "mm/tlb_early_ack.h"
 #include "tests/ktest.h"
@@ -39,6 +40,8 @@
  */
 #define EA_GAP_MS 250
 #define EA_POISON 0x4541524c59414b21ull
+/* timeout_ms for the late-flush case: well inside EA_GAP_MS, so every target is late. */
+#define EA_LATE_MS 20
 
 static struct {
 	struct mm *mm;
@@ -299,11 +302,70 @@ static void test_tlb_early_ack_quiesce_waits_for_flushes(struct ktest *t)
 	KEXPECT_EQ(t, tlb_design_enable(&tlb_ops_early_ack, false), 0);
 }
 
+/*
+ * A target that acknowledged but has not flushed within timeout_ms is as
+ * late as one that never answered: when this CPU's next gather releases
+ * the kept frame, the frame is quarantined and the late targets are
+ * written off. That gather is in another address space, with no round of
+ * its own, so it does not fail for them: its own frame is freed. (The
+ * error used to become the next gather's: it returned -ETIMEDOUT and
+ * quarantined its own frame too, and no target was written off.)
+ */
+static void test_tlb_early_ack_late_flush_is_the_late_cpus(struct ktest *t)
+{
+	u32 saved = smp_timeout_ms();
+	unsigned cpu, self = this_cpu()->cpu_id;
+	struct quarantine_stats q0, q1;
+	struct page *old;
+	paddr_t pa;
+	int err;
+
+	if (!ktest_need_second_cpu(t))
+		return;
+	ea.reused = ea.gaps = ea.seen_reused = 0;
+	err = tlb_design_enable(&tlb_ops_early_ack, true);
+	if (!err)
+		err = ea_setup(3);
+	if (!err)
+		err = pt_lookup(ea.mm->root, EA_BASE, &pa, NULL, NULL);
+	if (KEXPECT_EQ(t, err, 0)) {
+		old = phys_to_page(pa);
+		page_ref_inc(old); /* ours, whether the frame is freed or quarantined */
+		quarantine_stats_get(&q0);
+		WRITE_ONCE(tlb_early_ack_gap, ea_gap); /* each target waits EA_GAP_MS before its flush */
+		smp_set_timeout_ms(EA_LATE_MS);
+		KEXPECT_EQ(t, tlb_unmap_pages(ea.mm, EA_BASE, 1, &tlb_ops_early_ack), 0);
+		KEXPECT_EQ(t, ea_next_gather(&tlb_ops_early_ack), 0);
+		smp_set_timeout_ms(saved);
+		quarantine_stats_get(&q1);
+		KEXPECT_EQ(t, q1.frames - q0.frames, 1); /* page 0's; not the next gather's */
+		KEXPECT_EQ(t, q1.flushes - q0.flushes, 1);
+		atomic_store_release(&ea.reused, 1); /* the gaps let go */
+		for_each_cpu(cpu, &cpu_online_mask) {
+			if (cpu == self)
+				continue;
+			KEXPECT_EQ(t, smp_cpu_dead(cpu), true);
+			KEXPECT_EQ(t, smp_cpu_revive(cpu), 0);
+		}
+		/* Runs after each target's handler, so after its gap and flush. */
+		KEXPECT_EQ(t, smp_call_others(ea_nothing, NULL, true), 0);
+		WRITE_ONCE(tlb_early_ack_gap, NULL);
+		KEXPECT_EQ(t, page_ref_count(old), 2); /* ours and the quarantine's */
+		if (page_ref_dec_and_test(old))
+			page_free(old, 0); /* not quarantined after all: the count said so */
+	}
+	smp_set_timeout_ms(saved);
+	if (ea.mm)
+		ea_teardown(t);
+	KEXPECT_EQ(t, tlb_design_enable(&tlb_ops_early_ack, false), 0);
+}
+
 static const struct ktest_case tlb_early_ack_cases[] = {
 	KTEST_CASE(test_tlb_early_ack_frees_after_flush),
 	KTEST_CASE(test_tlb_early_ack_released_at_next_gather),
 	KTEST_CASE(test_tlb_early_ack_quiesce_waits_for_flushes),
 	KTEST_CASE(test_tlb_early_ack_control_caught),
 	KTEST_CASE(test_tlb_early_ack_table_acks_late),
+	KTEST_CASE(test_tlb_early_ack_late_flush_is_the_late_cpus),
 };
 KTEST_SUITE(tlb_ack_gap, tlb_early_ack_cases);
