@@ -697,12 +697,17 @@ for name, fn in (("zap", "zap_page_range_single"), ("flush", "flush_tlb_mm_range
             print(case, "pass")
         else:
             print(case, "fail", f"{key} is {got} on the {variant} pages=32 line, want 1")
+# The tracer's cost, calibrated on getppid() (peer_tlb.c tlb_trace_calibrate()):
+# both figures, and the function traced, on every line.
 with_overhead = [o for o in lines
-                 if isinstance(o.get("kernel_trace_overhead_cycles_per_traced_call"), float)]
+                 if isinstance(o.get("kernel_trace_overhead_cycles_per_traced_call"), float)
+                 and isinstance(o.get("kernel_trace_empty_call_cycles"), float)
+                 and 0 < o["kernel_trace_empty_call_cycles"]
+                 and o.get("kernel_trace_calibrated_on")]
 print("peer_kernel_overhead_on_every_line",
       "skip no in-kernel timing" if off else
       "pass" if len(with_overhead) == len(lines) == 4 else
-      f"fail {len(with_overhead)} of {len(lines)} lines carry the tracing overhead")
+      f"fail {len(with_overhead)} of {len(lines)} lines carry the calibrated tracing overhead")
 PY
 	peer_kernel_rc=$?
 	check peer_kernel_figures_read "$([ $peer_kernel_rc = 0 ] && echo 1 || echo 0)" \

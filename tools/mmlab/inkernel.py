@@ -12,11 +12,13 @@ inside the one timed. Per function F:
 - `kernel_F_cycles_per_page`: the median over the traced runs of F's total
   duration per page dropped;
 
-and `kernel_traced_runs_per_function` and
-`kernel_trace_overhead_cycles_per_traced_call` (the median over the traced
-runs of their user-space time less the timed runs' median, per traced
-call: each duration includes up to about that much of the tracer's own
-cost).
+and `kernel_traced_runs_per_function`, and the tracer's own cost per
+call, calibrated on getppid() (`__x64_sys_getppid` or `__task_pid_nr_ns`
+traced, `kernel_trace_calibrated_on`; 1,000 calls, untraced then traced,
+5 times): `kernel_trace_overhead_cycles_per_traced_call`
+(all that tracing adds to a call) and `kernel_trace_empty_call_cycles`
+(the duration function_graph reports for that nearly empty function: the
+part of the tracer's cost inside every duration it reports).
 
 This module gathers them per (system, design, CPU count, pages) as
 results.json's `kernel_components` and a table.txt section, with the
@@ -36,6 +38,7 @@ from .format import format_number, render_table
 PREFIX = "kernel_"
 FUNCTION_KEY = re.compile(r"^kernel_(\w+?)_(calls_per_madvise|cycles_per_call|cycles_per_page)$")
 OVERHEAD = "kernel_trace_overhead_cycles_per_traced_call"
+EMPTY = "kernel_trace_empty_call_cycles"
 RUNS = "kernel_traced_runs_per_function"
 # The table's columns: (heading, the functions that fill it, the figure).
 COLUMNS = (
@@ -98,6 +101,7 @@ def kernel_component_results(records, components=None):
                     "pages": pages, "params": json.loads(rest), "functions": functions,
                     "traced_runs_per_function": r.extra.get(RUNS),
                     "trace_overhead_cycles_per_traced_call": r.extra.get(OVERHEAD),
+                    "trace_empty_call_cycles": r.extra.get(EMPTY),
                     "pages_per_call": per, "user_delta_per_call": user,
                     "mmlab_delta_per_call": mmlab, "mmlab_delta_per_call_ci": mmlab_ci,
                     "unit": "cycles"})
@@ -122,16 +126,17 @@ def _ci_text(ci):
 def kernel_table(kernel):
     """(headers, rows, align) of the in-kernel components."""
     headers = (["system", "params", "design", "cpus", "pages"] + [c[0] for c in COLUMNS]
-               + ["overhead", "user delta/call", "mmlab delta/call", "95% CI"])
+               + ["overhead", "empty call", "user delta/call", "mmlab delta/call", "95% CI"])
     rows = []
     for k in kernel:
         rows.append([k["system"], " ".join(f"{p}={k['params'][p]}" for p in sorted(k["params"]))
                      or "-", k["design"], str(k["cpus"]), str(k["pages"])]
                     + [_number(_figure(k["functions"], names, fig)) for _, names, fig in COLUMNS]
                     + [_number(k["trace_overhead_cycles_per_traced_call"]),
+                       _number(k.get("trace_empty_call_cycles")),
                        _number(k["user_delta_per_call"]), _number(k["mmlab_delta_per_call"]),
                        _ci_text(k["mmlab_delta_per_call_ci"])])
-    return headers, rows, "lllrr" + "r" * (len(COLUMNS) + 4)
+    return headers, rows, "lllrr" + "r" * (len(COLUMNS) + 5)
 
 
 LEGEND = [
@@ -141,7 +146,9 @@ LEGEND = [
     "flush = flush_tlb_mm_range (local and remote),",
     "remote = native_flush_tlb_multi (IPIs and the wait for acks), remote calls = its calls per "
     "madvise call; overhead: tracing's",
-    "cost per traced call (each duration includes up to that much); user delta/call: the peer's "
+    "whole cost per traced call and empty call: the duration it reports for a nearly empty one "
+    "(getppid), the part inside",
+    "each duration (both calibrated, 1,000 calls x 5); user delta/call: the peer's "
     "own shootdown component from",
     "user space; mmlab delta/call: mmlab's (Delta per page x the pages one call drops), its 95% "
     "CI the bootstrap of fits.py.",

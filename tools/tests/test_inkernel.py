@@ -36,6 +36,7 @@ def members(calls_per_madvise=1.0, per_call=1000.0, pages=32, madvises=1):
         out[f"kernel_{fn}_cycles_per_page"] = per_call * calls * madvises / pages
     out["kernel_traced_runs_per_function"] = 6
     out["kernel_trace_overhead_cycles_per_traced_call"] = 250.0
+    out["kernel_trace_empty_call_cycles"] = 120.0
     return out
 
 
@@ -83,6 +84,7 @@ class TestComponents(unittest.TestCase):
                          (SYSTEM, 32, {"remote": "busy"}, 32))
         self.assertEqual(k["traced_runs_per_function"], 6)
         self.assertEqual(k["trace_overhead_cycles_per_traced_call"], 250.0)
+        self.assertEqual(k["trace_empty_call_cycles"], 120.0)
 
     def test_deltas_per_call(self):
         batched, naive = self.kc[("batched", 2)], self.kc[("naive", 2)]
@@ -107,6 +109,7 @@ class TestComponents(unittest.TestCase):
         row = dict(zip(headers, rows[0]))  # batched at 1 CPU
         self.assertEqual((row["design"], row["cpus"], row["remote/call"], row["remote calls"],
                           row["mmlab delta/call"]), ("batched", "1", "-", "0", "-"))
+        self.assertEqual((row["overhead"], row["empty call"]), ("250.0", "120.0"))
         lines = render_kernel_text(kernel_component_results(self.recs))
         self.assertIn("Linux's unmap components inside its kernel, beside mmlab's shootdown "
                       "component", lines)

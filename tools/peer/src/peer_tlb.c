@@ -27,6 +27,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define TLB_READ_PAGES 32 /* mmlab's reader working set in the mapping */
 #define TLB_RETRIES 5	  /* rejected runs of one episode before the variant fails */
@@ -57,15 +59,43 @@ static const char *const tlb_kernel_fns[] = {
 
 /*
  * What a variant's traced pass measured: per function, the calls and ns
- * of all its traced runs and of each run; each run's tracing overhead.
+ * of all its traced runs and of each run.
  */
 struct tlb_kernel {
 	struct peer_ftrace_sum sum[TLB_KERNEL_FNS];
 	int runs[TLB_KERNEL_FNS];
 	long run_calls[TLB_KERNEL_FNS][PEER_MAX_RUNS];
 	double run_ns[TLB_KERNEL_FNS][PEER_MAX_RUNS];
-	double overhead[TLB_KERNEL_FNS * PEER_MAX_RUNS]; /* cycles per traced call */
-	int noverhead;
+};
+
+/*
+ * The tracer's own cost, calibrated on a system call that does almost
+ * nothing: TLB_CAL_CALLS getppid() calls back to back, untraced then with
+ * one function of it traced (tlb_cal_fns), TLB_CAL_ROUNDS times. Per call, medians over the
+ * rounds: extra, the traced loop's cycles less the untraced one's (all
+ * that tracing adds to a traced call: both hooks, the ring buffer
+ * writes); empty, the duration function_graph reports for the nearly
+ * empty function (the part of the tracer's cost that falls between a
+ * duration's two timestamps, so inside every duration it reports, plus a
+ * body of a few instructions). The old estimate, a traced TLB run's
+ * user-space cycles less the untraced median over its calls, was the
+ * difference of two noisy times over one call per run for batched, and
+ * came out anywhere from -52,552 to 82,677 cycles.
+ */
+#define TLB_CAL_CALLS 1000
+#define TLB_CAL_ROUNDS 5
+
+/*
+ * What to trace, the first that available_filter_functions lists: the
+ * system call itself, or the one function it calls (task_tgid_vnr() of
+ * the parent is __task_pid_nr_ns(), out of line in kernel/pid.c).
+ */
+static const char *const tlb_cal_fns[] = { "__x64_sys_getppid", "__task_pid_nr_ns" };
+
+struct tlb_trace_cal {
+	const char *fn;	     /* the function traced, or NULL */
+	double extra, empty; /* cycles per call */
+	int valid;
 };
 
 static int tlb_fn_traceable[TLB_KERNEL_FNS]; /* set by tlb_kernel_check() */
@@ -234,9 +264,8 @@ struct tlb_pass {
 /*
  * One traced episode of function f, variant b: the timed run (its
  * warm-ups traced too), checked as a timed round's is (a rejected run is
- * run again), then its calls and durations added to p->k[b], and its
- * tracing overhead per call: its user-space cycles less the untraced
- * rounds' median, over its calls. NULL, or why not.
+ * run again), then its calls and durations added to p->k[b]. NULL, or why
+ * not.
  */
 static const char *tlb_traced_episode(struct tlb_pass *p, int b, int f)
 {
@@ -262,9 +291,6 @@ static const char *tlb_traced_episode(struct tlb_pass *p, int b, int f)
 	k->run_calls[f][i] = run.calls;
 	k->run_ns[f][i] = run.ns;
 	k->runs[f]++;
-	if (run.calls)
-		k->overhead[k->noverhead++] =
-		    (v - peer_series_median(&p->timed[b])) * p->pages / run.calls;
 	return NULL;
 }
 
@@ -339,13 +365,63 @@ static void tlb_kernel_fn_extra(struct peer_series *s, const struct tlb_kernel *
 			 1);
 }
 
+/* Cycles for TLB_CAL_CALLS getppid() calls back to back. */
+static double tlb_cal_loop(void)
+{
+	uint64_t t0 = peer_rdtsc();
+
+	for (int i = 0; i < TLB_CAL_CALLS; i++)
+		syscall(SYS_getppid);
+	return (double)(peer_rdtsc() - t0);
+}
+
+/* tlb_trace_cal's calibration; cal->valid 0 when it could not run (a note says why). */
+static void tlb_trace_calibrate(struct tlb_trace_cal *cal)
+{
+	double extra[TLB_CAL_ROUNDS], empty[TLB_CAL_ROUNDS];
+	int n = 0;
+
+	cal->valid = 0;
+	cal->fn = NULL;
+	for (size_t i = 0; i < sizeof(tlb_cal_fns) / sizeof(tlb_cal_fns[0]) && !cal->fn; i++)
+		if (peer_ftrace_function_ok(tlb_cal_fns[i]))
+			cal->fn = tlb_cal_fns[i];
+	if (!cal->fn || peer_ftrace_start(cal->fn)) {
+		printf("# bench tlb: kernel trace: %s: the tracer's cost is not calibrated\n",
+		       cal->fn ? "function_graph could not be set up"
+			       : "neither __x64_sys_getppid nor __task_pid_nr_ns can be traced");
+		return;
+	}
+	for (int r = 0; r < TLB_CAL_ROUNDS; r++) {
+		struct peer_ftrace_sum sum = { .fn = cal->fn };
+		double plain = tlb_cal_loop(), traced;
+
+		peer_ftrace_on();
+		traced = tlb_cal_loop();
+		peer_ftrace_off();
+		if (peer_ftrace_collect(&sum, 1) != 0 || sum.calls != TLB_CAL_CALLS)
+			continue; /* lost events, or not one call per getppid(): not this round */
+		extra[n] = (traced - plain) / TLB_CAL_CALLS;
+		empty[n++] = sum.ns * peer_opts.tsc_hz / 1e9 / TLB_CAL_CALLS;
+	}
+	peer_ftrace_stop();
+	if (!n) {
+		printf("# bench tlb: kernel trace: no calibration round saw one %s call per "
+		       "getppid(): the tracer's cost is not calibrated\n", cal->fn);
+		return;
+	}
+	cal->extra = peer_median(extra, n);
+	cal->empty = peer_median(empty, n);
+	cal->valid = 1;
+}
+
 /*
  * A variant's kernel_* members from its traced pass (docs/output.md): per
  * function traced, tlb_kernel_fn_extra()'s; the traced runs per function;
- * and the median over every traced run of its tracing overhead per call.
+ * and the tracer's calibrated cost per call (tlb_trace_cal).
  */
 static void tlb_kernel_extra(struct peer_series *s, struct tlb_kernel *k, long pages,
-			     int batched)
+			     int batched, const struct tlb_trace_cal *cal)
 {
 	int runs = 0;
 
@@ -356,8 +432,10 @@ static void tlb_kernel_extra(struct peer_series *s, struct tlb_kernel *k, long p
 		tlb_kernel_fn_extra(s, k, f, pages, batched ? 1 : pages);
 	}
 	tlb_extra(s, ",\"kernel_traced_runs_per_function\":%d", runs);
-	tlb_extra_number(s, "trace_overhead_cycles_per_traced_call", "",
-			 peer_median(k->overhead, k->noverhead), k->noverhead > 0);
+	tlb_extra_number(s, "trace_overhead_cycles_per_traced_call", "", cal->extra, cal->valid);
+	tlb_extra_number(s, "trace_empty_call_cycles", "", cal->empty, cal->valid);
+	if (cal->valid)
+		tlb_extra(s, ",\"kernel_trace_calibrated_on\":\"%s\"", cal->fn);
 }
 
 /*
@@ -371,6 +449,7 @@ static void tlb_kernel_pass(const struct peer_case *c, char *base, long pages,
 			    struct peer_series *s, const int *failed)
 {
 	static struct tlb_pass p; /* ~0.3 MB: not on the stack */
+	struct tlb_trace_cal cal;
 
 	memset(&p, 0, sizeof(p));
 	p.c = c;
@@ -387,6 +466,7 @@ static void tlb_kernel_pass(const struct peer_case *c, char *base, long pages,
 		if (tlb_fn_traceable[f])
 			tlb_kernel_fn_pass(&p, f);
 	peer_ftrace_stop();
+	tlb_trace_calibrate(&cal);
 	for (int b = 0; b < 2; b++) {
 		if (failed[b])
 			continue;
@@ -394,7 +474,7 @@ static void tlb_kernel_pass(const struct peer_case *c, char *base, long pages,
 			printf("# bench tlb %s cpus=%d %s: kernel trace: %s: no kernel_ figures\n",
 			       s[b].variant, c->cpus, c->label, p.why[b]);
 		else
-			tlb_kernel_extra(&s[b], &p.k[b], pages, b);
+			tlb_kernel_extra(&s[b], &p.k[b], pages, b, &cal);
 	}
 }
 
