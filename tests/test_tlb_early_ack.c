@@ -129,6 +129,27 @@ static int ea_next_gather(const struct tlb_ops *ops)
 	return mm_destroy(mm) ? -EBUSY : err;
 }
 
+/*
+ * The start of every case: the counts cleared, @ops enabled, an address
+ * space of @nr pages loaded everywhere (ea_setup()), and page 0's frame
+ * in *@old. 0 or the first error.
+ */
+static int ea_start(const struct tlb_ops *ops, unsigned nr, struct page **old)
+{
+	paddr_t pa;
+	int err;
+
+	ea.reused = ea.gaps = ea.seen_reused = 0;
+	err = tlb_design_enable(ops, true);
+	if (!err)
+		err = ea_setup(nr);
+	if (!err)
+		err = pt_lookup(ea.mm->root, EA_BASE, &pa, NULL, NULL);
+	if (!err)
+		*old = phys_to_page(pa);
+	return err;
+}
+
 /* How page 0's frame goes back after its unmap returned, if it did not then. */
 enum ea_release { EA_BY_SETTLE, EA_BY_NEXT_GATHER };
 
@@ -144,18 +165,9 @@ static u32 ea_run(struct ktest *t, const struct tlb_ops *ops, unsigned nr, unsig
 		  enum ea_release how, bool *kept_at_return)
 {
 	struct page *old = NULL;
-	paddr_t pa;
-	int err;
 
-	ea.reused = ea.gaps = ea.seen_reused = 0;
 	*kept_at_return = false;
-	err = tlb_design_enable(ops, true);
-	if (!err)
-		err = ea_setup(nr);
-	if (!err)
-		err = pt_lookup(ea.mm->root, EA_BASE, &pa, NULL, NULL);
-	if (KEXPECT_EQ(t, err, 0)) {
-		old = phys_to_page(pa);
+	if (KEXPECT_EQ(t, ea_start(ops, nr, &old), 0)) {
 		page_ref_inc(old); /* ours: the frame never reaches the allocator */
 		WRITE_ONCE(tlb_early_ack_gap, ea_gap);
 		KEXPECT_EQ(t, tlb_unmap_pages(ea.mm, EA_BASE, unmap, ops), 0);
@@ -274,20 +286,11 @@ static u64 ea_remote_invlpg(void)
 static void test_tlb_early_ack_quiesce_waits_for_flushes(struct ktest *t)
 {
 	struct page *old;
-	paddr_t pa;
 	u64 before;
-	int err;
 
 	if (!ktest_need_second_cpu(t))
 		return;
-	ea.reused = ea.gaps = ea.seen_reused = 0;
-	err = tlb_design_enable(&tlb_ops_early_ack, true);
-	if (!err)
-		err = ea_setup(3);
-	if (!err)
-		err = pt_lookup(ea.mm->root, EA_BASE, &pa, NULL, NULL);
-	if (KEXPECT_EQ(t, err, 0)) {
-		old = phys_to_page(pa);
+	if (KEXPECT_EQ(t, ea_start(&tlb_ops_early_ack, 3, &old), 0)) {
 		before = ea_remote_invlpg();
 		WRITE_ONCE(tlb_early_ack_gap, ea_gap);
 		KEXPECT_EQ(t, tlb_unmap_pages(ea.mm, EA_BASE, 1, &tlb_ops_early_ack), 0);
@@ -317,22 +320,14 @@ static void test_tlb_early_ack_late_flush_is_the_late_cpus(struct ktest *t)
 	unsigned cpu, self = this_cpu()->cpu_id;
 	struct quarantine_stats q0, q1;
 	struct page *old;
-	paddr_t pa;
-	int err;
 
 	if (!ktest_need_second_cpu(t))
 		return;
-	ea.reused = ea.gaps = ea.seen_reused = 0;
-	err = tlb_design_enable(&tlb_ops_early_ack, true);
-	if (!err)
-		err = ea_setup(3);
-	if (!err)
-		err = pt_lookup(ea.mm->root, EA_BASE, &pa, NULL, NULL);
-	if (KEXPECT_EQ(t, err, 0)) {
-		old = phys_to_page(pa);
+	if (KEXPECT_EQ(t, ea_start(&tlb_ops_early_ack, 3, &old), 0)) {
 		page_ref_inc(old); /* ours, whether the frame is freed or quarantined */
 		quarantine_stats_get(&q0);
-		WRITE_ONCE(tlb_early_ack_gap, ea_gap); /* each target waits EA_GAP_MS before its flush */
+		/* Each target waits EA_GAP_MS between its acknowledgement and its flush. */
+		WRITE_ONCE(tlb_early_ack_gap, ea_gap);
 		smp_set_timeout_ms(EA_LATE_MS);
 		KEXPECT_EQ(t, tlb_unmap_pages(ea.mm, EA_BASE, 1, &tlb_ops_early_ack), 0);
 		KEXPECT_EQ(t, ea_next_gather(&tlb_ops_early_ack), 0);
