@@ -164,6 +164,15 @@ u32 smp_timeout_ms(void);
  */
 #define SMP_WAIT_CLOCK_TURNS 64
 
+/*
+ * The first turns of a wait, where a call's answer comes, relax only where
+ * arch_spin_pause says relaxing costs the CPU waited for nothing (under
+ * TCG it costs a trip through QEMU's global lock, arch/x86_64/arch.c);
+ * later turns always relax, since a wait that long is one where the CPU
+ * waited for may need the host core this one holds.
+ */
+#define SMP_WAIT_QUIET_TURNS 1024
+
 struct smp_wait {
 	u64 deadline; /* 0: not started */
 	u32 turns;
@@ -177,7 +186,8 @@ static inline bool smp_wait_turn(struct smp_wait *w)
 {
 	if (++w->turns % SMP_WAIT_CLOCK_TURNS == 0 && smp_wait_clock_passed(w))
 		return true;
-	arch_cpu_relax();
+	if (arch_spin_pause || w->turns > SMP_WAIT_QUIET_TURNS)
+		arch_cpu_relax();
 	return false;
 }
 

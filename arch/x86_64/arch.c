@@ -55,9 +55,12 @@ bool arch_irqs_enabled(void)
  * cycles. Under QEMU TCG it is no hint: it leaves the translated code, and
  * the vCPU thread takes QEMU's global lock before it goes on, on every
  * turn. That is the lock the CPU being waited for needs to be woken, to
- * take its interrupt and to write its EOI, so a waiter that pauses slows
- * what it waits for (an `ipi target_state=halted` round: about 2x).
- * spin_pause=auto (the default) pauses except under TCG; on and off force it.
+ * take its interrupt and to write its EOI, so the first turns of a
+ * cross-CPU wait, where a call's answer comes, do not pause there
+ * (arch_spin_pause false; kernel/smp.h smp_wait_turn()). Every other turn
+ * pauses: with more vCPUs than host cores, the lock is where a spinning
+ * vCPU's thread blocks and lets the one it waits for have the core.
+ * spin_pause=auto (the default) decides by CPUID; on and off force it.
  */
 enum opt_spin_pause { OPT_PAUSE_AUTO, OPT_PAUSE_ON, OPT_PAUSE_OFF, OPT_PAUSE_COUNT };
 static const char *const spin_pause_words[] = {
@@ -73,8 +76,7 @@ bool arch_spin_pause = true; /* until arch_early_init() decides */
 
 void arch_cpu_relax(void)
 {
-	if (arch_spin_pause)
-		pause();
+	pause();
 }
 
 bool arch_spin_unfair_mode;

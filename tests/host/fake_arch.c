@@ -87,8 +87,11 @@ bool arch_irqs_enabled(void)
 }
 
 /* Yield: host threads outnumber host cores in the torture tests. */
+unsigned long fake_relax_count;
+
 void arch_cpu_relax(void)
 {
+	__atomic_fetch_add(&fake_relax_count, 1, __ATOMIC_RELAXED); /* the torture's threads too */
 	sched_yield();
 	if (fake_cpus_on)
 		fake_cpus_service(); /* a tick may come in while a CPU spins */
@@ -96,6 +99,9 @@ void arch_cpu_relax(void)
 
 /* False unless a test asks: arch_cpu_relax() already yields to the other threads. */
 bool arch_spin_unfair_mode;
+
+/* Every turn relaxes (yields): the host's threads need no quiet turns. */
+bool arch_spin_pause = true;
 
 unsigned arch_cpu_id(void)
 {

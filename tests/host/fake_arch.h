@@ -72,4 +72,7 @@ extern const unsigned fake_nreserved;
  */
 int fake_pmm_init(paddr_t direct_limit);
 
+/* arch_cpu_relax() calls so far, all threads (an atomic count). */
+extern unsigned long fake_relax_count;
+
 #endif

@@ -57,13 +57,14 @@ void arch_irq_enable(void);
 /* Enables interrupts and waits for one, atomically (no wake-up is lost). */
 void arch_idle(void);
 
-/*
- * Spin-wait hint, once per turn of a loop that waits for another CPU's
- * store (x86: PAUSE, except where arch_spin_pause is false: see arch.c).
- */
+/* Spin-wait hint, once per turn of a loop that waits for another CPU's store (x86: PAUSE). */
 void arch_cpu_relax(void);
 
-/* Whether arch_cpu_relax() pauses (the header's "spin_pause"). Set once at boot. */
+/*
+ * Whether the first SMP_WAIT_QUIET_TURNS turns of a cross-CPU wait relax
+ * too (kernel/smp.h; the header's "spin_pause"): false where relaxing
+ * slows the CPU waited for (x86: QEMU TCG, see arch.c). Set once at boot.
+ */
 extern bool arch_spin_pause;
 
 /*
