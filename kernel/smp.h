@@ -154,8 +154,8 @@ u32 smp_timeout_ms(void);
 
 /*
  * One bounded spin-wait for another CPU's store, timeout_ms long: each
- * turn of the loop calls smp_wait_turn(), which relaxes the CPU and says
- * whether the deadline passed. The clock is read once every
+ * turn of the loop calls smp_wait_turn(), which relaxes the CPU (past the
+ * quiet turns below) and says whether the deadline passed. The clock is read once every
  * SMP_WAIT_CLOCK_TURNS turns, not every turn: an ordered TSC read costs
  * more than the turn itself (LFENCE; RDTSC on hardware, a helper call out
  * of the translated code under TCG), and the deadline is milliseconds away.

@@ -1,8 +1,9 @@
 /*
  * Tests for the bounded spin-wait (struct smp_wait, kernel/smp.h): the
  * clock is read once every SMP_WAIT_CLOCK_TURNS turns, the first read
- * starts the deadline timeout_ms ahead, and a turn reports the deadline
- * passed only on a turn that reads the clock.
+ * starts the deadline timeout_ms ahead, a turn reports the deadline
+ * passed only on a turn that reads the clock, and (host) where relaxing
+ * costs the CPU waited for, the first SMP_WAIT_QUIET_TURNS turns do not.
  */
 #include "kernel/smp.h"
 #include "tests/ktest.h"

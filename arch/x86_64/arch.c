@@ -57,9 +57,10 @@ bool arch_irqs_enabled(void)
  * turn. That is the lock the CPU being waited for needs to be woken, to
  * take its interrupt and to write its EOI, so the first turns of a
  * cross-CPU wait, where a call's answer comes, do not pause there
- * (arch_spin_pause false; kernel/smp.h smp_wait_turn()). Every other turn
- * pauses: with more vCPUs than host cores, the lock is where a spinning
- * vCPU's thread blocks and lets the one it waits for have the core.
+ * (arch_spin_pause false; kernel/smp.h smp_wait_turn()). Later turns, and
+ * every other spin loop, pause: with more vCPUs than host cores, the lock
+ * is where a spinning vCPU's thread blocks and lets the one it waits for
+ * have the core.
  * spin_pause=auto (the default) decides by CPUID; on and off force it.
  */
 enum opt_spin_pause { OPT_PAUSE_AUTO, OPT_PAUSE_ON, OPT_PAUSE_OFF, OPT_PAUSE_COUNT };

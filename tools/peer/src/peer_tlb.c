@@ -71,13 +71,13 @@ struct tlb_kernel {
 /*
  * The tracer's own cost, calibrated on a system call that does almost
  * nothing: TLB_CAL_CALLS getppid() calls back to back, untraced then with
- * one function of it traced (tlb_cal_fns), TLB_CAL_ROUNDS times. Per call, medians over the
- * rounds: extra, the traced loop's cycles less the untraced one's (all
- * that tracing adds to a traced call: both hooks, the ring buffer
- * writes); empty, the duration function_graph reports for the nearly
- * empty function (the part of the tracer's cost that falls between a
- * duration's two timestamps, so inside every duration it reports, plus a
- * body of a few instructions). The old estimate, a traced TLB run's
+ * one function of it traced (tlb_cal_fns), TLB_CAL_ROUNDS times. Per call,
+ * medians over the rounds: extra, the traced loop's cycles less the
+ * untraced one's (all that tracing adds to a traced call: both hooks, the
+ * ring buffer writes); empty, the duration function_graph reports for the
+ * nearly empty function (the part of the tracer's cost that falls between
+ * a duration's two timestamps, so inside every duration it reports, plus
+ * a body of a few instructions). The old estimate, a traced TLB run's
  * user-space cycles less the untraced median over its calls, was the
  * difference of two noisy times over one call per run for batched, and
  * came out anywhere from -52,552 to 82,677 cycles.
