@@ -253,6 +253,24 @@ static bool lazy_any_dead(const cpumask_t *mask)
 }
 
 /*
+ * Each of @targets' tickets in deferred batch @batch (-1: none) reads as
+ * never drained until lazy_push() gives it its count: a target the batch
+ * names but that got no entry must hold the batch back (a reap then
+ * quarantines it once that target is out of the run), never count as
+ * drained on the ticket a past use of the batch left. The batch's owner,
+ * while FILLING.
+ */
+static void lazy_tickets_unset(const cpumask_t *targets, int batch)
+{
+	unsigned cpu;
+
+	if (batch < 0)
+		return;
+	for_each_cpu(cpu, targets)
+		per_cpu_ptr(lazy_cpu, cpu)->ticket[batch] = ~0ull;
+}
+
+/*
  * Flushes this CPU and queues @req on the other CPUs of the mm's mask,
  * which it copies into @targets, with each target's ticket in deferred
  * batch @batch (-1: none wanted); without @queue (no deferred batch was free) it
@@ -280,9 +298,17 @@ static int lazy_send(const struct tlb_flush_req *req, cpumask_t *targets, int ba
 		return 0;
 	if (!queue || !atomic_load_acquire(&lazy_on))
 		goto fallback;
+	lazy_tickets_unset(targets, batch);
 	for_each_cpu(cpu, targets) {
-		if (smp_cpu_dead(cpu))
-			continue; /* it never drains: the error below covers it */
+		/*
+		 * Written off since the look above, too: it never drains and
+		 * gets no ticket, so the flush fails and its frames are
+		 * quarantined, as for one dead from the start.
+		 */
+		if (smp_cpu_dead(cpu)) {
+			dead = true;
+			continue;
+		}
 		if (!lazy_push(cpu, req, batch))
 			goto fallback;
 		this_cpu_inc(PCPU_TLB_LAZY_QUEUED);

@@ -8,19 +8,25 @@
  *     caller wrote off takes its call back and calls live CPUs again; a
  *     target that answers as the deadline is seen passed is no timeout.
  *   lazy_dead: the lazy TLB design with a CPU out of the run: settle judges
- *     each CPU on its own, and a flush still queues to the live targets.
+ *     each CPU on its own, a flush still queues to the live targets, and a
+ *     target written off inside the push loop fails the flush.
  */
 #include "errno.h"
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
 #include "lib/atomic.h"
 #include "mm/mm.h"
+#include "mm/page.h"
+#include "mm/quarantine.h"
 #include "mm/tlb.h"
 #include "mm/tlb_lazy.h"
 #include "tests/ktest.h"
 #include "tests/mm_emul.h"
+#include "tests/host/fake_arch.h"
+#include "tests/host/fake_tlb.h"
 #include "tests/host/host_smp.h"
 #include <arch/arch.h>
+#include <sched.h>
 
 #define HS_BASE 0x33000000ul
 
@@ -314,8 +320,97 @@ static void test_lazy_send_queues_live(struct ktest *t)
 	hs_lazy_cleanup(t, mm, 3);
 }
 
+
+/* ---- a target written off while lazy pushes to the mask ---- */
+
+/* CPU 0's spin turns on a held lock that show it is inside the push loop. */
+#define HS_SPIN_TURNS 64
+
+static struct mm *hs_mm;
+static u32 hs_hook_in, hs_hook_runs;
+
+static void hs_touch(void *arg)
+{
+	u64 v;
+
+	(void)emul_touch(hs_mm, *(vaddr_t *)arg, false, &v);
+}
+
+/*
+ * On CPU 1's tick, while its drain holds its queue's lock: waits until
+ * CPU 0 spins on that lock (only CPU 0 relaxes meanwhile, each turn one
+ * arch_cpu_relax()), so CPU 0 is past lazy_send()'s look at the dead CPUs
+ * and inside its push loop, at CPU 1; then writes CPU 2 off.
+ */
+static void hs_hook_write_off_in_push(void)
+{
+	u64 deadline = arch_tsc_read() + 5 * arch_tsc_hz();
+	unsigned long from = atomic_load_relaxed(&fake_relax_count);
+
+	if (arch_cpu_id() != 1 || hs_hook_runs++)
+		return;
+	atomic_store_release(&hs_hook_in, 1);
+	while (atomic_load_relaxed(&fake_relax_count) < from + HS_SPIN_TURNS &&
+	       arch_tsc_read() < deadline)
+		sched_yield();
+	smp_cpu_write_off(2, "host test");
+}
+
+/*
+ * CPU 1 holds page 0's entry; CPU 2 loaded the mm after it and cached
+ * page 1. CPU 0 unmaps page 1 and, inside its push loop (stalled at CPU
+ * 1's queue lock, which CPU 1's drain holds), CPU 2 is written off. CPU 2
+ * gets no entry, still translates page 1 to its old frame and never will
+ * drain: the unmap must fail and quarantine the frame. Before the fix it
+ * returned 0 and the reap freed the frame (its batch's ticket for CPU 2
+ * was stale, so it counted as drained).
+ */
+static void test_lazy_written_off_in_push(struct ktest *t)
+{
+	vaddr_t va1 = HS_BASE + PAGE_SIZE;
+	struct quarantine_stats q0, q1;
+	struct fake_tlb_hit hit = { 0, 0 };
+	struct page *old;
+	bool holds;
+	int err;
+
+	KASSERT(t, (hs_mm = hs_mm_new(t)) != NULL);
+	KEXPECT_EQ(t, mm_map_region(hs_mm, va1, PAGE_SIZE, MM_READ | MM_WRITE), 0);
+	KEXPECT_EQ(t, mm_populate(hs_mm, va1, PAGE_SIZE), 0);
+	hs_load(1, hs_mm);
+	KEXPECT_EQ(t, tlb_unmap_pages(hs_mm, HS_BASE, 1, &tlb_ops_lazy), 0); /* CPU 1's entry */
+	hs_load(2, hs_mm);
+	host_smp_run_on(2, hs_touch, &va1);
+	KASSERT(t, (old = emul_page_at(hs_mm, va1, NULL)) != NULL);
+	page_ref_inc(old); /* ours: the frame never reaches the allocator */
+	quarantine_stats_get(&q0);
+	hs_hook_in = hs_hook_runs = 0;
+	fake_flush_hook = hs_hook_write_off_in_push;
+	host_smp_ticking(1, true);
+	while (!atomic_load_acquire(&hs_hook_in))
+		sched_yield(); /* not arch_cpu_relax(): the hook counts CPU 0's */
+	err = tlb_unmap_pages(hs_mm, va1, 1, &tlb_ops_lazy);
+	KEXPECT_EQ(t, tlb_settle(&tlb_ops_lazy, hs_mm), 0); /* CPU 1 ticks: page 1 drained */
+	host_smp_ticking(1, false);
+	fake_flush_hook = NULL;
+	quarantine_stats_get(&q1);
+	holds = fake_tlb_lookup(2, va1, &hit) && hit.pa == page_to_phys(old);
+	ktest_log(t, "unmap returned %d; frames quarantined +%lu; written-off CPU 2 %s %#lx to "
+		  "that frame", err, (unsigned long)(q1.frames - q0.frames),
+		  holds ? "still translates" : "no longer translates", (unsigned long)va1);
+	KEXPECT(t, smp_cpu_dead(2));
+	KEXPECT(t, holds);
+	KEXPECT_EQ(t, err, -ETIMEDOUT);
+	KEXPECT_EQ(t, q1.frames - q0.frames, 1);
+	KEXPECT_EQ(t, page_ref_count(old), 2); /* ours and the quarantine's */
+	if (page_ref_dec_and_test(old))
+		page_free(old, 0);
+	hs_lazy_cleanup(t, hs_mm, 2);
+}
+
 static const struct ktest_case lazy_dead_cases[] = {
 	KTEST_CASE(test_lazy_settle_judges_each_cpu),
 	KTEST_CASE(test_lazy_send_queues_live),
+	KTEST_CASE(test_lazy_written_off_in_push),
 };
 KTEST_SUITE_EXT(lazy_dead, lazy_dead_cases, hs_lazy_init, hs_lazy_exit, NULL);
