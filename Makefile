@@ -250,7 +250,7 @@ test-host: $(O)/test-host
 # is built again without that fake (FAKE_ARCH_REAL_SMP); the rest is shared.
 HOST_SMP_SRCS := $(HOST_LIB_SRCS) kernel/smp.c tests/ktest.c tests/mm_emul.c tests/host/host_main.c \
 	tests/host/fake_cpus.c tests/host/fake_tlb.c tests/host/host_owners.c tests/host/host_smp_arch.c \
-	tests/host/host_smp.c
+	tests/host/host_smp.c tests/host/host_smp_ea.c
 HOST_SMP_OBJS := $(patsubst %,$(O)/host/%.o,$(HOST_SMP_SRCS)) $(O)/host-smp/tests/host/fake_arch.c.o
 
 $(O)/host-smp/%.c.o: %.c Makefile

@@ -15,7 +15,8 @@
  * at least one). A request that frees a table page acknowledges after the
  * flush (the gap never runs). Exact counts show where the frame went back:
  * kept past the call, released by the next gather.
- * Kernel only: host calls run synchronously, there is no gap to hold open.
+ * Kernel only: the main host binary's calls run synchronously; the same
+ * order on kernel/smp.c's real calls on host threads is tests/host/host_smp_ea.c.
  */
 #include "errno.h"
 #include "kernel/percpu.h"
