@@ -106,36 +106,40 @@ static void ea_target_early(const struct tlb_flush_req *req)
 }
 
 /*
- * Waits until every CPU of @mask flushed what it had started when it
- * acknowledged: its started count read now is at least that (acquire: its
- * flush is done before we release frames). Bounded like every cross-CPU
- * wait: a CPU still behind at the deadline is as late as one that never
- * answered, so it is written off (out of the run, named on the console),
- * and one already out of the run is not waited for. -ETIMEDOUT then, and
- * the frames are quarantined.
+ * Waits until @cpu flushed what it had started when the wait for it
+ * began, so every request it acknowledged before (acquire: its flush is
+ * done before we release frames). Judged on its own time: its own
+ * deadline, timeout_ms from then, never what another CPU's wait left of
+ * one. A CPU still behind at its deadline is as late as one that never
+ * answered, so it is written off (out of the run, named on the console);
+ * one already out of the run is not waited for. Returns 0 or -ETIMEDOUT.
  */
+static int ea_wait_cpu_flushed(unsigned cpu)
+{
+	struct ea_cpu *t = per_cpu_ptr(ea_cpu, cpu);
+	u64 want = atomic_load_acquire(&t->started);
+	struct smp_wait w = SMP_WAIT_INIT;
+
+	while (atomic_load_acquire(&t->flushed) < want) {
+		if (smp_cpu_dead(cpu))
+			return -ETIMEDOUT;
+		if (smp_wait_turn(&w)) {
+			smp_cpu_write_off(cpu, "tlb early_ack flush");
+			return -ETIMEDOUT;
+		}
+	}
+	return 0;
+}
+
+/* Every CPU of @mask, each on its own (above). -ETIMEDOUT: the frames are quarantined. */
 static int ea_wait_flushed(const cpumask_t *mask)
 {
-	struct smp_wait w = SMP_WAIT_INIT;
 	unsigned cpu;
 	int err = 0;
 
-	for_each_cpu(cpu, mask) {
-		struct ea_cpu *t = per_cpu_ptr(ea_cpu, cpu);
-		u64 want = atomic_load_acquire(&t->started);
-
-		while (atomic_load_acquire(&t->flushed) < want) {
-			if (smp_cpu_dead(cpu)) {
-				err = -ETIMEDOUT;
-				break;
-			}
-			if (smp_wait_turn(&w)) {
-				smp_cpu_write_off(cpu, "tlb early_ack flush");
-				err = -ETIMEDOUT;
-				break;
-			}
-		}
-	}
+	for_each_cpu(cpu, mask)
+		if (ea_wait_cpu_flushed(cpu))
+			err = -ETIMEDOUT;
 	return err;
 }
 
