@@ -344,11 +344,13 @@ static void hs_touch(void *arg)
  */
 static void hs_hook_write_off_in_push(void)
 {
-	u64 deadline = arch_tsc_read() + 5 * arch_tsc_hz();
-	unsigned long from = atomic_load_relaxed(&fake_relax_count);
+	u64 deadline;
+	unsigned long from;
 
 	if (arch_cpu_id() != 1 || hs_hook_runs++)
 		return;
+	deadline = arch_tsc_read() + 5 * arch_tsc_hz(); /* a bound for a broken case only */
+	from = atomic_load_relaxed(&fake_relax_count);
 	atomic_store_release(&hs_hook_in, 1);
 	while (atomic_load_relaxed(&fake_relax_count) < from + HS_SPIN_TURNS &&
 	       arch_tsc_read() < deadline)
