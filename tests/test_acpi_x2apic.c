@@ -231,6 +231,32 @@ static void test_acpi_x2apic_over_max(struct ktest *t)
 	log_msgs(t);
 }
 
+/*
+ * 0xffffffff is the x2APIC broadcast ID (SDM vol 3A 10.12.9): no CPU can
+ * have it, and an INIT sent to it would reach every CPU. An enabled entry
+ * with it is as bad as a type 0 entry with 0xff.
+ */
+static void test_acpi_x2apic_broadcast_id(struct ktest *t)
+{
+	const struct acpi_madt_info *m = &info.madt;
+	struct fw_madt mb;
+
+	fw_reset(t);
+	mb = fw_madt_begin(0xfee00000, 0, MADT_ROOM(4));
+	fw_madt_x2apic(&mb, 0, EN, 0);
+	fw_madt_x2apic(&mb, 0xffffffff, EN, 1);
+	fw_madt_x2apic(&mb, 0xffffffff, 0, 2); /* disabled: harmless, counted as such */
+	fw_madt_x2apic(&mb, 0xfffffffe, EN, 3);
+	KEXPECT_EQ(t, madt_parse(&mb), 0);
+	KASSERT_EQ(t, m->ncpus, 2);
+	KEXPECT_EQ(t, m->cpu[1].apic_id, 0xfffffffe);
+	KEXPECT(t, !acpi_madt_has_apic_id(m, 0xffffffff));
+	KEXPECT_EQ(t, m->nbad_entries, 1);
+	KEXPECT_EQ(t, m->ndisabled, 1);
+	KEXPECT(t, has_msg("uid 1 has x2APIC ID 0xffffffff"));
+	log_msgs(t);
+}
+
 #ifndef HOST_BUILD
 /* Leaves acpi_find_table() answering from the firmware's tables again. */
 static void acpi_x2apic_exit(struct ktest *t)
@@ -254,5 +280,6 @@ static const struct ktest_case acpi_x2apic_cases[] = {
 	KTEST_CASE(test_acpi_x2apic_flags),
 	KTEST_CASE(test_acpi_x2apic_sparse_ids),
 	KTEST_CASE(test_acpi_x2apic_over_max),
+	KTEST_CASE(test_acpi_x2apic_broadcast_id),
 };
 KTEST_SUITE_EXT(acpi_x2apic, acpi_x2apic_cases, NULL, acpi_x2apic_exit, NULL);

@@ -339,6 +339,18 @@ static void acpi_madt_lapic(struct acpi_info *info, const struct acpi_madt_lapic
 	acpi_madt_cpu(&info->madt, l->apic_id, l->uid, l->flags, false);
 }
 
+static void acpi_madt_x2apic(struct acpi_info *info, const struct acpi_madt_x2apic *x)
+{
+	/* 0xffffffff is the x2APIC broadcast ID (SDM vol 3A 10.12.9): an INIT to it reaches all. */
+	if (x->x2apic_id == 0xffffffffu &&
+	    (x->flags & (ACPI_MADT_CPU_ENABLED | ACPI_MADT_CPU_ONLINE_CAPABLE))) {
+		acpi_warn(info, "MADT: CPU uid %u has x2APIC ID 0xffffffff, skipped", x->uid);
+		info->madt.nbad_entries++;
+		return;
+	}
+	acpi_madt_cpu(&info->madt, x->x2apic_id, x->uid, x->flags, true);
+}
+
 static void acpi_madt_ioapic(struct acpi_madt_info *m, const struct acpi_madt_ioapic *e)
 {
 	if (m->nioapic == ACPI_MAX_IOAPICS) {
@@ -373,7 +385,6 @@ static const u8 acpi_madt_min_len[] = {
 static void acpi_madt_entry(struct acpi_info *info, const struct acpi_madt_entry *e, u32 off)
 {
 	struct acpi_madt_info *m = &info->madt;
-	const struct acpi_madt_x2apic *x = (const void *)e;
 	const struct acpi_madt_lapic_override *lo = (const void *)e;
 
 	if (e->type < ARRAY_SIZE(acpi_madt_min_len) && e->length < acpi_madt_min_len[e->type]) {
@@ -387,7 +398,7 @@ static void acpi_madt_entry(struct acpi_info *info, const struct acpi_madt_entry
 		acpi_madt_lapic(info, (const void *)e);
 		break;
 	case ACPI_MADT_X2APIC:
-		acpi_madt_cpu(m, x->x2apic_id, x->uid, x->flags, true);
+		acpi_madt_x2apic(info, (const void *)e);
 		break;
 	case ACPI_MADT_IOAPIC:
 		acpi_madt_ioapic(m, (const void *)e);

@@ -23,6 +23,7 @@ static void fuzz_acpi_check_madt(const struct acpi_madt_info *m)
 	FUZZ_CHECK(m->truncated == (m->nignored > 0));
 	for (u32 i = 0; i < m->ncpus; i++) {
 		FUZZ_CHECK(m->cpu[i].enabled || m->cpu[i].online_capable);
+		FUZZ_CHECK(m->cpu[i].apic_id != 0xffffffffu); /* the x2APIC broadcast ID */
 		FUZZ_CHECK(acpi_madt_has_apic_id(m, m->cpu[i].apic_id));
 		for (u32 j = 0; j < i; j++)
 			FUZZ_CHECK(m->cpu[j].apic_id != m->cpu[i].apic_id);
