@@ -257,6 +257,72 @@ static void test_acpi_x2apic_broadcast_id(struct ktest *t)
 	log_msgs(t);
 }
 
+/*
+ * Wherever the boot CPU is listed among MAX_CPUS, it keeps that place: the
+ * list is in MADT order, and smpboot numbers the other CPUs from it.
+ */
+static void test_acpi_x2apic_boot_cpu_position(struct ktest *t)
+{
+	static const u32 at[] = { 0, 1, MAX_CPUS / 2, MAX_CPUS - 1 };
+	const struct acpi_madt_info *m = &info.madt;
+
+	for (u32 k = 0; k < ARRAY_SIZE(at); k++) {
+		struct fw_madt mb;
+
+		fw_reset(t);
+		acpi_set_boot_apic_id(id_above_255(at[k]));
+		mb = fw_madt_begin(0xfee00000, 0, MADT_ROOM(MAX_CPUS));
+		for (u32 i = 0; i < MAX_CPUS; i++)
+			fw_madt_x2apic(&mb, id_above_255(i), EN, i);
+		KEXPECT_EQ(t, madt_parse(&mb), 0);
+		KASSERT_EQ(t, m->ncpus, MAX_CPUS);
+		KEXPECT_EQ(t, m->cpu[at[k]].apic_id, id_above_255(at[k]));
+		KEXPECT_EQ(t, cpus_mismatched(t, 0, MAX_CPUS, id_above_255, true), 0);
+		KEXPECT_EQ(t, info.nmsgs, 0);
+	}
+	log_msgs(t);
+}
+
+/*
+ * The boot CPU listed after MAX_CPUS others (firmware should list it first,
+ * but need not): it runs whatever the table says, so it is kept, in place of
+ * the last CPU kept before it, and the warning says so.
+ */
+static void test_acpi_x2apic_boot_cpu_late(struct ktest *t)
+{
+	const u32 extra = 3, boot = id_above_255(MAX_CPUS + 1); /* 2306 */
+	const struct acpi_madt_info *m = &info.madt;
+	struct fw_madt mb;
+
+	fw_reset(t);
+	acpi_set_boot_apic_id(boot);
+	mb = fw_madt_begin(0xfee00000, 0, MADT_ROOM(MAX_CPUS + extra + 1));
+	for (u32 i = 0; i < MAX_CPUS + extra; i++)
+		fw_madt_x2apic(&mb, id_above_255(i), EN, i);
+	fw_madt_x2apic(&mb, boot, EN, 1); /* listed again: a duplicate */
+	KEXPECT_EQ(t, madt_parse(&mb), 0);
+	KASSERT_EQ(t, m->ncpus, MAX_CPUS);
+	KEXPECT(t, acpi_madt_has_apic_id(m, boot));
+	KEXPECT_EQ(t, m->cpu[MAX_CPUS - 1].apic_id, boot);
+	KEXPECT_EQ(t, m->cpu[MAX_CPUS - 1].uid, MAX_CPUS + 1);
+	KEXPECT_EQ(t, cpus_mismatched(t, 0, MAX_CPUS - 1, id_above_255, true), 0);
+	KEXPECT(t, !acpi_madt_has_apic_id(m, id_above_255(MAX_CPUS - 1)));
+	KEXPECT(t, m->truncated);
+	KEXPECT_EQ(t, m->nignored, extra);
+	KEXPECT_EQ(t, m->nduplicates, 1);
+	KEXPECT(t, has_msg("3 usable CPUs beyond MAX_CPUS"));
+	KEXPECT(t, has_msg("boot CPU (APIC ID 2306) listed beyond MAX_CPUS, kept in place of 2302"));
+	log_msgs(t);
+}
+
+/* The boot CPU's ID is named only by the cases about it. */
+static int acpi_x2apic_init(struct ktest *t)
+{
+	(void)t;
+	acpi_set_boot_apic_id(ACPI_APIC_ID_NONE);
+	return 0;
+}
+
 #ifndef HOST_BUILD
 /* Leaves acpi_find_table() answering from the firmware's tables again. */
 static void acpi_x2apic_exit(struct ktest *t)
@@ -271,6 +337,7 @@ static void acpi_x2apic_exit(struct ktest *t)
 {
 	(void)t;
 	acpi_set_map(NULL);
+	acpi_set_boot_apic_id(ACPI_APIC_ID_NONE);
 }
 #endif
 
@@ -281,5 +348,7 @@ static const struct ktest_case acpi_x2apic_cases[] = {
 	KTEST_CASE(test_acpi_x2apic_sparse_ids),
 	KTEST_CASE(test_acpi_x2apic_over_max),
 	KTEST_CASE(test_acpi_x2apic_broadcast_id),
+	KTEST_CASE(test_acpi_x2apic_boot_cpu_position),
+	KTEST_CASE(test_acpi_x2apic_boot_cpu_late),
 };
-KTEST_SUITE_EXT(acpi_x2apic, acpi_x2apic_cases, NULL, acpi_x2apic_exit, NULL);
+KTEST_SUITE_EXT(acpi_x2apic, acpi_x2apic_cases, acpi_x2apic_init, acpi_x2apic_exit, NULL);

@@ -18,6 +18,7 @@
 #define ACPI_RSDP_MAX_LEN 4096u
 
 static acpi_map_fn *acpi_mapper;
+static u32 acpi_boot_apic = ACPI_APIC_ID_NONE;
 /* The valid tables of the last acpi_parse(), for acpi_find_table(). */
 static struct acpi_table_ref acpi_found[ACPI_MAX_TABLES];
 static u32 acpi_nfound;
@@ -30,6 +31,17 @@ acpi_map_fn *acpi_set_map(acpi_map_fn *fn)
 	acpi_map_fn *old = acpi_mapper;
 
 	acpi_mapper = fn;
+	return old;
+}
+
+/**
+ * acpi_set_boot_apic_id - name the boot CPU's APIC ID; returns the old one
+ */
+u32 acpi_set_boot_apic_id(u32 apic_id)
+{
+	u32 old = acpi_boot_apic;
+
+	acpi_boot_apic = apic_id;
 	return old;
 }
 
@@ -301,8 +313,14 @@ bool acpi_madt_has_apic_id(const struct acpi_madt_info *m, u32 apic_id)
 	return false;
 }
 
-static void acpi_madt_cpu(struct acpi_madt_info *m, u32 apic_id, u32 uid, u32 flags, bool x2)
+/*
+ * Lists a CPU entry's CPU. Beyond MAX_CPUS a CPU is counted and left out,
+ * except the boot CPU: it runs whatever the table says, so it takes the
+ * last place from the CPU listed there.
+ */
+static void acpi_madt_cpu(struct acpi_info *info, u32 apic_id, u32 uid, u32 flags, bool x2)
 {
+	struct acpi_madt_info *m = &info->madt;
 	struct acpi_cpu *c;
 
 	if (!(flags & (ACPI_MADT_CPU_ENABLED | ACPI_MADT_CPU_ONLINE_CAPABLE))) {
@@ -317,7 +335,11 @@ static void acpi_madt_cpu(struct acpi_madt_info *m, u32 apic_id, u32 uid, u32 fl
 	if (m->ncpus == MAX_CPUS) {
 		m->nignored++;
 		m->truncated = true;
-		return;
+		if (apic_id != acpi_boot_apic)
+			return;
+		acpi_warn(info, "MADT: boot CPU (APIC ID %u) listed beyond MAX_CPUS, kept in place of %u",
+			  apic_id, m->cpu[m->ncpus - 1].apic_id);
+		m->ncpus--;
 	}
 	c = &m->cpu[m->ncpus++];
 	c->apic_id = apic_id;
@@ -336,7 +358,7 @@ static void acpi_madt_lapic(struct acpi_info *info, const struct acpi_madt_lapic
 		info->madt.nbad_entries++;
 		return;
 	}
-	acpi_madt_cpu(&info->madt, l->apic_id, l->uid, l->flags, false);
+	acpi_madt_cpu(info, l->apic_id, l->uid, l->flags, false);
 }
 
 static void acpi_madt_x2apic(struct acpi_info *info, const struct acpi_madt_x2apic *x)
@@ -348,7 +370,7 @@ static void acpi_madt_x2apic(struct acpi_info *info, const struct acpi_madt_x2ap
 		info->madt.nbad_entries++;
 		return;
 	}
-	acpi_madt_cpu(&info->madt, x->x2apic_id, x->uid, x->flags, true);
+	acpi_madt_cpu(info, x->x2apic_id, x->uid, x->flags, true);
 }
 
 static void acpi_madt_ioapic(struct acpi_madt_info *m, const struct acpi_madt_ioapic *e)

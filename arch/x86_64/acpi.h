@@ -304,6 +304,17 @@ typedef const void *acpi_map_fn(paddr_t pa, size_t len);
  */
 acpi_map_fn *acpi_set_map(acpi_map_fn *fn);
 
+/* No CPU has it (it is the x2APIC broadcast ID): the boot CPU's ID is unknown. */
+#define ACPI_APIC_ID_NONE 0xffffffffu
+
+/*
+ * Names the boot CPU's APIC ID for the parses that follow (ACPI_APIC_ID_NONE
+ * until set) and returns the previous one. A MADT listing more usable CPUs
+ * than MAX_CPUS keeps the boot CPU wherever it is listed: it runs whatever
+ * the table says. acpi_init() sets it from CPUID; host tests set their own.
+ */
+u32 acpi_set_boot_apic_id(u32 apic_id);
+
 /* Maps @len bytes at @pa through the installed accessor; NULL when unreachable. */
 const void *acpi_map(paddr_t pa, size_t len);
 

@@ -62,6 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	fuzz_image_load(&img, data + 1, size - 1);
 	rsdp = fuzz_acpi_install(&img, data[0]);
+	acpi_set_boot_apic_id(0); /* where a PC's boot CPU usually is */
 	fuzz_acpi_check(acpi_parse(rsdp, &info));
 	fuzz_image_free(&img);
 	return 0;
