@@ -3,7 +3,8 @@
  * servers, which QEMU's TCG cannot boot (x2APIC IDs from 256 need KVM's
  * irqchip): 256 to MAX_CPUS type 9 entries, type 0 and type 9 mixed,
  * their flags, duplicates, IDs up to the top of the 32-bit space, more
- * CPUs than MAX_CPUS, and where the boot CPU is listed. Tables come from
+ * CPUs than MAX_CPUS, where the boot CPU is listed, and how bring-up
+ * numbers the CPUs listed. Tables come from
  * tests/acpi_fw.c; the same cases run on the host and in the kernel.
  */
 #include "arch/x86_64/acpi.h"
@@ -311,7 +312,72 @@ static void test_acpi_x2apic_boot_cpu_late(struct ktest *t)
 	KEXPECT_EQ(t, m->nignored, extra);
 	KEXPECT_EQ(t, m->nduplicates, 1);
 	KEXPECT(t, has_msg("3 usable CPUs beyond MAX_CPUS"));
-	KEXPECT(t, has_msg("boot CPU (APIC ID 2306) listed beyond MAX_CPUS, kept in place of 2302"));
+	KEXPECT(t, has_msg("(APIC ID 2306) listed beyond MAX_CPUS, kept in place of 2302"));
+	log_msgs(t);
+}
+
+/*
+ * Bring-up's numbering (acpi_madt_cpu_order()): CPU 0 is the boot CPU
+ * wherever it is listed, CPUs 1.. are the other enabled ones in MADT
+ * order, densely; only online-capable CPUs get no number.
+ */
+static void test_acpi_x2apic_cpu_numbering(struct ktest *t)
+{
+	static u32 ids[MAX_CPUS];
+	const u32 boot = id_above_255(600);
+	struct fw_madt mb;
+	u32 n, k = 1, wrong = 0;
+
+	fw_reset(t);
+	mb = fw_madt_begin(0xfee00000, 0, MADT_ROOM(MAX_CPUS));
+	for (u32 i = 0; i < MAX_CPUS; i++)
+		fw_madt_x2apic(&mb, id_above_255(i), i % 4 == 1 ? OC : EN, i);
+	KEXPECT_EQ(t, madt_parse(&mb), 0);
+	n = acpi_madt_cpu_order(&info.madt, boot, ids);
+	KASSERT_EQ(t, n, MAX_CPUS - MAX_CPUS / 4);
+	KEXPECT_EQ(t, ids[0], boot);
+	for (u32 i = 0; i < MAX_CPUS; i++) {
+		if (i % 4 == 1 || id_above_255(i) == boot)
+			continue;
+		if (ids[k] != id_above_255(i) && !wrong++)
+			ktest_log(t, "CPU %u has APIC ID %#x, expected %#x", k, ids[k],
+				  id_above_255(i));
+		k++;
+	}
+	KEXPECT_EQ(t, k, n);
+	KEXPECT_EQ(t, wrong, 0);
+	/* A boot CPU the MADT does not list gets no number here; CPU 0 is it anyway. */
+	KEXPECT_EQ(t, acpi_madt_cpu_order(&info.madt, id_above_255(1), ids), n);
+	KEXPECT_EQ(t, ids[0], id_above_255(0));
+	KEXPECT_EQ(t, ids[1], id_above_255(2));
+	log_msgs(t);
+}
+
+/* The boot CPU listed beyond MAX_CPUS is still CPU 0, and every number is used once. */
+static void test_acpi_x2apic_cpu_numbering_full(struct ktest *t)
+{
+	static u32 ids[MAX_CPUS];
+	const u32 boot = 0;
+	struct fw_madt mb;
+	u32 n, dup = 0;
+
+	fw_reset(t);
+	acpi_set_boot_apic_id(boot);
+	mb = fw_madt_begin(0xfee00000, 0, MADT_ROOM(MAX_CPUS + 5));
+	for (u32 i = 0; i < MAX_CPUS + 4; i++)
+		fw_madt_x2apic(&mb, id_above_255(i), EN, i);
+	fw_madt_x2apic(&mb, boot, EN, 7);
+	KEXPECT_EQ(t, madt_parse(&mb), 0);
+	n = acpi_madt_cpu_order(&info.madt, boot, ids);
+	KASSERT_EQ(t, n, MAX_CPUS);
+	KEXPECT_EQ(t, ids[0], boot);
+	KEXPECT_EQ(t, ids[1], id_above_255(0));
+	KEXPECT_EQ(t, ids[MAX_CPUS - 1], id_above_255(MAX_CPUS - 2));
+	for (u32 i = 0; i < n; i++) {
+		for (u32 j = i + 1; j < n; j++)
+			dup += ids[i] == ids[j];
+	}
+	KEXPECT_EQ(t, dup, 0);
 	log_msgs(t);
 }
 
@@ -350,5 +416,7 @@ static const struct ktest_case acpi_x2apic_cases[] = {
 	KTEST_CASE(test_acpi_x2apic_broadcast_id),
 	KTEST_CASE(test_acpi_x2apic_boot_cpu_position),
 	KTEST_CASE(test_acpi_x2apic_boot_cpu_late),
+	KTEST_CASE(test_acpi_x2apic_cpu_numbering),
+	KTEST_CASE(test_acpi_x2apic_cpu_numbering_full),
 };
 KTEST_SUITE_EXT(acpi_x2apic, acpi_x2apic_cases, acpi_x2apic_init, acpi_x2apic_exit, NULL);

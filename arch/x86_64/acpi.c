@@ -18,6 +18,7 @@
 #define ACPI_RSDP_MAX_LEN 4096u
 
 static acpi_map_fn *acpi_mapper;
+/* The boot CPU's APIC ID: a MADT listing too many CPUs keeps this one. */
 static u32 acpi_boot_apic = ACPI_APIC_ID_NONE;
 /* The valid tables of the last acpi_parse(), for acpi_find_table(). */
 static struct acpi_table_ref acpi_found[ACPI_MAX_TABLES];
@@ -313,6 +314,24 @@ bool acpi_madt_has_apic_id(const struct acpi_madt_info *m, u32 apic_id)
 	return false;
 }
 
+/**
+ * acpi_madt_cpu_order - enabled CPUs' APIC IDs, the boot CPU's first; returns how many
+ */
+unsigned acpi_madt_cpu_order(const struct acpi_madt_info *m, u32 boot_apic, u32 *ids)
+{
+	unsigned n = 0;
+
+	for (u32 i = 0; i < m->ncpus; i++) {
+		if (m->cpu[i].apic_id == boot_apic && m->cpu[i].enabled)
+			ids[n++] = boot_apic;
+	}
+	for (u32 i = 0; i < m->ncpus; i++) {
+		if (m->cpu[i].apic_id != boot_apic && m->cpu[i].enabled)
+			ids[n++] = m->cpu[i].apic_id;
+	}
+	return n;
+}
+
 /*
  * Lists a CPU entry's CPU. Beyond MAX_CPUS a CPU is counted and left out,
  * except the boot CPU: it runs whatever the table says, so it takes the
@@ -337,7 +356,8 @@ static void acpi_madt_cpu(struct acpi_info *info, u32 apic_id, u32 uid, u32 flag
 		m->truncated = true;
 		if (apic_id != acpi_boot_apic)
 			return;
-		acpi_warn(info, "MADT: boot CPU (APIC ID %u) listed beyond MAX_CPUS, kept in place of %u",
+		acpi_warn(info,
+			  "MADT: boot CPU (APIC ID %u) listed beyond MAX_CPUS, kept in place of %u",
 			  apic_id, m->cpu[m->ncpus - 1].apic_id);
 		m->ncpus--;
 	}

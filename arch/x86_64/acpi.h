@@ -339,6 +339,14 @@ const struct acpi_sdt_header *acpi_find_table(const char *sig, unsigned index);
 /* Whether @m lists a usable CPU with APIC ID @apic_id. */
 bool acpi_madt_has_apic_id(const struct acpi_madt_info *m, u32 apic_id);
 
+/*
+ * Fills @ids (room for MAX_CPUS) with the APIC IDs of @m's enabled CPUs in
+ * the order bring-up numbers them: the boot CPU @boot_apic first, as CPU 0,
+ * when @m lists it, then the others in MADT order. CPUs that are only
+ * online-capable are left out (mmlab adds no CPU later). Returns how many.
+ */
+unsigned acpi_madt_cpu_order(const struct acpi_madt_info *m, u32 boot_apic, u32 *ids);
+
 /* Sum of @len bytes mod 256: 0 for a valid ACPI checksum. */
 u8 acpi_checksum(const void *p, size_t len);
 
