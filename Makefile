@@ -71,6 +71,7 @@ TEST_COMMON_SRCS := tests/acpi_fw.c tests/mm_emul.c tests/test_acpi.c tests/test
 	tests/test_stats.c tests/test_swap.c tests/test_swap_cluster.c tests/test_swap_dev.c \
 	tests/test_swap_fixture.c tests/test_swap_free.c tests/test_swap_mm.c tests/test_tlb_policy.c
 TEST_COMMON_SRCS += tests/test_design.c
+TEST_COMMON_SRCS += tests/test_acpi_x2apic.c
 TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/test_bench_work.c \
 	tests/test_boot.c tests/test_fault.c tests/test_faultlock.c tests/test_faultlock_fork.c \
 	tests/test_kpt.c tests/test_mapping_flush.c tests/test_pic.c tests/test_pin.c \

@@ -1,8 +1,9 @@
 /*
  * Tests for kernel/cpumask.h: single bits at word edges and at the top of
  * the mask, iteration order, weight, the set operations, and the atomic
- * forms (on the host also from concurrent threads). Pure data structure:
- * the same cases run on the host and in the kernel.
+ * forms (on the host also from concurrent threads), across every word of
+ * the mask. Pure data structure: the same cases run on the host and in
+ * the kernel.
  */
 #include "kernel/cpumask.h"
 #include "tests/ktest.h"
@@ -124,6 +125,95 @@ static void test_cpumask_atomic(struct ktest *t)
 	KEXPECT(t, cpumask_empty(&m));
 }
 
+/* The CPUs at the edges of the words a 256- and a 1024-CPU machine fill. */
+static const unsigned wide_cpus[] = { 0, 63, 64, 255, 256, MAX_CPUS - 1 };
+
+/* Each edge CPU alone: seen by test, first, next, for_each and weight, no other bit set. */
+static void test_cpumask_wide_single(struct ktest *t)
+{
+	cpumask_t m;
+	unsigned i, cpu, seen;
+
+	for (i = 0; i < ARRAY_SIZE(wide_cpus); i++) {
+		unsigned c = wide_cpus[i];
+
+		cpumask_clear(&m);
+		cpumask_set_cpu(c, &m);
+		KEXPECT_EQ(t, cpumask_weight(&m), 1);
+		KEXPECT_EQ(t, cpumask_first(&m), c);
+		KEXPECT_EQ(t, cpumask_next(c, &m), MAX_CPUS);
+		KEXPECT(t, c == 0 || !cpumask_test_cpu(c - 1, &m));
+		KEXPECT(t, c == MAX_CPUS - 1 || !cpumask_test_cpu(c + 1, &m));
+		seen = 0;
+		for_each_cpu (cpu, &m)
+			seen += cpu == c ? 1 : 100;
+		KEXPECT_EQ(t, seen, 1);
+		cpumask_clear_cpu(c, &m);
+		KEXPECT(t, cpumask_empty(&m));
+		KEXPECT_EQ(t, cpumask_first(&m), MAX_CPUS);
+	}
+}
+
+/*
+ * Every CPU set, then the edge CPUs cleared: for_each visits all the others
+ * once each, in order, across every word; the edge CPUs alone, in a mask of
+ * their own, are visited in order with the empty words between skipped.
+ */
+static void test_cpumask_wide_full(struct ktest *t)
+{
+	cpumask_t all, edges, rest;
+	unsigned i, cpu, n = 0, prev = 0, out_of_order = 0;
+
+	cpumask_set_first_n(&all, MAX_CPUS);
+	KEXPECT_EQ(t, cpumask_weight(&all), MAX_CPUS);
+	for (i = 0; i < CPUMASK_WORDS; i++)
+		KEXPECT_EQ(t, all.bits[i], ~0ull);
+	cpumask_clear(&edges);
+	for (i = 0; i < ARRAY_SIZE(wide_cpus); i++)
+		cpumask_set_cpu(wide_cpus[i], &edges);
+	cpumask_andnot(&rest, &all, &edges);
+	KEXPECT_EQ(t, cpumask_weight(&rest), MAX_CPUS - ARRAY_SIZE(wide_cpus));
+	for_each_cpu (cpu, &rest) {
+		out_of_order += (n && cpu <= prev) || cpumask_test_cpu(cpu, &edges);
+		prev = cpu;
+		n++;
+	}
+	KEXPECT_EQ(t, n, MAX_CPUS - ARRAY_SIZE(wide_cpus));
+	KEXPECT_EQ(t, out_of_order, 0);
+	KEXPECT_EQ(t, prev, MAX_CPUS - 2);
+	n = 0;
+	for_each_cpu (cpu, &edges) {
+		KEXPECT_EQ(t, cpu, wide_cpus[n]);
+		n++;
+	}
+	KEXPECT_EQ(t, n, ARRAY_SIZE(wide_cpus));
+	KEXPECT(t, !cpumask_intersects(&rest, &edges));
+	cpumask_or(&rest, &rest, &edges);
+	KEXPECT(t, cpumask_equal(&rest, &all));
+}
+
+/* set_first_n and the atomic forms at the same edges. */
+static void test_cpumask_wide_edges(struct ktest *t)
+{
+	cpumask_t m;
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(wide_cpus); i++) {
+		unsigned c = wide_cpus[i];
+
+		cpumask_set_first_n(&m, c + 1);
+		KEXPECT_EQ(t, cpumask_weight(&m), c + 1);
+		KEXPECT(t, cpumask_test_cpu(c, &m));
+		KEXPECT_EQ(t, cpumask_next(c, &m), MAX_CPUS);
+		cpumask_clear(&m);
+		KEXPECT(t, !cpumask_test_and_set_cpu_atomic(c, &m));
+		KEXPECT(t, cpumask_test_cpu_acquire(c, &m));
+		KEXPECT_EQ(t, cpumask_weight(&m), 1);
+		KEXPECT(t, cpumask_test_and_clear_cpu_atomic(c, &m));
+		KEXPECT(t, cpumask_empty(&m));
+	}
+}
+
 #ifdef HOST_BUILD
 
 struct mask_arg {
@@ -181,6 +271,9 @@ static const struct ktest_case cpumask_cases[] = {
 	KTEST_CASE(test_cpumask_set_first_n),
 	KTEST_CASE(test_cpumask_set_ops),
 	KTEST_CASE(test_cpumask_atomic),
+	KTEST_CASE(test_cpumask_wide_single),
+	KTEST_CASE(test_cpumask_wide_full),
+	KTEST_CASE(test_cpumask_wide_edges),
 	KTEST_CASE(test_cpumask_atomic_concurrent),
 };
 KTEST_SUITE(cpumask, cpumask_cases);

@@ -18,6 +18,8 @@
 #define ACPI_RSDP_MAX_LEN 4096u
 
 static acpi_map_fn *acpi_mapper;
+/* The boot CPU's APIC ID: a MADT listing too many CPUs keeps this one. */
+static u32 acpi_boot_apic = ACPI_APIC_ID_NONE;
 /* The valid tables of the last acpi_parse(), for acpi_find_table(). */
 static struct acpi_table_ref acpi_found[ACPI_MAX_TABLES];
 static u32 acpi_nfound;
@@ -30,6 +32,17 @@ acpi_map_fn *acpi_set_map(acpi_map_fn *fn)
 	acpi_map_fn *old = acpi_mapper;
 
 	acpi_mapper = fn;
+	return old;
+}
+
+/**
+ * acpi_set_boot_apic_id - name the boot CPU's APIC ID; returns the old one
+ */
+u32 acpi_set_boot_apic_id(u32 apic_id)
+{
+	u32 old = acpi_boot_apic;
+
+	acpi_boot_apic = apic_id;
 	return old;
 }
 
@@ -301,8 +314,32 @@ bool acpi_madt_has_apic_id(const struct acpi_madt_info *m, u32 apic_id)
 	return false;
 }
 
-static void acpi_madt_cpu(struct acpi_madt_info *m, u32 apic_id, u32 uid, u32 flags, bool x2)
+/**
+ * acpi_madt_cpu_order - enabled CPUs' APIC IDs, the boot CPU's first; returns how many
+ */
+unsigned acpi_madt_cpu_order(const struct acpi_madt_info *m, u32 boot_apic, u32 *ids)
 {
+	unsigned n = 0;
+
+	for (u32 i = 0; i < m->ncpus; i++) {
+		if (m->cpu[i].apic_id == boot_apic && m->cpu[i].enabled)
+			ids[n++] = boot_apic;
+	}
+	for (u32 i = 0; i < m->ncpus; i++) {
+		if (m->cpu[i].apic_id != boot_apic && m->cpu[i].enabled)
+			ids[n++] = m->cpu[i].apic_id;
+	}
+	return n;
+}
+
+/*
+ * Lists a CPU entry's CPU. Beyond MAX_CPUS a CPU is counted and left out,
+ * except the boot CPU: it runs whatever the table says, so it takes the
+ * last place from the CPU listed there.
+ */
+static void acpi_madt_cpu(struct acpi_info *info, u32 apic_id, u32 uid, u32 flags, bool x2)
+{
+	struct acpi_madt_info *m = &info->madt;
 	struct acpi_cpu *c;
 
 	if (!(flags & (ACPI_MADT_CPU_ENABLED | ACPI_MADT_CPU_ONLINE_CAPABLE))) {
@@ -317,7 +354,12 @@ static void acpi_madt_cpu(struct acpi_madt_info *m, u32 apic_id, u32 uid, u32 fl
 	if (m->ncpus == MAX_CPUS) {
 		m->nignored++;
 		m->truncated = true;
-		return;
+		if (apic_id != acpi_boot_apic)
+			return;
+		acpi_warn(info,
+			  "MADT: boot CPU (APIC ID %u) listed beyond MAX_CPUS, kept in place of %u",
+			  apic_id, m->cpu[m->ncpus - 1].apic_id);
+		m->ncpus--;
 	}
 	c = &m->cpu[m->ncpus++];
 	c->apic_id = apic_id;
@@ -336,7 +378,19 @@ static void acpi_madt_lapic(struct acpi_info *info, const struct acpi_madt_lapic
 		info->madt.nbad_entries++;
 		return;
 	}
-	acpi_madt_cpu(&info->madt, l->apic_id, l->uid, l->flags, false);
+	acpi_madt_cpu(info, l->apic_id, l->uid, l->flags, false);
+}
+
+static void acpi_madt_x2apic(struct acpi_info *info, const struct acpi_madt_x2apic *x)
+{
+	/* 0xffffffff is the x2APIC broadcast ID (SDM vol 3A 10.12.9): an INIT to it reaches all. */
+	if (x->x2apic_id == 0xffffffffu &&
+	    (x->flags & (ACPI_MADT_CPU_ENABLED | ACPI_MADT_CPU_ONLINE_CAPABLE))) {
+		acpi_warn(info, "MADT: CPU uid %u has x2APIC ID 0xffffffff, skipped", x->uid);
+		info->madt.nbad_entries++;
+		return;
+	}
+	acpi_madt_cpu(info, x->x2apic_id, x->uid, x->flags, true);
 }
 
 static void acpi_madt_ioapic(struct acpi_madt_info *m, const struct acpi_madt_ioapic *e)
@@ -373,7 +427,6 @@ static const u8 acpi_madt_min_len[] = {
 static void acpi_madt_entry(struct acpi_info *info, const struct acpi_madt_entry *e, u32 off)
 {
 	struct acpi_madt_info *m = &info->madt;
-	const struct acpi_madt_x2apic *x = (const void *)e;
 	const struct acpi_madt_lapic_override *lo = (const void *)e;
 
 	if (e->type < ARRAY_SIZE(acpi_madt_min_len) && e->length < acpi_madt_min_len[e->type]) {
@@ -387,7 +440,7 @@ static void acpi_madt_entry(struct acpi_info *info, const struct acpi_madt_entry
 		acpi_madt_lapic(info, (const void *)e);
 		break;
 	case ACPI_MADT_X2APIC:
-		acpi_madt_cpu(m, x->x2apic_id, x->uid, x->flags, true);
+		acpi_madt_x2apic(info, (const void *)e);
 		break;
 	case ACPI_MADT_IOAPIC:
 		acpi_madt_ioapic(m, (const void *)e);

@@ -304,6 +304,17 @@ typedef const void *acpi_map_fn(paddr_t pa, size_t len);
  */
 acpi_map_fn *acpi_set_map(acpi_map_fn *fn);
 
+/* No CPU has it (it is the x2APIC broadcast ID): the boot CPU's ID is unknown. */
+#define ACPI_APIC_ID_NONE 0xffffffffu
+
+/*
+ * Names the boot CPU's APIC ID for the parses that follow (ACPI_APIC_ID_NONE
+ * until set) and returns the previous one. A MADT listing more usable CPUs
+ * than MAX_CPUS keeps the boot CPU wherever it is listed: it runs whatever
+ * the table says. acpi_init() sets it from CPUID; host tests set their own.
+ */
+u32 acpi_set_boot_apic_id(u32 apic_id);
+
 /* Maps @len bytes at @pa through the installed accessor; NULL when unreachable. */
 const void *acpi_map(paddr_t pa, size_t len);
 
@@ -327,6 +338,14 @@ const struct acpi_sdt_header *acpi_find_table(const char *sig, unsigned index);
 
 /* Whether @m lists a usable CPU with APIC ID @apic_id. */
 bool acpi_madt_has_apic_id(const struct acpi_madt_info *m, u32 apic_id);
+
+/*
+ * Fills @ids (room for MAX_CPUS) with the APIC IDs of @m's enabled CPUs in
+ * the order bring-up numbers them: the boot CPU @boot_apic first, as CPU 0,
+ * when @m lists it, then the others in MADT order. CPUs that are only
+ * online-capable are left out (mmlab adds no CPU later). Returns how many.
+ */
+unsigned acpi_madt_cpu_order(const struct acpi_madt_info *m, u32 boot_apic, u32 *ids);
 
 /* Sum of @len bytes mod 256: 0 for a valid ACPI checksum. */
 u8 acpi_checksum(const void *p, size_t len);

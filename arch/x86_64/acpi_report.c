@@ -22,11 +22,13 @@ static const void *acpi_map_direct(paddr_t pa, size_t len)
 /**
  * acpi_init - parse the firmware's tables from boot_info.rsdp into @out
  *
- * Installs the direct-map accessor first. Returns as acpi_parse().
+ * Installs the direct-map accessor and names the calling CPU as the boot
+ * CPU first. Returns as acpi_parse().
  */
 int acpi_init(struct acpi_info *out)
 {
 	acpi_set_map(acpi_map_direct);
+	acpi_set_boot_apic_id(acpi_this_cpu_apic_id());
 	return acpi_parse(boot_info.rsdp, out);
 }
 

@@ -82,12 +82,7 @@ static unsigned cpu_limit(const struct options *opt)
 
 static unsigned usable_apic_ids(void)
 {
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < acpi.madt.ncpus; i++)
-		if (acpi.madt.cpu[i].enabled)
-			apic_ids[n++] = acpi.madt.cpu[i].apic_id;
-	return n;
+	return acpi_madt_cpu_order(&acpi.madt, acpi_this_cpu_apic_id(), apic_ids);
 }
 
 static void report_smp(unsigned limit)
