@@ -3,7 +3,7 @@
 One row per comparison (mmlab.headline.comparisons: a design against naive
 in one benchmark, parameter set and metric at one CPU count), grouped by
 benchmark and CPU count under a heading row. Each row draws the ratio as a
-dot and its bootstrap 95% interval as a bar on a log axis with a line at 1,
+dot and its 95% interval as a bar on a log axis with a line at 1,
 so a bar that crosses the line is no difference. Colours: green, the design
 wins significantly; red, it loses significantly; blue, no significant
 difference; grey, an A/A control or a row expected near 1 (which should sit

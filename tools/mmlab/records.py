@@ -33,6 +33,8 @@ LAVA_RE = re.compile(r"^MMLAB-LAVA test_case_id=(\S+) result=(\S+) measurement=(
                      r" units=(\S+)\s*$")
 LAVA_RESULTS = ("pass", "fail", "skip", "unknown")
 NAIVE = "naive"
+# A trailer's status when the run failed: a case failed, or an A/A control disagreed.
+FAILED_STATUS = ("fail", "aa_failed")
 # Printed statistics are rounded, so allow this much slack in min <= x <= max.
 ORDER_SLACK = 1e-9
 
@@ -273,9 +275,9 @@ def check_trailer(obj, line=None):
 
 
 def trailer_failed(trailer):
-    """True when a trailer says the run failed (status 'fail' or failed > 0)."""
+    """True when a trailer says the run failed (status 'fail' or 'aa_failed', or failed > 0)."""
     failed = trailer.get("failed")
-    return trailer.get("status") == "fail" or (_is_int(failed) and failed > 0)
+    return trailer.get("status") in FAILED_STATUS or (_is_int(failed) and failed > 0)
 
 
 def _missing(obj, keys, what, line, part):
