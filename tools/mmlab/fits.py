@@ -38,6 +38,7 @@ import json
 import numpy as np
 
 from .format import format_number, render_table
+from .records import per_records
 from .stats import BOOTSTRAP_REPS, CI_MIN_N, comparison_seed, percentile_ci, resampled_medians
 
 MMLAB = "mmlab"  # mmlab.peer.MMLAB: a record without "system"
@@ -98,6 +99,7 @@ def fit_case(by_pages, seed, reps=BOOTSTRAP_REPS):
     return a, b, list(percentile_ci(a_draws)), list(percentile_ci(b_draws))
 
 
+@per_records
 def fit_results(records):
     """Every fit of records, as results.json's `fits` objects (see the module doc)."""
     out = []
@@ -124,6 +126,7 @@ def delta_ci(base, other, seed, reps=BOOTSTRAP_REPS):
     return list(percentile_ci(other_draws - resampled_medians(rng, base, reps)))
 
 
+@per_records
 def component_results(records):
     """Every remote component Delta of records, as results.json's `components` objects."""
     cases = _cases(records)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import List, NamedTuple, Optional, Tuple
 
-from .records import NAIVE
+from .records import NAIVE, per_records
 from .stats import (EXACT_TOLERANCE, bootstrap_p, bootstrap_ratios, comparison_seed,
                     exact_spread, fdr_reject, improvement_ratio, level_shift, paired_ratio,
                     percentile_ci, too_wide, two_modes)
@@ -124,11 +124,17 @@ def reference_pairs(records):
 
 def judge(records):
     """Judge every design of records against its reference, as one family; the verdicts
-    are kept for verdict() to find."""
-    pairs = reference_pairs(records)
-    for (a, b), v in zip(pairs, judge_pairs(pairs)):
+    are kept for verdict() to find. Returns the (reference, design) pairs."""
+    pairs, verdicts = _judge_family(records)
+    for (a, b), v in zip(pairs, verdicts):
         _judged[(id(a), id(b))] = (a, b, v)
     return pairs
+
+
+@per_records
+def _judge_family(records):
+    pairs = reference_pairs(records)
+    return pairs, judge_pairs(pairs)
 
 
 def verdict(a, b):

@@ -8,6 +8,7 @@ vectorised bootstrap for unpaired ratios, Tukey outlier counts, the checks
 that make a row unstable (two modes, a level shift) and the false
 discovery rate across a table. Nothing here reads logs or formats text.
 """
+import functools
 import hashlib
 import math
 import statistics
@@ -336,6 +337,16 @@ def _pettitt_u(ranks):
     return np.abs(2 * np.cumsum(ranks, axis=-1)[..., :-1] - np.arange(1, n) * (n + 1))
 
 
+@functools.lru_cache(maxsize=None)
+def _pettitt_null(ranks):
+    """K of LEVEL_SHIFT_PERMS random orders of ranks (sorted, a tuple): K's distribution
+    when the order carries no shift. It depends on the ranks alone, so on n when no
+    value repeats: a table of hundreds of series draws it once per run count."""
+    perms = np.random.default_rng(LEVEL_SHIFT_SEED).permuted(
+        np.tile(np.array(ranks), (LEVEL_SHIFT_PERMS, 1)), axis=1)
+    return _pettitt_u(perms).max(axis=1)
+
+
 def level_shift(values):
     """Where a series' level shifts: (index of the first run after it, p, after/before), or None.
 
@@ -346,15 +357,19 @@ def level_shift(values):
     when p < LEVEL_SHIFT_P and the medians either side differ by at least
     LEVEL_SHIFT_MIN_PCT. values are in run order.
     """
-    v = np.asarray(_checked(values), dtype=float)
+    return _level_shift(tuple(_checked(values)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _level_shift(values):
+    """level_shift of a tuple (a table asks for each series' shift more than once)."""
+    v = np.array(values, dtype=float)
     if len(v) < LEVEL_SHIFT_MIN_N:
         return None
     ranks = _ranks(v)
     u = _pettitt_u(ranks)
     t = int(np.argmax(u)) + 1
-    perms = np.random.default_rng(LEVEL_SHIFT_SEED).permuted(
-        np.tile(ranks, (LEVEL_SHIFT_PERMS, 1)), axis=1)
-    beyond = np.count_nonzero(_pettitt_u(perms).max(axis=1) >= u[t - 1] - 1e-9)
+    beyond = np.count_nonzero(_pettitt_null(tuple(np.sort(ranks))) >= u[t - 1] - 1e-9)
     p = (beyond + 1) / (LEVEL_SHIFT_PERMS + 1)
     before, after = float(np.median(v[:t])), float(np.median(v[t:]))
     if p >= LEVEL_SHIFT_P or before == 0 or abs(after / before - 1) * 100 < LEVEL_SHIFT_MIN_PCT:
@@ -370,7 +385,13 @@ def two_modes(values):
     at least a factor MODE_GAP and wider than either side's own spread. A
     single far run is an outlier (Tukey's fences count it), not a mode.
     """
-    v = np.sort(np.asarray(_checked(values), dtype=float))
+    return _two_modes(tuple(_checked(values)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _two_modes(values):
+    """two_modes of a tuple (asked for more than once per series)."""
+    v = np.sort(np.array(values, dtype=float))
     if len(v) < 2 * MODE_MIN_RUNS or v[0] <= 0:
         return None
     gaps = np.diff(np.log(v))
