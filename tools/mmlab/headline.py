@@ -15,7 +15,7 @@ headline rows named, the others counted; runs where the guest lost its
 CPU; then one block per benchmark: its declared row, the records marked
 "headline": true, at the largest CPU count, titled by what they measure
 (the record's "title"), each design's figure and ratio against naive,
-work a design defers outside the timed call with its cost, and in exact
+the count per operation that differs most from naive's, work a design defers outside the timed call with its cost, and in exact
 mode, for a design that does the same work as naive, that exact mode
 cannot show latency. The declared row is fixed by the benchmark, never
 chosen by this run's effects. A log whose records declare no headline
@@ -237,18 +237,18 @@ def block_table(block):
     """(headers, rows) of a block: naive's figure, then each design's figure, ratio, note."""
     g = block.group
     ref = g.result(NAIVE, block.cpus)
-    rows = [[NAIVE, format_number(ref.median), "", ""]]
+    rows = [[NAIVE, format_number(ref.median), "", "", ""]]
     for c in block.comps:
         rows.append([c.design, format_number(c.rec.median),
                      NEAR1_CELL + " " + ratio_text(c) if c.kind == NEAR1 else ratio_text(c),
-                     design_note(c)])
-    return ["design", g.unit, f"vs {NAIVE}", "note"], rows
+                     counter_text(c), design_note(c)])
+    return ["design", g.unit, f"vs {NAIVE}", "count per op behind it", "note"], rows
 
 
 def _block_lines(block):
     headers, rows = block_table(block)
     return ["", block_title(block)] + ["  " + line for line in
-                                      render_table(headers, rows, "lrrl")]
+                                      render_table(headers, rows, "lrrll")]
 
 
 # --- what is read first ----------------------------------------------------

@@ -69,7 +69,7 @@ class TestDeclaredRow(unittest.TestCase):
                                                            params={"pages": 64})]
         lines = render_headline(big + small)
         block = block_of(lines, "unmap cost per page: ipi pages=8 at 2 CPUs")
-        self.assertRegex(block[-1], r"^  batched +100\.0 +\*2\.00x 2\.00-2\.00$")
+        self.assertRegex(block[-1], r"^  batched +100\.0 +\*2\.00x 2\.00-2\.00  ipi_sent 8 -> 1$")
         self.assertNotIn("5.00x", "\n".join(lines))
         self.assertNotIn("pages=64", "\n".join(lines))
 
