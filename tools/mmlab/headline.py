@@ -15,9 +15,10 @@ headline rows named, the others counted; runs where the guest lost its
 CPU; then one block per benchmark: its declared row, the records marked
 "headline": true, at the largest CPU count, titled by what they measure
 (the record's "title"), each design's figure and ratio against naive,
-the count per operation that differs most from naive's, work a design defers outside the timed call with its cost, and in exact
-mode, for a design that does the same work as naive, that exact mode
-cannot show latency. The declared row is fixed by the benchmark, never
+the count per operation that differs most from naive's, work a design
+defers outside the timed call with its cost, and in exact mode, for a
+design that does the same work as naive, that exact mode cannot show
+latency. The declared row is fixed by the benchmark, never
 chosen by this run's effects. A log whose records declare no headline
 row shows each benchmark's first parameter set, and says so.
 """
