@@ -205,6 +205,13 @@ class TestForest(unittest.TestCase):
         # Grouped by CPU count, ascending, with a heading each.
         self.assertLess(svg.index(">ipi, 1 CPU</text>"), svg.index(">ipi, 2 CPUs</text>"))
 
+    def test_unstable_row_has_no_dot(self):
+        recs = [record(MODES), record([v / 2 for v in MODES], "batched")]
+        svg = render_forest(comparisons(recs))
+        row = svg[svg.index('<g class="forest-row"'):]
+        self.assertIn(">unstable</text>", row)
+        self.assertNotIn("<circle", row)
+
     def test_line_at_one(self):
         svg = render_forest(comparisons(run()))
         self.assertIn('<text x="', svg)
