@@ -14,9 +14,11 @@ _AGAIN = "MMLAB_REEXEC"  # set on the second try, so a missing numpy cannot loop
 
 
 def has_numpy():
-    """True when this interpreter imports numpy (scipy comes with it in Debian's packages)."""
+    """True when this interpreter imports numpy and scipy (a user's python3 may have the
+    one without the other)."""
     try:
         import numpy  # noqa: F401
+        import scipy.special  # noqa: F401
     except ImportError:
         return False
     return True
@@ -24,8 +26,8 @@ def has_numpy():
 
 def ensure_numpy(argv):
     """Re-execute argv (a script and its arguments) under DEBIAN_PYTHON when this
-    interpreter has no numpy and that one is another; else return and let the
-    import fail with its own message."""
+    interpreter lacks numpy or scipy and that one is another; else return and let
+    the import fail with its own message (mmlab.stats names the packages)."""
     if has_numpy() or os.environ.get(_AGAIN) or not os.access(DEBIAN_PYTHON, os.X_OK):
         return
     if os.path.realpath(sys.executable) == os.path.realpath(DEBIAN_PYTHON):
