@@ -24,7 +24,9 @@ set -uo pipefail
 run_pkgs=(make:make gcc:gcc qemu-system-x86:qemu-system-x86_64 grub-common:grub-mkrescue
 	grub-pc-bin:/usr/lib/grub/i386-pc grub-efi-amd64-bin:/usr/lib/grub/x86_64-efi
 	xorriso:xorriso mtools:mformat ovmf:/usr/share/OVMF/OVMF_CODE_4M.fd
-	gnuplot-nox:gnuplot python3:python3)
+	gnuplot-nox:gnuplot python3:python3
+	python3-numpy:/usr/lib/python3/dist-packages/numpy
+	python3-scipy:/usr/lib/python3/dist-packages/scipy)
 # lava-dispatcher runs tools/lava/ jobs locally (lava-run); tftpd-hpa and ipmitool are what
 # it checks for when validating the lab templates (TFTP deploy, IPMI serial-over-LAN).
 # Bochs (with its BIOS and VGA BIOS) is the second x86 implementation of the test

@@ -3,11 +3,17 @@
 Results are matched on (bench, params, metric, variant, cpus). Each match
 gives one row: A's median and spread, B's median and spread, and the
 percent change from A to B signed so that positive always means B is
-better, whichever way the metric points. A row is marked '*' only when the
-change is beyond the noise: with samples on both sides, when the 95%
-bootstrap interval of the ratio of medians (mmlab.stats) excludes 1; for a
-log without samples, when the change is larger than NOISE_FACTOR x the
-larger relative standard deviation. Results present on one side only are
+better, whichever way the metric points. Two runs are two boots, and the
+boot is the unit: runs inside one boot share its placement on the host,
+its calibration and the host's load, so they cannot tell two boots apart.
+A row is marked '*' only when the change is beyond what separates boots:
+in exact mode (both figures count instructions) when it exceeds
+EXACT_TOLERANCE, since exact figures repeat across boots; with more boots
+of each side (--a-boot, --b-boot), when the Welch interval over the boots'
+log medians (mmlab.peer.boot_ratio_ci) excludes 1; with one boot a side,
+never ("one boot a side"); for a log without samples, when the change is
+larger than NOISE_FACTOR x the larger relative standard deviation, as
+before samples existed. Results present on one side only are
 listed after the table. Runs need not hold the same designs (issue 18): a
 design that only one run has is named as such above the table, and its
 results are listed under that run with "(design not in B)". The same
@@ -25,10 +31,11 @@ from .format import (describe_run, format_number, format_percent, format_spread,
                      render_table)
 from .html import esc, facts_table, header_facts, html_table, page, plot_figure
 from .plot import plotted_groups
-from .peer import variant_label
+from .peer import MIN_BOOTS, boot_ratio_ci, variant_label
 from .records import NAIVE, BenchRecord, params_text
-from .stats import (NOISE_FACTOR, bootstrap_ratio_ci, ci_halfwidth_pct, comparison_seed,
-                    exceeds_noise, percent_change, ratio_significant)
+from .rounds import is_exact
+from .stats import (EXACT_TOLERANCE, NOISE_FACTOR, ci_halfwidth_pct, exceeds_noise,
+                    percent_change, ratio_significant)
 
 MARK = "*"
 
@@ -44,11 +51,17 @@ class CompareRow:
     note: str = ""
 
 
-def compare_records(a_records, b_records, factor=NOISE_FACTOR):
-    """Match A's and B's results; return (rows, only in A, only in B)."""
+def compare_records(a_records, b_records, factor=NOISE_FACTOR, a_boots=(), b_boots=()):
+    """Match A's and B's results; return (rows, only in A, only in B).
+
+    a_boots, b_boots: the records of further boots of each side (lists).
+    """
     b_by_key = {r.key(): r for r in b_records}
     a_keys = {r.key() for r in a_records}
-    rows = [compare_pair(a, b_by_key[a.key()], factor)
+    more_a, more_b = _medians(a_boots), _medians(b_boots)
+    rows = [compare_pair(a, b_by_key[a.key()], factor,
+                         ([a.median] + more_a.get(a.key(), []),
+                          [b_by_key[a.key()].median] + more_b.get(a.key(), [])))
             for a in a_records if a.key() in b_by_key]
     only_a = [a for a in a_records if a.key() not in b_by_key]
     only_b = [b for b in b_records if b.key() not in a_keys]
@@ -57,18 +70,32 @@ def compare_records(a_records, b_records, factor=NOISE_FACTOR):
             sort_records(only_b, order))
 
 
-def compare_pair(a, b, factor=NOISE_FACTOR):
-    """The CompareRow for one result in A and the same result in B."""
+def _medians(boots):
+    """{result key: [its median in each boot that has it]} of a side's further boots."""
+    out = {}
+    for records in boots:
+        for r in records:
+            out.setdefault(r.key(), []).append(r.median)
+    return out
+
+
+def compare_pair(a, b, factor=NOISE_FACTOR, boots=None):
+    """The CompareRow for one result in A and the same result in B.
+
+    boots: (A's medians, B's medians), one per boot, the first being a's and b's.
+    """
     if a.better != b.better or a.unit != b.unit:
         return CompareRow(a, b, None, False, "unit or direction differs")
     change = percent_change(a.median, b.median, a.better)
+    if is_exact(a) and is_exact(b):
+        return CompareRow(a, b, change, change is not None
+                          and abs(change) > EXACT_TOLERANCE * 100, "exact")
+    if boots and min(len(boots[0]), len(boots[1])) >= MIN_BOOTS and min(boots[0] + boots[1]) > 0:
+        ratio, ci = boot_ratio_ci(boots[1], boots[0])
+        return CompareRow(a, b, percent_change(1.0, ratio, a.better), ratio_significant(ci),
+                          f"boots {len(boots[0])}/{len(boots[1])}")
     if a.samples and b.samples:
-        # improvement_ratio(A, B) > 1 means B is better: the same sign as change.
-        # Two runs: no rounds in common, each side resampled on its own.
-        seed = comparison_seed(a.bench, a.params_key(), a.cpus, a.variant, "A/B")
-        ci = bootstrap_ratio_ci(a.samples, b.samples, a.better, seed=seed)
-        return CompareRow(a, b, change, ratio_significant(ci),
-                          "" if ci else "too few runs")
+        return CompareRow(a, b, change, False, "one boot a side")
     return CompareRow(a, b, change, exceeds_noise(change, a.rsd, b.rsd, factor))
 
 
@@ -88,18 +115,23 @@ def sort_records(items, order):
     return sorted(items, key=key)
 
 
-def render_compare(run_a, run_b, factor=NOISE_FACTOR):
-    """The comparison text for two loaded runs (SerialLog objects)."""
-    rows, only_a, only_b = compare_records(run_a.benches, run_b.benches, factor)
+def render_compare(run_a, run_b, factor=NOISE_FACTOR, a_boots=(), b_boots=()):
+    """The comparison text for two loaded runs (SerialLog objects) and their further boots
+    (lists of records)."""
+    rows, only_a, only_b = compare_records(run_a.benches, run_b.benches, factor, a_boots,
+                                           b_boots)
     lines = [f"A: {run_a.path}"] + [f"   {d}" for d in describe_run(run_a.header)]
     lines += [f"B: {run_b.path}"] + [f"   {d}" for d in describe_run(run_b.header)]
     lines += ["", "%change: positive means B is better than A (lower for lower-is-better "
               "metrics, higher for higher-is-better);",
               "±: half the median's 95% confidence interval, % of the median ('sd': the "
               "standard deviation, for a log without samples);",
-              f"{MARK} marks a change beyond run-to-run noise: the 95% bootstrap interval of "
-              "B's median over A's excludes 1",
-              f"(logs without samples: |%change| > {factor:g} x the larger ±stddev% of A and B).",
+              f"{MARK} marks a change beyond what separates boots (the boot is the unit): exact "
+              f"mode, beyond {EXACT_TOLERANCE * 100:g}%;",
+              f"  with {MIN_BOOTS}+ boots a side (--a-boot, --b-boot), a Welch 95% interval over "
+              "the boots' log medians that excludes 1;",
+              "  one boot a side in time mode: never (the note says so);",
+              f"  logs without samples: |%change| > {factor:g} x the larger ±stddev% of A and B.",
               ""]
     lines += render_design_sets(design_sets(run_a.benches, run_b.benches))
     lines += render_rows(rows) if rows else ["No result is present in both runs."]
@@ -196,24 +228,27 @@ def unmatched_text(r, other_designs=(), other="the other run"):
 
 # --- the comparison page -------------------------------------------------
 
-def render_compare_page(run_a, run_b, factor=NOISE_FACTOR):
+def render_compare_page(run_a, run_b, factor=NOISE_FACTOR, a_boots=(), b_boots=()):
     """The comparison as one self-contained HTML page (mmlab.html's layout).
 
     Each benchmark gets a section: its matched results (a significant
     change coloured by its sign), the results only one run has, and the
     plots both results folders hold, A's and B's side by side.
     """
-    rows, only_a, only_b = compare_records(run_a.benches, run_b.benches, factor)
+    rows, only_a, only_b = compare_records(run_a.benches, run_b.benches, factor, a_boots,
+                                           b_boots)
     diffs = design_sets(run_a.benches, run_b.benches)
     body = ["<h1>mmlab comparison: A against B</h1>", "<div class=\"designs\">"]
     for side, run in (("A", run_a), ("B", run_b)):
         body += [f"<div><h3>{side}: {esc(run.path)}</h3>",
                  facts_table(header_facts(run.header)), "</div>"]
     body += ["</div>", "<ul class=\"legend\"><li>%change: positive means B is better than A"
-             f"; {MARK} marks a change beyond run-to-run noise (the 95% bootstrap interval of "
-             "B's median over A's excludes 1; logs without samples: |%change| &gt; "
-             f"{factor:g} x the larger &plusmn;stddev%). Green: B significantly better; red: "
-             "significantly worse; grey: within noise.</li></ul>"]
+             f"; {MARK} marks a change beyond what separates boots (exact mode: beyond "
+             f"{EXACT_TOLERANCE * 100:g}%; with more boots a side: a Welch interval over the "
+             "boots that excludes 1; one boot a side in time mode: never; logs without "
+             f"samples: |%change| &gt; {factor:g} x the larger &plusmn;stddev%). Green: B "
+             "significantly better; red: significantly worse; grey: not shown to differ."
+             "</li></ul>"]
     if diffs:
         body.append("<h3>Designs in one run only</h3><ul>" + "".join(
             f"<li>{esc(design_set_text(*d))}</li>" for d in diffs) + "</ul>")

@@ -34,11 +34,12 @@ estimates without intervals.
 from __future__ import annotations
 
 import json
-import random
-import statistics
+
+import numpy as np
 
 from .format import format_number, render_table
-from .stats import BOOTSTRAP_REPS, CI_MIN_N, comparison_seed
+from .records import per_records
+from .stats import BOOTSTRAP_REPS, CI_MIN_N, comparison_seed, percentile_ci, resampled_medians
 
 MMLAB = "mmlab"  # mmlab.peer.MMLAB: a record without "system"
 SWEPT = "pages"
@@ -70,24 +71,19 @@ def fit_line(points):
     points: (P, cost per page) pairs, at least two distinct P. Equivalent to
     ordinary least squares of cost per page on x = 1/P: slope a, intercept b.
     """
-    xs = [1.0 / p for p, _ in points]
-    ys = [c for _, c in points]
-    mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    sxx = sum((x - mx) ** 2 for x in xs)
+    a, b = _fit(np.array([p for p, _ in points], float), np.array([c for _, c in points], float))
+    return float(a), float(b)
+
+
+def _fit(pages, costs):
+    """(a, b) arrays of the fits of costs (the last axis: one per page count) on 1/pages."""
+    x = 1.0 / pages
+    dx = x - x.mean()
+    sxx = float(dx @ dx)
     if sxx == 0:
         raise ValueError("a fit needs two distinct page counts")
-    a = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
-    return a, my - a * mx
-
-
-def _percentiles(values):
-    values = sorted(values)
-    n = len(values)
-    return [values[int(n * 0.025)], values[int(n * 0.975) - 1]]
-
-
-def _resampled_median(rng, samples):
-    return statistics.median(rng.choices(samples, k=len(samples)))
+    a = (costs - costs.mean(axis=-1, keepdims=True)) @ dx / sxx
+    return a, costs.mean(axis=-1) - a * x.mean()
 
 
 def fit_case(by_pages, seed, reps=BOOTSTRAP_REPS):
@@ -97,12 +93,13 @@ def fit_case(by_pages, seed, reps=BOOTSTRAP_REPS):
     samples = [by_pages[p].samples for p in pages]
     if not all(s and len(s) >= CI_MIN_N for s in samples):
         return a, b, None, None
-    rng = random.Random(seed)
-    fits = [fit_line([(p, _resampled_median(rng, s)) for p, s in zip(pages, samples)])
-            for _ in range(reps)]
-    return a, b, _percentiles([f[0] for f in fits]), _percentiles([f[1] for f in fits])
+    rng = np.random.default_rng(seed)
+    costs = np.stack([resampled_medians(rng, s, reps) for s in samples], axis=1)
+    a_draws, b_draws = _fit(np.array(pages, float), costs)
+    return a, b, list(percentile_ci(a_draws)), list(percentile_ci(b_draws))
 
 
+@per_records
 def fit_results(records):
     """Every fit of records, as results.json's `fits` objects (see the module doc)."""
     out = []
@@ -124,11 +121,12 @@ def delta_ci(base, other, seed, reps=BOOTSTRAP_REPS):
     """95% bootstrap interval of median(other) - median(base), or None (too few runs)."""
     if not base or not other or len(base) < CI_MIN_N or len(other) < CI_MIN_N:
         return None
-    rng = random.Random(seed)
-    return _percentiles([_resampled_median(rng, other) - _resampled_median(rng, base)
-                         for _ in range(reps)])
+    rng = np.random.default_rng(seed)
+    other_draws = resampled_medians(rng, other, reps)
+    return list(percentile_ci(other_draws - resampled_medians(rng, base, reps)))
 
 
+@per_records
 def component_results(records):
     """Every remote component Delta of records, as results.json's `components` objects."""
     cases = _cases(records)

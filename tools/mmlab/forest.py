@@ -3,11 +3,12 @@
 One row per comparison (mmlab.headline.comparisons: a design against naive
 in one benchmark, parameter set and metric at one CPU count), grouped by
 benchmark and CPU count under a heading row. Each row draws the ratio as a
-dot and its bootstrap 95% interval as a bar on a log axis with a line at 1,
+dot and its 95% interval as a bar on a log axis with a line at 1,
 so a bar that crosses the line is no difference. Colours: green, the design
 wins significantly; red, it loses significantly; blue, no significant
 difference; grey, an A/A control or a row expected near 1 (which should sit
-on the line); a hollow dot has no interval (too few runs). The chart is inline SVG
+on the line); a hollow dot has no interval (too few runs); an unstable
+comparison has no dot, only the word. The chart is inline SVG
 (mmlab.svg); each row is a <g class="forest-row"> with a data-kind of
 design, near1 or aa, which the browser test counts.
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from .headline import AA_CONTROL, NEAR1, short
+from .headline import AA_CONTROL, NEAR1, UNSTABLE, short
 from .svg import (AXIS, GREY, LOSS, SAME, WIN, dot, esc, line, log_ticks, svg_open, text,
                   tick_text)
 
@@ -55,8 +56,8 @@ def forest_rows(comps):
 
 def x_range(comps):
     """The axis' (low, high): every ratio and bound, and 1, with a little room."""
-    values = [1.0] + [v for c in comps if c.ratio for v in (c.ratio, *(c.ci or ()))
-                      if v and v > 0]
+    values = [1.0] + [v for c in comps if c.ratio and not c.unstable
+                      for v in (c.ratio, *(c.ci or ())) if v and v > 0]
     lo = max(min(values), CLAMP[0]) / 1.15
     hi = min(max(values), CLAMP[1]) * 1.15
     return lo, hi
@@ -119,6 +120,9 @@ def _row(c, x_of, y, metric_named):
     parts = [f"<g class=\"forest-row\" data-kind=\"{kind_name(c)}\"><title>{esc(tip)}</title>",
              text(LABEL_W - 8, mid + 4, label, "end",
                   " fill=\"#777\"" if c.is_control else "")]
+    if c.unstable:  # no ratio: the row says why in table.txt
+        parts.append(text(LABEL_W + PLOT_W + 8, mid + 4, UNSTABLE, extra=f" fill=\"{GREY}\""))
+        return "".join(parts) + "</g>"
     if c.ci:
         parts.append(line(x_of(c.ci[0]), mid, x_of(c.ci[1]), mid, col, 2))
     if c.ratio and c.ratio > 0:

@@ -66,7 +66,8 @@ def describe_run(header):
              f"{header.get('cpus')} cpus",
              f"hypervisor {header.get('hypervisor') or 'none'}",
              f"firmware {header.get('firmware')}",
-             f"{mem // (1 << 20)} MiB" if isinstance(mem, int) else "memory ?"]
+             f"{mem // (1 << 20)} MiB" if isinstance(mem, int) else "memory ?",
+             f"timing {header.get('timing') or 'time'}"]
     return [", ".join(words), f"cmdline: {header.get('cmdline')}"]
 
 

@@ -148,6 +148,7 @@ def header_facts(header, qemu_cmd=None):
              ("firmware", header.get("firmware")),
              ("boot", f"{header.get('boot')} (loader {header.get('loader')})"),
              ("memory", f"{mem // (1 << 20)} MiB" if isinstance(mem, int) else "?"),
+             ("timing", header.get("timing") or "time (no timing field)"),
              ("TSC", f"{header.get('tsc_hz')} Hz ({header.get('tsc_method')})"),
              ("kernel command line", header.get("cmdline"))]
     # trace: run.sh --trace's state and its measured overhead (an object).

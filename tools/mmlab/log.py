@@ -16,7 +16,7 @@ import argparse
 import json
 import re
 from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 from .ktap import Suite, counted_results, parse_ktap
 from .problems import (PART_BENCH, PART_HEADER, PART_LAVA, PART_TRAILER,
@@ -57,6 +57,8 @@ class SerialLog:
     problems: List[Problem] = field(default_factory=list)
     bench_lines: int = 0
     failures: List[dict] = field(default_factory=list)  # '# bench FAIL' lines
+    # Each result's key to its record, to find a second result for the same point.
+    first_of: Dict[tuple, BenchRecord] = field(default_factory=dict, repr=False)
 
     @property
     def is_kernel_log(self):
@@ -236,13 +238,16 @@ def _take_bench(log, no, obj):
     log.problems += problems
     if record is None:
         return
-    first = next((b for b in log.benches if b.key() == record.key()), None)
+    if len(log.first_of) != len(log.benches):  # benches changed by hand: index them again
+        log.first_of = {b.key(): b for b in log.benches}
+    first = log.first_of.get(record.key())
     if first is not None:
         log.problems.append(Problem(no, "duplicate-result", f"second result for {record.bench} "
                                     f"{record.variant} cpus={record.cpus} (first on line "
                                     f"{first.line}); ignored", PART_BENCH))
         return
     log.benches.append(record)
+    log.first_of[record.key()] = record
 
 
 def _take_lava(log, no, line):

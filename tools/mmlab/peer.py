@@ -16,6 +16,8 @@ import json
 import math
 import statistics
 
+from scipy.special import stdtrit
+
 from .format import render_table
 from .groups import group_results
 from .stats import LOWER, bootstrap_ratio_ci, comparison_seed
@@ -102,16 +104,11 @@ def peer_ratio(mine, peer):
 # interval of the difference of the mean log medians, exponentiated.
 
 MIN_BOOTS = 2  # per side, for an interval
-# Student's t, 97.5% quantile, by degrees of freedom (1..30); 1.96 above.
-T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-        2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
 
 
 def t975(df):
-    """Student's t 97.5% quantile at df degrees of freedom, rounded down to a whole df."""
-    whole = max(1, int(df))
-    return T975[whole - 1] if whole <= len(T975) else 1.96
+    """Student's t 97.5% quantile at df (Welch's, fractional) degrees of freedom."""
+    return float(stdtrit(df, 0.975))
 
 
 def boot_ratio_ci(mine, peer):

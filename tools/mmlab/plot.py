@@ -56,12 +56,12 @@ def plot_groups(groups, plot_dir, gnuplot="gnuplot", subtitle="", stems=None):
     if program is None:
         raise GnuplotMissing(f"{gnuplot} not found")
     os.makedirs(plot_dir, exist_ok=True)
-    written = []
-    for group, stem in zip(groups, stems or plot_stems(groups)):
-        base = os.path.join(plot_dir, stem)
-        run_gnuplot(program, gnuplot_script(group, base, subtitle))
-        written += [base + ".png", base + ".svg"]
-    return written
+    bases = [os.path.join(plot_dir, stem) for stem in stems or plot_stems(groups)]
+    # One gnuplot for every plot ('reset' between them): a process per plot took seconds.
+    if bases:
+        run_gnuplot(program, "".join("reset\n" + gnuplot_script(group, base, subtitle)
+                                     for group, base in zip(groups, bases)))
+    return [f for base in bases for f in (base + ".png", base + ".svg")]
 
 
 def run_gnuplot(program, script):

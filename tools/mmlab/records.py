@@ -9,6 +9,7 @@ contract in docs/design.md all the same. LAVA lines are fixed-format text.
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -33,6 +34,8 @@ LAVA_RE = re.compile(r"^MMLAB-LAVA test_case_id=(\S+) result=(\S+) measurement=(
                      r" units=(\S+)\s*$")
 LAVA_RESULTS = ("pass", "fail", "skip", "unknown")
 NAIVE = "naive"
+# A trailer's status when the run failed: a case failed, or an A/A control disagreed.
+FAILED_STATUS = ("fail", "aa_failed")
 # Printed statistics are rounded, so allow this much slack in min <= x <= max.
 ORDER_SLACK = 1e-9
 
@@ -57,6 +60,7 @@ class BenchRecord:
     counters: Dict[str, float]
     extra: Dict[str, Any] = field(default_factory=dict)
     line: Optional[int] = None
+    _params_json: Optional[str] = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def improved(self):
@@ -89,8 +93,10 @@ class BenchRecord:
         return relative_stddev(self.stddev, self.median)
 
     def params_key(self):
-        """params as a canonical, hashable string."""
-        return json.dumps(self.params, sort_keys=True)
+        """params as a canonical, hashable string (made once: tables ask for it often)."""
+        if self._params_json is None:
+            self._params_json = json.dumps(self.params, sort_keys=True)
+        return self._params_json
 
     def group_key(self):
         """What a table section or plot is about: (bench, params, metric)."""
@@ -110,6 +116,21 @@ class BenchRecord:
         out.update(self.extra)
         out["line"] = self.line
         return out
+
+
+def per_records(fn):
+    """fn(records) remembered for the last list of records it was given (the same record
+    objects, held so their ids stay theirs): table.txt, results.json and the page each
+    ask for the same figures of one run."""
+    last = {}
+
+    @functools.wraps(fn)
+    def remembered(records):
+        key = tuple(id(r) for r in records)
+        if last.get("key") != key:
+            last.update(key=key, records=list(records), value=fn(records))
+        return last["value"]
+    return remembered
 
 
 def params_text(params, sep=" "):
@@ -273,9 +294,9 @@ def check_trailer(obj, line=None):
 
 
 def trailer_failed(trailer):
-    """True when a trailer says the run failed (status 'fail' or failed > 0)."""
+    """True when a trailer says the run failed (status 'fail' or 'aa_failed', or failed > 0)."""
     failed = trailer.get("failed")
-    return trailer.get("status") == "fail" or (_is_int(failed) and failed > 0)
+    return trailer.get("status") in FAILED_STATUS or (_is_int(failed) and failed > 0)
 
 
 def _missing(obj, keys, what, line, part):

@@ -164,14 +164,15 @@ def cmd_compare(args):
             print(f"{PROG}: {run.path}: {p}", file=sys.stderr)
     if any(p.kind == "unreadable" for run in runs for p in run.problems):
         return 1
-    text = render_compare(runs[0], runs[1], args.noise_factor)
+    boots = [[load_run(p).benches for p in paths] for paths in (args.a_boot, args.b_boot)]
+    text = render_compare(runs[0], runs[1], args.noise_factor, *boots)
     sys.stdout.write(text)
     if args.outdir:
         os.makedirs(args.outdir, exist_ok=True)
         with open(os.path.join(args.outdir, COMPARE_NAME), "w") as f:
             f.write(text)
         with open(os.path.join(args.outdir, PAGE_NAME), "w") as f:
-            f.write(render_compare_page(runs[0], runs[1], args.noise_factor))
+            f.write(render_compare_page(runs[0], runs[1], args.noise_factor, *boots))
     return 0
 
 
@@ -209,6 +210,10 @@ def build_parser():
     compare.add_argument("--noise-factor", type=float, default=NOISE_FACTOR, metavar="F",
                          help="mark changes above F x the larger ±stddev%% "
                               f"(default {NOISE_FACTOR:g})")
+    compare.add_argument("--a-boot", action="append", default=[], metavar="RUN",
+                         help="another boot of A (repeatable): the boot is the unit")
+    compare.add_argument("--b-boot", action="append", default=[], metavar="RUN",
+                         help="another boot of B (repeatable)")
     compare.add_argument("--outdir", metavar="DIR",
                          help="also write DIR/compare.txt and DIR/index.html (the page)")
     compare.set_defaults(func=cmd_compare)

@@ -16,7 +16,7 @@ from .inkernel import kernel_component_results
 from .log import SerialLog, parse_log
 from .problems import Problem
 from .records import bench_from_json
-from .rounds import harness_bias, level_shifts
+from .rounds import harness_bias, level_shifts, unstable_rows
 
 RESULTS_NAME = "results.json"
 FORMAT = "mmlab-results 1"
@@ -28,8 +28,9 @@ def write_results_json(log, path, peers=None, boot_ratios=None):
     Beside the log's own parts it holds what the tools derive from the
     samples (docs/output.md, "Host tools"): `fits` and `components`
     (mmlab.fits), `kernel_components` (a peer's in-kernel figures,
-    mmlab.inkernel), `warnings` (failed A/A controls: harness bias) and
-    `level_shifts` (mmlab.rounds); with a peer, `boot_ratios` (mmlab.peer).
+    mmlab.inkernel), `warnings` (failed A/A controls: harness bias),
+    `level_shifts` and `unstable` (the comparisons with no ratio, and why;
+    mmlab.rounds); with a peer, `boot_ratios` (mmlab.peer).
     """
     doc = {"format": FORMAT, **log.to_dict(), **derived(log.benches)}
     if peers is not None:
@@ -46,7 +47,8 @@ def derived(records):
     components = component_results(records)
     return {"fits": fit_results(records), "components": components,
             "kernel_components": kernel_component_results(records, components),
-            "warnings": harness_bias(records), "level_shifts": level_shifts(records)}
+            "warnings": harness_bias(records), "level_shifts": level_shifts(records),
+            "unstable": unstable_rows(records)}
 
 
 def load_run(path):

@@ -1,29 +1,56 @@
-"""Ratios of two designs measured in the same rounds, and the checks of a series.
+"""Verdicts on two designs measured in the same rounds, and the checks of a series.
 
 The harness runs rounds: round i runs the i-th timed run of every variant
 of a case (docs/output.md, "How the runs are made"), so a record's
-samples, in the order they ran, are one per round, and seq says where
-each ran. Two records of the same case are paired round by round when
-both carry seq and the same number of runs; their ratio's interval is
-then the round-block bootstrap (mmlab.stats.round_bootstrap_ratio_ci),
-else (older logs, or records of different runs) each side is resampled
-on its own. Every comparison has its own seed, derived from what is
-compared (bench, params, cpus, the two variants). A/A controls, "expected
-near 1" rows and level shifts are judged here too, so that table.txt,
+samples, in the order they ran, are one per round. judge() compares every
+design with the reference (naive) of its case, all at once, so that the
+stars of a table keep a false discovery rate (Benjamini-Hochberg over
+the comparisons' tests) rather than each its own 95%:
+- exact mode (the figure counts instructions): the ratio of the figures,
+  exact; a difference beyond EXACT_TOLERANCE is real, and runs of one
+  design that differ beyond it mean the figure does not hold;
+- paired rounds (both records carry seq and as many runs): the median of
+  the per-round log ratios with its order-statistic interval and sign test
+  (mmlab.stats.paired_ratio);
+- else (older logs): the ratio of medians, each side bootstrapped apart.
+A row is unstable, with no ratio and no star, when a design's runs fall
+in two modes or shift level, or the interval spans more than a factor 2.
+A/A controls and "expected near 1" rows are judged here too, so table.txt,
 the page and results.json say the same.
 """
 from __future__ import annotations
 
-from .records import NAIVE
-from .stats import (bootstrap_ratio_ci, comparison_seed, level_shift,
-                    round_bootstrap_ratio_ci)
+from typing import List, NamedTuple, Optional, Tuple
+
+from .records import NAIVE, per_records
+from .stats import (EXACT_TOLERANCE, bootstrap_p, bootstrap_ratios, comparison_seed,
+                    exact_spread, fdr_reject, improvement_ratio, level_shift, paired_ratio,
+                    percentile_ci, too_wide, two_modes)
 
 # The A/A variant: the reference design run a second time under this name.
 AA = "aa"
 # A BENCH line's "expect" for designs that run different code but should cost about the same.
 EXPECT_NEAR1 = "near1"
-ROUND_BLOCK = "round-block"
+PAIRED = "paired"
 INDEPENDENT = "independent"
+EXACT = "exact"
+EXACT_UNIT = "instructions"
+
+
+class Verdict(NamedTuple):
+    """One design against the reference: what the tables, headline and page show."""
+
+    ratio: Optional[float]            # > 1: the design wins; None if a figure is 0
+    ci: Optional[Tuple[float, float]]
+    p: Optional[float]                # the test's p (None: exact, unstable or no test)
+    significant: bool                 # after the false discovery rate control; exact: > 0.1%
+    unstable: List[str]               # why the row is unstable (empty: it is not)
+    method: Optional[str]             # PAIRED, INDEPENDENT, EXACT or None (no samples)
+
+
+def is_exact(rec):
+    """True for a record of exact mode: its figure counts instructions."""
+    return rec.unit == EXACT_UNIT
 
 
 def paired_rounds(a, b):
@@ -37,18 +64,86 @@ def pair_seed(a, b):
     return comparison_seed(a.bench, a.params_key(), a.cpus, a.variant, b.variant)
 
 
-def ratio_interval(a, b, better):
-    """(95% interval of improvement_ratio(median a, median b) or None, method).
+def _exact_verdict(a, b, better):
+    ratio = improvement_ratio(a.median, b.median, better)
+    loose = [f"{r.variant}'s runs differ by {exact_spread(r.samples) * 100:.2g}%"
+             for r in (a, b) if r.samples and exact_spread(r.samples) > EXACT_TOLERANCE]
+    differs = ratio is not None and abs(ratio - 1) > EXACT_TOLERANCE
+    return Verdict(ratio, None, None, differs, loose, EXACT)
 
-    method is ROUND_BLOCK when a and b are paired by round, else INDEPENDENT;
-    None for the interval when either side has no samples.
-    """
+
+def _time_verdict(a, b, better):
+    """The verdict before the false discovery rate control (significant left False)."""
+    ratio = improvement_ratio(a.median, b.median, better)
     if not a.samples or not b.samples:
-        return None, None
-    seed = pair_seed(a, b)
-    if paired_rounds(a, b):
-        return round_bootstrap_ratio_ci(a.samples, b.samples, better, seed=seed), ROUND_BLOCK
-    return bootstrap_ratio_ci(a.samples, b.samples, better, seed=seed), INDEPENDENT
+        return Verdict(ratio, None, None, False, [], None)
+    ci = p = None
+    method = PAIRED if paired_rounds(a, b) else INDEPENDENT
+    if method == PAIRED:
+        est = paired_ratio(run_order(a), run_order(b), better)
+        if est is not None:
+            ratio, ci, p = est
+    else:
+        draws = bootstrap_ratios(a.samples, b.samples, better, seed=pair_seed(a, b))
+        if draws is not None:
+            ci = percentile_ci(draws)
+            p = bootstrap_p(draws)
+    why = [w for r in (a, b) for w in (modes_text(r), shift_text(r)) if w]
+    if too_wide(ci):
+        why.append(f"interval {ci[0]:.3g}-{ci[1]:.3g}x spans more than a factor 2")
+    return Verdict(ratio, ci, None if why or ci is None else p, False, why, method)
+
+
+def verdict_of(a, b, better):
+    """The verdict of b against a on its own (a family of one comparison)."""
+    return judge_pairs([(a, b)], better)[0]
+
+
+def judge_pairs(pairs, better=None):
+    """Verdicts of (reference, design) pairs, the stars under one false discovery rate."""
+    raw = [(_exact_verdict if is_exact(a) and is_exact(b) else _time_verdict)(
+        a, b, better or a.better) for a, b in pairs]
+    tested = [i for i, v in enumerate(raw) if v.p is not None]
+    for i, keep in zip(tested, fdr_reject([raw[i].p for i in tested])):
+        raw[i] = raw[i]._replace(significant=keep)
+    return raw
+
+
+_judged = {}  # (id of reference, id of design) -> (reference, design, Verdict)
+
+
+def reference_pairs(records):
+    """(reference, design) of every mmlab case (system, bench, params, metric, cpus)."""
+    cases = {}
+    for r in records:
+        if not r.extra.get("system"):
+            cases.setdefault((r.bench, r.params_key(), r.metric, r.cpus), {})[r.variant] = r
+    return [(c[NAIVE], r) for c in cases.values() if NAIVE in c
+            for v, r in c.items() if v != NAIVE]
+
+
+def judge(records):
+    """Judge every design of records against its reference, as one family; the verdicts
+    are kept for verdict() to find. Returns the (reference, design) pairs."""
+    pairs, verdicts = _judge_family(records)
+    for (a, b), v in zip(pairs, verdicts):
+        _judged[(id(a), id(b))] = (a, b, v)
+    return pairs
+
+
+@per_records
+def _judge_family(records):
+    pairs = reference_pairs(records)
+    return pairs, judge_pairs(pairs)
+
+
+def verdict(a, b):
+    """The verdict of design record b against reference record a: from the last judge()
+    of records holding both, else judged on its own."""
+    hit = _judged.get((id(a), id(b)))
+    if hit is not None and hit[0] is a and hit[1] is b:
+        return hit[2]
+    return verdict_of(a, b, a.better)
 
 
 def run_order(rec):
@@ -60,7 +155,7 @@ def run_order(rec):
 
 def shift_of(rec):
     """level_shift of rec's samples in run order: (run index, p, factor) or None."""
-    if not rec.samples:
+    if not rec.samples or is_exact(rec):
         return None
     return level_shift(run_order(rec))
 
@@ -72,6 +167,20 @@ def shift_text(rec):
         return ""
     at, _, factor = shift
     return f"level shift in {rec.variant} after run {at} ({factor:.2f}x)"
+
+
+def modes_text(rec):
+    """'two modes in naive: 2.05e+04 | 1.75e+07', or ''."""
+    if not rec.samples or is_exact(rec):
+        return ""
+    modes = two_modes(rec.samples)
+    return f"two modes in {rec.variant}: {modes[0]:.4g} | {modes[1]:.4g}" if modes else ""
+
+
+def lost_runs(rec):
+    """How many runs the guest lost its CPU in (time mode's "lost_cpu_runs"), kept apart."""
+    lost = rec.extra.get("lost_cpu_runs")
+    return len(lost) if isinstance(lost, list) else lost if isinstance(lost, int) else 0
 
 
 def is_aa(naive, other):
@@ -100,34 +209,44 @@ def expected_near1(naive, other):
 
 
 def harness_bias(records):
-    """Every failed A/A control of records: dicts naming the case and its interval.
+    """Every failed A/A control of records: dicts naming the case and how it differs.
 
-    A/A compares the reference design with itself, so an interval that
-    excludes 1 is the harness's bias (order, warm-up, drift), not a result.
+    A/A compares the reference design with itself, so a difference that
+    survives the false discovery rate control (exact mode: beyond
+    EXACT_TOLERANCE) is the harness's defect (order, warm-up, a timer's
+    phase), not a result.
     """
     out = []
-    cases = {}
-    for r in records:
-        system = r.extra.get("system") or ""
-        cases.setdefault((system, r.bench, r.params_key(), r.metric, r.cpus), {})[r.variant] = r
-    for by_variant in cases.values():
-        naive, aa = by_variant.get(NAIVE), by_variant.get(AA)
-        if naive is None or aa is None:
+    for a, b in judge(records):
+        v = verdict(a, b)
+        if b.variant != AA or not v.significant:
             continue
-        ci, method = ratio_interval(naive, aa, naive.better)
-        if ci is not None and (ci[0] > 1.0 or ci[1] < 1.0):
-            out.append({"bench": naive.bench, "params": naive.params, "metric": naive.metric,
-                        "cpus": naive.cpus, "ratio_ci": list(ci), "method": method,
-                        "why": "harness bias: A/A ratio excludes 1"})
+        item = {"bench": a.bench, "params": a.params, "metric": a.metric, "cpus": a.cpus,
+                "ratio": v.ratio, "ratio_ci": list(v.ci) if v.ci else None, "method": v.method,
+                "why": "harness bias: A/A differs from 1"}
+        out.append(item)
     return out
 
 
 def harness_bias_text(item):
     """One failed A/A control as a line of text."""
     params = " ".join(f"{k}={v}" for k, v in sorted(item["params"].items()))
-    lo, hi = item["ratio_ci"]
+    how = (f"95% CI {item['ratio_ci'][0]:.3f}-{item['ratio_ci'][1]:.3f}x excludes 1"
+           if item.get("ratio_ci") else f"{item['ratio']:.4f}x differs from 1 by more than "
+           f"{EXACT_TOLERANCE * 100:g}%")
     return (f"harness bias: {item['bench']} {params} cpus={item['cpus']} {item['metric']}: "
-            f"naive/aa 95% CI {lo:.3f}-{hi:.3f}x excludes 1")
+            f"naive/aa {how}")
+
+
+def unstable_rows(records):
+    """Every comparison judged unstable, as dicts for results.json."""
+    out = []
+    for a, b in judge(records):
+        v = verdict(a, b)
+        if v.unstable:
+            out.append({"bench": a.bench, "params": a.params, "metric": a.metric,
+                        "cpus": a.cpus, "design": b.variant, "why": v.unstable})
+    return out
 
 
 def level_shifts(records):

@@ -48,26 +48,34 @@ from .groups import Group, group_results
 from .merge import merge_sections
 from .peer import PeerIndex, peer_ratio, split_systems
 from .records import NAIVE
-from .rounds import (expected_near1, harness_bias, harness_bias_text, is_aa, near1_why,
-                     ratio_interval, shift_text)
-from .stats import (BOOTSTRAP_REPS, CI_MIN_N, CI_TARGET_PCT, LEVEL_SHIFT_MIN_PCT,
-                    LEVEL_SHIFT_P, ci_halfwidth_pct, improvement_ratio,
+from .rounds import (EXACT, expected_near1, harness_bias, harness_bias_text, is_aa, judge,
+                     lost_runs, near1_why, verdict)
+from .stats import (CI_MIN_N, CI_TARGET_PCT, EXACT_TOLERANCE, FDR_Q, LEVEL_SHIFT_MIN_PCT,
+                    LEVEL_SHIFT_P, MODE_GAP, WIDE_FACTOR, ci_halfwidth_pct,
                     ratio_significant, tukey_outliers)
 
 MAX_COUNTERS = 4
 PER_OP = "_per_op"
 NOT_SIGNIFICANT = "~"
 NO_INTERVAL = "?"
+UNSTABLE = "unstable"
 LEGEND = [
     "ratio: how many times better the improved variant is than naive "
     "(naive/improved when lower is better,",
     "       improved/naive when higher is better): > 1 means the improved design wins;",
-    f"       '{NOT_SIGNIFICANT}' marks a ratio whose 95% CI includes 1 (not significant), "
+    "       time mode: the median over rounds of naive's run / the design's run of the same "
+    "round (paired);",
+    f"       '{NOT_SIGNIFICANT}' marks a ratio not significant with the table's false discovery "
+    f"rate held at {FDR_Q:g}",
+    "       (Benjamini-Hochberg over every row's sign test), "
     f"'{NO_INTERVAL}' one with fewer than {CI_MIN_N} runs a side.",
-    f"95% CI: percentile bootstrap of the ratio of medians ({BOOTSTRAP_REPS} resamples): "
-    "whole rounds resampled, each round's runs",
-    "       kept together (round-block), one seed per comparison from (bench, params, cpus, "
-    "the two designs).",
+    "95% CI: order statistics of the per-round log ratios (distribution-free; logs without "
+    "rounds: a bootstrap).",
+    f"exact mode (unit instructions): ratios are exact; '{NOT_SIGNIFICANT}' within "
+    f"{EXACT_TOLERANCE * 100:g}%; a design whose runs differ by more does not hold.",
+    f"{UNSTABLE}: a design's runs in two modes (a gap of {MODE_GAP:g}x), a level shift, "
+    f"or an interval spanning more than {WIDE_FACTOR:g}x:",
+    "       no ratio, no star; the note shows the modes.",
     "±CI: half the median's 95% confidence interval (order statistics), as % of the median; "
     f"the harness aims at ±{CI_TARGET_PCT:g}%.",
     "outliers: runs outside Tukey's fences (1.5 IQR), on each design's row. They stay in "
@@ -78,8 +86,10 @@ LEGEND = [
     "not is 'harness bias'.",
     "expected near 1: the designs run different code but should cost about the same there; "
     "no result, no control.",
-    f"level shift: a design's runs change level against run order (Pettitt p < "
-    f"{LEVEL_SHIFT_P:g}, medians {LEVEL_SHIFT_MIN_PCT:g}% apart).",
+    f"level shift: a design's runs change level against run order (Pettitt's statistic, "
+    f"permutation p < {LEVEL_SHIFT_P:g},",
+    f"       medians {LEVEL_SHIFT_MIN_PCT:g}% apart). lost: runs where the guest lost its CPU, "
+    "not in the figures.",
     "Counters are per operation (per <unit> where the name ends so), on each design's row.",
     f"A group's designs share one table: {NAIVE}'s row first at each CPU count, then a row per "
     f"design with its ratio against {NAIVE}.",
@@ -159,6 +169,7 @@ def table_sections(records):
     """Every Section of the table of records, in order: naive against each design,
     then a peer system's groups that no mmlab section matches."""
     own, peer_records = split_systems(records)
+    judge(own)
     peers = [PeerIndex(system, recs) for system, recs in peer_records.items()]
     groups = group_results(own)
     out = [Section(group, improved, *section_table(group, improved, peers))
@@ -241,11 +252,9 @@ def _short(system):
     return system.split("-")[0]
 
 
-def compare_pair(naive, better, direction):
-    """(ratio, interval or None, significant) of two records of one CPU count."""
-    ratio = improvement_ratio(naive.median, better.median, direction)
-    ci, _ = ratio_interval(naive, better, direction)
-    return ratio, ci, ratio_significant(ci)
+def compare_pair(naive, better):
+    """The mmlab.rounds Verdict of design record better against reference record naive."""
+    return verdict(naive, better)
 
 
 def section_row(group, improved, cpus, counters):
@@ -254,15 +263,25 @@ def section_row(group, improved, cpus, counters):
     better = group.result(improved, cpus) if improved else None
     cells = [str(cpus), _median(naive), _spread(naive), _median(better), _spread(better)]
     if naive and better:
-        ratio, ci, significant = compare_pair(naive, better, group.better)
-        cells += [_ratio_cell(ratio, ci, significant), _interval(ci),
+        v = compare_pair(naive, better)
+        cells += [verdict_cell(v), "-" if v.unstable else _interval(v.ci),
                   f"{_outliers(naive)} / {_outliers(better)}"]
-        note = _note(naive, better, ci, significant)
+        note = _note(naive, better, v)
     else:
         cells += ["-", "-", f"{_outliers(naive)} / {_outliers(better)}"]
         note = ""
     cells += [f"{_counter(naive, c)} / {_counter(better, c)}" for c in counters]
     return cells + [f"{_runs(naive)} / {_runs(better)}", note]
+
+
+def verdict_cell(v):
+    """A row's ratio: 'unstable', '2.31x' (significant), '~1.02x' or '?1.50x' (no interval)."""
+    if v.unstable:
+        return UNSTABLE
+    if v.method == EXACT:
+        mark = "" if v.significant else NOT_SIGNIFICANT
+        return "n/a" if v.ratio is None else f"{mark}{v.ratio:.3f}x"
+    return _ratio_cell(v.ratio, v.ci, v.significant)
 
 
 def _ratio_cell(ratio, ci, significant):
@@ -276,25 +295,31 @@ def _interval(ci):
     return "-" if ci is None else f"{ci[0]:.2f}-{ci[1]:.2f}x"
 
 
-def _note(naive, better, ci, significant):
-    """The design's own note, then control rows (flagged when their ratio is not 1) or few runs."""
+def _note(naive, better, v):
+    """The design's own note, then control rows (flagged when their ratio is not 1), few
+    runs, why the row is unstable, work deferred and runs lost."""
     own = better.extra.get("note")
-    text = "; ".join(filter(None, [_row_note(naive, better, ci, significant),
-                                   shift_text(naive), shift_text(better)]))
+    lost = [f"{r.variant} lost the CPU in {lost_runs(r)} run(s)" for r in (naive, better)
+            if lost_runs(r)]
+    deferred = better.extra.get("deferred_cost") if better.extra.get("deferred") else None
+    text = "; ".join(filter(None, [_row_note(naive, better, v), *v.unstable, *lost,
+                                   f"deferred: {format_number(deferred)} more outside the "
+                                   "timed call" if deferred is not None else ""]))
     if isinstance(own, str) and own:
         return f"{own}; {text}" if text else own
     return text
 
 
-def _row_note(naive, better, ci, significant):
+def _row_note(naive, better, v):
     """A/A rows (flagged when their ratio is not 1), rows expected near 1, few runs."""
+    ci, significant = v.ci, v.significant and not v.unstable
     if is_aa(naive, better):
         return "A/A control" + (": differs from 1, harness bias" if significant else "")
     if expected_near1(naive, better):
         why = near1_why(naive) or near1_why(better) or naive.control_why or better.control_why
         text = f"expected near 1 ({why})" if why else "expected near 1"
         return text + (": differs from 1 (different code)" if significant else "")
-    if ci is None and naive.samples and better.samples:
+    if ci is None and v.method not in (EXACT, None) and naive.samples and better.samples:
         return f"fewer than {CI_MIN_N} runs: no interval"
     return ""
 

@@ -26,6 +26,10 @@ from html.parser import HTMLParser
 sys.dont_write_bytecode = True  # keep tools/ free of __pycache__, as run.py does
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # tools/, where the package mmlab is
+from mmlab.interp import ensure_numpy  # noqa: E402
+
+if __name__ == "__main__":
+    ensure_numpy(sys.argv)
 from mmlab.log import parse_log  # noqa: E402
 from mmlab.html import TRACE_PLOT  # noqa: E402
 from mmlab.plot import plotted_groups  # noqa: E402

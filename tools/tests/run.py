@@ -21,6 +21,11 @@ import unittest
 sys.dont_write_bytecode = True  # keep tools/ and tools/tests/ free of __pycache__
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+from mmlab.interp import ensure_numpy  # noqa: E402  (tools/ is on the path)
+
+if __name__ == "__main__":
+    ensure_numpy(sys.argv)
 
 
 def module_names(argv):

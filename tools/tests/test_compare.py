@@ -91,7 +91,8 @@ class TestRenderedComparison(unittest.TestCase):
 
     def test_header_explains_the_sign_and_marker(self):
         self.assertIn("%change: positive means B is better than A", self.text)
-        self.assertIn("* marks a change beyond run-to-run noise", self.text)
+        self.assertIn("* marks a change beyond what separates boots (the boot is the unit)",
+                      self.text)
         self.assertIn("|%change| > 2 x the larger ±stddev% of A and B", self.text)
 
     def test_regression_in_lower_is_better_metric(self):

@@ -191,30 +191,39 @@ class TestTableMarks(unittest.TestCase):
         self.assertIn("Run status fail (passed 1, failed 1, skipped 0)", text)
 
 
-class TestCompareNoise(unittest.TestCase):
-    def test_change_beyond_the_noise_is_flagged(self):
+class TestCompareBoots(unittest.TestCase):
+    """Two runs are two boots: the boot is the unit, not the runs inside one boot."""
+
+    def test_one_boot_a_side_is_never_flagged(self):
+        # Runs inside one boot cannot tell boots apart, however far apart they are.
         row = compare_pair(record(SLOW, "batched"), record(FAST, "batched"))
-        self.assertTrue(row.significant)
+        self.assertFalse(row.significant)
+        self.assertEqual(row.note, "one boot a side")
         self.assertAlmostEqual(row.change, 50.0, delta=1.0)
 
-    def test_change_inside_the_noise_is_not(self):
-        # A 1% difference in medians with ±2% spread: a large stddev rule would
-        # not flag it either, but a tight one would; the interval decides.
-        row = compare_pair(record(FAST, "batched"), record(FAST_TOO, "batched"))
+    def test_boots_that_agree_on_a_change_are_flagged(self):
+        a, b = record(SLOW, "batched"), record(FAST, "batched")
+        row = compare_pair(a, b, boots=([200.0, 202.0, 199.0], [100.0, 101.0, 99.5]))
+        self.assertTrue(row.significant)
+        self.assertEqual(row.note, "boots 3/3")
+        self.assertAlmostEqual(row.change, 50.0, delta=1.0)
+
+    def test_boots_that_scatter_are_not(self):
+        a, b = record(SLOW, "batched"), record(FAST, "batched")
+        row = compare_pair(a, b, boots=([200.0, 100.0], [100.0, 210.0]))
         self.assertFalse(row.significant)
+
+    def test_exact_figures_differ_beyond_a_tenth_of_a_percent(self):
+        exact = {"unit": "instructions", "metric": "instructions_per_op"}
+        a = record([1000.0] * 2, "batched", **exact)
+        self.assertTrue(compare_pair(a, record([1002.0] * 2, "batched", **exact)).significant)
+        self.assertFalse(compare_pair(a, record([1000.5] * 2, "batched", **exact)).significant)
 
     def test_rows_show_the_median_interval(self):
         from mmlab.compare import render_rows
         row = compare_pair(record(SLOW, "batched"), record(FAST, "batched"))
         text = "\n".join(render_rows([row]))
         self.assertIn(f"±{ci_halfwidth_pct(SLOW):.1f}%", text)
-        self.assertTrue(text.rstrip().endswith("*"), text)
-
-    def test_too_few_runs_are_never_flagged(self):
-        row = compare_pair(record(SLOW[:4], "batched"), record(FAST[:4], "batched"))
-        self.assertFalse(row.significant)
-        self.assertEqual(row.note, "too few runs")
-
 
 
 class TestInterleaving(unittest.TestCase):

@@ -1,27 +1,38 @@
 """Tests for tools/mmlab/headline.py and mmlab.forest: the run's headline (terminal,
-table.txt, page) and the forest plot, with controls and A/A controls ("aa")."""
+table.txt, page) and the forest plot, with A/A controls ("aa"), declared rows, unstable
+rows, deferred work and exact mode."""
 import unittest
 
 import toolpath  # noqa: F401  (puts tools/ on the path)
 from mmlab.forest import render_forest
-from mmlab.headline import (AA_CONTROL, DESIGN, NEAR1, MAX_AA_LINES, MAX_LINES, comparisons,
-                            headline_sentences, render_headline)
-from mmlab.rounds import ROUND_BLOCK, ratio_interval
-from mmlab.stats import bootstrap_ratio_ci
+from mmlab.headline import (AA_CONTROL, DESIGN, NEAR1, MAX_AA_LINES, MAX_LINES, TIMING_HINT,
+                            comparisons, headline_sentences, render_headline)
+from mmlab.rounds import PAIRED, verdict_of
 from test_confidence import FAST, FAST_TOO, SLOW, record
 
 # A/A: the reference run a second time; SLOW against itself, or against FAST (a bias).
 SLOW_TOO = [201.0, 199.0, 200.0, 203.0, 198.0, 200.5, 199.5, 202.0, 200.0, 200.0]
+# The halted IPI round's two modes.
+MODES = [15.0e3, 32.0e3, 15.2e3, 31.0e3, 15.1e3, 32.5e3, 15.3e3, 31.5e3, 15.2e3, 32.2e3]
+EXACT = {"unit": "instructions", "metric": "instructions_per_op"}
 
 
-def run(*extra, cpus=2, aa=SLOW_TOO, params=None):
-    """naive (SLOW), batched (FAST) and the A/A design of one group at one CPU count."""
-    p = {"params": params} if params else {}
+def run(*extra, cpus=2, aa=SLOW_TOO, params=None, **marks):
+    """naive (SLOW), batched (FAST) and the A/A design of one group at one CPU count;
+    marks (headline=True, title=...) go on every record."""
+    p = dict(marks, **({"params": params} if params else {}))
     recs = [record(SLOW, cpus=cpus, counters={"ipi_sent_per_op": 8.0}, **p),
             record(FAST, "batched", cpus=cpus, counters={"ipi_sent_per_op": 1.0}, **p)]
     if aa is not None:
         recs.append(record(aa, "aa", cpus=cpus, **p))
     return recs + list(extra)
+
+
+def block_of(lines, title):
+    """The lines of the block whose title starts with title, up to the next blank line."""
+    start = next(i for i, line in enumerate(lines) if line.startswith(title))
+    end = next((i for i in range(start, len(lines)) if not lines[i]), len(lines))
+    return lines[start:end]
 
 
 class TestComparisons(unittest.TestCase):
@@ -35,16 +46,13 @@ class TestComparisons(unittest.TestCase):
                             record(FAST_TOO, "batched", expect="near1")])
         self.assertEqual(near[0].kind, NEAR1)
 
-    def test_interval_is_the_tables(self):
-        # The headline, the forest plot and table.txt share mmlab.rounds.ratio_interval:
-        # round-block when the two ran in the same rounds, the pair's own seed.
-        ref = record(SLOW, seq=list(range(0, 20, 2)))
-        rec = record(FAST, "batched", seq=list(range(1, 20, 2)))
+    def test_verdict_is_the_tables(self):
+        ref, rec = record(SLOW, seq=list(range(0, 20, 2))), record(FAST, "batched",
+                                                                  seq=list(range(1, 20, 2)))
         c = comparisons([ref, rec])[0]
-        ci, method = ratio_interval(ref, rec, "lower")
-        self.assertEqual(method, ROUND_BLOCK)
-        self.assertEqual(c.ci, ci)
-        self.assertNotEqual(c.ci, bootstrap_ratio_ci(SLOW, FAST, "lower"))  # not seed 16's
+        v = verdict_of(ref, rec, "lower")
+        self.assertEqual(v.method, PAIRED)
+        self.assertEqual((c.ratio, c.ci, c.significant), (v.ratio, v.ci, v.significant))
 
     def test_ratio_and_explaining_counter(self):
         c = comparisons(run())[0]
@@ -53,118 +61,139 @@ class TestComparisons(unittest.TestCase):
         self.assertEqual(c.counter, ("ipi_sent_per_op", 8.0, 1.0))
 
 
-class TestHeadlineTable(unittest.TestCase):
-    def test_row_with_ratio_ci_and_count(self):
-        lines = render_headline(run())
-        self.assertIn("ipi at 2 CPUs: cycles_per_round (cycles, lower is better); "
-                      "ratio = naive / design", lines)
-        row = next(line for line in lines if line.strip().startswith("target=all"))
-        self.assertRegex(row, r"\*2\.00x \d\.\d\d-\d\.\d\d")
-        self.assertIn("batched: ipi_sent 8 -> 1", row)
-        # The A/A control is no column and, at 1, not shown at all.
-        self.assertNotIn("aa", " ".join(lines))
-
-    def test_ratio_named_the_way_the_metric_points(self):
-        # A metric where higher is better (reclaim's pages per second): the ratio is
-        # design / naive, and the title must say so, not "naive / design".
-        recs = [record(FAST, better="higher"), record(SLOW, "batched", better="higher")]
-        title = next(line for line in render_headline(recs) if line.startswith("ipi at"))
-        self.assertTrue(title.endswith("higher is better); ratio = batched / naive".replace(
-            "batched", "design")), title)
-
-    def test_failed_aa_is_shown_as_harness_bias(self):
-        lines = render_headline(run(aa=FAST))
-        bias = [line for line in lines if "harness bias" in line]
-        self.assertEqual(len(bias), 1)
-        self.assertIn("ipi target=all at 2 CPUs: aa *2.00x", bias[0])
-
-    def test_failed_aa_at_a_smaller_cpu_count_is_named(self):
-        # A harness bias is a warning wherever it is: not folded into a count.
-        lines = render_headline(run(*run(cpus=1, aa=FAST)))
-        bias = [line for line in lines if "harness bias" in line]
-        self.assertEqual(len(bias), 1)
-        self.assertIn("ipi target=all at 1 CPUs: aa *2.00x", bias[0])
-        self.assertNotIn("smaller CPU counts", "\n".join(lines))
-
-    def test_many_failed_aa_are_counted_past_a_few(self):
-        # 40 parameter sets whose A/A fails: MAX_AA_LINES named, the rest counted, and the
-        # design rows keep their place within MAX_LINES (naming all 40 left none).
-        recs = [r for n in range(40) for r in run(aa=FAST, params={"pages": n})]
-        lines = render_headline(recs)
-        self.assertLessEqual(len(lines), MAX_LINES)
-        self.assertEqual(sum(1 for line in lines if line.endswith("(A/A: the reference run "
-                                                                  "twice)")), MAX_AA_LINES)
-        self.assertIn(f"  {40 - MAX_AA_LINES} more A/A control(s) differ from 1, harness bias: "
-                      "table.txt's WARNING lines", lines)
-        self.assertTrue(any(line.strip().startswith("pages=0") for line in lines))
-
-    def test_only_the_largest_cpu_count(self):
-        lines = render_headline(run(*run(cpus=1, aa=None)))
-        self.assertTrue(any(line.startswith("ipi at 2 CPUs") for line in lines))
-        self.assertFalse(any("at 1 CPU" in line for line in lines))
-
-    def test_no_difference_is_counted_not_listed(self):
-        recs = [record(FAST), record(FAST_TOO, "batched")]
-        lines = render_headline(recs)
-        self.assertEqual(lines[-1], "No difference shown (every CI includes 1, too few runs "
-                                    "for one, or expected near 1): 1 more parameter set(s)")
-
-    def test_at_most_40_lines(self):
-        recs = [r for n in range(60) for r in run(aa=None, params={"pages": n})]
-        lines = render_headline(recs)
-        self.assertEqual(len(lines), MAX_LINES)
-        self.assertIn("more row(s) with smaller ratios: see table.txt", "\n".join(lines))
-
-    def test_every_benchmark_keeps_its_best_row(self):
-        # 60 rows of one benchmark with larger effects than the other's one row: the
-        # budget is cut, but the other benchmark still shows its best row.
-        big = [r for n in range(60) for r in run(aa=None, params={"pages": n})]
-        small = [record(SLOW, bench="tlb", params={"pages": 1}),
-                 record([x * 1.6 for x in FAST], "batched", bench="tlb", params={"pages": 1})]
+class TestDeclaredRow(unittest.TestCase):
+    def test_the_declared_row_not_the_largest_effect(self):
+        # pages=8 is declared; pages=64 has the larger effect and must not be shown.
+        small = run(aa=None, params={"pages": 8}, headline=True, title="unmap cost per page")
+        big = [record(SLOW, params={"pages": 64}), record([v / 5 for v in SLOW], "batched",
+                                                           params={"pages": 64})]
         lines = render_headline(big + small)
-        self.assertEqual(len(lines), MAX_LINES)
-        self.assertTrue(any(line.startswith("tlb at 2 CPUs") for line in lines), lines)
+        block = block_of(lines, "unmap cost per page: ipi pages=8 at 2 CPUs")
+        self.assertRegex(block[-1], r"^  batched +100\.0 +\*2\.00x 2\.00-2\.00  ipi_sent 8 -> 1$")
+        self.assertNotIn("5.00x", "\n".join(lines))
+        self.assertNotIn("pages=64", "\n".join(lines))
 
-    def test_every_benchmark_shown_before_the_failed_controls_are_named(self):
-        # A default run's shape: 7 benchmarks with differences (one with 15 rows) and 6
-        # failed controls. Naming the controls left room for one row in all, so 6
-        # benchmarks with clear wins were missing; now each keeps its best row and the
-        # controls are counted in one line.
-        recs = [r for n in range(15) for r in run(aa=None, params={"pages": n})]
-        for bench in ("tlb", "reclaim", "pin", "pagemap", "faultlock", "swapfree"):
-            recs += [record(SLOW, bench=bench), record(FAST, "batched", bench=bench),
-                     record(FAST, "aa", bench=bench)]
+    def test_the_title_names_what_is_measured(self):
+        lines = render_headline(run(headline=True, title="cost of one IPI round"))
+        self.assertIn("cost of one IPI round: ipi target=all at 2 CPUs, cycles_per_round "
+                      "(cycles, lower is better)", lines)
+
+    def test_largest_cpu_count_of_the_declared_row(self):
+        lines = render_headline(run(*run(cpus=1, aa=None, headline=True), headline=True))
+        self.assertTrue(any(" at 2 CPUs, " in line for line in lines))
+        self.assertFalse(any(" at 1 CPUs, " in line for line in lines))
+
+    def test_without_a_declared_row_the_first_parameter_set_says_so(self):
+        recs = run(aa=None, params={"pages": 1}) + run(aa=None, params={"pages": 8})
         lines = render_headline(recs)
-        self.assertLessEqual(len(lines), MAX_LINES)
-        for bench in ("ipi", "tlb", "reclaim", "pin", "pagemap", "faultlock", "swapfree"):
-            self.assertTrue(any(line.startswith(f"{bench} at 2 CPUs") for line in lines),
-                            (bench, lines))
-        self.assertIn("Differ from 1 where 1 is expected (not results): 6 comparison(s), 6 of "
-                      "them A/A (harness bias): named in table.txt", lines)
+        self.assertIn("ipi: ipi pages=1 at 2 CPUs, cycles_per_round (cycles, lower is better) "
+                      "[no row declared: the first parameter set]", lines)
+        self.assertNotIn("pages=8", "\n".join(lines))
+
+    def test_deferred_work_is_marked_with_its_cost(self):
+        lazy = record(FAST, "lazy", deferred=True, deferred_cost=350.5, headline=True)
+        lines = render_headline(run(lazy, headline=True))
+        row = next(line for line in lines if line.strip().startswith("lazy"))
+        self.assertIn("deferred: finishes outside the timed call, 350.5 cycles more", row)
 
     def test_no_comparison(self):
         self.assertEqual(render_headline([record(FAST)]),
                          ["Headline: no design to compare with the reference in this run."])
 
 
+class TestReadFirst(unittest.TestCase):
+    def test_failed_aa_prints_before_any_result(self):
+        lines = render_headline(run(aa=FAST, headline=True))
+        at = lines.index("HARNESS DEFECT: 1 A/A control(s) differ from 1 (the reference run "
+                         "twice; not a result):")
+        self.assertRegex(lines[at + 1], r"^  ipi target=all at 2 CPUs: aa \*2\.00x")
+        first_result = next(i for i, line in enumerate(lines) if line.startswith("  batched"))
+        self.assertLess(at, first_result)
+
+    def test_failed_aa_at_a_smaller_cpu_count_is_named(self):
+        lines = render_headline(run(*run(cpus=1, aa=FAST)))
+        self.assertIn("  ipi target=all at 1 CPUs: aa *2.00x 2.00-2.00", lines)
+
+    def test_many_failed_aa_are_counted_past_a_few(self):
+        recs = [r for n in range(40) for r in run(aa=FAST, params={"pages": n})]
+        lines = render_headline(recs)
+        self.assertLessEqual(len(lines), MAX_LINES)
+        self.assertEqual(sum(1 for line in lines if ": aa *" in line), MAX_AA_LINES)
+        self.assertIn(f"  ... {40 - MAX_AA_LINES} more: table.txt's WARNING lines", lines)
+
+    def test_unstable_rows_print_first_with_their_modes(self):
+        recs = [record(MODES, headline=True), record([v / 2 for v in MODES], "batched",
+                                                       headline=True)]
+        lines = render_headline(recs)
+        self.assertEqual(lines[1], "UNSTABLE: 1 comparison(s), no ratio (1 in headline rows):")
+        self.assertEqual(lines[2], "  ipi target=all at 2 CPUs, batched: two modes in naive: "
+                                   "1.52e+04 | 3.2e+04; two modes in batched: 7600 | 1.6e+04")
+        row = next(line for line in lines if line.strip().startswith("batched"))
+        self.assertIn("unstable", row)
+        self.assertNotIn("2.00x", row)
+
+    def test_lost_runs_are_reported_apart(self):
+        lines = render_headline(run(record(SLOW, "lazy", lost_cpu_runs=2)))
+        self.assertIn("LOST CPU: 2 run(s) in 1 record(s) where the host descheduled a vCPU, "
+                      "reported apart (table.txt's notes)", lines)
+        self.assertLess(lines.index(next(x for x in lines if x.startswith("LOST CPU"))),
+                        lines.index(next(x for x in lines if x.strip().startswith("batched"))))
+
+    def test_at_most_max_lines(self):
+        recs = [r for n in range(60) for r in run(aa=FAST, params={"pages": n})]
+        recs += [r for b in range(20) for r in run(aa=None, bench=f"b{b}")]
+        lines = render_headline(recs)
+        self.assertEqual(len(lines), MAX_LINES)
+        self.assertEqual(lines[-1], "... the rest of the headline: table.txt")
+
+
+class TestExactHeadline(unittest.TestCase):
+    def exact(self, value, variant="naive", **more):
+        return record([value, value], variant, headline=True, title="unmap cost per page",
+                      **EXACT, **more)
+
+    def test_mode_and_exact_ratios(self):
+        lines = render_headline([self.exact(1903.0), self.exact(529.375, "batched")])
+        self.assertTrue(lines[0].startswith("Headline (exact mode: instructions"), lines[0])
+        row = next(line for line in lines if line.strip().startswith("batched"))
+        self.assertIn("3.595x", row)
+
+    def test_same_work_points_to_time_mode(self):
+        lines = render_headline([self.exact(681.375), self.exact(681.0, "serial"),
+                                 self.exact(529.0, "batched")])
+        serial = next(line for line in lines if line.strip().startswith("serial"))
+        self.assertIn(TIMING_HINT, serial)
+        self.assertIn("~1.001x", serial)
+        batched = next(line for line in lines if line.strip().startswith("batched"))
+        self.assertNotIn(TIMING_HINT, batched)
+
+    def test_aa_beyond_a_tenth_of_a_percent_first(self):
+        lines = render_headline([self.exact(1910.0), self.exact(529.0, "batched"),
+                                 self.exact(1912.5, "aa")])
+        self.assertEqual(lines[1], "HARNESS DEFECT: 1 A/A control(s) differ from 1 (the "
+                                   "reference run twice; not a result):")
+        self.assertEqual(lines[2], "  ipi target=all at 2 CPUs: aa 0.999x")
+        ok = render_headline([self.exact(1910.0), self.exact(1910.5, "aa")])
+        self.assertFalse(any("HARNESS" in line for line in ok))
+
+    def test_a_figure_that_moves_between_runs_is_flagged(self):
+        recs = [self.exact(1910.0), record([529.0, 531.0], "batched", headline=True, **EXACT)]
+        lines = render_headline(recs)
+        self.assertEqual(lines[1], "FIGURES DIFFER BETWEEN RUNS: 1 comparison(s), no ratio (1 "
+                                   "in headline rows):")
+        self.assertIn("batched's runs differ by 0.38%", lines[2])
+
+
 class TestSentences(unittest.TestCase):
-    def test_winner_and_controls(self):
-        text = headline_sentences(run())
-        self.assertEqual(text[0], "ipi: at 2 CPUs batched beats naive in 1 of 1 parameter set, "
-                                  "by up to 2.00x (target=all).")
-        self.assertEqual(text[-1], "1 of 1 comparisons that should be 1 (1 A/A, 0 expected "
-                                   "near 1) come out at 1 within their interval.")
+    def test_declared_row_and_controls(self):
+        text = headline_sentences(run(headline=True, title="cost of one IPI round"))
+        self.assertRegex(text[0], r"^cost of one IPI round \(ipi target=all, 2 CPUs\), against "
+                                  r"naive: batched \*2\.00x \d\.\d\d-\d\.\d\d\.$")
+        self.assertEqual(text[-1], "1 of 1 A/A controls come out at 1.")
 
     def test_failed_aa_named(self):
         text = " ".join(headline_sentences(run(aa=FAST)))
-        self.assertIn("A/A control failed: ipi target=all at 2 CPUs, aa *2.00x", text)
-        self.assertIn("harness bias", text)
-        self.assertIn("0 of 1 comparisons that should be 1", text)
-
-    def test_loss_and_no_difference(self):
-        text = headline_sentences([record(FAST), record(SLOW, "lazy")])
-        self.assertEqual(text[0], "ipi: at 2 CPUs lazy loses in 1 of 1, down to 0.50x "
-                                  "(target=all).")
+        self.assertIn("0 of 1 A/A controls come out at 1; 1 differ: a harness defect.", text)
 
 
 class TestForest(unittest.TestCase):
@@ -175,6 +204,13 @@ class TestForest(unittest.TestCase):
         self.assertEqual(svg.count('stroke="#9a9a9a" stroke-width="2"'), 2)  # aa bars in grey
         # Grouped by CPU count, ascending, with a heading each.
         self.assertLess(svg.index(">ipi, 1 CPU</text>"), svg.index(">ipi, 2 CPUs</text>"))
+
+    def test_unstable_row_has_no_dot(self):
+        recs = [record(MODES), record([v / 2 for v in MODES], "batched")]
+        svg = render_forest(comparisons(recs))
+        row = svg[svg.index('<g class="forest-row"'):]
+        self.assertIn(">unstable</text>", row)
+        self.assertNotIn("<circle", row)
 
     def test_line_at_one(self):
         svg = render_forest(comparisons(run()))
