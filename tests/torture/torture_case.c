@@ -136,6 +136,19 @@ struct audit_walk {
 	unsigned r;
 };
 
+/* Every word of tracked page @p the model follows (torture_ops.c's t_word()). */
+static void audit_content(const struct tslot *s, vaddr_t va, struct page *p, u64 val)
+{
+	for (unsigned k = 0; k < T_WORDS && val != T_TORN; k++) {
+		u64 v = torture_user_load((u64 *)((char *)page_address(p) + t_word_off[k]));
+
+		if (v != t_word(val, k))
+			torture_fail("audit: mm %lu 0x%lx holds 0x%lx at +0x%x, expected 0x%lx",
+				     (unsigned long)s->id, (unsigned long)va, (unsigned long)v,
+				     t_word_off[k], (unsigned long)t_word(val, k));
+	}
+}
+
 static int audit_leaf(void *arg, const struct pt_leaf *l)
 {
 	struct audit_walk *w = arg;
@@ -158,11 +171,8 @@ static int audit_leaf(void *arg, const struct pt_leaf *l)
 	cnt = count_of(pfn, true);
 	if (cnt)
 		(*cnt)++;
-	if (i < T_PAGES && torture_user_load(page_address(p)) != w->s->model[w->r]->p[i].val)
-		torture_fail("audit: mm %lu 0x%lx holds 0x%lx, expected 0x%lx",
-			     (unsigned long)w->s->id, (unsigned long)l->va,
-			     (unsigned long)torture_user_load(page_address(p)),
-			     (unsigned long)w->s->model[w->r]->p[i].val);
+	if (i < T_PAGES)
+		audit_content(w->s, l->va, p, w->s->model[w->r]->p[i].val);
 	__atomic_add_fetch(&t_checks, 1, __ATOMIC_RELAXED);
 	return 0;
 }

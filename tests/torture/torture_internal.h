@@ -27,6 +27,16 @@ struct tpage {
 	u64 val;
 };
 
+/*
+ * The words of a tracked page its owner writes and checks (torture_ops.c):
+ * word k at t_word_off[k] holds t_word(val, k). T_TORN: a write that
+ * failed part-way left the page's words unknown until its next write.
+ */
+#define T_WORDS 3
+#define T_TORN (~0ull)
+extern const u16 t_word_off[T_WORDS];
+u64 t_word(u64 val, unsigned k);
+
 /* The model of one region; a shared region's is shared by a fork family. */
 struct tmodel {
 	u32 refs;

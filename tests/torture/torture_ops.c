@@ -32,11 +32,20 @@ static vaddr_t page_va(unsigned r, unsigned i)
 	return t_base[r] + (vaddr_t)i * T_KB4;
 }
 
+/* The first, middle and last word: a copy that misses part of the page shows. */
+const u16 t_word_off[T_WORDS] = { 0, T_KB4 / 2, T_KB4 - 8 };
+
+/* Word @k of a page whose first word is @val: rotated, so a word copied astray shows; 0 stays 0. */
+u64 t_word(u64 val, unsigned k)
+{
+	return k ? val >> (8 * k) | val << (64 - 8 * k) : val;
+}
+
 /*
  * After a wrong value: where the expected one is now (a frame no address
  * space maps says the write went through a mapping that was then lost).
  */
-static void where_is(u64 want, struct mm *mm, vaddr_t va)
+static void where_is(u64 want, unsigned off, struct mm *mm, vaddr_t va)
 {
 	paddr_t pa = 0;
 	int e = pt_lookup(mm->root, va, &pa, NULL, NULL);
@@ -48,7 +57,7 @@ static void where_is(u64 want, struct mm *mm, vaddr_t va)
 
 		if (page_test_flags(p, PG_FREED | PG_DEVICE) || page_test_flags(p, PG_TAIL))
 			continue;
-		if (torture_user_load(page_address(p)) == want)
+		if (torture_user_load((u64 *)((char *)page_address(p) + off)) == want)
 			torture_fail("... 0x%lx is in frame 0x%lx (map count %d, refcount %d, "
 				     "flags 0x%x); the tables map 0x%lx there (%d)",
 				     (unsigned long)want, (unsigned long)(pfn << 12),
@@ -57,88 +66,195 @@ static void where_is(u64 want, struct mm *mm, vaddr_t va)
 	}
 }
 
-/* A load or store of the tracked page @i of region @r, checked against the model. */
+/* A fault error no rule allows fails the run. */
+static void touch_err(const struct tcpu *c, const struct tslot *s, vaddr_t va, int err)
+{
+	if (err && err != -ENOMEM && !t_dead_err_mm(c, err, s->mm))
+		torture_fail("fault at 0x%lx of mm %lu failed: %d", (unsigned long)va,
+			     (unsigned long)s->id, err);
+}
+
+/* Loads word @k of the tracked page at @va and checks it holds t_word(@val, k). */
+static int word_check(struct tslot *s, vaddr_t va, unsigned k, u64 val, const char *what)
+{
+	u64 want = t_word(val, k), v = 0;
+	int err = torture_env_touch(s->mm, va + t_word_off[k], false, &v);
+
+	__atomic_add_fetch(&t_checks, 1, __ATOMIC_RELAXED);
+	if (err || val == T_TORN || v == want || torture_failed())
+		return err;
+	torture_fail("%s of mm %lu 0x%lx: word at +0x%x holds 0x%lx, expected 0x%lx (lost write or "
+		     "copy, wrong frame or stale translation)",
+		     what, (unsigned long)s->id, (unsigned long)va, t_word_off[k],
+		     (unsigned long)v, (unsigned long)want);
+	where_is(want, t_word_off[k], s->mm, va);
+	return err;
+}
+
+/*
+ * Gives tracked page @p at @va a new tag: its first word first (the store
+ * that faults: demand-zero, copy-on-write, swap-in), then each other word
+ * once it was seen still holding the old tag, so a fault that lost the
+ * page's content fails at the fault that lost it. Then one word is read
+ * back. The caller holds @p's lock.
+ */
+static int page_write(struct tcpu *c, struct tslot *s, struct tpage *p, vaddr_t va, u64 tag)
+{
+	u64 old = p->val, w = tag;
+	int err = torture_env_touch(s->mm, va, true, &w);
+
+	if (err)
+		return err; /* nothing written */
+	p->val = T_TORN;
+	for (unsigned k = 1; !err && k < T_WORDS; k++) {
+		err = word_check(s, va, k, old, "write (content before it)");
+		w = t_word(tag, k);
+		if (!err)
+			err = torture_env_touch(s->mm, va + t_word_off[k], true, &w);
+	}
+	if (!err)
+		p->val = tag;
+	return err ? err : word_check(s, va, (unsigned)(t_rand(c) % T_WORDS), tag, "write");
+}
+
+/* A load of one word of, or a new tag for, the tracked page @i of region @r. */
 static int op_access(struct tcpu *c, struct tslot *s, bool write)
 {
 	unsigned r = (unsigned)(t_rand(c) % T_REGIONS), i = (unsigned)(t_rand(c) % T_PAGES);
 	struct tpage *p = &s->model[r]->p[i];
-	u64 v = 0;
 	int err;
 
 	t_lock(&p->lock);
-	if (write) {
-		v = t_tag(s, r, i, t_rand(c));
-		err = torture_env_touch(s->mm, page_va(r, i), true, &v);
-		if (!err)
-			p->val = v;
-		if (!err)
-			err = torture_env_touch(s->mm, page_va(r, i), false, &v);
-	} else {
-		err = torture_env_touch(s->mm, page_va(r, i), false, &v);
-	}
-	__atomic_add_fetch(&t_checks, 1, __ATOMIC_RELAXED);
-	if (!err && v != p->val && !torture_failed()) {
-		u64 want = p->val;
-
-		torture_fail("%s of mm %lu 0x%lx: read 0x%lx, expected 0x%lx (lost write, wrong frame or stale translation)",
-			     write ? "write" : "read", (unsigned long)s->id,
-			     (unsigned long)page_va(r, i), (unsigned long)v, (unsigned long)p->val);
-		where_is(want, s->mm, page_va(r, i));
-	}
-	if (err && err != -ENOMEM && !t_dead_err_mm(c, err, s->mm))
-		torture_fail("fault at 0x%lx of mm %lu failed: %d", (unsigned long)page_va(r, i),
-			     (unsigned long)s->id, err);
+	if (write)
+		err = page_write(c, s, p, page_va(r, i), t_tag(s, r, i, t_rand(c)));
+	else
+		err = word_check(s, page_va(r, i), (unsigned)(t_rand(c) % T_WORDS), p->val, "read");
+	touch_err(c, s, page_va(r, i), err);
 	t_unlock(&p->lock);
 	t_rec(c, write ? OP_WRITE : OP_READ, (unsigned)(s - t_slots), page_va(r, i), 0, err);
 	return err;
 }
 
-/* Pins one tracked page, writes through the pin, checks it stays mapped and is seen. */
+/*
+ * Checks pinned frame @pg holds @val (T_TORN: skipped) in every word;
+ * nothing but its pinner, which holds the page's lock, writes it.
+ */
+static void pin_frame_check(const struct tslot *s, vaddr_t va, struct page *pg, u64 val,
+			    const char *when)
+{
+	for (unsigned k = 0; k < T_WORDS && val != T_TORN; k++) {
+		u64 v = torture_user_load((u64 *)((char *)page_address(pg) + t_word_off[k]));
+
+		if (v != t_word(val, k) && !torture_failed())
+			torture_fail("pinned frame 0x%lx of mm %lu 0x%lx %s: word at +0x%x holds "
+				     "0x%lx, expected 0x%lx",
+				     (unsigned long)page_to_phys(pg), (unsigned long)s->id,
+				     (unsigned long)va, when, t_word_off[k], (unsigned long)v,
+				     (unsigned long)t_word(val, k));
+	}
+	__atomic_add_fetch(&t_checks, 1, __ATOMIC_RELAXED);
+}
+
+/* A device's write through pin @pg: every word, each store one access. */
+static void pin_store(struct page *pg, u64 tag)
+{
+	for (unsigned k = 0; k < T_WORDS; k++)
+		torture_user_store((u64 *)((char *)page_address(pg) + t_word_off[k]),
+				   t_word(tag, k));
+}
+
+/* The pinned page must still be mapped at @va, to @pg, and read what the pin wrote. */
+static void pin_mapped_check(struct tcpu *c, struct tslot *s, vaddr_t va, struct page *pg,
+			     u64 tag)
+{
+	paddr_t pa = 0;
+
+	/*
+	 * Under the read side, as a fault would look: a swap-out that
+	 * cleared the entry before it saw this pin puts it back under
+	 * its write side (-EBUSY), and a lockless look in that window
+	 * sees the swap entry of a swap-out that is about to fail.
+	 */
+	read_lock(&s->mm->lock);
+	if (pt_lookup(s->mm->root, va, &pa, NULL, NULL) || phys_to_page(pa) != pg)
+		torture_fail("pinned page of mm %lu at 0x%lx left its mapping",
+			     (unsigned long)s->id, (unsigned long)va);
+	read_unlock(&s->mm->lock);
+	pin_frame_check(s, va, pg, tag, "after a racing swap-out");
+	touch_err(c, s, va, word_check(s, va, (unsigned)(t_rand(c) % T_WORDS), tag,
+				       "read of a write through a pin"));
+}
+
+/*
+ * Unmaps pinned page @va under its pinner, which goes on using the frame
+ * as a device would: the frame stays out of the allocator holding what the
+ * pin wrote, a later write through the pin lands in it, and the address
+ * space sees none of it (a read there maps the zero page).
+ */
+static void pin_unmap(struct tcpu *c, struct tslot *s, struct tpage *p, vaddr_t va,
+		      struct page *pg)
+{
+	int err = tlb_unmap_pages(s->mm, va, 1, t_unmap_ops);
+	int serr = t_unmap_ops->d.completes_later ? tlb_settle(t_unmap_ops, s->mm) : 0;
+	u64 tag = p->val ^ 0x100;
+
+	if (err && err != -ENOMEM && !t_dead_err_mm(c, err, s->mm))
+		torture_fail("unmap of pinned 0x%lx through %s: %d", (unsigned long)va,
+			     t_unmap_ops->d.name, err);
+	if (serr && serr != -ENOMEM && !t_dead_err(serr))
+		torture_fail("settle after unmap of pinned 0x%lx: %d", (unsigned long)va, serr);
+	if (page_test_flags(pg, PG_FREED) || page_ref_count(pg) < PIN_BIAS)
+		torture_fail("pinned frame 0x%lx of mm %lu 0x%lx freed by its unmap (refcount %d)",
+			     (unsigned long)page_to_phys(pg), (unsigned long)s->id,
+			     (unsigned long)va, page_ref_count(pg));
+	pin_frame_check(s, va, pg, p->val, "after its unmap");
+	p->val = 0;
+	pin_store(pg, tag);
+	pin_frame_check(s, va, pg, tag, "written after its unmap");
+	touch_err(c, s, va, word_check(s, va, (unsigned)(t_rand(c) % T_WORDS), 0,
+				       "read of an unmapped pinned page"));
+}
+
+/*
+ * Pins one tracked page and writes through the pin (after checking the
+ * content a pin for writing broke COW for); lets swap-outs race it, then
+ * checks it stayed mapped with that content; sometimes unmaps it under
+ * the pin (pin_unmap()).
+ */
 static void op_pin(struct tcpu *c, struct tslot *s, bool fast)
 {
 	static const struct design *const *flags = pin_flag_designs;
 	unsigned r = (unsigned)(t_rand(c) % T_REGIONS), i = (unsigned)(t_rand(c) % T_PAGES);
 	struct tpage *p = &s->model[r]->p[i];
 	struct pin_policy pol = pin_policy_default;
+	vaddr_t va = page_va(r, i);
 	struct page *pg = NULL;
-	u64 v, seen = 0;
-	paddr_t pa = 0;
 	int n;
 
 	pol.flag = pin_flag_ops_of(flags[t_rand(c) % 3]);
 	t_lock(&p->lock);
 	mm_switch(fast ? s->mm : NULL);
-	n = pin_pages_fast(s->mm, page_va(r, i), 1, PIN_WRITE, &pg, &pol);
+	n = pin_pages_fast(s->mm, va, 1, PIN_WRITE, &pg, &pol);
 	if (n == 1) {
-		v = t_tag(s, r, i, t_rand(c));
-		torture_user_store(page_address(pg), v);
-		p->val = v;
+		pin_frame_check(s, va, pg, p->val, "as pinned");
+		p->val = t_tag(s, r, i, t_rand(c));
+		pin_store(pg, p->val);
 		t_service();
-		/*
-		 * Under the read side, as a fault would look: a swap-out that
-		 * cleared the entry before it saw this pin puts it back under
-		 * its write side (-EBUSY), and a lockless look in that window
-		 * sees the swap entry of a swap-out that is about to fail.
-		 */
-		read_lock(&s->mm->lock);
-		if (pt_lookup(s->mm->root, page_va(r, i), &pa, NULL, NULL) ||
-		    phys_to_page(pa) != pg)
-			torture_fail("pinned page of mm %lu at 0x%lx left its mapping",
-				     (unsigned long)s->id, (unsigned long)page_va(r, i));
-		read_unlock(&s->mm->lock);
-		if (!torture_env_touch(s->mm, page_va(r, i), false, &seen) && seen != v)
-			torture_fail("write 0x%lx through a pin of mm %lu at 0x%lx not seen: 0x%lx",
-				     (unsigned long)v, (unsigned long)s->id,
-				     (unsigned long)page_va(r, i), (unsigned long)seen);
-		__atomic_add_fetch(&t_checks, 2, __ATOMIC_RELAXED);
+		/* Its own swap-out besides the racing ones: it must refuse a pinned page. */
+		if (r == R_PRIV && !swap_out_folio(s->mm, va, 1, t_swap_type))
+			torture_fail("swap-out of pinned 0x%lx of mm %lu succeeded",
+				     (unsigned long)va, (unsigned long)s->id);
+		pin_mapped_check(c, s, va, pg, p->val);
+		if (r != R_SHARED && t_rand(c) % 4 == 0)
+			pin_unmap(c, s, p, va, pg);
 		if (unpin_pages(&pg, 1))
 			torture_fail("unpin of a pinned page failed");
 	} else if (n != -ENOMEM) {
-		torture_fail("pin of mm %lu at 0x%lx: %d", (unsigned long)s->id,
-			     (unsigned long)page_va(r, i), n);
+		torture_fail("pin of mm %lu at 0x%lx: %d", (unsigned long)s->id, (unsigned long)va,
+			     n);
 	}
 	t_unlock(&p->lock);
-	t_rec(c, fast ? OP_PIN_FAST : OP_PIN_LOCKED, (unsigned)(s - t_slots), page_va(r, i), 0, n);
+	t_rec(c, fast ? OP_PIN_FAST : OP_PIN_LOCKED, (unsigned)(s - t_slots), va, 0, n);
 }
 
 /* Unmaps a run of tracked pages of a private region through the case's TLB design. */
@@ -252,6 +368,22 @@ static void op_attach(struct tcpu *c, struct tslot *s)
 	t_rec(c, OP_ATTACH, (unsigned)(s - t_slots), t_base[R_SHARE], now, err);
 }
 
+/*
+ * Right after fork: a write in @child (a COW copy) must find the content
+ * it inherited, and leave the parent's page as it was.
+ */
+static void fork_check(struct tcpu *c, struct tslot *s, struct tslot *child)
+{
+	unsigned i = (unsigned)(t_rand(c) % T_PAGES);
+	vaddr_t va = page_va(R_PRIV, i);
+	u64 tag = t_tag(child, R_PRIV, i, t_rand(c));
+
+	touch_err(c, child, va, page_write(c, child, &child->model[R_PRIV]->p[i], va, tag));
+	touch_err(c, s, va,
+		  word_check(s, va, (unsigned)(t_rand(c) % T_WORDS), s->model[R_PRIV]->p[i].val,
+			     "read of the parent after its child's write"));
+}
+
 /* Fork of @s into an empty slot, with the parent's pages still (all locked). */
 static void op_fork(struct tcpu *c, struct tslot *s)
 {
@@ -296,6 +428,7 @@ static void op_fork(struct tcpu *c, struct tslot *s)
 			for (unsigned i = 0; i < T_PAGES; i++)
 				child->model[r]->p[i].val = s->model[r]->p[i].val;
 		}
+		fork_check(c, s, child);
 	} else if (err != -ENOMEM && err != -EOVERFLOW && !t_dead_err_mm(c, err, s->mm)) {
 		torture_fail("mm_fork: %d", err);
 	}
