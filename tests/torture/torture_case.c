@@ -193,11 +193,16 @@ static int audit_count(void *arg, const struct pt_leaf *l)
 	if (!n)
 		return 0; /* checked already */
 	*cnt = 0;
-	/* A quarantined frame keeps a reference of its own (mm/quarantine.h). */
-	if (page_mapcount(p) != (int)n || page_ref_count(p) != (int)(n + t_quarantined_refs(pfn)))
-		torture_fail("frame 0x%lx: %u leaves map it, map count %d, refcount %d (%u quarantined)",
+	/*
+	 * A quarantined frame keeps a reference of its own (mm/quarantine.h),
+	 * a pin kept across operations its bias.
+	 */
+	if (page_mapcount(p) != (int)n ||
+	    page_ref_count(p) != (int)(n + t_quarantined_refs(pfn) + t_held_pins(p) * PIN_BIAS))
+		torture_fail("frame 0x%lx: %u leaves map it, map count %d, refcount %d (%u quarantined, "
+			     "%u held pins)",
 			     (unsigned long)l->pa, n, page_mapcount(p), page_ref_count(p),
-			     t_quarantined_refs(pfn));
+			     t_quarantined_refs(pfn), t_held_pins(p));
 	__atomic_add_fetch(&t_checks, 1, __ATOMIC_RELAXED);
 	return 0;
 }
@@ -388,6 +393,7 @@ void torture_case_cpu(unsigned i, unsigned cpu)
 		t_service();
 		torture_op(cpu);
 	}
+	t_pin_release(cpu);
 	mm_switch(NULL);
 }
 

@@ -36,6 +36,9 @@ struct tpage {
 #define T_TORN (~0ull)
 extern const u16 t_word_off[T_WORDS];
 u64 t_word(u64 val, unsigned k);
+/* Pins CPUs keep across operations (torture_ops.c): on frame @pg; dropping CPU @cpu's. */
+u32 t_held_pins(const struct page *pg);
+void t_pin_release(unsigned cpu);
 
 /* The model of one region; a shared region's is shared by a fork family. */
 struct tmodel {

@@ -216,10 +216,52 @@ static void pin_unmap(struct tcpu *c, struct tslot *s, struct tpage *p, vaddr_t 
 }
 
 /*
+ * A pin each CPU keeps across its next operations, so a fork meets pinned
+ * pages (it copies them for the child) and so do unmaps and swap-outs.
+ */
+static struct page *t_held_pin[TORTURE_MAX_CPUS];
+
+u32 t_held_pins(const struct page *pg)
+{
+	u32 n = 0;
+
+	for (unsigned k = 0; k < TORTURE_MAX_CPUS; k++)
+		n += __atomic_load_n(&t_held_pin[k], __ATOMIC_RELAXED) == pg;
+	return n;
+}
+
+void t_pin_release(unsigned cpu)
+{
+	struct page *pg = t_held_pin[cpu];
+
+	if (!pg)
+		return;
+	if (page_test_flags(pg, PG_FREED) || page_ref_count(pg) < PIN_BIAS)
+		torture_fail("frame 0x%lx freed while CPU %u held a pin on it (refcount %d)",
+			     (unsigned long)page_to_phys(pg), cpu, page_ref_count(pg));
+	__atomic_store_n(&t_held_pin[cpu], NULL, __ATOMIC_RELAXED);
+	if (unpin_pages(&pg, 1))
+		torture_fail("unpin of a held pin failed");
+}
+
+/* Keeps pin @pg past this operation (one a CPU), or drops it. */
+static void pin_keep_or_drop(struct tcpu *c, struct page *pg)
+{
+	unsigned cpu = (unsigned)(c - t_cpus);
+
+	if (!t_held_pin[cpu] && t_rand(c) % 4 == 0) {
+		__atomic_store_n(&t_held_pin[cpu], pg, __ATOMIC_RELAXED);
+		return;
+	}
+	if (unpin_pages(&pg, 1))
+		torture_fail("unpin of a pinned page failed");
+}
+
+/*
  * Pins one tracked page and writes through the pin (after checking the
  * content a pin for writing broke COW for); lets swap-outs race it, then
  * checks it stayed mapped with that content; sometimes unmaps it under
- * the pin (pin_unmap()).
+ * the pin (pin_unmap()), sometimes keeps the pin (pin_keep_or_drop()).
  */
 static void op_pin(struct tcpu *c, struct tslot *s, bool fast)
 {
@@ -232,6 +274,7 @@ static void op_pin(struct tcpu *c, struct tslot *s, bool fast)
 	int n;
 
 	pol.flag = pin_flag_ops_of(flags[t_rand(c) % 3]);
+	t_pin_release((unsigned)(c - t_cpus));
 	t_lock(&p->lock);
 	mm_switch(fast ? s->mm : NULL);
 	n = pin_pages_fast(s->mm, va, 1, PIN_WRITE, &pg, &pol);
@@ -247,8 +290,7 @@ static void op_pin(struct tcpu *c, struct tslot *s, bool fast)
 		pin_mapped_check(c, s, va, pg, p->val);
 		if (r != R_SHARED && t_rand(c) % 4 == 0)
 			pin_unmap(c, s, p, va, pg);
-		if (unpin_pages(&pg, 1))
-			torture_fail("unpin of a pinned page failed");
+		pin_keep_or_drop(c, pg);
 	} else if (n != -ENOMEM) {
 		torture_fail("pin of mm %lu at 0x%lx: %d", (unsigned long)s->id, (unsigned long)va,
 			     n);
