@@ -2,15 +2,14 @@
  * The torture's operations (tests/torture/torture_internal.h). Each picks
  * a live address space at random and works on its tracked pages under
  * their model locks, except the ones meant to race them without a lock:
- * swap-out, write-protect, populate and switches. Each records itself in
- * the CPU's ring; a result that breaks a rule fails the run.
+ * swap-out, write-protect, populate and switches (pins: torture_pin.c).
+ * Each records itself in the CPU's ring; a result that breaks a rule, or
+ * a word of a page that is not what its owner wrote, fails the run.
  */
 #include "errno.h"
-#include "kernel/rwlock.h"
 #include "mm/devmem.h"
 #include "mm/pagemap.h"
 #include "mm/page.h"
-#include "mm/pin.h"
 #include "mm/pt.h"
 #include "mm/swap.h"
 #include "tests/mm_emul.h"
@@ -67,7 +66,7 @@ static void where_is(u64 want, unsigned off, struct mm *mm, vaddr_t va)
 }
 
 /* A fault error no rule allows fails the run. */
-static void touch_err(const struct tcpu *c, const struct tslot *s, vaddr_t va, int err)
+void t_touch_err(const struct tcpu *c, const struct tslot *s, vaddr_t va, int err)
 {
 	if (err && err != -ENOMEM && !t_dead_err_mm(c, err, s->mm))
 		torture_fail("fault at 0x%lx of mm %lu failed: %d", (unsigned long)va,
@@ -75,7 +74,7 @@ static void touch_err(const struct tcpu *c, const struct tslot *s, vaddr_t va, i
 }
 
 /* Loads word @k of the tracked page at @va and checks it holds t_word(@val, k). */
-static int word_check(struct tslot *s, vaddr_t va, unsigned k, u64 val, const char *what)
+int t_word_check(struct tslot *s, vaddr_t va, unsigned k, u64 val, const char *what)
 {
 	u64 want = t_word(val, k), v = 0;
 	int err = torture_env_touch(s->mm, va + t_word_off[k], false, &v);
@@ -107,14 +106,14 @@ static int page_write(struct tcpu *c, struct tslot *s, struct tpage *p, vaddr_t 
 		return err; /* nothing written */
 	p->val = T_TORN;
 	for (unsigned k = 1; !err && k < T_WORDS; k++) {
-		err = word_check(s, va, k, old, "write (content before it)");
+		err = t_word_check(s, va, k, old, "write (content before it)");
 		w = t_word(tag, k);
 		if (!err)
 			err = torture_env_touch(s->mm, va + t_word_off[k], true, &w);
 	}
 	if (!err)
 		p->val = tag;
-	return err ? err : word_check(s, va, (unsigned)(t_rand(c) % T_WORDS), tag, "write");
+	return err ? err : t_word_check(s, va, (unsigned)(t_rand(c) % T_WORDS), tag, "write");
 }
 
 /* A load of one word of, or a new tag for, the tracked page @i of region @r. */
@@ -128,175 +127,12 @@ static int op_access(struct tcpu *c, struct tslot *s, bool write)
 	if (write)
 		err = page_write(c, s, p, page_va(r, i), t_tag(s, r, i, t_rand(c)));
 	else
-		err = word_check(s, page_va(r, i), (unsigned)(t_rand(c) % T_WORDS), p->val, "read");
-	touch_err(c, s, page_va(r, i), err);
+		err = t_word_check(s, page_va(r, i), (unsigned)(t_rand(c) % T_WORDS), p->val,
+				   "read");
+	t_touch_err(c, s, page_va(r, i), err);
 	t_unlock(&p->lock);
 	t_rec(c, write ? OP_WRITE : OP_READ, (unsigned)(s - t_slots), page_va(r, i), 0, err);
 	return err;
-}
-
-/*
- * Checks pinned frame @pg holds @val (T_TORN: skipped) in every word;
- * nothing but its pinner, which holds the page's lock, writes it.
- */
-static void pin_frame_check(const struct tslot *s, vaddr_t va, struct page *pg, u64 val,
-			    const char *when)
-{
-	for (unsigned k = 0; k < T_WORDS && val != T_TORN; k++) {
-		u64 v = torture_user_load((u64 *)((char *)page_address(pg) + t_word_off[k]));
-
-		if (v != t_word(val, k) && !torture_failed())
-			torture_fail("pinned frame 0x%lx of mm %lu 0x%lx %s: word at +0x%x holds "
-				     "0x%lx, expected 0x%lx",
-				     (unsigned long)page_to_phys(pg), (unsigned long)s->id,
-				     (unsigned long)va, when, t_word_off[k], (unsigned long)v,
-				     (unsigned long)t_word(val, k));
-	}
-	__atomic_add_fetch(&t_checks, 1, __ATOMIC_RELAXED);
-}
-
-/* A device's write through pin @pg: every word, each store one access. */
-static void pin_store(struct page *pg, u64 tag)
-{
-	for (unsigned k = 0; k < T_WORDS; k++)
-		torture_user_store((u64 *)((char *)page_address(pg) + t_word_off[k]),
-				   t_word(tag, k));
-}
-
-/* The pinned page must still be mapped at @va, to @pg, and read what the pin wrote. */
-static void pin_mapped_check(struct tcpu *c, struct tslot *s, vaddr_t va, struct page *pg,
-			     u64 tag)
-{
-	paddr_t pa = 0;
-
-	/*
-	 * Under the read side, as a fault would look: a swap-out that
-	 * cleared the entry before it saw this pin puts it back under
-	 * its write side (-EBUSY), and a lockless look in that window
-	 * sees the swap entry of a swap-out that is about to fail.
-	 */
-	read_lock(&s->mm->lock);
-	if (pt_lookup(s->mm->root, va, &pa, NULL, NULL) || phys_to_page(pa) != pg)
-		torture_fail("pinned page of mm %lu at 0x%lx left its mapping",
-			     (unsigned long)s->id, (unsigned long)va);
-	read_unlock(&s->mm->lock);
-	pin_frame_check(s, va, pg, tag, "after a racing swap-out");
-	touch_err(c, s, va, word_check(s, va, (unsigned)(t_rand(c) % T_WORDS), tag,
-				       "read of a write through a pin"));
-}
-
-/*
- * Unmaps pinned page @va under its pinner, which goes on using the frame
- * as a device would: the frame stays out of the allocator holding what the
- * pin wrote, a later write through the pin lands in it, and the address
- * space sees none of it (a read there maps the zero page).
- */
-static void pin_unmap(struct tcpu *c, struct tslot *s, struct tpage *p, vaddr_t va,
-		      struct page *pg)
-{
-	int err = tlb_unmap_pages(s->mm, va, 1, t_unmap_ops);
-	int serr = t_unmap_ops->d.completes_later ? tlb_settle(t_unmap_ops, s->mm) : 0;
-	u64 tag = p->val ^ 0x100;
-
-	if (err && err != -ENOMEM && !t_dead_err_mm(c, err, s->mm))
-		torture_fail("unmap of pinned 0x%lx through %s: %d", (unsigned long)va,
-			     t_unmap_ops->d.name, err);
-	if (serr && serr != -ENOMEM && !t_dead_err(serr))
-		torture_fail("settle after unmap of pinned 0x%lx: %d", (unsigned long)va, serr);
-	if (page_test_flags(pg, PG_FREED) || page_ref_count(pg) < PIN_BIAS)
-		torture_fail("pinned frame 0x%lx of mm %lu 0x%lx freed by its unmap (refcount %d)",
-			     (unsigned long)page_to_phys(pg), (unsigned long)s->id,
-			     (unsigned long)va, page_ref_count(pg));
-	pin_frame_check(s, va, pg, p->val, "after its unmap");
-	p->val = 0;
-	pin_store(pg, tag);
-	pin_frame_check(s, va, pg, tag, "written after its unmap");
-	touch_err(c, s, va, word_check(s, va, (unsigned)(t_rand(c) % T_WORDS), 0,
-				       "read of an unmapped pinned page"));
-}
-
-/*
- * A pin each CPU keeps across its next operations, so a fork meets pinned
- * pages (it copies them for the child) and so do unmaps and swap-outs.
- */
-static struct page *t_held_pin[TORTURE_MAX_CPUS];
-
-u32 t_held_pins(const struct page *pg)
-{
-	u32 n = 0;
-
-	for (unsigned k = 0; k < TORTURE_MAX_CPUS; k++)
-		n += __atomic_load_n(&t_held_pin[k], __ATOMIC_RELAXED) == pg;
-	return n;
-}
-
-void t_pin_release(unsigned cpu)
-{
-	struct page *pg = t_held_pin[cpu];
-
-	if (!pg)
-		return;
-	if (page_test_flags(pg, PG_FREED) || page_ref_count(pg) < PIN_BIAS)
-		torture_fail("frame 0x%lx freed while CPU %u held a pin on it (refcount %d)",
-			     (unsigned long)page_to_phys(pg), cpu, page_ref_count(pg));
-	__atomic_store_n(&t_held_pin[cpu], NULL, __ATOMIC_RELAXED);
-	if (unpin_pages(&pg, 1))
-		torture_fail("unpin of a held pin failed");
-}
-
-/* Keeps pin @pg past this operation (one a CPU), or drops it. */
-static void pin_keep_or_drop(struct tcpu *c, struct page *pg)
-{
-	unsigned cpu = (unsigned)(c - t_cpus);
-
-	if (!t_held_pin[cpu] && t_rand(c) % 4 == 0) {
-		__atomic_store_n(&t_held_pin[cpu], pg, __ATOMIC_RELAXED);
-		return;
-	}
-	if (unpin_pages(&pg, 1))
-		torture_fail("unpin of a pinned page failed");
-}
-
-/*
- * Pins one tracked page and writes through the pin (after checking the
- * content a pin for writing broke COW for); lets swap-outs race it, then
- * checks it stayed mapped with that content; sometimes unmaps it under
- * the pin (pin_unmap()), sometimes keeps the pin (pin_keep_or_drop()).
- */
-static void op_pin(struct tcpu *c, struct tslot *s, bool fast)
-{
-	static const struct design *const *flags = pin_flag_designs;
-	unsigned r = (unsigned)(t_rand(c) % T_REGIONS), i = (unsigned)(t_rand(c) % T_PAGES);
-	struct tpage *p = &s->model[r]->p[i];
-	struct pin_policy pol = pin_policy_default;
-	vaddr_t va = page_va(r, i);
-	struct page *pg = NULL;
-	int n;
-
-	pol.flag = pin_flag_ops_of(flags[t_rand(c) % 3]);
-	t_pin_release((unsigned)(c - t_cpus));
-	t_lock(&p->lock);
-	mm_switch(fast ? s->mm : NULL);
-	n = pin_pages_fast(s->mm, va, 1, PIN_WRITE, &pg, &pol);
-	if (n == 1) {
-		pin_frame_check(s, va, pg, p->val, "as pinned");
-		p->val = t_tag(s, r, i, t_rand(c));
-		pin_store(pg, p->val);
-		t_service();
-		/* Its own swap-out besides the racing ones: it must refuse a pinned page. */
-		if (r == R_PRIV && !swap_out_folio(s->mm, va, 1, t_swap_type))
-			torture_fail("swap-out of pinned 0x%lx of mm %lu succeeded",
-				     (unsigned long)va, (unsigned long)s->id);
-		pin_mapped_check(c, s, va, pg, p->val);
-		if (r != R_SHARED && t_rand(c) % 4 == 0)
-			pin_unmap(c, s, p, va, pg);
-		pin_keep_or_drop(c, pg);
-	} else if (n != -ENOMEM) {
-		torture_fail("pin of mm %lu at 0x%lx: %d", (unsigned long)s->id, (unsigned long)va,
-			     n);
-	}
-	t_unlock(&p->lock);
-	t_rec(c, fast ? OP_PIN_FAST : OP_PIN_LOCKED, (unsigned)(s - t_slots), va, 0, n);
 }
 
 /* Unmaps a run of tracked pages of a private region through the case's TLB design. */
@@ -420,10 +256,10 @@ static void fork_check(struct tcpu *c, struct tslot *s, struct tslot *child)
 	vaddr_t va = page_va(R_PRIV, i);
 	u64 tag = t_tag(child, R_PRIV, i, t_rand(c));
 
-	touch_err(c, child, va, page_write(c, child, &child->model[R_PRIV]->p[i], va, tag));
-	touch_err(c, s, va,
-		  word_check(s, va, (unsigned)(t_rand(c) % T_WORDS), s->model[R_PRIV]->p[i].val,
-			     "read of the parent after its child's write"));
+	t_touch_err(c, child, va, page_write(c, child, &child->model[R_PRIV]->p[i], va, tag));
+	t_touch_err(c, s, va,
+		    t_word_check(s, va, (unsigned)(t_rand(c) % T_WORDS), s->model[R_PRIV]->p[i].val,
+				 "read of the parent after its child's write"));
 }
 
 /* Fork of @s into an empty slot, with the parent's pages still (all locked). */
@@ -621,7 +457,7 @@ void torture_op(unsigned cpu)
 		break;
 	case OP_PIN_FAST:
 	case OP_PIN_LOCKED:
-		op_pin(c, s, op == OP_PIN_FAST);
+		t_op_pin(c, s, op == OP_PIN_FAST);
 		break;
 	default:
 		op_unlocked(c, s, op);
