@@ -94,6 +94,7 @@ endif
 # its kernel environment; no MMLAB_TORTURE hook points in this image.
 TEST_KERNEL_SRCS += tests/torture/torture.c tests/torture/torture_case.c tests/torture/torture_ops.c
 TEST_KERNEL_SRCS += tests/torture/torture_dead.c tests/torture/torture_tables.c tests/torture/torture_call.c
+TEST_KERNEL_SRCS += tests/torture/torture_pin.c
 TEST_KERNEL_SRCS += tests/torture/torture_kernel.c
 # Host-only: the runner and the fake arch interface.
 TEST_HOST_SRCS := tests/ktest.c tests/host/host_main.c tests/host/fake_arch.c tests/host/fake_cpus.c \
@@ -275,6 +276,7 @@ TORTURE_SRCS := $(HOST_LIB_SRCS) tests/mm_emul.c tests/host/fake_arch.c tests/ho
 TORTURE_SRCS += tests/host/fake_cpus.c tests/host/host_owners.c
 TORTURE_SRCS += tests/torture/torture.c tests/torture/torture_case.c tests/torture/torture_ops.c
 TORTURE_SRCS += tests/torture/torture_dead.c tests/torture/torture_tables.c tests/torture/torture_call.c
+TORTURE_SRCS += tests/torture/torture_pin.c
 TORTURE_SRCS += tests/torture/torture_host.c tests/torture/torture_ktest.c tests/torture/torture_touch_host.c
 TORTURE_OBJS := $(patsubst %,$(O)/torture/%.o,$(TORTURE_SRCS))
 TORTURE_TSAN_OBJS := $(patsubst %,$(O)/torture-tsan/%.o,$(TORTURE_SRCS))

@@ -4,7 +4,7 @@
  * read-only and a write copies them, the last user reuses its page, shared
  * regions stay shared, mm_cow_protect() leads to reuse faults, and a
  * pinned page is copied at fork instead of shared; reference and map
- * counts are checked exactly throughout. Host and kernel.
+ * counts and every word a page holds are checked throughout. Host and kernel.
  */
 #include "errno.h"
 #include "mm/fault.h"
@@ -172,10 +172,87 @@ static void test_mm_fork_pinned(struct ktest *t)
 	emul_snap_expect(t, before);
 }
 
+#define WORDS (KB4 / 8)
+
+/* Writes @base + k to every word k of the page at @va of @mm. */
+static void cow_fill(struct ktest *t, struct mm *mm, vaddr_t va, u64 base)
+{
+	for (unsigned k = 0; k < WORDS; k++)
+		emul_write(t, mm, va + 8 * k, base + k);
+}
+
+/*
+ * Expects every word k of the page at @va of @mm to hold @base + k, but
+ * word @odd, which holds @oddval: one failure naming the first wrong word.
+ */
+static void cow_expect(struct ktest *t, struct mm *mm, vaddr_t va, u64 base, unsigned odd,
+		       u64 oddval)
+{
+	unsigned wrong = 0, first = 0;
+	u64 found = 0;
+
+	for (unsigned k = 0; k < WORDS; k++) {
+		u64 v = emul_read(t, mm, va + 8 * k);
+
+		if (v != (k == odd ? oddval : base + k) && !wrong++) {
+			first = k;
+			found = v;
+		}
+	}
+	if (wrong)
+		ktest_log(t, "0x%lx+0x%x holds 0x%lx, expected 0x%lx (%u words wrong)",
+			  (unsigned long)va, first * 8, (unsigned long)found,
+			  (unsigned long)(first == odd ? oddval : base + first), wrong);
+	KEXPECT_EQ(t, wrong, 0);
+}
+
+/*
+ * What pages hold after fork: parent and child both read the content from
+ * before it; a write copies the whole page and stays private to its
+ * writer, in the parent or the child; the last user's write keeps the
+ * page's content; a page pinned at fork is copied whole for the child.
+ */
+static void test_mm_cow_content(struct ktest *t)
+{
+	struct emul_snap before = emul_snap_take();
+	const unsigned none = WORDS;
+	struct mm *parent, *child;
+	unsigned prot = 0;
+	struct page *pinned;
+
+	KASSERT_EQ(t, mm_create(&parent), 0);
+	KEXPECT_EQ(t, mm_map_region(parent, REG, 3 * KB4, RW), 0);
+	for (unsigned i = 0; i < 3; i++)
+		cow_fill(t, parent, REG + i * KB4, (u64)(i + 1) << 32);
+	pinned = emul_page_at(parent, REG + 2 * KB4, &prot);
+	KASSERT(t, pinned != NULL);
+	KEXPECT_EQ(t, page_pin(pinned), 0);
+	KASSERT_EQ(t, mm_fork(parent, &child), 0);
+	for (unsigned i = 0; i < 3; i++)
+		cow_expect(t, child, REG + i * KB4, (u64)(i + 1) << 32, none, 0);
+	emul_write(t, parent, REG + 5 * 8, 0x55);
+	cow_expect(t, parent, REG, 1ull << 32, 5, 0x55);
+	cow_expect(t, child, REG, 1ull << 32, none, 0);
+	emul_write(t, child, REG + KB4 + 7 * 8, 0x77);
+	cow_expect(t, child, REG + KB4, 2ull << 32, 7, 0x77);
+	cow_expect(t, parent, REG + KB4, 2ull << 32, none, 0);
+	emul_write(t, child, REG + 9 * 8, 0x99); /* its last user: reused */
+	cow_expect(t, child, REG, 1ull << 32, 9, 0x99);
+	cow_expect(t, parent, REG, 1ull << 32, 5, 0x55);
+	emul_write(t, parent, REG + 2 * KB4, 0x22);
+	cow_expect(t, parent, REG + 2 * KB4, 3ull << 32, 0, 0x22);
+	cow_expect(t, child, REG + 2 * KB4, 3ull << 32, none, 0);
+	KEXPECT_EQ(t, page_unpin(pinned), 0);
+	KEXPECT_EQ(t, mm_destroy(child), 0);
+	KEXPECT_EQ(t, mm_destroy(parent), 0);
+	emul_snap_expect(t, before);
+}
+
 static const struct ktest_case mm_cow_cases[] = {
 	KTEST_CASE(test_mm_cow_fork_shares),
 	KTEST_CASE(test_mm_cow_fork_writes),
 	KTEST_CASE(test_mm_cow_protect),
 	KTEST_CASE(test_mm_fork_pinned),
+	KTEST_CASE(test_mm_cow_content),
 };
 KTEST_SUITE_EXT(mm_cow, mm_cow_cases, emul_suite_init, NULL, NULL);

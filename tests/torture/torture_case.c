@@ -136,6 +136,19 @@ struct audit_walk {
 	unsigned r;
 };
 
+/* Every word of tracked page @p the model follows (torture_ops.c's t_word()). */
+static void audit_content(const struct tslot *s, vaddr_t va, struct page *p, u64 val)
+{
+	for (unsigned k = 0; k < T_WORDS && val != T_TORN; k++) {
+		u64 v = torture_user_load((u64 *)((char *)page_address(p) + t_word_off[k]));
+
+		if (v != t_word(val, k))
+			torture_fail("audit: mm %lu 0x%lx holds 0x%lx at +0x%x, expected 0x%lx",
+				     (unsigned long)s->id, (unsigned long)va, (unsigned long)v,
+				     t_word_off[k], (unsigned long)t_word(val, k));
+	}
+}
+
 static int audit_leaf(void *arg, const struct pt_leaf *l)
 {
 	struct audit_walk *w = arg;
@@ -158,11 +171,8 @@ static int audit_leaf(void *arg, const struct pt_leaf *l)
 	cnt = count_of(pfn, true);
 	if (cnt)
 		(*cnt)++;
-	if (i < T_PAGES && torture_user_load(page_address(p)) != w->s->model[w->r]->p[i].val)
-		torture_fail("audit: mm %lu 0x%lx holds 0x%lx, expected 0x%lx",
-			     (unsigned long)w->s->id, (unsigned long)l->va,
-			     (unsigned long)torture_user_load(page_address(p)),
-			     (unsigned long)w->s->model[w->r]->p[i].val);
+	if (i < T_PAGES)
+		audit_content(w->s, l->va, p, w->s->model[w->r]->p[i].val);
 	__atomic_add_fetch(&t_checks, 1, __ATOMIC_RELAXED);
 	return 0;
 }
@@ -183,11 +193,16 @@ static int audit_count(void *arg, const struct pt_leaf *l)
 	if (!n)
 		return 0; /* checked already */
 	*cnt = 0;
-	/* A quarantined frame keeps a reference of its own (mm/quarantine.h). */
-	if (page_mapcount(p) != (int)n || page_ref_count(p) != (int)(n + t_quarantined_refs(pfn)))
-		torture_fail("frame 0x%lx: %u leaves map it, map count %d, refcount %d (%u quarantined)",
+	/*
+	 * A quarantined frame keeps a reference of its own (mm/quarantine.h),
+	 * a pin kept across operations its bias.
+	 */
+	if (page_mapcount(p) != (int)n ||
+	    page_ref_count(p) != (int)(n + t_quarantined_refs(pfn) + t_held_pins(p) * PIN_BIAS))
+		torture_fail("frame 0x%lx: %u leaves map it, map count %d, refcount %d (%u quarantined, "
+			     "%u held pins)",
 			     (unsigned long)l->pa, n, page_mapcount(p), page_ref_count(p),
-			     t_quarantined_refs(pfn));
+			     t_quarantined_refs(pfn), t_held_pins(p));
 	__atomic_add_fetch(&t_checks, 1, __ATOMIC_RELAXED);
 	return 0;
 }
@@ -378,6 +393,7 @@ void torture_case_cpu(unsigned i, unsigned cpu)
 		t_service();
 		torture_op(cpu);
 	}
+	t_pin_release(cpu);
 	mm_switch(NULL);
 }
 

@@ -27,6 +27,16 @@ struct tpage {
 	u64 val;
 };
 
+/*
+ * The words of a tracked page its owner writes and checks (torture_ops.c):
+ * word k at t_word_off[k] holds t_word(val, k). T_TORN: a write that
+ * failed part-way left the page's words unknown until its next write.
+ */
+#define T_WORDS 3
+#define T_TORN (~0ull)
+extern const u16 t_word_off[T_WORDS];
+u64 t_word(u64 val, unsigned k);
+
 /* The model of one region; a shared region's is shared by a fork family. */
 struct tmodel {
 	u32 refs;
@@ -88,6 +98,15 @@ extern const char *const t_op_names[];
 void torture_op(unsigned cpu);
 /* The CPUs of the running case. */
 unsigned t_ncpus(void);
+/* Loads word @k of the tracked page at @va of @s and checks it holds t_word(@val, k). */
+int t_word_check(struct tslot *s, vaddr_t va, unsigned k, u64 val, const char *what);
+/* Fails the run for a fault error no rule allows. */
+void t_touch_err(const struct tcpu *c, const struct tslot *s, vaddr_t va, int err);
+/* A pin of one tracked page (tests/torture/torture_pin.c). */
+void t_op_pin(struct tcpu *c, struct tslot *s, bool fast);
+/* Pins CPUs keep across operations: on frame @pg; dropping CPU @cpu's. */
+u32 t_held_pins(const struct page *pg);
+void t_pin_release(unsigned cpu);
 /* A cross-CPU call from torture CPU @self (tests/torture/torture_call.c). */
 void t_op_call(struct tcpu *c, unsigned self);
 

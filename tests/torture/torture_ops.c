@@ -2,15 +2,14 @@
  * The torture's operations (tests/torture/torture_internal.h). Each picks
  * a live address space at random and works on its tracked pages under
  * their model locks, except the ones meant to race them without a lock:
- * swap-out, write-protect, populate and switches. Each records itself in
- * the CPU's ring; a result that breaks a rule fails the run.
+ * swap-out, write-protect, populate and switches (pins: torture_pin.c).
+ * Each records itself in the CPU's ring; a result that breaks a rule, or
+ * a word of a page that is not what its owner wrote, fails the run.
  */
 #include "errno.h"
-#include "kernel/rwlock.h"
 #include "mm/devmem.h"
 #include "mm/pagemap.h"
 #include "mm/page.h"
-#include "mm/pin.h"
 #include "mm/pt.h"
 #include "mm/swap.h"
 #include "tests/mm_emul.h"
@@ -32,11 +31,20 @@ static vaddr_t page_va(unsigned r, unsigned i)
 	return t_base[r] + (vaddr_t)i * T_KB4;
 }
 
+/* The first, middle and last word: a copy that misses part of the page shows. */
+const u16 t_word_off[T_WORDS] = { 0, T_KB4 / 2, T_KB4 - 8 };
+
+/* Word @k of a page whose first word is @val: rotated, so a word copied astray shows; 0 stays 0. */
+u64 t_word(u64 val, unsigned k)
+{
+	return k ? val >> (8 * k) | val << (64 - 8 * k) : val;
+}
+
 /*
  * After a wrong value: where the expected one is now (a frame no address
  * space maps says the write went through a mapping that was then lost).
  */
-static void where_is(u64 want, struct mm *mm, vaddr_t va)
+static void where_is(u64 want, unsigned off, struct mm *mm, vaddr_t va)
 {
 	paddr_t pa = 0;
 	int e = pt_lookup(mm->root, va, &pa, NULL, NULL);
@@ -48,7 +56,7 @@ static void where_is(u64 want, struct mm *mm, vaddr_t va)
 
 		if (page_test_flags(p, PG_FREED | PG_DEVICE) || page_test_flags(p, PG_TAIL))
 			continue;
-		if (torture_user_load(page_address(p)) == want)
+		if (torture_user_load((u64 *)((char *)page_address(p) + off)) == want)
 			torture_fail("... 0x%lx is in frame 0x%lx (map count %d, refcount %d, "
 				     "flags 0x%x); the tables map 0x%lx there (%d)",
 				     (unsigned long)want, (unsigned long)(pfn << 12),
@@ -57,88 +65,74 @@ static void where_is(u64 want, struct mm *mm, vaddr_t va)
 	}
 }
 
-/* A load or store of the tracked page @i of region @r, checked against the model. */
+/* A fault error no rule allows fails the run. */
+void t_touch_err(const struct tcpu *c, const struct tslot *s, vaddr_t va, int err)
+{
+	if (err && err != -ENOMEM && !t_dead_err_mm(c, err, s->mm))
+		torture_fail("fault at 0x%lx of mm %lu failed: %d", (unsigned long)va,
+			     (unsigned long)s->id, err);
+}
+
+/* Loads word @k of the tracked page at @va and checks it holds t_word(@val, k). */
+int t_word_check(struct tslot *s, vaddr_t va, unsigned k, u64 val, const char *what)
+{
+	u64 want = t_word(val, k), v = 0;
+	int err = torture_env_touch(s->mm, va + t_word_off[k], false, &v);
+
+	__atomic_add_fetch(&t_checks, 1, __ATOMIC_RELAXED);
+	if (err || val == T_TORN || v == want || torture_failed())
+		return err;
+	torture_fail("%s of mm %lu 0x%lx: word at +0x%x holds 0x%lx, expected 0x%lx (lost write or "
+		     "copy, wrong frame or stale translation)",
+		     what, (unsigned long)s->id, (unsigned long)va, t_word_off[k],
+		     (unsigned long)v, (unsigned long)want);
+	where_is(want, t_word_off[k], s->mm, va);
+	return err;
+}
+
+/*
+ * Gives tracked page @p at @va a new tag: its first word first (the store
+ * that faults: demand-zero, copy-on-write, swap-in), then each other word
+ * once it was seen still holding the old tag, so a fault that lost the
+ * page's content fails at the fault that lost it. Then one word is read
+ * back. The caller holds @p's lock.
+ */
+static int page_write(struct tcpu *c, struct tslot *s, struct tpage *p, vaddr_t va, u64 tag)
+{
+	u64 old = p->val, w = tag;
+	int err = torture_env_touch(s->mm, va, true, &w);
+
+	if (err)
+		return err; /* nothing written */
+	p->val = T_TORN;
+	for (unsigned k = 1; !err && k < T_WORDS; k++) {
+		err = t_word_check(s, va, k, old, "write (content before it)");
+		w = t_word(tag, k);
+		if (!err)
+			err = torture_env_touch(s->mm, va + t_word_off[k], true, &w);
+	}
+	if (!err)
+		p->val = tag;
+	return err ? err : t_word_check(s, va, (unsigned)(t_rand(c) % T_WORDS), tag, "write");
+}
+
+/* A load of one word of, or a new tag for, the tracked page @i of region @r. */
 static int op_access(struct tcpu *c, struct tslot *s, bool write)
 {
 	unsigned r = (unsigned)(t_rand(c) % T_REGIONS), i = (unsigned)(t_rand(c) % T_PAGES);
 	struct tpage *p = &s->model[r]->p[i];
-	u64 v = 0;
 	int err;
 
 	t_lock(&p->lock);
-	if (write) {
-		v = t_tag(s, r, i, t_rand(c));
-		err = torture_env_touch(s->mm, page_va(r, i), true, &v);
-		if (!err)
-			p->val = v;
-		if (!err)
-			err = torture_env_touch(s->mm, page_va(r, i), false, &v);
-	} else {
-		err = torture_env_touch(s->mm, page_va(r, i), false, &v);
-	}
-	__atomic_add_fetch(&t_checks, 1, __ATOMIC_RELAXED);
-	if (!err && v != p->val && !torture_failed()) {
-		u64 want = p->val;
-
-		torture_fail("%s of mm %lu 0x%lx: read 0x%lx, expected 0x%lx (lost write, wrong frame or stale translation)",
-			     write ? "write" : "read", (unsigned long)s->id,
-			     (unsigned long)page_va(r, i), (unsigned long)v, (unsigned long)p->val);
-		where_is(want, s->mm, page_va(r, i));
-	}
-	if (err && err != -ENOMEM && !t_dead_err_mm(c, err, s->mm))
-		torture_fail("fault at 0x%lx of mm %lu failed: %d", (unsigned long)page_va(r, i),
-			     (unsigned long)s->id, err);
+	if (write)
+		err = page_write(c, s, p, page_va(r, i), t_tag(s, r, i, t_rand(c)));
+	else
+		err = t_word_check(s, page_va(r, i), (unsigned)(t_rand(c) % T_WORDS), p->val,
+				   "read");
+	t_touch_err(c, s, page_va(r, i), err);
 	t_unlock(&p->lock);
 	t_rec(c, write ? OP_WRITE : OP_READ, (unsigned)(s - t_slots), page_va(r, i), 0, err);
 	return err;
-}
-
-/* Pins one tracked page, writes through the pin, checks it stays mapped and is seen. */
-static void op_pin(struct tcpu *c, struct tslot *s, bool fast)
-{
-	static const struct design *const *flags = pin_flag_designs;
-	unsigned r = (unsigned)(t_rand(c) % T_REGIONS), i = (unsigned)(t_rand(c) % T_PAGES);
-	struct tpage *p = &s->model[r]->p[i];
-	struct pin_policy pol = pin_policy_default;
-	struct page *pg = NULL;
-	u64 v, seen = 0;
-	paddr_t pa = 0;
-	int n;
-
-	pol.flag = pin_flag_ops_of(flags[t_rand(c) % 3]);
-	t_lock(&p->lock);
-	mm_switch(fast ? s->mm : NULL);
-	n = pin_pages_fast(s->mm, page_va(r, i), 1, PIN_WRITE, &pg, &pol);
-	if (n == 1) {
-		v = t_tag(s, r, i, t_rand(c));
-		torture_user_store(page_address(pg), v);
-		p->val = v;
-		t_service();
-		/*
-		 * Under the read side, as a fault would look: a swap-out that
-		 * cleared the entry before it saw this pin puts it back under
-		 * its write side (-EBUSY), and a lockless look in that window
-		 * sees the swap entry of a swap-out that is about to fail.
-		 */
-		read_lock(&s->mm->lock);
-		if (pt_lookup(s->mm->root, page_va(r, i), &pa, NULL, NULL) ||
-		    phys_to_page(pa) != pg)
-			torture_fail("pinned page of mm %lu at 0x%lx left its mapping",
-				     (unsigned long)s->id, (unsigned long)page_va(r, i));
-		read_unlock(&s->mm->lock);
-		if (!torture_env_touch(s->mm, page_va(r, i), false, &seen) && seen != v)
-			torture_fail("write 0x%lx through a pin of mm %lu at 0x%lx not seen: 0x%lx",
-				     (unsigned long)v, (unsigned long)s->id,
-				     (unsigned long)page_va(r, i), (unsigned long)seen);
-		__atomic_add_fetch(&t_checks, 2, __ATOMIC_RELAXED);
-		if (unpin_pages(&pg, 1))
-			torture_fail("unpin of a pinned page failed");
-	} else if (n != -ENOMEM) {
-		torture_fail("pin of mm %lu at 0x%lx: %d", (unsigned long)s->id,
-			     (unsigned long)page_va(r, i), n);
-	}
-	t_unlock(&p->lock);
-	t_rec(c, fast ? OP_PIN_FAST : OP_PIN_LOCKED, (unsigned)(s - t_slots), page_va(r, i), 0, n);
 }
 
 /* Unmaps a run of tracked pages of a private region through the case's TLB design. */
@@ -252,6 +246,22 @@ static void op_attach(struct tcpu *c, struct tslot *s)
 	t_rec(c, OP_ATTACH, (unsigned)(s - t_slots), t_base[R_SHARE], now, err);
 }
 
+/*
+ * Right after fork: a write in @child (a COW copy) must find the content
+ * it inherited, and leave the parent's page as it was.
+ */
+static void fork_check(struct tcpu *c, struct tslot *s, struct tslot *child)
+{
+	unsigned i = (unsigned)(t_rand(c) % T_PAGES);
+	vaddr_t va = page_va(R_PRIV, i);
+	u64 tag = t_tag(child, R_PRIV, i, t_rand(c));
+
+	t_touch_err(c, child, va, page_write(c, child, &child->model[R_PRIV]->p[i], va, tag));
+	t_touch_err(c, s, va,
+		    t_word_check(s, va, (unsigned)(t_rand(c) % T_WORDS), s->model[R_PRIV]->p[i].val,
+				 "read of the parent after its child's write"));
+}
+
 /* Fork of @s into an empty slot, with the parent's pages still (all locked). */
 static void op_fork(struct tcpu *c, struct tslot *s)
 {
@@ -296,6 +306,7 @@ static void op_fork(struct tcpu *c, struct tslot *s)
 			for (unsigned i = 0; i < T_PAGES; i++)
 				child->model[r]->p[i].val = s->model[r]->p[i].val;
 		}
+		fork_check(c, s, child);
 	} else if (err != -ENOMEM && err != -EOVERFLOW && !t_dead_err_mm(c, err, s->mm)) {
 		torture_fail("mm_fork: %d", err);
 	}
@@ -446,7 +457,7 @@ void torture_op(unsigned cpu)
 		break;
 	case OP_PIN_FAST:
 	case OP_PIN_LOCKED:
-		op_pin(c, s, op == OP_PIN_FAST);
+		t_op_pin(c, s, op == OP_PIN_FAST);
 		break;
 	default:
 		op_unlocked(c, s, op);
