@@ -451,6 +451,64 @@ static void test_smp_tsc_sync_deadline(struct ktest *t)
 	revive_live_cpus(t, target);
 }
 
+static u32 late_ap, late_ap_in, late_ap_go;
+
+/* The skew check's hook on each AP: the late one stalls, its call claimed, until let go. */
+static void tsc_late_hook(void)
+{
+	if (this_cpu()->cpu_id != atomic_load_acquire(&late_ap))
+		return;
+	atomic_store_release(&late_ap_in, 1);
+	(void)wait_for(&late_ap_go, 1);
+}
+
+/* Revives @cpu once no call waits for it any more; false if one still does after TORTURE_WAIT_MS. */
+static bool revive_when_free(unsigned cpu)
+{
+	u64 end = arch_tsc_read() + arch_tsc_hz() / 1000 * TORTURE_WAIT_MS;
+
+	while (smp_cpu_revive(cpu) == -EBUSY)
+		if (arch_tsc_read() > end)
+			return false;
+	return true;
+}
+
+/*
+ * An AP that claims the skew check's call but looks at the ping line only
+ * once the boot CPU gave up on it (its host thread did not run) must find
+ * itself told to stop, whatever the boot CPU did since: it is named and
+ * out of the run, every other AP is still measured, and once it runs it
+ * leaves the call and the boot CPU's calls work. Before: it found the line
+ * reset for the next AP and spun there for good with interrupts off,
+ * holding the boot CPU's call descriptor, so the APs after it went
+ * unchecked and unnamed and every later call from the boot CPU failed.
+ */
+static void test_smp_tsc_sync_late_ap(struct ktest *t)
+{
+	unsigned cpu, saved = smp_timeout_ms();
+	struct tsc_sync_result res;
+
+	if (!need_cpus(t, 3))
+		return;
+	for_each_cpu(cpu, &cpu_online_mask)
+		if (cpu != this_cpu()->cpu_id)
+			break; /* the first AP measured: others come after it */
+	atomic_store_release(&late_ap, cpu);
+	atomic_store_release(&late_ap_in, 0);
+	atomic_store_release(&late_ap_go, 0);
+	smp_set_timeout_ms(TSC_SYNC_TEST_MS);
+	tsc_sync_check_hooked(&res, tsc_late_hook);
+	smp_set_timeout_ms(saved);
+	KEXPECT_EQ(t, atomic_load_acquire(&late_ap_in), 1); /* it did claim the call */
+	KEXPECT(t, smp_cpu_dead(cpu));
+	KEXPECT_EQ(t, res.checked, ncpus_online - 2);
+	atomic_store_release(&late_ap_go, 1);
+	KEXPECT(t, revive_when_free(cpu));
+	KEXPECT_EQ(t, smp_call_one(cpu, mark_reached, NULL, true), 0);
+	atomic_store_release(&late_ap, MAX_CPUS);
+	revive_live_cpus(t, cpu);
+}
+
 static void test_smp_tsc_known(struct ktest *t)
 {
 	KEXPECT_GT(t, arch_tsc_hz(), 1000000);
@@ -470,6 +528,7 @@ static const struct ktest_case smp_cases[] = {
 	KTEST_CASE(test_smp_late_call_keeps_its_copy),
 	KTEST_CASE(test_smp_call_copy),
 	KTEST_CASE(test_smp_tsc_known),
+	KTEST_CASE(test_smp_tsc_sync_late_ap),
 	KTEST_CASE(test_smp_tsc_sync_deadline),
 };
 KTEST_SUITE(smp, smp_cases);

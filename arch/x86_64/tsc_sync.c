@@ -28,11 +28,16 @@ struct sync_line {
 } __cacheline_aligned;
 
 static struct sync_line line;
+static void (*answer_hook)(void); /* tsc_sync_check_hooked(): self-tests only */
 
 /* Runs on the AP (a call function): answers every ping with its TSC. */
 static void sync_answer(void *arg)
 {
+	void (*hook)(void) = READ_ONCE(answer_hook);
+
 	(void)arg;
+	if (hook)
+		hook();
 	for (u32 round = 0; round < TSC_SYNC_ROUNDS; round++) {
 		u32 turn;
 
@@ -103,6 +108,13 @@ static int measure_one(unsigned cpu, s64 *offset, u64 *bound)
 	*bound = best_rtt / 2;
 	*offset = best;
 	return err;
+}
+
+void tsc_sync_check_hooked(struct tsc_sync_result *res, void (*hook)(void))
+{
+	WRITE_ONCE(answer_hook, hook);
+	tsc_sync_check(res);
+	WRITE_ONCE(answer_hook, NULL);
 }
 
 void tsc_sync_check(struct tsc_sync_result *res)

@@ -18,4 +18,10 @@ struct tsc_sync_result {
  */
 void tsc_sync_check(struct tsc_sync_result *res);
 
+/*
+ * Self-tests only: tsc_sync_check() with @hook run on each AP before its
+ * first look at the ping line, so a test can make an AP late.
+ */
+void tsc_sync_check_hooked(struct tsc_sync_result *res, void (*hook)(void));
+
 #endif
