@@ -446,6 +446,7 @@ static void test_smp_tsc_sync_deadline(struct ktest *t)
 	smp_set_timeout_ms(saved);
 	KEXPECT(t, smp_cpu_dead(target));
 	KEXPECT_EQ(t, res.checked, ncpus_online - 2);
+	KEXPECT_EQ(t, res.unchecked, 0);
 	release_cpu(t, target, ipis);
 	KEXPECT(t, cpumask_empty(&this_cpu()->call.waiting));
 	revive_live_cpus(t, target);
@@ -462,7 +463,7 @@ static void tsc_late_hook(void)
 	(void)wait_for(&late_ap_go, 1);
 }
 
-/* Revives @cpu once no call waits for it any more; false if one still does after TORTURE_WAIT_MS. */
+/* Revives @cpu once no call waits for it; false if one still does after TORTURE_WAIT_MS. */
 static bool revive_when_free(unsigned cpu)
 {
 	u64 end = arch_tsc_read() + arch_tsc_hz() / 1000 * TORTURE_WAIT_MS;
@@ -502,6 +503,7 @@ static void test_smp_tsc_sync_late_ap(struct ktest *t)
 	KEXPECT_EQ(t, atomic_load_acquire(&late_ap_in), 1); /* it did claim the call */
 	KEXPECT(t, smp_cpu_dead(cpu));
 	KEXPECT_EQ(t, res.checked, ncpus_online - 2);
+	KEXPECT_EQ(t, res.unchecked, 0);
 	atomic_store_release(&late_ap_go, 1);
 	KEXPECT(t, revive_when_free(cpu));
 	KEXPECT_EQ(t, smp_call_one(cpu, mark_reached, NULL, true), 0);
