@@ -8,6 +8,7 @@
  * Kernel only.
  */
 #include "arch/x86_64/acpi.h"
+#include "arch/x86_64/cpuinfo.h"
 #include "arch/x86_64/init.h"
 #include "arch/x86_64/smpboot.h"
 #include "arch/x86_64/tsc_sync.h"
@@ -511,6 +512,28 @@ static void test_smp_tsc_sync_late_ap(struct ktest *t)
 	revive_live_cpus(t, cpu);
 }
 
+/*
+ * Every wait's deadline is timeout_ms times the scale bring-up chose: more
+ * than one only under a hypervisor, by the number of vCPUs that share its
+ * host's cores (arch/x86_64/smpboot.c).
+ */
+static void test_smp_deadline_scaled(struct ktest *t)
+{
+	u32 scale = smp_deadline_scale(), saved = smp_timeout_ms();
+
+	KEXPECT_GE(t, scale, 1);
+	if (!cpuinfo.hypervisor_bit) {
+		KEXPECT_EQ(t, scale, 1);
+	} else {
+		KEXPECT_GE(t, scale * SMPBOOT_VCPUS_PER_DEADLINE, ncpus_online);
+		KEXPECT_LT(t, (scale - 1) * SMPBOOT_VCPUS_PER_DEADLINE, ncpus_online);
+	}
+	smp_set_timeout_ms(TIMEOUT_TEST_MS);
+	KEXPECT_EQ(t, smp_deadline_ms(), TIMEOUT_TEST_MS * scale);
+	smp_set_timeout_ms(saved);
+	KEXPECT_EQ(t, smp_timeout_ms(), saved); /* the option itself is never scaled */
+}
+
 static void test_smp_tsc_known(struct ktest *t)
 {
 	KEXPECT_GT(t, arch_tsc_hz(), 1000000);
@@ -530,6 +553,7 @@ static const struct ktest_case smp_cases[] = {
 	KTEST_CASE(test_smp_late_call_keeps_its_copy),
 	KTEST_CASE(test_smp_call_copy),
 	KTEST_CASE(test_smp_tsc_known),
+	KTEST_CASE(test_smp_deadline_scaled),
 	KTEST_CASE(test_smp_tsc_sync_late_ap),
 	KTEST_CASE(test_smp_tsc_sync_deadline),
 };

@@ -69,7 +69,7 @@ static void sync_answer(void *arg)
 /* Waits until @l holds @pong; false once the deadline passed. */
 static bool wait_answer(struct sync_line *l, u64 pong)
 {
-	u64 deadline = rdtsc_ordered() + tsc_hz() / 1000 * smp_timeout_ms();
+	u64 deadline = rdtsc_ordered() + tsc_hz() / 1000 * smp_deadline_ms();
 
 	while (atomic_load_acquire(&l->state) != pong) {
 		if (rdtsc_ordered() > deadline)
@@ -88,7 +88,7 @@ static void measure_give_up(unsigned cpu, struct sync_line *l, u32 session, u32 
 {
 	atomic_store_release(&l->state, sync_state(session, TSC_SYNC_ABORT));
 	printk("mmlab: error: tsc sync: CPU %u did not answer round %u within %u ms: left out of the skew check\n",
-	       cpu, round, smp_timeout_ms());
+	       cpu, round, smp_deadline_ms());
 	smp_cpu_write_off(cpu, "tsc sync");
 	(void)smp_call_wait();
 }
@@ -107,7 +107,7 @@ static int sync_post(unsigned cpu, u32 session, bool wait)
 		       -ETIMEDOUT &&
 	       wait && !smp_cpu_dead(cpu)) {
 		if (!deadline)
-			deadline = rdtsc_ordered() + tsc_hz() / 1000 * smp_timeout_ms();
+			deadline = rdtsc_ordered() + tsc_hz() / 1000 * smp_deadline_ms();
 		else if (rdtsc_ordered() > deadline)
 			break;
 		pause();
