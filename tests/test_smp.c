@@ -23,13 +23,21 @@
 #include "tests/ktest.h"
 #include <arch/arch.h>
 
-#define TORTURE_ROUNDS 2000
+/* The lock tortures' rounds, shared out among the CPUs: bounded work at any CPU count. */
+#define TORTURE_TOTAL_ROUNDS 32000
+#define TORTURE_ROUNDS_MIN 64
 /*
  * Torture calls run for a while on every CPU: with more vCPUs than host cores
  * a ticket lock's holder is often descheduled, so allow a long wait.
  */
 #define TORTURE_WAIT_MS 120000
 #define TIMEOUT_TEST_MS 50
+
+/* Each CPU's rounds of a lock torture. */
+static unsigned torture_rounds(void)
+{
+	return MAX(TORTURE_TOTAL_ROUNDS / ncpus_online, (unsigned)TORTURE_ROUNDS_MIN);
+}
 
 static bool need_cpus(struct ktest *t, unsigned n)
 {
@@ -148,8 +156,8 @@ static void test_smp_call_reaches_exactly_mask(struct ktest *t)
 
 static void test_smp_call_ipi_counts(struct ktest *t)
 {
-	u64 recv_before[64], runs_before[64];
-	unsigned n = MIN(ncpus_online, 64u), cpu;
+	static u64 recv_before[MAX_CPUS], runs_before[MAX_CPUS];
+	unsigned n = ncpus_online, cpu;
 
 	if (!need_cpus(t, 2))
 		return;
@@ -184,8 +192,9 @@ static u64 torture_count;
 
 static void spin_torture(void *arg)
 {
-	(void)arg;
-	for (int i = 0; i < TORTURE_ROUNDS; i++) {
+	unsigned rounds = *(const unsigned *)arg;
+
+	for (unsigned i = 0; i < rounds; i++) {
 		unsigned long flags = spin_lock_irqsave(&torture_lock);
 
 		/* A plain read-modify-write: only the lock keeps it exact. */
@@ -196,9 +205,12 @@ static void spin_torture(void *arg)
 
 static void test_smp_spinlock_torture(struct ktest *t)
 {
+	static unsigned rounds;
+
+	rounds = torture_rounds();
 	torture_count = 0;
-	KASSERT_EQ(t, run_everywhere(spin_torture, NULL), 0);
-	KEXPECT_EQ(t, torture_count, (u64)TORTURE_ROUNDS * ncpus_online);
+	KASSERT_EQ(t, run_everywhere(spin_torture, &rounds), 0);
+	KEXPECT_EQ(t, torture_count, (u64)rounds * ncpus_online);
 	KEXPECT(t, !spin_is_locked(&torture_lock));
 }
 
@@ -207,8 +219,9 @@ static u64 rw_a, rw_b, rw_torn;
 
 static void rw_torture(void *arg)
 {
-	(void)arg;
-	for (int i = 0; i < TORTURE_ROUNDS; i++) {
+	unsigned rounds = *(const unsigned *)arg;
+
+	for (unsigned i = 0; i < rounds; i++) {
 		if (i % 4 == 0) {
 			write_lock(&torture_rw);
 			WRITE_ONCE(rw_a, READ_ONCE(rw_a) + 1);
@@ -225,9 +238,12 @@ static void rw_torture(void *arg)
 
 static void test_smp_rwlock_torture(struct ktest *t)
 {
+	static unsigned rounds;
+
+	rounds = torture_rounds();
 	rw_a = rw_b = rw_torn = 0;
-	KASSERT_EQ(t, run_everywhere(rw_torture, NULL), 0);
-	KEXPECT_EQ(t, rw_a, (u64)(TORTURE_ROUNDS / 4) * ncpus_online);
+	KASSERT_EQ(t, run_everywhere(rw_torture, &rounds), 0);
+	KEXPECT_EQ(t, rw_a, (u64)((rounds + 3) / 4) * ncpus_online);
 	KEXPECT_EQ(t, rw_b, rw_a);
 	KEXPECT_EQ(t, rw_torn, 0);
 }
@@ -242,8 +258,8 @@ static void bump_private(void *arg)
 
 static void test_smp_percpu_private(struct ktest *t)
 {
-	u64 before[64];
-	unsigned n = MIN(ncpus_online, 64u);
+	static u64 before[MAX_CPUS];
+	unsigned n = ncpus_online;
 
 	for (unsigned cpu = 0; cpu < n; cpu++)
 		before[cpu] = percpu_counter_read(cpu, PCPU_PAGE_FAULTS);
