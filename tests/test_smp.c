@@ -491,6 +491,38 @@ static bool revive_when_free(unsigned cpu)
 	return true;
 }
 
+/* Runs the check with @hook on the first AP measured (others come after it); returns that AP. */
+static unsigned check_with_late_ap(struct ktest *t, void (*hook)(void), bool before_ack)
+{
+	unsigned cpu, saved = smp_timeout_ms();
+	struct tsc_sync_result res;
+
+	for_each_cpu(cpu, &cpu_online_mask)
+		if (cpu != this_cpu()->cpu_id)
+			break;
+	atomic_store_release(&late_ap, cpu);
+	atomic_store_release(&late_ap_in, 0);
+	atomic_store_release(&late_ap_go, 0);
+	smp_set_timeout_ms(TSC_SYNC_TEST_MS);
+	tsc_sync_check_hooked(&res, hook, before_ack);
+	smp_set_timeout_ms(saved);
+	KEXPECT_EQ(t, atomic_load_acquire(&late_ap_in), 1); /* it did claim the call */
+	KEXPECT(t, smp_cpu_dead(cpu));
+	KEXPECT_EQ(t, res.checked, ncpus_online - 2);
+	KEXPECT_EQ(t, res.unchecked, 0);
+	return cpu;
+}
+
+/* Once let go, @cpu has left the check's call: nothing waits for it and it answers a new one. */
+static void expect_left(struct ktest *t, unsigned cpu)
+{
+	atomic_store_release(&late_ap_go, 1);
+	KEXPECT(t, revive_when_free(cpu));
+	KEXPECT_EQ(t, smp_call_one(cpu, mark_reached, NULL, true), 0);
+	atomic_store_release(&late_ap, MAX_CPUS);
+	revive_live_cpus(t, cpu);
+}
+
 /*
  * An AP that claims the skew check's call but looks at the ping line only
  * once the boot CPU gave up on it (its host thread did not run) must find
@@ -503,29 +535,42 @@ static bool revive_when_free(unsigned cpu)
  */
 static void test_smp_tsc_sync_late_ap(struct ktest *t)
 {
-	unsigned cpu, saved = smp_timeout_ms();
-	struct tsc_sync_result res;
-
 	if (!need_cpus(t, 3))
 		return;
-	for_each_cpu(cpu, &cpu_online_mask)
-		if (cpu != this_cpu()->cpu_id)
-			break; /* the first AP measured: others come after it */
-	atomic_store_release(&late_ap, cpu);
-	atomic_store_release(&late_ap_in, 0);
-	atomic_store_release(&late_ap_go, 0);
-	smp_set_timeout_ms(TSC_SYNC_TEST_MS);
-	tsc_sync_check_hooked(&res, tsc_late_hook);
-	smp_set_timeout_ms(saved);
-	KEXPECT_EQ(t, atomic_load_acquire(&late_ap_in), 1); /* it did claim the call */
-	KEXPECT(t, smp_cpu_dead(cpu));
-	KEXPECT_EQ(t, res.checked, ncpus_online - 2);
-	KEXPECT_EQ(t, res.unchecked, 0);
-	atomic_store_release(&late_ap_go, 1);
-	KEXPECT(t, revive_when_free(cpu));
-	KEXPECT_EQ(t, smp_call_one(cpu, mark_reached, NULL, true), 0);
-	atomic_store_release(&late_ap, MAX_CPUS);
-	revive_live_cpus(t, cpu);
+	expect_left(t, check_with_late_ap(t, tsc_late_hook, false));
+}
+
+/*
+ * The late AP's hook, before it acknowledges: it holds the boot CPU's
+ * descriptor past its write-off, for a while (well inside the deadline).
+ */
+static void tsc_late_ack_hook(void)
+{
+	unsigned self = this_cpu()->cpu_id;
+	u64 end;
+
+	if (self != atomic_load_acquire(&late_ap))
+		return;
+	atomic_store_release(&late_ap_in, 1);
+	end = arch_tsc_read() + arch_tsc_hz() / 1000 * TORTURE_WAIT_MS;
+	while (!smp_cpu_dead(self) && arch_tsc_read() < end)
+		arch_cpu_relax();
+	end = arch_tsc_read() + arch_tsc_hz() / 1000 * TIMEOUT_TEST_MS * smp_deadline_scale();
+	while (arch_tsc_read() < end)
+		arch_cpu_relax();
+}
+
+/*
+ * An AP that stalls after claiming the call and before acknowledging it
+ * holds the boot CPU's descriptor when the boot CPU gives up on it: the
+ * next AP's check waits for the descriptor (bounded) instead of going
+ * unsent, and the late AP, once it runs, acknowledges and leaves.
+ */
+static void test_smp_tsc_sync_late_ack(struct ktest *t)
+{
+	if (!need_cpus(t, 3))
+		return;
+	expect_left(t, check_with_late_ap(t, tsc_late_ack_hook, true));
 }
 
 /*
@@ -571,6 +616,7 @@ static const struct ktest_case smp_cases[] = {
 	KTEST_CASE(test_smp_tsc_known),
 	KTEST_CASE(test_smp_deadline_scaled),
 	KTEST_CASE(test_smp_tsc_sync_late_ap),
+	KTEST_CASE(test_smp_tsc_sync_late_ack),
 	KTEST_CASE(test_smp_tsc_sync_deadline),
 };
 KTEST_SUITE(smp, smp_cases);

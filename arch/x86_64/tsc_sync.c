@@ -28,7 +28,9 @@ struct sync_line {
 /* One line per AP: a late AP only ever touches its own, never the next AP's. */
 static struct sync_line lines[MAX_CPUS];
 static u32 sessions; /* the last session begun: the boot CPU's alone */
-static void (*answer_hook)(void); /* tsc_sync_check_hooked(): self-tests only */
+/* tsc_sync_check_hooked(): self-tests only */
+static void (*answer_hook)(void);
+static bool hook_before_ack;
 
 static inline u64 sync_state(u32 session, u32 turn)
 {
@@ -57,9 +59,11 @@ static void sync_answer(void *arg)
 	struct sync_line *l = &lines[this_cpu()->cpu_id];
 	u32 session = (u32)(uintptr_t)arg;
 
+	if (hook && READ_ONCE(hook_before_ack))
+		hook();
 	/* The session travels by value: nothing of the caller's descriptor is needed after this. */
 	smp_call_ack();
-	if (hook)
+	if (hook && !READ_ONCE(hook_before_ack))
 		hook();
 	for (u32 round = 0; round < TSC_SYNC_ROUNDS; round++)
 		if (!sync_answer_round(l, session, round))
@@ -148,8 +152,9 @@ static int measure_one(unsigned cpu, bool wait, s64 *offset, u64 *bound)
 	return err;
 }
 
-void tsc_sync_check_hooked(struct tsc_sync_result *res, void (*hook)(void))
+void tsc_sync_check_hooked(struct tsc_sync_result *res, void (*hook)(void), bool before_ack)
 {
+	WRITE_ONCE(hook_before_ack, before_ack);
 	WRITE_ONCE(answer_hook, hook);
 	tsc_sync_check(res);
 	WRITE_ONCE(answer_hook, NULL);

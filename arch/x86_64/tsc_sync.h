@@ -22,8 +22,9 @@ void tsc_sync_check(struct tsc_sync_result *res);
 
 /*
  * Self-tests only: tsc_sync_check() with @hook run on each AP before its
- * first look at the ping line, so a test can make an AP late.
+ * first look at the ping line, so a test can make an AP late; with
+ * @before_ack, before it acknowledges the call (it holds our descriptor).
  */
-void tsc_sync_check_hooked(struct tsc_sync_result *res, void (*hook)(void));
+void tsc_sync_check_hooked(struct tsc_sync_result *res, void (*hook)(void), bool before_ack);
 
 #endif
