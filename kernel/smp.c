@@ -44,7 +44,7 @@
 #include <arch/arch.h>
 
 static u32 timeout_ms = 1000;
-/* timeout_ms=: how long a cross-CPU call waits before its target is out of the run. */
+/* timeout_ms=: a cross-CPU call's wait (times smp_deadline_scale()) before its target is out. */
 OPTION_UINT(timeout_ms, timeout_ms, 1, 600000, 1000);
 static cpumask_t cpu_dead_mask; /* CPUs out of the run: each missed a deadline */
 

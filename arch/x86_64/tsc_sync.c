@@ -107,16 +107,16 @@ static int sync_post(unsigned cpu, u32 session, bool wait)
 	u64 deadline = 0;
 	int err;
 
-	while ((err = smp_call_one(cpu, sync_answer, (void *)(uintptr_t)session, false)) ==
-		       -ETIMEDOUT &&
-	       wait && !smp_cpu_dead(cpu)) {
+	for (;;) {
+		err = smp_call_one(cpu, sync_answer, (void *)(uintptr_t)session, false);
+		if (err != -ETIMEDOUT || !wait || smp_cpu_dead(cpu))
+			return err;
 		if (!deadline)
 			deadline = rdtsc_ordered() + tsc_hz() / 1000 * smp_deadline_ms();
 		else if (rdtsc_ordered() > deadline)
-			break;
+			return err;
 		pause();
 	}
-	return err;
 }
 
 /* @cpu's offset from ours, its bound in *@bound; -ETIMEDOUT if it missed a round or got none. */
