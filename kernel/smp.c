@@ -44,7 +44,7 @@
 #include <arch/arch.h>
 
 static u32 timeout_ms = 1000;
-/* timeout_ms=: how long a cross-CPU call waits before its target is out of the run. */
+/* timeout_ms=: a cross-CPU call's wait (times smp_deadline_scale()) before its target is out. */
 OPTION_UINT(timeout_ms, timeout_ms, 1, 600000, 1000);
 static cpumask_t cpu_dead_mask; /* CPUs out of the run: each missed a deadline */
 
@@ -169,7 +169,7 @@ static void smp_write_off_cpu(struct smp_call_desc *d, unsigned self, unsigned c
 
 	if (first)
 		printk("mmlab: smp_call from CPU %u: CPU %u (APIC ID %u) did not answer within %u ms: out of the run, never called again\n",
-		       self, cpu, percpu_of(cpu)->apic_id, timeout_ms);
+		       self, cpu, percpu_of(cpu)->apic_id, smp_deadline_ms());
 	if (!gone && cpumask_test_cpu_acquire(cpu, &d->waiting))
 		printk("mmlab: CPU %u took the call from CPU %u and has not finished it: CPU %u's calls fail until it does\n",
 		       cpu, self, self);
@@ -180,7 +180,7 @@ void smp_cpu_write_off(unsigned cpu, const char *who)
 	if (cpu >= MAX_CPUS || cpumask_test_and_set_cpu_atomic(cpu, &cpu_dead_mask))
 		return;
 	printk("mmlab: %s: CPU %u (APIC ID %u) did not answer within %u ms: out of the run, never called again\n",
-	       who, cpu, percpu_of(cpu)->apic_id, timeout_ms);
+	       who, cpu, percpu_of(cpu)->apic_id, smp_deadline_ms());
 }
 
 /*

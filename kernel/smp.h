@@ -148,12 +148,24 @@ bool smp_idle_halted(void);
 /* The idle loop of every CPU but the boot CPU: runs handed-over work, else halts. */
 __attribute__((noreturn)) void cpu_idle(void);
 
-/* Sets the bound on every wait, in milliseconds (timeout_ms option). */
+/* Sets the bound on every wait, in milliseconds (timeout_ms option), before scaling. */
 void smp_set_timeout_ms(u32 ms);
 u32 smp_timeout_ms(void);
 
 /*
- * One bounded spin-wait for another CPU's store, timeout_ms long: each
+ * Every wait's deadline is timeout_ms times a scale the arch sets once at
+ * bring-up from what the platform can deliver (1 on bare metal; more where
+ * a CPU is a host thread that may wait for a host core), so a CPU that only
+ * waits for its host is not written off. smp_deadline_ms() is the product,
+ * at most SMP_DEADLINE_MAX_MS. Any context.
+ */
+#define SMP_DEADLINE_MAX_MS 3600000u
+void smp_set_deadline_scale(u32 scale);
+u32 smp_deadline_scale(void);
+u32 smp_deadline_ms(void);
+
+/*
+ * One bounded spin-wait for another CPU's store, smp_deadline_ms() long: each
  * turn of the loop calls smp_wait_turn(), which relaxes the CPU (past the
  * quiet turns below) and says whether the deadline passed. The clock is read once every
  * SMP_WAIT_CLOCK_TURNS turns, not every turn: an ordered TSC read costs

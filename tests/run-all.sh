@@ -131,6 +131,9 @@ boot tcg-pxe-uefi-smp2 --accel tcg --firmware uefi --boot pxe --smp 2 -- ktest=b
 # the host commits only what the guest touches) and a UEFI memory map with a
 # 3 GiB hole below 4 GiB.
 boot tcg-q35-smp32 --accel tcg --boot kernel --machine q35 --smp 32 -- ktest=boot,smpboot,tsc
+# Many CPUs: the call, mailbox and per-CPU suites with a whole mask word
+# online (deadlines scaled to the vCPUs, the header's deadline_scale).
+boot tcg-q35-smp64 --accel tcg --boot kernel --machine q35 --smp 64 --mem 4G -- ktest=smp,percpu
 boot tcg-no-hpet --accel tcg --boot kernel --smp 2 --qemu-arg -machine --qemu-arg hpet=off \
 	-- ktest=boot,tsc,acpi
 # Legal machines QEMU's defaults hide (issue 14): no ACPI at all (one CPU,

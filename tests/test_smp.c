@@ -8,6 +8,7 @@
  * Kernel only.
  */
 #include "arch/x86_64/acpi.h"
+#include "arch/x86_64/cpuinfo.h"
 #include "arch/x86_64/init.h"
 #include "arch/x86_64/smpboot.h"
 #include "arch/x86_64/tsc_sync.h"
@@ -22,13 +23,21 @@
 #include "tests/ktest.h"
 #include <arch/arch.h>
 
-#define TORTURE_ROUNDS 2000
+/* The lock tortures' rounds, shared out among the CPUs: bounded work at any CPU count. */
+#define TORTURE_TOTAL_ROUNDS 32000
+#define TORTURE_ROUNDS_MIN 64
 /*
  * Torture calls run for a while on every CPU: with more vCPUs than host cores
  * a ticket lock's holder is often descheduled, so allow a long wait.
  */
 #define TORTURE_WAIT_MS 120000
 #define TIMEOUT_TEST_MS 50
+
+/* Each CPU's rounds of a lock torture. */
+static unsigned torture_rounds(void)
+{
+	return MAX(TORTURE_TOTAL_ROUNDS / ncpus_online, (unsigned)TORTURE_ROUNDS_MIN);
+}
 
 static bool need_cpus(struct ktest *t, unsigned n)
 {
@@ -147,8 +156,8 @@ static void test_smp_call_reaches_exactly_mask(struct ktest *t)
 
 static void test_smp_call_ipi_counts(struct ktest *t)
 {
-	u64 recv_before[64], runs_before[64];
-	unsigned n = MIN(ncpus_online, 64u), cpu;
+	static u64 recv_before[MAX_CPUS], runs_before[MAX_CPUS];
+	unsigned n = ncpus_online, cpu;
 
 	if (!need_cpus(t, 2))
 		return;
@@ -183,8 +192,9 @@ static u64 torture_count;
 
 static void spin_torture(void *arg)
 {
-	(void)arg;
-	for (int i = 0; i < TORTURE_ROUNDS; i++) {
+	unsigned rounds = *(const unsigned *)arg;
+
+	for (unsigned i = 0; i < rounds; i++) {
 		unsigned long flags = spin_lock_irqsave(&torture_lock);
 
 		/* A plain read-modify-write: only the lock keeps it exact. */
@@ -195,9 +205,12 @@ static void spin_torture(void *arg)
 
 static void test_smp_spinlock_torture(struct ktest *t)
 {
+	static unsigned rounds;
+
+	rounds = torture_rounds();
 	torture_count = 0;
-	KASSERT_EQ(t, run_everywhere(spin_torture, NULL), 0);
-	KEXPECT_EQ(t, torture_count, (u64)TORTURE_ROUNDS * ncpus_online);
+	KASSERT_EQ(t, run_everywhere(spin_torture, &rounds), 0);
+	KEXPECT_EQ(t, torture_count, (u64)rounds * ncpus_online);
 	KEXPECT(t, !spin_is_locked(&torture_lock));
 }
 
@@ -206,8 +219,9 @@ static u64 rw_a, rw_b, rw_torn;
 
 static void rw_torture(void *arg)
 {
-	(void)arg;
-	for (int i = 0; i < TORTURE_ROUNDS; i++) {
+	unsigned rounds = *(const unsigned *)arg;
+
+	for (unsigned i = 0; i < rounds; i++) {
 		if (i % 4 == 0) {
 			write_lock(&torture_rw);
 			WRITE_ONCE(rw_a, READ_ONCE(rw_a) + 1);
@@ -224,9 +238,12 @@ static void rw_torture(void *arg)
 
 static void test_smp_rwlock_torture(struct ktest *t)
 {
+	static unsigned rounds;
+
+	rounds = torture_rounds();
 	rw_a = rw_b = rw_torn = 0;
-	KASSERT_EQ(t, run_everywhere(rw_torture, NULL), 0);
-	KEXPECT_EQ(t, rw_a, (u64)(TORTURE_ROUNDS / 4) * ncpus_online);
+	KASSERT_EQ(t, run_everywhere(rw_torture, &rounds), 0);
+	KEXPECT_EQ(t, rw_a, (u64)((rounds + 3) / 4) * ncpus_online);
 	KEXPECT_EQ(t, rw_b, rw_a);
 	KEXPECT_EQ(t, rw_torn, 0);
 }
@@ -241,8 +258,8 @@ static void bump_private(void *arg)
 
 static void test_smp_percpu_private(struct ktest *t)
 {
-	u64 before[64];
-	unsigned n = MIN(ncpus_online, 64u);
+	static u64 before[MAX_CPUS];
+	unsigned n = ncpus_online;
 
 	for (unsigned cpu = 0; cpu < n; cpu++)
 		before[cpu] = percpu_counter_read(cpu, PCPU_PAGE_FAULTS);
@@ -446,9 +463,136 @@ static void test_smp_tsc_sync_deadline(struct ktest *t)
 	smp_set_timeout_ms(saved);
 	KEXPECT(t, smp_cpu_dead(target));
 	KEXPECT_EQ(t, res.checked, ncpus_online - 2);
+	KEXPECT_EQ(t, res.unchecked, 0);
 	release_cpu(t, target, ipis);
 	KEXPECT(t, cpumask_empty(&this_cpu()->call.waiting));
 	revive_live_cpus(t, target);
+}
+
+static u32 late_ap, late_ap_in, late_ap_go;
+
+/* The skew check's hook on each AP: the late one stalls, its call claimed, until let go. */
+static void tsc_late_hook(void)
+{
+	if (this_cpu()->cpu_id != atomic_load_acquire(&late_ap))
+		return;
+	atomic_store_release(&late_ap_in, 1);
+	(void)wait_for(&late_ap_go, 1);
+}
+
+/* Revives @cpu once no call waits for it; false if one still does after TORTURE_WAIT_MS. */
+static bool revive_when_free(unsigned cpu)
+{
+	u64 end = arch_tsc_read() + arch_tsc_hz() / 1000 * TORTURE_WAIT_MS;
+
+	while (smp_cpu_revive(cpu) == -EBUSY)
+		if (arch_tsc_read() > end)
+			return false;
+	return true;
+}
+
+/* Runs the check with @hook on the first AP measured (others come after it); returns that AP. */
+static unsigned check_with_late_ap(struct ktest *t, void (*hook)(void), bool before_ack)
+{
+	unsigned cpu, saved = smp_timeout_ms();
+	struct tsc_sync_result res;
+
+	for_each_cpu(cpu, &cpu_online_mask)
+		if (cpu != this_cpu()->cpu_id)
+			break;
+	atomic_store_release(&late_ap, cpu);
+	atomic_store_release(&late_ap_in, 0);
+	atomic_store_release(&late_ap_go, 0);
+	smp_set_timeout_ms(TSC_SYNC_TEST_MS);
+	tsc_sync_check_hooked(&res, hook, before_ack);
+	smp_set_timeout_ms(saved);
+	KEXPECT_EQ(t, atomic_load_acquire(&late_ap_in), 1); /* it did claim the call */
+	KEXPECT(t, smp_cpu_dead(cpu));
+	KEXPECT_EQ(t, res.checked, ncpus_online - 2);
+	KEXPECT_EQ(t, res.unchecked, 0);
+	return cpu;
+}
+
+/* Once let go, @cpu has left the check's call: nothing waits for it and it answers a new one. */
+static void expect_left(struct ktest *t, unsigned cpu)
+{
+	atomic_store_release(&late_ap_go, 1);
+	KEXPECT(t, revive_when_free(cpu));
+	KEXPECT_EQ(t, smp_call_one(cpu, mark_reached, NULL, true), 0);
+	atomic_store_release(&late_ap, MAX_CPUS);
+	revive_live_cpus(t, cpu);
+}
+
+/*
+ * An AP that claims the skew check's call but looks at the ping line only
+ * once the boot CPU gave up on it (its host thread did not run) must find
+ * itself told to stop, whatever the boot CPU did since: it is named and
+ * out of the run, every other AP is still measured, and once it runs it
+ * leaves the call and the boot CPU's calls work. Before: it found the line
+ * reset for the next AP and spun there for good with interrupts off,
+ * holding the boot CPU's call descriptor, so the APs after it went
+ * unchecked and unnamed and every later call from the boot CPU failed.
+ */
+static void test_smp_tsc_sync_late_ap(struct ktest *t)
+{
+	if (!need_cpus(t, 3))
+		return;
+	expect_left(t, check_with_late_ap(t, tsc_late_hook, false));
+}
+
+/*
+ * The late AP's hook, before it acknowledges: it holds the boot CPU's
+ * descriptor past its write-off, for a while (well inside the deadline).
+ */
+static void tsc_late_ack_hook(void)
+{
+	unsigned self = this_cpu()->cpu_id;
+	u64 end;
+
+	if (self != atomic_load_acquire(&late_ap))
+		return;
+	atomic_store_release(&late_ap_in, 1);
+	end = arch_tsc_read() + arch_tsc_hz() / 1000 * TORTURE_WAIT_MS;
+	while (!smp_cpu_dead(self) && arch_tsc_read() < end)
+		arch_cpu_relax();
+	end = arch_tsc_read() + arch_tsc_hz() / 1000 * TIMEOUT_TEST_MS * smp_deadline_scale();
+	while (arch_tsc_read() < end)
+		arch_cpu_relax();
+}
+
+/*
+ * An AP that stalls after claiming the call and before acknowledging it
+ * holds the boot CPU's descriptor when the boot CPU gives up on it: the
+ * next AP's check waits for the descriptor (bounded) instead of going
+ * unsent, and the late AP, once it runs, acknowledges and leaves.
+ */
+static void test_smp_tsc_sync_late_ack(struct ktest *t)
+{
+	if (!need_cpus(t, 3))
+		return;
+	expect_left(t, check_with_late_ap(t, tsc_late_ack_hook, true));
+}
+
+/*
+ * Every wait's deadline is timeout_ms times the scale bring-up chose: more
+ * than one only under a hypervisor, by the number of vCPUs that share its
+ * host's cores (arch/x86_64/smpboot.c).
+ */
+static void test_smp_deadline_scaled(struct ktest *t)
+{
+	u32 scale = smp_deadline_scale(), saved = smp_timeout_ms();
+
+	KEXPECT_GE(t, scale, 1);
+	if (!cpuinfo.hypervisor_bit) {
+		KEXPECT_EQ(t, scale, 1);
+	} else {
+		KEXPECT_GE(t, scale * SMPBOOT_VCPUS_PER_DEADLINE, ncpus_online);
+		KEXPECT_LT(t, (scale - 1) * SMPBOOT_VCPUS_PER_DEADLINE, ncpus_online);
+	}
+	smp_set_timeout_ms(TIMEOUT_TEST_MS);
+	KEXPECT_EQ(t, smp_deadline_ms(), TIMEOUT_TEST_MS * scale);
+	smp_set_timeout_ms(saved);
+	KEXPECT_EQ(t, smp_timeout_ms(), saved); /* the option itself is never scaled */
 }
 
 static void test_smp_tsc_known(struct ktest *t)
@@ -470,6 +614,9 @@ static const struct ktest_case smp_cases[] = {
 	KTEST_CASE(test_smp_late_call_keeps_its_copy),
 	KTEST_CASE(test_smp_call_copy),
 	KTEST_CASE(test_smp_tsc_known),
+	KTEST_CASE(test_smp_deadline_scaled),
+	KTEST_CASE(test_smp_tsc_sync_late_ap),
+	KTEST_CASE(test_smp_tsc_sync_late_ack),
 	KTEST_CASE(test_smp_tsc_sync_deadline),
 };
 KTEST_SUITE(smp, smp_cases);

@@ -36,7 +36,7 @@ static void test_smp_wait_clock_once_per_turns(struct ktest *t)
 static void test_smp_wait_deadline_from_first_read(struct ktest *t)
 {
 	struct smp_wait w = SMP_WAIT_INIT;
-	u64 timeout = arch_tsc_hz() / 1000 * smp_timeout_ms();
+	u64 timeout = arch_tsc_hz() / 1000 * smp_deadline_ms();
 	u64 before = arch_tsc_read(), after;
 
 	turns(&w, SMP_WAIT_CLOCK_TURNS);

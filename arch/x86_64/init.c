@@ -40,6 +40,7 @@ void ipi_mark_aps_started(void);
 static struct acpi_info acpi;
 static struct smpboot_result smp_res;
 static struct tsc_sync_result sync_res;
+static const char *deadline_why; /* smpboot_scale_deadlines() */
 static u32 apic_ids[MAX_CPUS];
 static unsigned cpus_wanted = 1;
 
@@ -124,6 +125,8 @@ static int bring_up_cpus(const struct options *opt, char *err, size_t errlen)
 	}
 	ipi_mark_aps_started();
 	report_smp(limit);
+	deadline_why = smpboot_scale_deadlines(ncpus_online);
+	printk("# smp: deadlines x%u: %s\n", smp_deadline_scale(), deadline_why);
 	tsc_sync_check(&sync_res);
 	printk("# tsc: %lu Hz (%s), invariant %s; max skew %ld cycles (CPU %u, +-%lu)\n", tsc_hz(),
 	       tsc_method(), cpuinfo.tsc_invariant ? "yes" : "no", sync_res.worst_offset,
@@ -250,6 +253,9 @@ void arch_describe(struct json *j)
 	json_u64(j, "cpus_madt", acpi.madt.ncpus);
 	json_u64(j, "cpus_failed", smp_res.failed);
 	json_u64(j, "ap_bringup_us", tsc_cycles_to_ns(smp_res.total_cycles) / 1000);
+	/* Every wait's deadline is timeout_ms times this: a write-off's bound, and why. */
+	json_u64(j, "deadline_scale", smp_deadline_scale());
+	json_str(j, "deadline_scale_why", deadline_why);
 	console_describe(j); /* "console_port" and the "console" object */
 	json_bool(j, "nx", cpuinfo.nx);
 	json_bool(j, "pcid", cpuinfo.pcid);

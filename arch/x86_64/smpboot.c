@@ -18,6 +18,7 @@
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
 #include "lib/atomic.h"
+#include "lib/format.h"
 #include "lib/string.h"
 #include <arch/cpu.h>
 #include <arch/layout.h>
@@ -207,4 +208,20 @@ int smpboot_start_aps(const u32 *apic_ids, unsigned n, unsigned limit, struct sm
 	}
 	res->total_cycles = rdtsc_ordered() - begin;
 	return 0;
+}
+
+const char *smpboot_scale_deadlines(unsigned ncpus)
+{
+	static char why[96];
+	u32 scale = 1;
+
+	if (cpuinfo.hypervisor_bit) {
+		scale = (ncpus + SMPBOOT_VCPUS_PER_DEADLINE - 1) / SMPBOOT_VCPUS_PER_DEADLINE;
+		fmt_snprintf(why, sizeof(why), "%u vCPUs are host threads of hypervisor %s", ncpus,
+			     cpuinfo.hypervisor[0] ? cpuinfo.hypervisor : "(unnamed)");
+	} else {
+		fmt_snprintf(why, sizeof(why), "bare metal: no CPU waits for a host");
+	}
+	smp_set_deadline_scale(scale);
+	return why;
 }

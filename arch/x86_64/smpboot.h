@@ -37,4 +37,20 @@ void smpboot_set_nostart(unsigned n);
  */
 int smpboot_start_aps(const u32 *apic_ids, unsigned n, unsigned limit, struct smpboot_result *res);
 
+/*
+ * Under a hypervisor a vCPU is a host thread that may wait for a host core,
+ * the longer the more vCPUs share them, and the guest cannot see how many
+ * cores there are. The base deadlines were chosen for up to this many vCPUs
+ * sharing the project's 2-core hosts: each further such group of vCPUs
+ * stretches them once more.
+ */
+#define SMPBOOT_VCPUS_PER_DEADLINE 16
+
+/*
+ * Once the CPUs are up: scales every wait's deadline (kernel/smp.h) to what
+ * the platform can deliver with @ncpus CPUs, and returns why that scale, for
+ * the MMLAB header. Boot CPU.
+ */
+const char *smpboot_scale_deadlines(unsigned ncpus);
+
 #endif
