@@ -16,6 +16,7 @@
 #include "kernel/report.h"
 #include "kernel/run.h"
 #include "kernel/smp.h"
+#include "kernel/timing.h"
 #include "kernel/trace.h"
 #include "lib/atomic.h"
 #include "lib/format.h"
@@ -212,6 +213,33 @@ static bool median_ci_within_target(const struct variant_runs *vr)
 	return (hi - lo) * 100 <= 2 * BENCH_CI_TARGET_PCT * st.median;
 }
 
+/* Whether @a and @b agree within BENCH_EXACT_TOLERANCE_PPM of the larger. */
+static bool exact_agree(u64 a, u64 b)
+{
+	u64 hi = MAX(a, b), lo = MIN(a, b);
+
+	return (hi - lo) * 1000000 <= hi * BENCH_EXACT_TOLERANCE_PPM;
+}
+
+/* timing=exact: @vr's last BENCH_EXACT_RUNS samples agree, so its figure holds. */
+static bool exact_settled(const struct variant_runs *vr)
+{
+	if (vr->n < BENCH_EXACT_RUNS)
+		return false;
+	for (unsigned i = vr->n - BENCH_EXACT_RUNS + 1; i < vr->n; i++)
+		if (!exact_agree(vr->sample[i], vr->sample[vr->n - BENCH_EXACT_RUNS]))
+			return false;
+	return true;
+}
+
+/* Whether variant @vr has run enough: its figure repeats (exact) or its median is known. */
+static bool variant_done(const struct variant_runs *vr)
+{
+	if (vr->failed)
+		return true;
+	return timing_exact() ? exact_settled(vr) : median_ci_within_target(vr);
+}
+
 /* Rounds of one episode per variant, in shuffled order, until enough runs or all failed. */
 static void run_rounds(struct bench_ctx *c, unsigned min_rounds, unsigned max_rounds)
 {
@@ -226,17 +254,25 @@ static void run_rounds(struct bench_ctx *c, unsigned min_rounds, unsigned max_ro
 		for (unsigned i = 0; i < n; i++)
 			run_episode(c, order[i]);
 		for (unsigned v = 0; v < bench_nvariants(c->b) && done; v++)
-			done = vruns[v].failed || median_ci_within_target(&vruns[v]);
+			done = variant_done(&vruns[v]);
 		if (done)
 			return;
 	}
 }
 
-/* Timed runs per variant: iters= exactly, else the bench's adaptive range. */
+/*
+ * Timed runs per variant: iters= exactly, else under timing=exact until
+ * the figure repeats, else the bench's adaptive range.
+ */
 static void round_limits(const struct bench *b, unsigned *min, unsigned *max)
 {
 	if (bench_iters) {
 		*min = *max = MIN(bench_iters, (u32)BENCH_MAX_RUNS);
+		return;
+	}
+	if (timing_exact()) {
+		*min = BENCH_EXACT_RUNS;
+		*max = BENCH_EXACT_MAX_RUNS;
 		return;
 	}
 	*min = MAX(b->iters, 1u);
@@ -265,6 +301,46 @@ static bool finish_variant(struct bench_ctx *c, const char *label, const struct 
 	}
 	bench_print_lava(c, !vr->failed, median, opt);
 	return !vr->failed;
+}
+
+static unsigned aa_failures;
+static char aa_first[160];
+
+unsigned bench_aa_failures(const char **first)
+{
+	*first = aa_failures ? aa_first : NULL;
+	return aa_failures;
+}
+
+/* The median of @vr's samples, in thousandths. */
+static u64 variant_median(const struct variant_runs *vr)
+{
+	struct stats st;
+
+	memcpy(values, vr->sample, vr->n * sizeof(*values));
+	stats_compute(values, vr->n, &st);
+	return st.median;
+}
+
+/*
+ * timing=exact: the A/A control (variant @v) must repeat its reference's
+ * figure within BENCH_EXACT_TOLERANCE_PPM; a wider gap means something
+ * other than the design moved between their runs. True when it holds.
+ */
+static bool exact_aa_holds(const struct bench_ctx *c, unsigned v, const char *label)
+{
+	const struct variant_runs *aa = &vruns[v], *ref = &vruns[0];
+
+	if (!timing_exact() || !bench_variant_is_aa(c->b, v) || aa->failed || ref->failed ||
+	    !aa->n || !ref->n || exact_agree(variant_median(aa), variant_median(ref)))
+		return true;
+	printk("# bench FAIL %s aa cpus=%u %s: A/A median differs from %s's by more than %u ppm\n",
+	       c->b->name, c->ncpus, label, bench_variant_name(c->b, 0),
+	       BENCH_EXACT_TOLERANCE_PPM);
+	if (!aa_failures++)
+		fmt_snprintf(aa_first, sizeof(aa_first), "A/A %s cpus=%u %s", c->b->name, c->ncpus,
+			     label);
+	return false;
 }
 
 /* The case's trace records (trace=1), after its result lines. */
@@ -296,7 +372,7 @@ static void run_case(struct bench_ctx *c, const struct options *opt, struct benc
 	for (unsigned v = 0; v < bench_nvariants(b); v++) {
 		c->variant = v;
 		c->design = bench_variant_design(b, v);
-		if (finish_variant(c, label, opt))
+		if (finish_variant(c, label, opt) && exact_aa_holds(c, v, label))
 			out->passed++;
 		else
 			out->failed++;

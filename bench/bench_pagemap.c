@@ -180,6 +180,10 @@ static const struct bench_case pagemap_cases[] = {
 
 const struct bench bench_pagemap = {
 	.name = "pagemap",
+	.title = "device-memory pin cost per round",
+	.exact_metric_name = "pin_instructions_per_round",
+	.exact_phase2_name = "unpin_instructions_per_round",
+	.headline = { { PAGEMAP_BENCH_PAGES, PAGEMAP_BENCH_RANGES } },
 	.metric_name = "pin_us_per_round",
 	.unit = "us",
 	.designs = pin_pagemap_designs,

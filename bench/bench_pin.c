@@ -296,6 +296,11 @@ BUILD_ASSERT(PIN_FOLIO_PAGES % 512 == 0); /* and a folio: no call crosses one */
 
 const struct bench bench_pin = {
 	.name = "pin",
+	.title = "pin cost per round of pin calls",
+	.exact_metric_name = "get_instructions_per_round",
+	.exact_phase2_name = "put_instructions_per_round",
+	/* Peter Xu's gup_test: many threads pinning one shared region, 4 KiB pages. */
+	.headline = { { PIN_REGION_SHARED, 512, PIN_FOLIO_4K } },
 	.metric_name = "get_us_per_round",
 	.unit = "us",
 	.designs = pin_flag_designs,

@@ -281,6 +281,9 @@ static const struct bench_case reclaim_cases[] = {
 
 const struct bench bench_reclaim = {
 	.name = "reclaim",
+	.title = "page reclaim while other CPUs read",
+	.exact_metric_name = "instructions_per_page",
+	.headline = { { 256 } },
 	.metric_name = "pages_reclaimed_per_sec",
 	.unit = "pages/s",
 	.designs = tlb_designs,

@@ -24,6 +24,9 @@ struct variant_runs {
 /* "target=all pages=512" style label of c's case (@sep between, @eq inside words). */
 void bench_case_label(const struct bench_ctx *c, char *buf, size_t size, char sep, char eq);
 
+/* Whether c's case is its benchmark's declared headline case (bench.h, headline). */
+bool bench_case_is_headline(const struct bench_ctx *c);
+
 /*
  * Prints the BENCH line of variant c->variant from @vr (at least one
  * sample); report() sees the last episode's counters. Returns the median,

@@ -248,6 +248,9 @@ static const struct bench_case tm_cases[] = {
 
 const struct bench bench_tlbmulti = {
 	.name = "tlbmulti",
+	.title = "unmap cost per page, every CPU unmapping at once",
+	.exact_metric_name = "instructions_per_page",
+	.headline = { { 32 } },
 	.metric_name = "cycles_per_page",
 	.designs = tlb_designs,
 	.param_names = { "pages" },

@@ -10,6 +10,7 @@
 #include "bench/bench.h"
 #include "errno.h"
 #include "kernel/smp.h"
+#include "kernel/timing.h"
 #include "lib/atomic.h"
 #include "lib/math.h"
 #include "lib/string.h"
@@ -135,6 +136,7 @@ static void reader_main(void *arg)
 		u32 now;
 
 		reader_chunk(r, &st, gap);
+		timing_yield();
 		reader_close_baseline(r, seen, &st);
 		now = atomic_load_acquire(&trs.phase);
 		if (now == seen)
