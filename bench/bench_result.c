@@ -269,7 +269,6 @@ static void json_identity(struct json *j, const struct bench_ctx *c, const struc
 	const struct bench *b = c->b;
 
 	json_str(j, "bench", b->name);
-	json_str(j, "title", b->title);
 	json_str(j, "variant", bench_variant_name(b, c->variant));
 	json_u64(j, "cpus", c->ncpus);
 	json_params(j, c);
@@ -279,6 +278,7 @@ static void json_identity(struct json *j, const struct bench_ctx *c, const struc
 	json_u64(j, "runs", vr->n);
 	json_u64(j, "warmup", b->warmup);
 	json_u64(j, "ops_per_run", c->ops);
+	json_str(j, "title", b->title);
 	json_bool(j, "headline", bench_case_is_headline(c));
 	if (!arch_spin_pause) /* a like-for-like row against a peer that does not pause */
 		json_str(j, "spin_pause", "off");

@@ -367,6 +367,18 @@ check bench_lines_well_formed "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n 3 "
 nbench=$(grep -ac '^BENCH {' "$bench_runs/A/serial.log")
 nlava=$(grep -acE '^MMLAB-LAVA test_case_id=[a-z0-9_-]+ result=(pass|fail) measurement=[0-9.]+ units=[^ ]+$' "$bench_runs/A/serial.log")
 check bench_lava_line_per_result "$([ "$nbench" -gt 0 ] && [ "$nbench" = "$nlava" ] && echo 1 || echo 0)" "BENCH $nbench, LAVA $nlava"
+# Exact mode (--exact, icount): two boots of the same short run print the same
+# BENCH lines, every digit; the header says timing "exact" and no A/A failed.
+note "exact mode: two boots, identical figures (ipi, tlb pages=8, 2 CPUs)"
+for side in E1 E2; do
+	expect_run "bench-exact-$side" 0 --exact --bench ipi,tlb --boot kernel --smp 2 \
+		--results "$bench_runs/$side" -- pages=8
+done
+check bench_exact_header "$(has "$bench_runs/E1/serial.log" '^MMLAB \{.*"timing":"exact"')"
+check bench_exact_instructions "$(has "$bench_runs/E1/serial.log" '^BENCH \{"bench":"tlb".*"metric":"instructions_per_page","unit":"instructions"')"
+check bench_exact_two_boots_identical "$(grep -a '^BENCH' "$bench_runs/E1/serial.log" > "$bench_runs/E1.bench" &&
+	grep -a '^BENCH' "$bench_runs/E2/serial.log" | cmp -s "$bench_runs/E1.bench" - && echo 1 || echo 0)" \
+	"the BENCH lines of two exact boots differ: diff $bench_runs/E1/serial.log $bench_runs/E2/serial.log"
 # Every other benchmark, briefly: each verifies its own exact counts after its runs.
 expect_run bench-all 0 --bench tlb,tlbmulti,pin,pagemap,faultlock,swapfree,reclaim --accel tcg --boot kernel --smp 2 \
 	--results "$bench_runs/all" -- iters=2 swapfree_mb=32
