@@ -16,7 +16,7 @@ PYTHON=${PYTHON:-python3}
 accel=auto smp="" mem=1G firmware=bios boot=iso machine=pc mode=bench bench=""
 results="" timeout_s="" quiet=0 verbose=0 compare=() extra=() spcr="" qemu_extra=() cpu_model="" loader=""
 emulator=qemu
-timing=""
+timing="" timing_given=0
 trace=0 trace_word=0
 seconds=""
 peer=""
@@ -116,8 +116,8 @@ parse_args() {
 		--cpu) need_arg "$@"; cpu_model=$2; shift ;;
 		--spcr) need_arg "$@"; spcr=$2; shift ;;
 		--qemu-arg) need_arg "$@"; qemu_extra+=("$2"); shift ;;
-		--exact) timing=exact ;;
-		--timing) timing=time ;;
+		--exact) timing=exact timing_given=1 ;;
+		--timing) timing=time timing_given=1 ;;
 		--selftest) mode=selftest ;;
 		--bench) need_arg "$@"; bench=$2; shift ;;
 		--torture) mode=torture ;;
@@ -248,7 +248,9 @@ pick_timing() {
 }
 
 kernel_cmdline() {
-	local words=("mode=$mode" "timing=$timing")
+	local words=("mode=$mode")
+	# Self-tests and the torture run in the kernel's default (time) unless asked.
+	[ "$mode" != bench ] && [ "$timing_given" = 0 ] || words+=("timing=$timing")
 	[ -z "$bench" ] || words+=("bench=$bench")
 	[ -z "$seconds" ] || words+=("seconds=$seconds")
 	[ "$trace" = 0 ] || [ "$trace_word" = 1 ] || words+=("trace=1")
