@@ -66,7 +66,9 @@ static const char *metric_unit(const struct bench *b)
 
 static bool higher_is_better(const struct bench *b)
 {
-	return !timing_exact() && (b->metric == BENCH_BYTES_PER_MS || b->metric == BENCH_OPS_PER_SEC);
+	if (timing_exact()) /* instructions: fewer is better */
+		return false;
+	return b->metric == BENCH_BYTES_PER_MS || b->metric == BENCH_OPS_PER_SEC;
 }
 
 void bench_case_label(const struct bench_ctx *c, char *buf, size_t size, char sep, char eq)

@@ -1,8 +1,9 @@
 /*
  * Benchmark `swapfree`, after Barry Song's 2024 change ("mm: attempt to
  * batch free swap entries for zap_pte_range()"): map M MiB (swapfree_mb=,
- * default 256, SF_EXACT_MB under timing=exact) with 64 KiB folios, fill it, swap it all out to the RAM
- * device (swap_mb= sizes it), then time the unmap. With K CPUs each has its
+ * default 256, SF_EXACT_MB under timing=exact) with 64 KiB folios, fill
+ * it, swap it all out to the RAM device (swap_mb= sizes it), then time the
+ * unmap. With K CPUs each has its
  * own address space (as separate processes would) holding M/K of it, all
  * swapped to the one device, and all unmap at once. Before each run
  * (untimed) each CPU maps, fills and swaps out its part again.
