@@ -164,15 +164,10 @@ static u64 absdiff(u64 a, u64 b)
 	return a > b ? a - b : b - a;
 }
 
-/*
- * Marks in lost[] the runs of @v[0..n) where the guest lost its CPU (time
- * mode only, LOST_CPU_SPREADS), copies the others to kept[] and returns
- * how many were kept.
- */
-static unsigned lost_cpu_filter(const struct bench *b, const u64 *v, unsigned n)
+unsigned bench_lost_cpu(const struct bench *b, const u64 *v, unsigned n, bool *out)
 {
 	u64 med, mad, bound;
-	unsigned k = 0;
+	unsigned count = 0;
 	struct stats st;
 
 	memcpy(sorted, v, n * sizeof(*v));
@@ -186,10 +181,21 @@ static unsigned lost_cpu_filter(const struct bench *b, const u64 *v, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		bool worse = higher_is_better(b) ? v[i] < med : v[i] > med;
 
-		lost[i] = !timing_exact() && worse && absdiff(v[i], med) > bound;
+		out[i] = !timing_exact() && worse && absdiff(v[i], med) > bound;
+		count += out[i];
+	}
+	return count;
+}
+
+/* bench_lost_cpu() into lost[]; the other runs into kept[]. Returns how many were kept. */
+static unsigned lost_cpu_filter(const struct bench *b, const u64 *v, unsigned n)
+{
+	unsigned k = 0;
+
+	bench_lost_cpu(b, v, n, lost);
+	for (unsigned i = 0; i < n; i++)
 		if (!lost[i])
 			kept[k++] = v[i];
-	}
 	return k;
 }
 
