@@ -149,6 +149,7 @@ static void run_episode(struct bench_ctx *c, unsigned v)
 	c->variant = v;
 	c->design = bench_variant_design(c->b, v);
 	c->episode = episode_seq;
+	c->warmup = timing_exact() ? MIN(b->warmup, (unsigned)BENCH_EXACT_WARMUP) : b->warmup;
 	c->error = 0;
 	c->priv = NULL;
 	err = bench_teardown_failed_before(c);
@@ -157,7 +158,7 @@ static void run_episode(struct bench_ctx *c, unsigned v)
 	if (err) {
 		bench_fail(c, "setup failed (%s)", errno_name(err));
 	} else {
-		bench_run_case_runs(c, vr, episode_seq, 1, b->warmup);
+		bench_run_case_runs(c, vr, episode_seq, 1, c->warmup);
 		/* Verification runs after the timed region, never inside it. */
 		if (!c->error && b->verify && (err = b->verify(c)))
 			bench_fail(c, "verification failed (%s)", errno_name(err));
@@ -318,7 +319,7 @@ static bool finish_variant(struct bench_ctx *c, const char *label, const struct 
 		       bench_variant_name(b, c->variant), c->ncpus, label, vr->errmsg);
 	} else {
 		printk("# bench %s %s cpus=%u %s: %u timed runs, each after %u warm-up\n", b->name,
-		       bench_variant_name(b, c->variant), c->ncpus, label, vr->n, b->warmup);
+		       bench_variant_name(b, c->variant), c->ncpus, label, vr->n, c->warmup);
 		median = bench_print_result(c, vr);
 	}
 	bench_print_lava(c, !vr->failed, median, opt);

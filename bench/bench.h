@@ -41,6 +41,12 @@
 #define BENCH_EXACT_RUNS 2
 #define BENCH_EXACT_MAX_RUNS 4
 #define BENCH_EXACT_TOLERANCE_PPM 1000
+/*
+ * timing=exact: warm-up runs per episode, at most (the bench's own count
+ * otherwise): one run translates the code and touches the data, and a
+ * figure that repeats needs no more.
+ */
+#define BENCH_EXACT_WARMUP 1
 
 /* How the elapsed time of one run becomes the metric. */
 enum bench_metric {
@@ -179,6 +185,7 @@ struct bench_ctx {
 	const struct options *opt; /* the run's options (sizes such as swapfree_mb) */
 	unsigned variant;        /* index among bench_nvariants(b): a design, or the last, aa */
 	u32 episode;             /* this episode's place in the case's order (0: its first) */
+	unsigned warmup;         /* this episode's warm-up runs: bench_warmup() */
 	const struct design *design; /* bench_variant_design(b, variant): the one running */
 	const struct bench_case *bcase;
 	unsigned ncpus;          /* participating CPUs */

@@ -293,7 +293,7 @@ static void fl_bench_writer(struct bench_ctx *c, unsigned idx)
 		bench_fail(c, "CPU %u: the writer's fork failed (%s)", c->cpu[idx],
 			   errno_name(err));
 	fb.writer_ops += n;
-	if (c->runs_done >= c->b->warmup && fw.n[c->variant] < BENCH_MAX_RUNS)
+	if (c->runs_done >= c->warmup && fw.n[c->variant] < BENCH_MAX_RUNS)
 		fw.rate[c->variant][fw.n[c->variant]++] = mul_div_u64(n, arch_tsc_hz(), cycles);
 }
 

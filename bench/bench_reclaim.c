@@ -179,7 +179,7 @@ static int reclaim_prepare(struct bench_ctx *c)
 	u64 len = (u64)rb.pages * PAGE_SIZE;
 	int err = rb.busy ? tlb_readers_sync() : 0;
 
-	rb.counted = c->runs_done >= c->b->warmup;
+	rb.counted = c->runs_done >= c->warmup;
 	if (!err)
 		err = mm_unmap_region(rb.mm, RECLAIM_BASE, len);
 	if (!err)

@@ -284,7 +284,7 @@ static void json_identity(struct json *j, const struct bench_ctx *c, const struc
 	json_str(j, "unit", metric_unit(b));
 	json_str(j, "better", higher_is_better(b) ? "higher" : "lower");
 	json_u64(j, "runs", vr->n);
-	json_u64(j, "warmup", b->warmup);
+	json_u64(j, "warmup", c->warmup);
 	json_u64(j, "ops_per_run", c->ops);
 	json_str(j, "title", b->title);
 	json_bool(j, "headline", bench_case_is_headline(c));

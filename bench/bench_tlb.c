@@ -79,7 +79,7 @@ static int tlb_bench_settle(const struct bench_ctx *c)
 	u64 t0 = arch_tsc_read();
 	int err = tlb_settle(tlb_ops_of(c->design), tb.mm);
 
-	if (c->design->completes_later && c->runs_done > c->b->warmup) {
+	if (c->design->completes_later && c->runs_done > c->warmup) {
 		deferred_cycles[c->variant] += arch_tsc_read() - t0;
 		deferred_runs[c->variant]++;
 	}
@@ -228,7 +228,7 @@ static int tlb_bench_prepare(struct bench_ctx *c)
 
 	tlb_bench_count_flushes(c, false); /* the run just made, before anything else flushes */
 
-	tb.counted = c->runs_done >= c->b->warmup;
+	tb.counted = c->runs_done >= c->warmup;
 	/*
 	 * The last unmap's deferred completion (completes_later), before
 	 * mapping again. A design that only keeps frames past its call

@@ -69,7 +69,7 @@ static int tm_settle(const struct bench_ctx *c)
 	u64 t0 = arch_tsc_read();
 	int err = tlb_settle(tlb_ops_of(c->design), tm.mm);
 
-	if (c->design->completes_later && c->runs_done > c->b->warmup) {
+	if (c->design->completes_later && c->runs_done > c->warmup) {
 		tm_deferred_cycles[c->variant] += arch_tsc_read() - t0;
 		tm_deferred_runs[c->variant]++;
 	}

@@ -294,7 +294,7 @@ int tlb_readers_finish(const struct bench_ctx *c)
 
 	if (tlb_readers_stop())
 		return -ETIMEDOUT;
-	if (c->runs_done <= c->b->warmup)
+	if (c->runs_done <= c->warmup)
 		return 0; /* no timed run in this episode */
 	tlb_readers_totals(&base, &timed);
 	read_window_add(&s->base, base.reads, base.cycles);
