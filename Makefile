@@ -52,7 +52,8 @@ ARCH_SRCS := arch/x86_64/acpi.c arch/x86_64/acpi_report.c arch/x86_64/ap_start.S
 	arch/x86_64/tsc_sync.c
 KERNEL_SRCS := kernel/cmdline.c kernel/crash.c kernel/json.c kernel/ksyms.c kernel/main.c \
 	kernel/panic.c kernel/percpu.c kernel/printk.c kernel/report.c kernel/run.c kernel/run_modes.c \
-	kernel/rwlock.c kernel/smp.c kernel/smp_wait.c kernel/spinlock.c kernel/trace.c kernel/version.c
+	kernel/rwlock.c kernel/smp.c kernel/smp_wait.c kernel/spinlock.c kernel/timing.c kernel/trace.c \
+	kernel/version.c
 LIB_SRCS := lib/errno.c lib/format.c lib/parse.c lib/stats.c lib/string.c
 # Every mm/*.c, so a new design file is built into the kernel and the host
 # tests with no Makefile line (docs/design.md, "Adding a design").
@@ -78,7 +79,8 @@ TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/te
 	tests/test_pin_folio.c tests/test_smp.c tests/test_smp_mailbox.c tests/test_smpboot.c \
 	tests/test_tlb.c tests/test_tlb_early_ack.c tests/test_tlb_lazy_multi.c tests/test_tlb_stale.c \
 	tests/test_trace.c tests/test_traps.c tests/test_tsc.c tests/test_bench_reclaim.c \
-	tests/test_tlb_gen.c tests/cpu_hold.c
+	tests/test_tlb_gen.c tests/cpu_hold.c tests/test_timing.c \
+	tests/test_bench_exact.c
 # make TEST_DESIGN=1 (best with its own O=): adds the example designs of
 # tests/design_example.c to their tables, the "adding a design" proof (docs/design.md).
 ifeq ($(TEST_DESIGN),1)
@@ -101,7 +103,7 @@ TEST_HOST_SRCS := tests/ktest.c tests/host/host_main.c tests/host/fake_arch.c te
 	tests/host/fake_tlb.c tests/host/host_owners.c tests/test_kernel_map.c tests/test_tlb_lazy.c tests/test_tlb_model.c
 HOST_PORTABLE_SRCS := arch/x86_64/acpi.c arch/x86_64/console.c bench/read_loss.c boot/bootinfo.c \
 	boot/mb1_cmdline.c kernel/cmdline.c kernel/json.c kernel/percpu.c kernel/printk.c kernel/run_modes.c \
-	kernel/rwlock.c kernel/smp_wait.c kernel/spinlock.c
+	kernel/rwlock.c kernel/smp_wait.c kernel/spinlock.c kernel/timing.c
 HOST_LIB_SRCS := $(HOST_PORTABLE_SRCS) $(filter-out lib/string.c,$(LIB_SRCS)) $(MM_SRCS)
 # make TEST_DESIGN=1: the example design joins the host builds too (its
 # table line is in mm/tlb_designs.c, which every host binary links).

@@ -16,6 +16,7 @@ PYTHON=${PYTHON:-python3}
 accel=auto smp="" mem=1G firmware=bios boot=iso machine=pc mode=bench bench=""
 results="" timeout_s="" quiet=0 verbose=0 compare=() extra=() spcr="" qemu_extra=() cpu_model="" loader=""
 emulator=qemu
+timing="" timing_given=0
 trace=0 trace_word=0
 seconds=""
 peer=""
@@ -33,6 +34,14 @@ index.html (the results page: open it in a browser).
                          implementation: boots the GRUB ISO (BIOS, pc) only
   --accel kvm|tcg|auto   accelerator (auto: KVM when the host CPU has vmx/svm
                          and /dev/kvm is usable, else TCG)
+  --exact                exact mode (benchmarks' default under TCG): QEMU counts
+                         instructions (-icount shift=0,sleep=off, one host
+                         thread runs the vCPUs in turn), every figure is the
+                         instructions the machine executed, the same on every
+                         run at any host load (docs/output.md, "Timing")
+  --timing               time mode (the default under KVM): elapsed TSC cycles,
+                         each vCPU thread pinned to its own host core when
+                         there are enough
   --smp N                virtual CPUs (default: every host CPU; 2 under Bochs,
                          which runs every CPU on one host thread)
   --mem SIZE             guest memory, e.g. 512M, 4G (default 1G)
@@ -107,6 +116,8 @@ parse_args() {
 		--cpu) need_arg "$@"; cpu_model=$2; shift ;;
 		--spcr) need_arg "$@"; spcr=$2; shift ;;
 		--qemu-arg) need_arg "$@"; qemu_extra+=("$2"); shift ;;
+		--exact) timing=exact timing_given=1 ;;
+		--timing) timing=time timing_given=1 ;;
 		--selftest) mode=selftest ;;
 		--bench) need_arg "$@"; bench=$2; shift ;;
 		--torture) mode=torture ;;
@@ -150,6 +161,9 @@ check_args() {
 	if [ "$mode" = torture ] && { [ -n "$bench" ] || [ "$trace" = 1 ]; }; then die_usage "--torture: not with --bench or --trace"; fi
 	if [ -n "$seconds" ] && [ "$mode" != torture ]; then die_usage "--seconds is the torture's: use it with --torture"; fi
 	peer_check_args
+	if [ "$timing" = exact ] && [ "$accel" = kvm ]; then die_usage "--exact counts instructions under TCG: not with --accel kvm"; fi
+	if [ "$timing" = exact ] && [ "$emulator" = bochs ]; then die_usage "--exact needs QEMU's icount: not with --emulator bochs"; fi
+	if [ "$timing" = exact ] && [ -n "$peer" ]; then die_usage "--exact counts instructions; --peer's guest is timed: use --timing with --peer"; fi
 	if [ "$boot" = kernel ] && [ "$firmware" = uefi ]; then
 		die_usage "--boot kernel uses QEMU's multiboot1 loader, which needs --firmware bios"
 	fi
@@ -162,6 +176,7 @@ check_args() {
 		if [[ $w == ktest=* ]] && [ "$mode" != selftest ]; then
 			die_usage "kernel word '$w' picks self-test suites: add --selftest"
 		fi
+		if [[ $w == timing=* ]]; then die_usage "kernel word '$w': use --exact or --timing"; fi
 		# The kernel word alone traces too: write trace.json for it as for --trace.
 		if [ "$w" = trace=1 ] && [ "$mode" = bench ]; then trace=1 trace_word=1; fi
 	done
@@ -208,7 +223,9 @@ pick_accel() {
 		fi
 		say "accelerator: KVM (asked for)" ;;
 	auto)
-		if kvm_usable && kvm_hardware; then
+		if [ "$timing" = exact ]; then
+			accel=tcg; say "accelerator: TCG (--exact counts instructions under TCG)"
+		elif kvm_usable && kvm_hardware; then
 			accel=kvm; say "accelerator: KVM (hardware virtualisation present)"
 		else
 			accel=tcg
@@ -223,8 +240,19 @@ pick_accel() {
 
 # ---- boot media and QEMU -----------------------------------------------------
 
+# Benchmarks: exact mode where the accelerator is an emulator (TCG), time
+# mode under KVM and beside a --peer (whose guest runs without icount, so
+# only time compares the two). Self-tests and the torture keep every vCPU
+# on its own host thread (real concurrency for their races) unless --exact.
+pick_timing() {
+	[ -n "$timing" ] || { timing=time; [ "$mode" = bench ] && [ "$accel" = tcg ] && [ "$emulator" = qemu ] && [ -z "$peer" ] && timing=exact; }
+	say "timing: $timing"
+}
+
 kernel_cmdline() {
 	local words=("mode=$mode")
+	# Self-tests and the torture run in the kernel's default (time) unless asked.
+	[ "$mode" != bench ] && [ "$timing_given" = 0 ] || words+=("timing=$timing")
 	[ -z "$bench" ] || words+=("bench=$bench")
 	[ -z "$seconds" ] || words+=("seconds=$seconds")
 	[ "$trace" = 0 ] || [ "$trace_word" = 1 ] || words+=("trace=1")
@@ -325,6 +353,11 @@ qemu_args() {
 		args+=(-drive "if=pflash,format=raw,unit=0,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd"
 			-drive "if=pflash,format=raw,unit=1,file=$results/OVMF_VARS.fd")
 	fi
+	# One host thread runs the vCPUs in turn; the clock counts their
+	# instructions (1 ns each: the TSC counts one per instruction); the
+	# guest's RTC follows that clock, not the host's.
+	[ "$timing" != exact ] || args+=(-icount shift=0,sleep=off -rtc clock=vm)
+	[ "$timing" != time ] || args+=(-qmp "unix:$results/qmp.sock,server=on,wait=off")
 	args+=("${qemu_extra[@]+"${qemu_extra[@]}"}")
 	case $boot in
 	iso) make_run_iso; args+=(-cdrom "$results/mmlab.iso" -boot d) ;;
@@ -354,6 +387,7 @@ run_qemu() {
 	start=$(date +%s.%N)
 	timeout -s KILL "$timeout_s" qemu-system-x86_64 "${args[@]}" 2> "$results/qemu.log" &
 	pid=$!
+	[ "$timing" != time ] || pin_vcpus &
 	[ "$quiet" = 1 ] || follow_log "$pid" &
 	{ wait "$pid"; } 2>/dev/null
 	status=$?
@@ -361,6 +395,32 @@ run_qemu() {
 	wait 2>/dev/null
 	elapsed=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
 	qemu_status=$status
+}
+
+# Time mode: each vCPU thread on a host core of its own (thread ids from
+# QMP's query-cpus-fast), when the host has a core for each; pinned.txt
+# records it. A vCPU that shares a core loses it to the other for whole
+# host time slices, which the figures would then measure.
+pin_vcpus() {
+	local sock=$results/qmp.sock tids i=0 t n=0
+	[ "$(nproc)" -ge "$smp" ] || { echo "not pinned: $smp vCPUs, $(nproc) host cores" > "$results/pinned.txt"; return; }
+	for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+	tids=$("$PYTHON" -c '
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
+f.readline()
+for cmd in ("qmp_capabilities", "query-cpus-fast"):
+    f.write(json.dumps({"execute": cmd}) + "\n"); f.flush()
+    while True:
+        r = json.loads(f.readline())
+        if "return" in r or "error" in r: break
+print(" ".join(str(c["thread-id"]) for c in r.get("return", [])))' "$sock" 2>/dev/null) ||
+		{ echo "not pinned: QMP gave no thread ids" > "$results/pinned.txt"; return; }
+	for t in $tids; do
+		taskset -p -c "$i" "$t" > /dev/null 2>&1 && n=$((n + 1))
+		i=$((i + 1))
+	done
+	echo "pinned $n of $smp vCPU threads, one per host core (threads $tids)" > "$results/pinned.txt"
 }
 
 # QEMU's isa-debug-exit gives (v << 1) | 1; see arch/x86_64/include/arch/qemu_exit.h.
@@ -412,6 +472,7 @@ main() {
 	install_missing
 	build
 	[ "$emulator" = bochs ] || pick_accel
+	pick_timing
 	[ -n "$smp" ] || [ "$emulator" != bochs ] || smp=$BOCHS_SMP_DEFAULT
 	[ -n "$smp" ] || smp=$(nproc)
 	if [ -z "$timeout_s" ]; then

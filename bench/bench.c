@@ -16,6 +16,7 @@
 #include "kernel/report.h"
 #include "kernel/run.h"
 #include "kernel/smp.h"
+#include "kernel/timing.h"
 #include "kernel/trace.h"
 #include "lib/atomic.h"
 #include "lib/format.h"
@@ -148,6 +149,7 @@ static void run_episode(struct bench_ctx *c, unsigned v)
 	c->variant = v;
 	c->design = bench_variant_design(c->b, v);
 	c->episode = episode_seq;
+	c->warmup = timing_exact() ? MIN(b->warmup, (unsigned)BENCH_EXACT_WARMUP) : b->warmup;
 	c->error = 0;
 	c->priv = NULL;
 	err = bench_teardown_failed_before(c);
@@ -156,7 +158,7 @@ static void run_episode(struct bench_ctx *c, unsigned v)
 	if (err) {
 		bench_fail(c, "setup failed (%s)", errno_name(err));
 	} else {
-		bench_run_case_runs(c, vr, episode_seq, 1, b->warmup);
+		bench_run_case_runs(c, vr, episode_seq, 1, c->warmup);
 		/* Verification runs after the timed region, never inside it. */
 		if (!c->error && b->verify && (err = b->verify(c)))
 			bench_fail(c, "verification failed (%s)", errno_name(err));
@@ -212,10 +214,59 @@ static bool median_ci_within_target(const struct variant_runs *vr)
 	return (hi - lo) * 100 <= 2 * BENCH_CI_TARGET_PCT * st.median;
 }
 
+/* Whether @a and @b agree within BENCH_EXACT_TOLERANCE_PPM of the larger. */
+static bool exact_agree(u64 a, u64 b)
+{
+	u64 hi = MAX(a, b), lo = MIN(a, b);
+
+	return (hi - lo) * 1000000 <= hi * BENCH_EXACT_TOLERANCE_PPM;
+}
+
+/* timing=exact: @vr's last BENCH_EXACT_RUNS samples agree, so its figure holds. */
+static bool exact_settled(const struct variant_runs *vr)
+{
+	if (vr->n < BENCH_EXACT_RUNS)
+		return false;
+	for (unsigned i = vr->n - BENCH_EXACT_RUNS + 1; i < vr->n; i++)
+		if (!exact_agree(vr->sample[i], vr->sample[vr->n - BENCH_EXACT_RUNS]))
+			return false;
+	return true;
+}
+
+/* Whether variant @vr has run enough: its figure repeats (exact) or its median is known. */
+static bool variant_done(const struct variant_runs *vr)
+{
+	if (vr->failed)
+		return true;
+	return timing_exact() ? exact_settled(vr) : median_ci_within_target(vr);
+}
+
+/*
+ * timing=exact: one round of every variant first, its results discarded,
+ * so the first counted episode finds the machine (the frame allocator's
+ * lists above all) as a case's own episodes leave it, not as the case
+ * before left it. The counted episodes then number from 0 again.
+ */
+static void exact_warmup_round(struct bench_ctx *c)
+{
+	unsigned order[BENCH_MAX_VARIANTS], n = round_order(c->b, order);
+
+	for (unsigned i = 0; i < n; i++)
+		run_episode(c, order[i]);
+	for (unsigned v = 0; v < bench_nvariants(c->b); v++)
+		if (!vruns[v].failed)
+			memset(&vruns[v], 0, sizeof(vruns[v]));
+	episode_seq = 0;
+	trace_discard();
+}
+
 /* Rounds of one episode per variant, in shuffled order, until enough runs or all failed. */
 static void run_rounds(struct bench_ctx *c, unsigned min_rounds, unsigned max_rounds)
 {
 	unsigned order[BENCH_MAX_VARIANTS];
+
+	if (timing_exact())
+		exact_warmup_round(c);
 
 	for (unsigned r = 0; r < max_rounds; r++) {
 		unsigned n = round_order(c->b, order);
@@ -226,17 +277,25 @@ static void run_rounds(struct bench_ctx *c, unsigned min_rounds, unsigned max_ro
 		for (unsigned i = 0; i < n; i++)
 			run_episode(c, order[i]);
 		for (unsigned v = 0; v < bench_nvariants(c->b) && done; v++)
-			done = vruns[v].failed || median_ci_within_target(&vruns[v]);
+			done = variant_done(&vruns[v]);
 		if (done)
 			return;
 	}
 }
 
-/* Timed runs per variant: iters= exactly, else the bench's adaptive range. */
+/*
+ * Timed runs per variant: iters= exactly, else under timing=exact until
+ * the figure repeats, else the bench's adaptive range.
+ */
 static void round_limits(const struct bench *b, unsigned *min, unsigned *max)
 {
 	if (bench_iters) {
 		*min = *max = MIN(bench_iters, (u32)BENCH_MAX_RUNS);
+		return;
+	}
+	if (timing_exact()) {
+		*min = BENCH_EXACT_RUNS;
+		*max = BENCH_EXACT_MAX_RUNS;
 		return;
 	}
 	*min = MAX(b->iters, 1u);
@@ -260,11 +319,57 @@ static bool finish_variant(struct bench_ctx *c, const char *label, const struct 
 		       bench_variant_name(b, c->variant), c->ncpus, label, vr->errmsg);
 	} else {
 		printk("# bench %s %s cpus=%u %s: %u timed runs, each after %u warm-up\n", b->name,
-		       bench_variant_name(b, c->variant), c->ncpus, label, vr->n, b->warmup);
+		       bench_variant_name(b, c->variant), c->ncpus, label, vr->n, c->warmup);
 		median = bench_print_result(c, vr);
 	}
 	bench_print_lava(c, !vr->failed, median, opt);
 	return !vr->failed;
+}
+
+static unsigned aa_failures;
+static char aa_first[160];
+
+unsigned bench_aa_failures(const char **first)
+{
+	*first = aa_failures ? aa_first : NULL;
+	return aa_failures;
+}
+
+/* The median of @vr's samples, in thousandths. */
+static u64 variant_median(const struct variant_runs *vr)
+{
+	struct stats st;
+
+	memcpy(values, vr->sample, vr->n * sizeof(*values));
+	stats_compute(values, vr->n, &st);
+	return st.median;
+}
+
+/*
+ * timing=exact: the A/A control (variant @v) must repeat its reference's
+ * figure within BENCH_EXACT_TOLERANCE_PPM; a wider gap means something
+ * other than the design moved between their runs. True when it holds.
+ */
+static bool exact_aa_holds(const struct bench_ctx *c, unsigned v, const char *label)
+{
+	const struct variant_runs *aa = &vruns[v], *ref = &vruns[0];
+	u64 ma, mr;
+
+	if (!timing_exact() || !bench_variant_is_aa(c->b, v) || aa->failed || ref->failed ||
+	    !aa->n || !ref->n)
+		return true;
+	ma = variant_median(aa);
+	mr = variant_median(ref);
+	if (exact_agree(ma, mr))
+		return true;
+	printk("# bench FAIL %s aa cpus=%u %s: A/A median differs from %s's by %lu ppm "
+	       "(at most %u)\n", c->b->name, c->ncpus, label, bench_variant_name(c->b, 0),
+	       (unsigned long)mul_div_u64(MAX(ma, mr) - MIN(ma, mr), 1000000, MAX(ma, mr)),
+	       BENCH_EXACT_TOLERANCE_PPM);
+	if (!aa_failures++)
+		fmt_snprintf(aa_first, sizeof(aa_first), "A/A %s cpus=%u %s", c->b->name, c->ncpus,
+			     label);
+	return false;
 }
 
 /* The case's trace records (trace=1), after its result lines. */
@@ -296,7 +401,7 @@ static void run_case(struct bench_ctx *c, const struct options *opt, struct benc
 	for (unsigned v = 0; v < bench_nvariants(b); v++) {
 		c->variant = v;
 		c->design = bench_variant_design(b, v);
-		if (finish_variant(c, label, opt))
+		if (finish_variant(c, label, opt) && exact_aa_holds(c, v, label))
 			out->passed++;
 		else
 			out->failed++;

@@ -32,6 +32,21 @@
 #define BENCH_AA_NAME "aa"
 /* Adaptive runs stop once every variant's median is known within ±this %, 95% confidence. */
 #define BENCH_CI_TARGET_PCT 5
+/*
+ * timing=exact: a figure repeats, so a variant needs its warm-up and runs
+ * until its last BENCH_EXACT_RUNS agree within BENCH_EXACT_TOLERANCE_PPM
+ * (at most BENCH_EXACT_MAX_RUNS); an A/A control further than that from
+ * its reference is a harness defect and fails the run (status aa_failed).
+ */
+#define BENCH_EXACT_RUNS 2
+#define BENCH_EXACT_MAX_RUNS 4
+#define BENCH_EXACT_TOLERANCE_PPM 1000
+/*
+ * timing=exact: warm-up runs per episode, at most (the bench's own count
+ * otherwise): one run translates the code and touches the data, and a
+ * figure that repeats needs no more.
+ */
+#define BENCH_EXACT_WARMUP 1
 
 /* How the elapsed time of one run becomes the metric. */
 enum bench_metric {
@@ -51,8 +66,23 @@ struct json;
 
 struct bench {
 	const char *name;
+	const char *title;           /* what is measured, in plain words: "unmap cost per page" */
 	const char *metric_name;     /* NULL: the metric's usual name, e.g. "cycles_per_op" */
 	const char *unit;            /* NULL: the metric's usual unit, e.g. "cycles" */
+	/*
+	 * timing=exact (kernel/timing.h): the metric is instructions, named
+	 * here ("instructions_per_page"; NULL: "instructions_per_op"), per
+	 * operation, per run (BENCH_US_PER_RUN) or per @counter_unit
+	 * (BENCH_BYTES_PER_MS); @exact_phase2_name likewise for phase 2.
+	 */
+	const char *exact_metric_name;
+	const char *exact_phase2_name;
+	/*
+	 * The headline case: the parameter values of the seed's case (the
+	 * Linux change the benchmark mirrors), declared, never chosen from a
+	 * run's results. Its BENCH lines say "headline":true.
+	 */
+	struct bench_case headline;
 	/*
 	 * The mechanism's NULL-terminated design table (tlb_designs, say):
 	 * every entry but the controls (design.control) is a variant, in
@@ -155,6 +185,7 @@ struct bench_ctx {
 	const struct options *opt; /* the run's options (sizes such as swapfree_mb) */
 	unsigned variant;        /* index among bench_nvariants(b): a design, or the last, aa */
 	u32 episode;             /* this episode's place in the case's order (0: its first) */
+	unsigned warmup;         /* this episode's warm-up runs: bench_warmup() */
 	const struct design *design; /* bench_variant_design(b, variant): the one running */
 	const struct bench_case *bcase;
 	unsigned ncpus;          /* participating CPUs */
@@ -307,5 +338,12 @@ void bench_set_diagnostic_results(bool on);
  * asked for explicitly (the run must not pass then).
  */
 unsigned bench_run_all(const struct options *opt);
+
+/*
+ * timing=exact: how many A/A controls of the run so far differed from
+ * their reference by more than BENCH_EXACT_TOLERANCE_PPM, and the first
+ * one's description ("tlb cpus=2 remote=busy pages=8"); NULL when none.
+ */
+unsigned bench_aa_failures(const char **first);
 
 #endif

@@ -65,9 +65,11 @@ static void ipi_poll(void *arg)
 /* Waits until poller @idx's state is not @from. 0 or -ETIMEDOUT at @deadline. */
 static int ipi_poll_wait_leave(unsigned idx, u32 from, u64 deadline)
 {
-	while (atomic_load_acquire(&ipi_poll_running[idx]) == from)
+	while (atomic_load_acquire(&ipi_poll_running[idx]) == from) {
 		if (arch_tsc_read() > deadline)
 			return -ETIMEDOUT;
+		arch_cpu_relax();
+	}
 	return 0;
 }
 
@@ -356,6 +358,10 @@ static bool ipi_case_selected(const struct bench_case *bc, const struct options 
 
 const struct bench bench_ipi = {
 	.name = "ipi",
+	.title = "cross-CPU call round trip",
+	.exact_metric_name = "instructions_per_round",
+	/* Every other CPU idle, as the shootdowns of an idle machine find them. */
+	.headline = { { IPI_TARGET_ALL, IPI_HALTED } },
 	.metric_name = "cycles_per_round",
 	.designs = ipi_designs,
 	.param_names = { "target", "target_state" },

@@ -63,6 +63,7 @@ static __noreturn void bench_mode_run(const struct options *opt)
 {
 	struct report_totals tot;
 	unsigned skipped_asked;
+	const char *aa;
 
 	check_cpus_online();
 	if (trace_init(bench_trace_alloc))
@@ -71,6 +72,8 @@ static __noreturn void bench_mode_run(const struct options *opt)
 	tot = report_totals();
 	if (!run_healthy())
 		run_finish("fail", EXIT_FAIL, "a CPU missed a deadline and is out of the run");
+	if (bench_aa_failures(&aa))
+		run_finish("aa_failed", EXIT_FAIL, aa);
 	if (tot.failed)
 		run_finish("fail", EXIT_FAIL, NULL);
 	if (!tot.passed)

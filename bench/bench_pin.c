@@ -22,6 +22,7 @@
 #include "errno.h"
 #include "kernel/json.h"
 #include "kernel/smp.h"
+#include "kernel/timing.h"
 #include "lib/string.h"
 #include "mm/mm.h"
 #include "mm/page.h"
@@ -191,6 +192,7 @@ static void pin_bench_get(struct bench_ctx *c, unsigned idx)
 			bench_fail(c, "CPU %u: pin at page %u returned %d", c->cpu[idx], i, n);
 			return;
 		}
+		timing_yield(); /* the other pinning CPUs take their turn (exact mode) */
 	}
 }
 
@@ -296,6 +298,11 @@ BUILD_ASSERT(PIN_FOLIO_PAGES % 512 == 0); /* and a folio: no call crosses one */
 
 const struct bench bench_pin = {
 	.name = "pin",
+	.title = "pin cost per round of pin calls",
+	.exact_metric_name = "get_instructions_per_round",
+	.exact_phase2_name = "put_instructions_per_round",
+	/* Peter Xu's gup_test: many threads pinning one shared region, 4 KiB pages. */
+	.headline = { { PIN_REGION_SHARED, 512, PIN_FOLIO_4K } },
 	.metric_name = "get_us_per_round",
 	.unit = "us",
 	.designs = pin_flag_designs,

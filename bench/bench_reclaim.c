@@ -179,7 +179,7 @@ static int reclaim_prepare(struct bench_ctx *c)
 	u64 len = (u64)rb.pages * PAGE_SIZE;
 	int err = rb.busy ? tlb_readers_sync() : 0;
 
-	rb.counted = c->runs_done >= c->b->warmup;
+	rb.counted = c->runs_done >= c->warmup;
 	if (!err)
 		err = mm_unmap_region(rb.mm, RECLAIM_BASE, len);
 	if (!err)
@@ -281,6 +281,9 @@ static const struct bench_case reclaim_cases[] = {
 
 const struct bench bench_reclaim = {
 	.name = "reclaim",
+	.title = "page reclaim while other CPUs read",
+	.exact_metric_name = "instructions_per_page",
+	.headline = { { 256 } },
 	.metric_name = "pages_reclaimed_per_sec",
 	.unit = "pages/s",
 	.designs = tlb_designs,

@@ -8,6 +8,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/json.h"
 #include "kernel/printk.h"
+#include "kernel/timing.h"
 #include "lib/format.h"
 #include "lib/math.h"
 #include "lib/stats.h"
@@ -17,6 +18,17 @@
 /* A BENCH line with every sample: up to 2 x BENCH_MAX_RUNS numbers of ~20 characters. */
 static char line[65536];
 static u64 sorted[BENCH_MAX_RUNS];
+static u64 kept[BENCH_MAX_RUNS];
+static bool lost[BENCH_MAX_RUNS];
+
+/*
+ * Time mode: a run where the guest lost its CPU to the host (a deschedule)
+ * lies further from the median, on the worse side, than LOST_CPU_SPREADS
+ * times the runs' own spread (their median absolute deviation) and than
+ * LOST_CPU_PCT of the median: no design varies like that run to run.
+ */
+#define LOST_CPU_SPREADS 10
+#define LOST_CPU_PCT 50
 static bool results_as_diagnostics;
 
 void bench_set_diagnostic_results(bool on)
@@ -26,6 +38,8 @@ void bench_set_diagnostic_results(bool on)
 
 static const char *metric_name(const struct bench *b)
 {
+	if (timing_exact())
+		return b->exact_metric_name ? b->exact_metric_name : "instructions_per_op";
 	static const char *const names_[] = {
 		[BENCH_CYCLES_PER_OP] = "cycles_per_op",
 		[BENCH_US_PER_RUN] = "us_per_run",
@@ -38,6 +52,8 @@ static const char *metric_name(const struct bench *b)
 
 static const char *metric_unit(const struct bench *b)
 {
+	if (timing_exact())
+		return "instructions";
 	static const char *const units[] = {
 		[BENCH_CYCLES_PER_OP] = "cycles",
 		[BENCH_US_PER_RUN] = "us",
@@ -50,6 +66,8 @@ static const char *metric_unit(const struct bench *b)
 
 static bool higher_is_better(const struct bench *b)
 {
+	if (timing_exact()) /* instructions: fewer is better */
+		return false;
 	return b->metric == BENCH_BYTES_PER_MS || b->metric == BENCH_OPS_PER_SEC;
 }
 
@@ -73,6 +91,14 @@ void bench_case_label(const struct bench_ctx *c, char *buf, size_t size, char se
 			n += fmt_snprintf(buf + n, size - n, "%s%c%lu", c->b->param_names[i], eq,
 					  (unsigned long)v);
 	}
+}
+
+bool bench_case_is_headline(const struct bench_ctx *c)
+{
+	for (unsigned i = 0; i < BENCH_MAX_PARAMS && c->b->param_names[i]; i++)
+		if (c->bcase->param[i] != c->b->headline.param[i])
+			return false;
+	return true;
 }
 
 static void json_params(struct json *j, const struct bench_ctx *c)
@@ -133,6 +159,63 @@ static void json_samples(struct json *j, const char *key, const u64 *v, unsigned
 	json_array_end(j);
 }
 
+static u64 absdiff(u64 a, u64 b)
+{
+	return a > b ? a - b : b - a;
+}
+
+unsigned bench_lost_cpu(const struct bench *b, const u64 *v, unsigned n, bool *out)
+{
+	u64 med, mad, bound;
+	unsigned count = 0;
+	struct stats st;
+
+	memcpy(sorted, v, n * sizeof(*v));
+	stats_compute(sorted, n, &st);
+	med = st.median;
+	for (unsigned i = 0; i < n; i++)
+		sorted[i] = absdiff(v[i], med);
+	stats_compute(sorted, n, &st);
+	mad = st.median;
+	bound = MAX(mad * LOST_CPU_SPREADS, med * LOST_CPU_PCT / 100);
+	for (unsigned i = 0; i < n; i++) {
+		bool worse = higher_is_better(b) ? v[i] < med : v[i] > med;
+
+		out[i] = !timing_exact() && worse && absdiff(v[i], med) > bound;
+		count += out[i];
+	}
+	return count;
+}
+
+/* bench_lost_cpu() into lost[]; the other runs into kept[]. Returns how many were kept. */
+static unsigned lost_cpu_filter(const struct bench *b, const u64 *v, unsigned n)
+{
+	unsigned k = 0;
+
+	bench_lost_cpu(b, v, n, lost);
+	for (unsigned i = 0; i < n; i++)
+		if (!lost[i])
+			kept[k++] = v[i];
+	return k;
+}
+
+/* The runs lost_cpu_filter() set apart: how many, and which (indices into "samples"). */
+static void json_lost_cpu(struct json *j, unsigned n)
+{
+	unsigned count = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		count += lost[i];
+	json_u64(j, "lost_cpu_runs", count);
+	if (!count)
+		return;
+	json_array_begin(j, "lost_cpu_samples");
+	for (unsigned i = 0; i < n; i++)
+		if (lost[i])
+			json_elem_u64(j, i);
+	json_array_end(j);
+}
+
 /* Statistics of @v[0..n) (into @st) and the 95% interval of its median, from a sorted copy. */
 static void json_stats_ci(struct json *j, const u64 *v, unsigned n, struct stats *st)
 {
@@ -155,7 +238,8 @@ static void json_phase2(struct json *j, const struct bench_ctx *c, const struct 
 
 	if (!c->b->run_phase2)
 		return;
-	json_object_begin(j, c->b->phase2_name);
+	json_object_begin(j, timing_exact() && c->b->exact_phase2_name ? c->b->exact_phase2_name
+								    : c->b->phase2_name);
 	json_stats_ci(j, vr->sample2, vr->n, &st2);
 	json_samples(j, "samples", vr->sample2, vr->n);
 	json_object_end(j);
@@ -200,8 +284,12 @@ static void json_identity(struct json *j, const struct bench_ctx *c, const struc
 	json_str(j, "unit", metric_unit(b));
 	json_str(j, "better", higher_is_better(b) ? "higher" : "lower");
 	json_u64(j, "runs", vr->n);
-	json_u64(j, "warmup", b->warmup);
+	json_u64(j, "warmup", c->warmup);
 	json_u64(j, "ops_per_run", c->ops);
+	json_str(j, "title", b->title);
+	json_bool(j, "headline", bench_case_is_headline(c));
+	if (!arch_spin_pause) /* a like-for-like row against a peer that does not pause */
+		json_str(j, "spin_pause", "off");
 }
 
 u64 bench_print_result(struct bench_ctx *c, const struct variant_runs *vr)
@@ -217,11 +305,13 @@ u64 bench_print_result(struct bench_ctx *c, const struct variant_runs *vr)
 	memcpy(line, tag, tag_len);
 	json_begin(&j, line + tag_len, sizeof(line) - tag_len - 1);
 	json_identity(&j, c, vr);
-	json_stats_ci(&j, vr->sample, vr->n, &st);
+	/* The statistics leave out runs that lost the CPU; "samples" keeps every run. */
+	json_stats_ci(&j, kept, lost_cpu_filter(b, vr->sample, vr->n), &st);
 	json_samples(&j, "samples", vr->sample, vr->n);
+	json_lost_cpu(&j, vr->n);
 	json_phase2(&j, c, vr);
 	json_design(&j, c, vr);
-	if (b->metric == BENCH_CYCLES_PER_OP)
+	if (b->metric == BENCH_CYCLES_PER_OP && !timing_exact())
 		json_fixed(&j, "median_ns",
 			   (s64)mul_div_u64(st.median, 1000000000u, arch_tsc_hz()), 3);
 	json_u64(&j, "tsc_hz", arch_tsc_hz());

@@ -25,6 +25,18 @@ struct variant_runs {
 void bench_case_label(const struct bench_ctx *c, char *buf, size_t size, char sep, char eq);
 
 /*
+ * Time mode: marks in @lost[i] each run of @v[0..n) (values of @b's
+ * metric) where the guest lost its CPU to the host: further from the
+ * median, on the worse side, than LOST_CPU_SPREADS times the runs' median
+ * absolute deviation and than LOST_CPU_PCT of the median. None in exact
+ * mode. Returns how many. Boot CPU (uses the result's scratch space).
+ */
+unsigned bench_lost_cpu(const struct bench *b, const u64 *v, unsigned n, bool *lost);
+
+/* Whether c's case is its benchmark's declared headline case (bench.h, headline). */
+bool bench_case_is_headline(const struct bench_ctx *c);
+
+/*
  * Prints the BENCH line of variant c->variant from @vr (at least one
  * sample); report() sees the last episode's counters. Returns the median,
  * in thousandths of the unit.

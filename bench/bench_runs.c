@@ -10,10 +10,12 @@
 #include "errno.h"
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
+#include "kernel/timing.h"
 #include "kernel/trace.h"
 #include "lib/atomic.h"
 #include "lib/math.h"
 #include "lib/string.h"
+#include "mm/pmm.h"
 #include <arch/arch.h>
 
 /* A barrier wait longer than this means a CPU is stuck: fail the case. */
@@ -40,13 +42,28 @@ struct run_state {
 static struct run_state rs;
 static u64 empty_loop_cycles;
 
-/* Sense-free barrier: the last arrival bumps the generation. False on timeout or abort. */
-static bool barrier_wait(struct barrier *b, unsigned n)
+/*
+ * Sense-free barrier: the last arrival bumps the generation; with @lead
+ * (timing=exact), CPU index 0 (@idx) does, once every other CPU waits.
+ * Each waiter is then parked at its PAUSE, and the runs start the same
+ * way every time: index 0 first, the others in turn when it yields,
+ * whichever CPU came last. False on timeout or abort.
+ */
+static bool barrier_wait_lead(struct barrier *b, unsigned n, unsigned idx, bool lead)
 {
 	u32 gen = atomic_load_acquire(&b->generation);
 	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * BENCH_BARRIER_TIMEOUT_MS;
+	u32 arrived = atomic_add_return(&b->arrived, 1);
 
-	if (atomic_add_return(&b->arrived, 1) == n) {
+	while (lead && idx == 0 && arrived != n) {
+		if (atomic_load_relaxed(&rs.abort) || arch_tsc_read() > deadline) {
+			atomic_store_release(&rs.abort, 1);
+			return false;
+		}
+		arch_cpu_relax();
+		arrived = atomic_load_acquire(&b->arrived);
+	}
+	if (arrived == n && (!lead || idx == 0)) {
 		atomic_store_relaxed(&b->arrived, 0);
 		atomic_store_release(&b->generation, gen + 1);
 		return true;
@@ -59,6 +76,11 @@ static bool barrier_wait(struct barrier *b, unsigned n)
 		arch_cpu_relax();
 	}
 	return true;
+}
+
+static bool barrier_wait(struct barrier *b, unsigned n)
+{
+	return barrier_wait_lead(b, n, 0, false);
 }
 
 static void snapshot(u64 *out)
@@ -104,7 +126,7 @@ static bool run_timed_phases(struct bench_ctx *c, unsigned idx, unsigned n)
 		rs.elapsed[0] -= MIN(c->excluded_cycles, rs.elapsed[0]);
 	if (!c->b->run_phase2)
 		return true;
-	if (!barrier_wait(&rs.mid, n))
+	if (!barrier_wait_lead(&rs.mid, n, idx, timing_exact()))
 		return false;
 	t0 = arch_tsc_read();
 	c->b->run_phase2(c, idx);
@@ -133,11 +155,18 @@ static void bench_loop(unsigned idx)
 			c->b->prepare_cpu(c, idx);
 		if (!barrier_wait(&rs.q, n))
 			return;
+		/*
+		 * timing=exact: every timed run starts with the frame caches
+		 * empty, so none refills or drains in one run and not the next
+		 * for what earlier runs left there.
+		 */
+		if (idx == 0 && timing_exact())
+			pmm_drain_all();
 		if (idx == 0)
 			snapshot(before);
 		if (idx == 0 && r >= rs.total_runs - rs.timed_runs)
 			trace_region_begin(c->variant);
-		if (!barrier_wait(&rs.b, n))
+		if (!barrier_wait_lead(&rs.b, n, idx, timing_exact()))
 			return;
 		if (!run_timed_phases(c, idx, n))
 			return;
@@ -171,11 +200,33 @@ static u64 run_cycles(const struct bench_ctx *c, const u64 *elapsed)
 	return slowest > empty_loop_cycles ? slowest - empty_loop_cycles : 1;
 }
 
+/*
+ * timing=exact: the instructions of one run (the virtual clock's cycles),
+ * in thousandths, per the unit the metric counts in (bench.h,
+ * exact_metric_name): per operation, per run, or per counter_unit.
+ */
+static u64 exact_value(const struct bench_ctx *c, u64 cycles)
+{
+	u64 ops = MAX(c->ops, 1ull);
+
+	switch (c->b->metric) {
+	case BENCH_US_PER_RUN:
+		return cycles * 1000;
+	case BENCH_BYTES_PER_MS:
+		return mul_div_u64(cycles, 1000 * MAX(c->b->counter_unit_ops, 1ull), ops);
+	default:
+		return mul_div_u64(cycles, 1000, ops);
+	}
+}
+
 /* The metric of one run in thousandths of its unit. */
 static u64 metric_value(const struct bench_ctx *c, u64 cycles)
 {
 	u64 ns = MAX(mul_div_u64(cycles, 1000000000u, arch_tsc_hz()), 1ull);
 	u64 ops = MAX(c->ops, 1ull);
+
+	if (timing_exact())
+		return exact_value(c, cycles);
 
 	switch (c->b->metric) {
 	case BENCH_CYCLES_PER_OP:

@@ -66,6 +66,26 @@ struct tlb_bench {
 
 static struct tlb_bench tb;
 
+/*
+ * A completes_later design's deferred cost: the settles after timed runs
+ * (the wait until every CPU drained, and the frames' release), per
+ * variant over the case's episodes, in cycles, and how many there were.
+ */
+static u64 deferred_cycles[BENCH_MAX_VARIANTS], deferred_runs[BENCH_MAX_VARIANTS];
+
+/* tlb_settle(), timed and booked to c's variant when the run it settles was timed. */
+static int tlb_bench_settle(const struct bench_ctx *c)
+{
+	u64 t0 = arch_tsc_read();
+	int err = tlb_settle(tlb_ops_of(c->design), tb.mm);
+
+	if (c->design->completes_later && c->runs_done > c->warmup) {
+		deferred_cycles[c->variant] += arch_tsc_read() - t0;
+		deferred_runs[c->variant]++;
+	}
+	return err;
+}
+
 static void switch_to_bench_mm(void *arg)
 {
 	mm_switch(arg);
@@ -83,7 +103,7 @@ static void touch_pages(void *arg)
 static int tlb_bench_teardown(struct bench_ctx *c)
 {
 	const struct tlb_ops *ops = tlb_ops_of(c->design);
-	int err = tb.mm ? tlb_settle(ops, tb.mm) : 0, e;
+	int err = tb.mm ? tlb_bench_settle(c) : 0, e;
 
 	/* Readers first: they must be gone before their pages are. */
 	if (tb.busy && tlb_readers_finish(c))
@@ -150,8 +170,11 @@ static int tlb_bench_setup(struct bench_ctx *c)
 	int err;
 
 	tb.pages = (unsigned)bench_param(c, "pages");
-	if (c->episode == 0) /* a new case: its variants' reader sums start again */
+	if (c->episode == 0) { /* a new case: its variants' sums start again */
 		tlb_readers_sums_reset();
+		memset(deferred_cycles, 0, sizeof(deferred_cycles));
+		memset(deferred_runs, 0, sizeof(deferred_runs));
+	}
 	memset(tb.flushes, 0, sizeof(tb.flushes));
 	tb.marked = false;
 	tb.last_run_cycles = arch_tsc_hz() / 1000000 * TLB_BENCH_WINDOW_FIRST_US;
@@ -205,7 +228,7 @@ static int tlb_bench_prepare(struct bench_ctx *c)
 
 	tlb_bench_count_flushes(c, false); /* the run just made, before anything else flushes */
 
-	tb.counted = c->runs_done >= c->b->warmup;
+	tb.counted = c->runs_done >= c->warmup;
 	/*
 	 * The last unmap's deferred completion (completes_later), before
 	 * mapping again. A design that only keeps frames past its call
@@ -213,7 +236,7 @@ static int tlb_bench_prepare(struct bench_ctx *c)
 	 * its next gather would in a run of unmaps, and pays for it.
 	 */
 	if (!err && c->design->completes_later)
-		err = tlb_settle(tlb_ops_of(c->design), tb.mm);
+		err = tlb_bench_settle(c);
 	if (!err)
 		err = mm_populate(tb.mm, TLB_BENCH_BASE, (u64)tb.pages * PAGE_SIZE);
 	if (!err)
@@ -361,6 +384,12 @@ static void tlb_bench_report(const struct bench_ctx *c, struct json *j, u64 medi
 	if (c->design->completes_later) {
 		json_str(j, "note", "completion deferred: the remotes drain at their tick and "
 				    "the frames are freed after, outside the timed unmap call");
+		json_bool(j, "deferred", true);
+		json_fixed(j, "deferred_cost",
+			   (s64)mul_div_u64(deferred_cycles[c->variant], 1000,
+					    MAX(deferred_runs[c->variant] * tb.pages, 1ull)), 3);
+		json_str(j, "deferred_what", "the settle after each timed unmap, per page: the "
+					     "wait until every CPU drained (at its tick), then the release");
 	}
 	if (tlb_ops_of(c->design)->report)
 		tlb_ops_of(c->design)->report(j);
@@ -420,6 +449,10 @@ static const struct bench_case tlb_cases[] = {
 
 const struct bench bench_tlb = {
 	.name = "tlb",
+	.title = "unmap cost per page",
+	.exact_metric_name = "instructions_per_page",
+	/* Gorman's lru-file-mmap-read: remotes reading while a large range is unmapped. */
+	.headline = { { TLB_REMOTE_BUSY, 512 } },
 	.metric_name = "cycles_per_page",
 	.designs = tlb_designs,
 	.param_names = { "remote", "pages" },

@@ -37,8 +37,10 @@
  */
 #include "bench/bench.h"
 #include "errno.h"
+#include "kernel/json.h"
 #include "kernel/smp.h"
 #include "lib/math.h"
+#include "lib/string.h"
 #include "mm/mm.h"
 #include "mm/pt.h"
 #include "mm/tlb.h"
@@ -55,6 +57,25 @@ static struct {
 	unsigned pages;
 } tm;
 
+/*
+ * A completes_later design's deferred cost, as in bench/bench_tlb.c: the
+ * settles after timed runs, per variant over the case's episodes.
+ */
+static u64 tm_deferred_cycles[BENCH_MAX_VARIANTS], tm_deferred_runs[BENCH_MAX_VARIANTS];
+
+/* tlb_settle(), timed and booked to c's variant when the run it settles was timed. */
+static int tm_settle(const struct bench_ctx *c)
+{
+	u64 t0 = arch_tsc_read();
+	int err = tlb_settle(tlb_ops_of(c->design), tm.mm);
+
+	if (c->design->completes_later && c->runs_done > c->warmup) {
+		tm_deferred_cycles[c->variant] += arch_tsc_read() - t0;
+		tm_deferred_runs[c->variant]++;
+	}
+	return err;
+}
+
 static vaddr_t tm_range(unsigned idx)
 {
 	return TM_BASE + (vaddr_t)idx * TM_STRIDE;
@@ -63,7 +84,7 @@ static vaddr_t tm_range(unsigned idx)
 static int tm_teardown(struct bench_ctx *c)
 {
 	const struct tlb_ops *ops = tlb_ops_of(c->design);
-	int err = tm.mm ? tlb_settle(ops, tm.mm) : 0, e = bench_load_mm(c, NULL);
+	int err = tm.mm ? tm_settle(c) : 0, e = bench_load_mm(c, NULL);
 
 	if (!err)
 		err = e;
@@ -83,6 +104,10 @@ static int tm_setup(struct bench_ctx *c)
 	int err;
 
 	tm.pages = (unsigned)bench_param(c, "pages");
+	if (c->episode == 0) { /* a new case: its variants' sums start again */
+		memset(tm_deferred_cycles, 0, sizeof(tm_deferred_cycles));
+		memset(tm_deferred_runs, 0, sizeof(tm_deferred_runs));
+	}
 	if (tm.pages > TM_MAX_PAGES)
 		return -EINVAL;
 	err = tlb_design_enable(tlb_ops_of(c->design), true);
@@ -109,7 +134,7 @@ static int tm_setup(struct bench_ctx *c)
 /* Untimed: the last unmaps complete (completes_later), then every range mapped again. */
 static int tm_prepare(struct bench_ctx *c)
 {
-	int err = tlb_settle(tlb_ops_of(c->design), tm.mm);
+	int err = tm_settle(c);
 
 	for (unsigned idx = 0; idx < c->ncpus && !err; idx++)
 		err = mm_populate(tm.mm, tm_range(idx), (u64)tm.pages * PAGE_SIZE);
@@ -242,12 +267,29 @@ static int tm_verify(struct bench_ctx *c)
 	return tm_check_pairs(c, requests * c->ncpus, per_round);
 }
 
+/* A completes_later design's deferred settle, per page of every CPU, as tlb reports it. */
+static void tm_report(const struct bench_ctx *c, struct json *j, u64 median)
+{
+	(void)median;
+	if (!c->design->completes_later)
+		return;
+	json_bool(j, "deferred", true);
+	json_fixed(j, "deferred_cost",
+		   (s64)mul_div_u64(tm_deferred_cycles[c->variant], 1000,
+				    MAX(tm_deferred_runs[c->variant] * c->ops, 1ull)), 3);
+	json_str(j, "deferred_what", "the settle after each timed run, per page: the wait until "
+				     "every CPU drained (at its tick), then the release");
+}
+
 static const struct bench_case tm_cases[] = {
 	{ { 1 } }, { { 8 } }, { { 32 } }, { { 64 } },
 };
 
 const struct bench bench_tlbmulti = {
 	.name = "tlbmulti",
+	.title = "unmap cost per page, every CPU unmapping at once",
+	.exact_metric_name = "instructions_per_page",
+	.headline = { { 32 } },
 	.metric_name = "cycles_per_page",
 	.designs = tlb_designs,
 	.param_names = { "pages" },
@@ -265,6 +307,7 @@ const struct bench bench_tlbmulti = {
 	.prepare_cpu = tm_prepare_cpu,
 	.run = tm_run,
 	.verify = tm_verify,
+	.report = tm_report,
 	.teardown = tm_teardown,
 };
 BENCH_REGISTER(bench_tlbmulti, 25);

@@ -10,6 +10,7 @@
 #include "bench/bench.h"
 #include "errno.h"
 #include "kernel/smp.h"
+#include "kernel/timing.h"
 #include "lib/atomic.h"
 #include "lib/math.h"
 #include "lib/string.h"
@@ -135,6 +136,7 @@ static void reader_main(void *arg)
 		u32 now;
 
 		reader_chunk(r, &st, gap);
+		timing_yield();
 		reader_close_baseline(r, seen, &st);
 		now = atomic_load_acquire(&trs.phase);
 		if (now == seen)
@@ -292,7 +294,7 @@ int tlb_readers_finish(const struct bench_ctx *c)
 
 	if (tlb_readers_stop())
 		return -ETIMEDOUT;
-	if (c->runs_done <= c->b->warmup)
+	if (c->runs_done <= c->warmup)
 		return 0; /* no timed run in this episode */
 	tlb_readers_totals(&base, &timed);
 	read_window_add(&s->base, base.reads, base.cycles);

@@ -8,6 +8,7 @@
 #include "kernel/json.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "kernel/timing.h"
 #include "kernel/trace.h"
 #include "lib/format.h"
 #include "kernel/version.h"
@@ -59,6 +60,7 @@ void report_header(void)
 	json_begin(&j, buf, sizeof(buf));
 	json_str(&j, "version", mmlab_version);
 	json_str(&j, "cmdline", bi->cmdline);
+	json_str(&j, "timing", timing_name());
 	arch_describe(&j);
 	json_u64(&j, "cpus", ncpus_online ? ncpus_online : 1);
 	json_str(&j, "firmware", bi->firmware == BOOT_FW_UEFI ? "uefi" : "bios");

@@ -9,6 +9,7 @@
 #include "kernel/printk.h"
 #include "kernel/report.h"
 #include "kernel/smp.h"
+#include "kernel/timing.h"
 #include "lib/string.h"
 
 extern const struct run_report __start_run_reports[] __attribute__((weak));
@@ -39,6 +40,11 @@ void run_main(const struct options *opt)
 	const struct run_mode *m = run_mode_find(opt);
 
 	crash_on_purpose(opt->crash);
+	/* Exact mode's contract (kernel/timing.c): every wait yields each turn. */
+	if (timing_exact() && !arch_spin_pause) {
+		printk("mmlab: error: spin_pause=off: timing=exact needs every wait to pause\n");
+		run_finish("usage", EXIT_USAGE, "spin_pause=off with timing=exact");
+	}
 	if (m)
 		m->run(opt);
 	printk("mmlab: error: mode=%s is not built into this kernel\n",

@@ -166,8 +166,8 @@ u32 smp_deadline_ms(void);
 
 /*
  * One bounded spin-wait for another CPU's store, smp_deadline_ms() long: each
- * turn of the loop calls smp_wait_turn(), which relaxes the CPU (past the
- * quiet turns below) and says whether the deadline passed. The clock is read once every
+ * turn of the loop calls smp_wait_turn(), which relaxes the CPU (unless
+ * spin_pause=off) and says whether the deadline passed. The clock is read once every
  * SMP_WAIT_CLOCK_TURNS turns, not every turn: an ordered TSC read costs
  * more than the turn itself (LFENCE; RDTSC on hardware, a helper call out
  * of the translated code under TCG), and the deadline is milliseconds away.
@@ -175,15 +175,6 @@ u32 smp_deadline_ms(void);
  * turns never reads the clock.
  */
 #define SMP_WAIT_CLOCK_TURNS 64
-
-/*
- * The first turns of a wait, where a call's answer comes, relax only where
- * arch_spin_pause says relaxing costs the CPU waited for nothing (under
- * TCG it costs a trip through QEMU's global lock, arch/x86_64/arch.c);
- * later turns always relax, since a wait that long is one where the CPU
- * waited for may need the host core this one holds.
- */
-#define SMP_WAIT_QUIET_TURNS 1024
 
 struct smp_wait {
 	u64 deadline; /* 0: not started */
@@ -198,7 +189,7 @@ static inline bool smp_wait_turn(struct smp_wait *w)
 {
 	if (++w->turns % SMP_WAIT_CLOCK_TURNS == 0 && smp_wait_clock_passed(w))
 		return true;
-	if (arch_spin_pause || w->turns > SMP_WAIT_QUIET_TURNS)
+	if (arch_spin_pause)
 		arch_cpu_relax();
 	return false;
 }

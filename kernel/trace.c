@@ -237,6 +237,15 @@ void trace_dump(const char *bench, unsigned ncpus, const char *label,
 	trace_regions = 0;
 }
 
+void trace_discard(void)
+{
+	unsigned cpu;
+
+	for_each_cpu(cpu, &cpu_online_mask)
+		trace_cpus[cpu].n = 0;
+	trace_regions = 0;
+}
+
 /* ---- the header, and the cost of one record ---- */
 
 /*

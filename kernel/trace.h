@@ -137,6 +137,9 @@ void trace_region_end(void);
 void trace_dump(const char *bench, unsigned ncpus, const char *label,
 		const char *const *variants, unsigned nvariants);
 
+/* Empties every CPU's buffer unprinted (runs whose results are discarded). Boot CPU. */
+void trace_discard(void);
+
 struct json;
 /* Adds the header's "trace" object: on or off, compiled in, buffer size, cycles per record. */
 void trace_describe(struct json *j);

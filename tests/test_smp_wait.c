@@ -2,10 +2,12 @@
  * Tests for the bounded spin-wait (struct smp_wait, kernel/smp.h): the
  * clock is read once every SMP_WAIT_CLOCK_TURNS turns, the first read
  * starts the deadline timeout_ms ahead, a turn reports the deadline
- * passed only on a turn that reads the clock, and (host) where relaxing
- * costs the CPU waited for, the first SMP_WAIT_QUIET_TURNS turns do not.
+ * passed only on a turn that reads the clock, and every turn relaxes the
+ * CPU unless spin_pause=off asked for none (the one wait policy).
  */
+#include "kernel/cmdline.h"
 #include "kernel/smp.h"
+#include "lib/string.h"
 #include "tests/ktest.h"
 #include <arch/arch.h>
 
@@ -56,41 +58,49 @@ static void test_smp_wait_passed_only_on_a_clock_turn(struct ktest *t)
 	KEXPECT_EQ(t, turns(&w, 2 * SMP_WAIT_CLOCK_TURNS), 2);
 }
 
+/*
+ * One wait policy wherever the kernel runs: unless spin_pause=off was
+ * asked for, the turns of a wait relax (PAUSE), emulator or not.
+ */
+static void test_smp_wait_pause_by_default(struct ktest *t)
+{
+	u32 v;
+
+	if (options_value("spin_pause", &v) && !strcmp(options_word("spin_pause", (int)v), "off"))
+		ktest_skip(t, "spin_pause=off on the command line");
+	else
+		KEXPECT(t, arch_spin_pause);
+}
+
 #ifdef HOST_BUILD
 static unsigned long relaxes(void)
 {
 	return __atomic_load_n(&fake_relax_count, __ATOMIC_RELAXED);
 }
 
-/*
- * Where relaxing costs the CPU waited for (arch_spin_pause false: QEMU
- * TCG), the first SMP_WAIT_QUIET_TURNS turns do not relax and every later
- * one does; elsewhere every turn relaxes. (With no relaxing at all under
- * TCG, 8 vCPUs on 2 host cores took the self-tests 10.6 minutes, 2.5-6
- * before: a spinning vCPU thread never blocked on QEMU's lock to let the
- * one it waited for run.)
- */
-static void test_smp_wait_quiet_turns_then_relax(struct ktest *t)
+/* Every turn relaxes, the first ones too; with spin_pause=off none does. */
+static void test_smp_wait_every_turn_relaxes(struct ktest *t)
 {
 	struct smp_wait w = SMP_WAIT_INIT;
+	unsigned n = 40 * SMP_WAIT_CLOCK_TURNS + 3;
 	bool saved = arch_spin_pause;
 	unsigned long r0;
 
-	arch_spin_pause = false;
-	r0 = relaxes();
-	turns(&w, SMP_WAIT_QUIET_TURNS);
-	KEXPECT_EQ(t, relaxes() - r0, 0);
-	turns(&w, 10);
-	KEXPECT_EQ(t, relaxes() - r0, 10);
 	arch_spin_pause = true;
+	r0 = relaxes();
+	turns(&w, 1);
+	KEXPECT_EQ(t, relaxes() - r0, 1);
+	turns(&w, n);
+	KEXPECT_EQ(t, relaxes() - r0, n + 1);
+	arch_spin_pause = false;
 	w = SMP_WAIT_INIT;
 	r0 = relaxes();
-	turns(&w, 10);
-	KEXPECT_EQ(t, relaxes() - r0, 10);
+	turns(&w, n);
+	KEXPECT_EQ(t, relaxes() - r0, 0);
 	arch_spin_pause = saved;
 }
 #else
-static void test_smp_wait_quiet_turns_then_relax(struct ktest *t)
+static void test_smp_wait_every_turn_relaxes(struct ktest *t)
 {
 	ktest_skip(t, "counts relaxes through the host's fake arch");
 }
@@ -100,6 +110,7 @@ static const struct ktest_case smp_wait_cases[] = {
 	KTEST_CASE(test_smp_wait_clock_once_per_turns),
 	KTEST_CASE(test_smp_wait_deadline_from_first_read),
 	KTEST_CASE(test_smp_wait_passed_only_on_a_clock_turn),
-	KTEST_CASE(test_smp_wait_quiet_turns_then_relax),
+	KTEST_CASE(test_smp_wait_pause_by_default),
+	KTEST_CASE(test_smp_wait_every_turn_relaxes),
 };
 KTEST_SUITE(smp_wait, smp_wait_cases);

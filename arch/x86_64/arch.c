@@ -50,30 +50,23 @@ bool arch_irqs_enabled(void)
 }
 
 /*
- * PAUSE is a hint for spin-wait loops (SDM Vol. 2B, PAUSE): on hardware it
- * spares the loop's exit a memory-order flush and a sibling thread its
- * cycles. Under QEMU TCG it is no hint: it leaves the translated code, and
- * the vCPU thread takes QEMU's global lock before it goes on, on every
- * turn. That is the lock the CPU being waited for needs to be woken, to
- * take its interrupt and to write its EOI, so the first turns of a
- * cross-CPU wait, where a call's answer comes, do not pause there
- * (arch_spin_pause false; kernel/smp.h smp_wait_turn()). Later turns, and
- * every other spin loop, pause: with more vCPUs than host cores, the lock
- * is where a spinning vCPU's thread blocks and lets the one it waits for
- * have the core.
- * spin_pause=auto (the default) decides by CPUID; on and off force it.
+ * PAUSE is a hint for spin-wait loops (SDM Vol. 2B, PAUSE): it spares the
+ * loop's exit a memory-order flush and a sibling thread its cycles. Every
+ * turn of every wait pauses, on hardware and emulators alike, so the code
+ * measured is the code that runs. spin_pause=off drops it from the turns of
+ * cross-CPU waits (kernel/smp.h), for a like-for-like row against a peer
+ * whose wait loop has no PAUSE; the header and result lines then say so.
  */
-enum opt_spin_pause { OPT_PAUSE_AUTO, OPT_PAUSE_ON, OPT_PAUSE_OFF, OPT_PAUSE_COUNT };
+enum opt_spin_pause { OPT_PAUSE_ON, OPT_PAUSE_OFF, OPT_PAUSE_COUNT };
 static const char *const spin_pause_words[] = {
-	[OPT_PAUSE_AUTO] = "auto",
 	[OPT_PAUSE_ON] = "on",
 	[OPT_PAUSE_OFF] = "off",
 	[OPT_PAUSE_COUNT] = NULL,
 };
 static enum opt_spin_pause spin_pause_opt;
-OPTION_ENUM(spin_pause, spin_pause_opt, spin_pause_words, OPT_PAUSE_AUTO);
+OPTION_ENUM(spin_pause, spin_pause_opt, spin_pause_words, OPT_PAUSE_ON);
 
-bool arch_spin_pause = true; /* until arch_early_init() decides */
+bool arch_spin_pause = true;
 
 void arch_cpu_relax(void)
 {
@@ -236,8 +229,7 @@ bool arch_early_init(const struct options *opt)
 	 * host runs that thread again: each hand-over costs a host time slice.
 	 */
 	arch_spin_unfair_mode = cpuinfo.tcg;
-	arch_spin_pause = spin_pause_opt == OPT_PAUSE_ON ||
-			  (spin_pause_opt == OPT_PAUSE_AUTO && !cpuinfo.tcg);
+	arch_spin_pause = spin_pause_opt == OPT_PAUSE_ON;
 	gdt_boot_ist(ist);
 	gdt_init_cpu(0, ist);
 	idt_init();

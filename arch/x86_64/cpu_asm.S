@@ -64,3 +64,13 @@ arch_run_on_stack:
 1:	cli
 	hlt
 	jmp 1b
+
+/*
+ * void cpu_count_loop(u64 n), n >= 1: executes exactly 2n + 1 instructions
+ * (n x dec, jnz; ret), a known count for checking what a clock counts.
+ */
+	.globl cpu_count_loop
+cpu_count_loop:
+1:	dec %rdi
+	jnz 1b
+	ret

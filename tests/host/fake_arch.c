@@ -100,7 +100,7 @@ void arch_cpu_relax(void)
 /* False unless a test asks: arch_cpu_relax() already yields to the other threads. */
 bool arch_spin_unfair_mode;
 
-/* Every turn relaxes (yields): the host's threads need no quiet turns. */
+/* As in the kernel: every turn of a wait relaxes (yields the host thread). */
 bool arch_spin_pause = true;
 
 unsigned arch_cpu_id(void)

@@ -61,9 +61,9 @@ void arch_idle(void);
 void arch_cpu_relax(void);
 
 /*
- * Whether the first SMP_WAIT_QUIET_TURNS turns of a cross-CPU wait relax
- * too (kernel/smp.h; the header's "spin_pause"): false where relaxing
- * slows the CPU waited for (x86: QEMU TCG, see arch.c). Set once at boot.
+ * Whether the turns of a cross-CPU wait relax (kernel/smp.h; the header's
+ * "spin_pause"): true unless spin_pause=off asked for a wait without it
+ * (a like-for-like row against a peer that does not pause). Set once at boot.
  */
 extern bool arch_spin_pause;
 
