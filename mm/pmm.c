@@ -235,6 +235,19 @@ static struct page *pcp_alloc(unsigned node)
 	return p;
 }
 
+/* Frames a cache of another node cannot take go straight back to their node's lists. */
+static void pcp_bypass_free(struct page **pages, unsigned n)
+{
+	if (!n)
+		return;
+	spin_lock(&pmm_lock);
+	for (unsigned i = 0; i < n; i++) {
+		pmm_flags_locked(pages[i], 0, PG_PCP);
+		buddy_free_locked(page_to_pfn(pages[i]), 0);
+	}
+	spin_unlock(&pmm_lock);
+}
+
 /* Whether @p may join @pcp's cache (which then takes its node); pcp lock held. */
 static bool pcp_takes_locked(struct pmm_pcp *pcp, const struct page *p)
 {
@@ -249,9 +262,7 @@ static void pcp_free(struct page *p)
 	unsigned long flags = spin_lock_irqsave(&pcp->lock);
 
 	if (!pcp_takes_locked(pcp, p)) {
-		spin_lock(&pmm_lock);
-		buddy_free_locked(page_to_pfn(p), 0);
-		spin_unlock(&pmm_lock);
+		pcp_bypass_free(&p, 1);
 		spin_unlock_irqrestore(&pcp->lock, flags);
 		return;
 	}
@@ -279,14 +290,7 @@ static void pcp_free_many(struct page **pages, unsigned n)
 		else
 			pages[k++] = pages[i];
 	}
-	if (k) /* another node's frames go straight back to their lists */
-		spin_lock(&pmm_lock);
-	for (i = 0; i < k; i++) {
-		pmm_flags_locked(pages[i], 0, PG_PCP);
-		buddy_free_locked(page_to_pfn(pages[i]), 0);
-	}
-	if (k)
-		spin_unlock(&pmm_lock);
+	pcp_bypass_free(pages, k);
 	if (pcp->list.count > PMM_PCP_HIGH)
 		pcp_drain_locked(pcp, pcp->list.count - (PMM_PCP_HIGH - PMM_PCP_BATCH));
 	spin_unlock_irqrestore(&pcp->lock, flags);

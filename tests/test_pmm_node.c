@@ -229,6 +229,37 @@ static void test_pmm_node_cache(struct ktest *t)
 	KEXPECT_EQ(t, n1_after.pcp, 0);
 }
 
+/* A batch of dropped frames of both nodes: each to its own node, none into the other's cache. */
+static void test_pmm_node_dropped_batch(struct ktest *t)
+{
+	struct pmm_node_stats n0, n1, n0_after, n1_after;
+	struct page *batch[6];
+
+	fake_arch_set_cpu(0);
+	pmm_drain_all();
+	KASSERT_EQ(t, pmm_node_stats_get(0, &n0), 0);
+	KASSERT_EQ(t, pmm_node_stats_get(1, &n1), 0);
+	for (unsigned i = 0; i < ARRAY_SIZE(batch); i++) {
+		batch[i] = page_alloc_node(0, 0, i % 2);
+		KASSERT(t, batch[i] != NULL);
+		KEXPECT(t, page_ref_dec_and_test(batch[i]));
+	}
+	KEXPECT_EQ(t, page_free_dropped(batch, ARRAY_SIZE(batch)), ARRAY_SIZE(batch));
+	/* Through CPU 0's cache again: only node 0's frames come out for node 0. */
+	for (unsigned i = 0; i < ARRAY_SIZE(batch); i++) {
+		batch[i] = page_alloc_node(0, 0, 0);
+		KASSERT(t, batch[i] != NULL);
+		KEXPECT_EQ(t, page_node(batch[i]), 0);
+	}
+	for (unsigned i = 0; i < ARRAY_SIZE(batch); i++)
+		page_free(batch[i], 0);
+	pmm_drain_all();
+	KASSERT_EQ(t, pmm_node_stats_get(0, &n0_after), 0);
+	KASSERT_EQ(t, pmm_node_stats_get(1, &n1_after), 0);
+	KEXPECT_EQ(t, n0_after.free, n0.free);
+	KEXPECT_EQ(t, n1_after.free, n1.free);
+}
+
 /* The CPU of memory-less node 2: its local frames come from node 1, the nearer. */
 static void test_pmm_node_memoryless_cpu(struct ktest *t)
 {
@@ -276,6 +307,7 @@ static void test_pmm_node_unlisted(struct ktest *t)
 HOST_ONLY(test_pmm_node_layout)
 HOST_ONLY(test_pmm_node_strict_and_fallback)
 HOST_ONLY(test_pmm_node_cache)
+HOST_ONLY(test_pmm_node_dropped_batch)
 HOST_ONLY(test_pmm_node_memoryless_cpu)
 HOST_ONLY(test_pmm_node_unlisted)
 #define pmm_node_suite_init NULL
@@ -288,6 +320,7 @@ static const struct ktest_case pmm_node_cases[] = {
 	KTEST_CASE(test_pmm_node_layout),
 	KTEST_CASE(test_pmm_node_strict_and_fallback),
 	KTEST_CASE(test_pmm_node_cache),
+	KTEST_CASE(test_pmm_node_dropped_batch),
 	KTEST_CASE(test_pmm_node_memoryless_cpu),
 	KTEST_CASE(test_pmm_node_unlisted),
 };
