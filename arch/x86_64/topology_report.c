@@ -14,8 +14,12 @@
 #include "lib/string.h"
 #include <arch/arch.h>
 
-/* The header is one line of bounded length: beyond this many CPUs, "cpus" is null. */
-#define TOPO_HEADER_CPUS 64
+/*
+ * The header is one line of bounded length, and fields follow "topology"
+ * (memory, compiler, trace, timing): the per-CPU list goes in only if it
+ * leaves this much room, else "cpus" is null and the boot line says why.
+ */
+#define TOPO_HEADER_RESERVE 768
 
 static struct acpi_numa_info topo_numa;
 static struct topo_info topo;
@@ -131,23 +135,57 @@ const struct acpi_numa_info *topology_numa(void)
 	return &topo_numa;
 }
 
+static size_t dec_len(u32 v)
+{
+	size_t n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+/* Online CPU @cpu's entry; a CPU the table lacks (not in the MADT) reads as all zeroes. */
+static struct topo_cpu topology_of(unsigned cpu)
+{
+	const struct topo_cpu *tc = topo_find(&topo, percpu_of(cpu)->apic_id);
+
+	return tc ? *tc : (struct topo_cpu){ 0 };
+}
+
+/* Bytes of "cpus":[[n,s,c,t],...] for @n CPUs. */
+static size_t topology_cpus_len(unsigned n)
+{
+	size_t len = sizeof("\"cpus\":[]");
+
+	for (unsigned cpu = 0; cpu < n; cpu++) {
+		struct topo_cpu c = topology_of(cpu);
+
+		len += dec_len(c.node) + dec_len(c.package) + dec_len(c.core) + dec_len(c.thread) +
+		       sizeof("[,,,],") - 1;
+	}
+	return len;
+}
+
 static void topology_describe_cpus(struct json *j)
 {
 	unsigned n = ncpus_online ? ncpus_online : 1;
 
-	if (n > TOPO_HEADER_CPUS) {
+	if (j->len + topology_cpus_len(n) + TOPO_HEADER_RESERVE >= j->size) {
+		printk("# WARN topology: %u CPUs do not fit the header: \"cpus\" is null\n", n);
 		json_null(j, "cpus");
 		return;
 	}
 	json_array_begin(j, "cpus");
 	for (unsigned cpu = 0; cpu < n; cpu++) {
-		const struct topo_cpu *tc = topo_find(&topo, percpu_of(cpu)->apic_id);
+		struct topo_cpu c = topology_of(cpu);
 
 		json_elem_row_begin(j);
-		json_elem_u64(j, tc ? tc->node : 0);
-		json_elem_u64(j, tc ? tc->package : 0);
-		json_elem_u64(j, tc ? tc->core : 0);
-		json_elem_u64(j, tc ? tc->thread : 0);
+		json_elem_u64(j, c.node);
+		json_elem_u64(j, c.package);
+		json_elem_u64(j, c.core);
+		json_elem_u64(j, c.thread);
 		json_elem_row_end(j);
 	}
 	json_array_end(j);
