@@ -50,6 +50,7 @@ ARCH_SRCS := arch/x86_64/acpi.c arch/x86_64/acpi_report.c arch/x86_64/ap_start.S
 	arch/x86_64/ipi.c arch/x86_64/isr.S arch/x86_64/kpt.c arch/x86_64/mem.c arch/x86_64/pic.c \
 	arch/x86_64/serial.c arch/x86_64/smpboot.c arch/x86_64/traps.c arch/x86_64/tsc.c \
 	arch/x86_64/tsc_sync.c
+ARCH_SRCS += arch/x86_64/acpi_numa.c arch/x86_64/topology.c arch/x86_64/topology_report.c
 KERNEL_SRCS := kernel/cmdline.c kernel/crash.c kernel/json.c kernel/ksyms.c kernel/main.c \
 	kernel/panic.c kernel/percpu.c kernel/printk.c kernel/report.c kernel/run.c kernel/run_modes.c \
 	kernel/rwlock.c kernel/smp.c kernel/smp_wait.c kernel/spinlock.c kernel/timing.c kernel/trace.c \
@@ -73,6 +74,8 @@ TEST_COMMON_SRCS := tests/acpi_fw.c tests/mm_emul.c tests/test_acpi.c tests/test
 	tests/test_swap_fixture.c tests/test_swap_free.c tests/test_swap_mm.c tests/test_tlb_policy.c
 TEST_COMMON_SRCS += tests/test_design.c
 TEST_COMMON_SRCS += tests/test_acpi_x2apic.c
+TEST_COMMON_SRCS += tests/test_acpi_numa.c tests/test_topology.c
+TEST_COMMON_SRCS += tests/test_pmm_node.c
 TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/test_bench_work.c \
 	tests/test_boot.c tests/test_fault.c tests/test_faultlock.c tests/test_faultlock_fork.c \
 	tests/test_kpt.c tests/test_mapping_flush.c tests/test_pic.c tests/test_pin.c \
@@ -104,6 +107,7 @@ TEST_HOST_SRCS := tests/ktest.c tests/host/host_main.c tests/host/fake_arch.c te
 HOST_PORTABLE_SRCS := arch/x86_64/acpi.c arch/x86_64/console.c bench/read_loss.c boot/bootinfo.c \
 	boot/mb1_cmdline.c kernel/cmdline.c kernel/json.c kernel/percpu.c kernel/printk.c kernel/run_modes.c \
 	kernel/rwlock.c kernel/smp_wait.c kernel/spinlock.c kernel/timing.c
+HOST_PORTABLE_SRCS += arch/x86_64/acpi_numa.c arch/x86_64/topology.c
 HOST_LIB_SRCS := $(HOST_PORTABLE_SRCS) $(filter-out lib/string.c,$(LIB_SRCS)) $(MM_SRCS)
 # make TEST_DESIGN=1: the example design joins the host builds too (its
 # table line is in mm/tlb_designs.c, which every host binary links).
@@ -331,6 +335,7 @@ FUZZ_TARGETS := acpi mb1 mb2 console cmdline
 FUZZ_LIB_SRCS := arch/x86_64/acpi.c arch/x86_64/console.c boot/bootinfo.c boot/mb1_cmdline.c kernel/cmdline.c \
 	lib/errno.c lib/format.c lib/parse.c tests/fuzz/fuzz_mem.c tests/fuzz/fuzz_bootinfo.c
 FUZZ_LIB_SRCS += kernel/run_modes.c tests/host/host_owners.c
+FUZZ_LIB_SRCS += arch/x86_64/acpi_numa.c arch/x86_64/topology.c
 FUZZ_LIB_OBJS := $(patsubst %,$(O)/fuzz/obj/%.o,$(FUZZ_LIB_SRCS))
 FUZZ_BINS := $(patsubst %,$(O)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_MAIN_OBJS := $(patsubst %,$(O)/fuzz/obj/tests/fuzz/fuzz_%.c.o,$(FUZZ_TARGETS))

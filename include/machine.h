@@ -25,10 +25,19 @@
 #define MACHINE_MAX_SECTIONS 4
 /* Most interrupt stacks (x86: IST entries) a CPU's stack slot holds. */
 #define MACHINE_MAX_IRQ_STACKS 3
+/* NUMA nodes (a struct page keeps its node in a byte), and memory ranges naming theirs. */
+#define MACHINE_MAX_NODES 64
+#define MACHINE_MAX_NODE_RANGES 64
 
 /* A physical address range [start, end) in bytes. */
 struct machine_range {
 	paddr_t start, end;
+};
+
+/* A physical address range [start, end) of NUMA node @node. */
+struct machine_node_range {
+	paddr_t start, end;
+	unsigned node;
 };
 
 /* Access an image section needs; read is implied. */
@@ -56,6 +65,10 @@ struct machine_desc {
 	paddr_t uncached_gaps_below;
 	/* Highest physical address + 1 the boot-time tables reach (0: all of it). */
 	paddr_t boot_map_limit;
+	/* NUMA (x86: the SRAT): nodes, nodes with no memory or CPU included, and their memory. */
+	unsigned nnodes;
+	struct machine_node_range node_mem[MACHINE_MAX_NODE_RANGES];
+	unsigned nnode_mem;
 
 	/* The image, by section, and the virtual minus physical address of it. */
 	struct machine_section image[MACHINE_MAX_SECTIONS];

@@ -154,6 +154,19 @@ void json_elem_fixed(struct json *j, s64 val, unsigned digits)
 	json_raw(j, num);
 }
 
+void json_elem_row_begin(struct json *j)
+{
+	json_elem_sep(j);
+	json_raw(j, "[");
+	j->need_comma = false;
+}
+
+void json_elem_row_end(struct json *j)
+{
+	json_raw(j, "]");
+	j->need_comma = true;
+}
+
 void json_array_end(struct json *j)
 {
 	if (!j->in_array)

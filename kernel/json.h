@@ -41,5 +41,8 @@ void json_array_begin(struct json *j, const char *key);
 void json_elem_u64(struct json *j, u64 val);
 void json_elem_fixed(struct json *j, s64 val, unsigned digits);
 void json_array_end(struct json *j);
+/* Inside an array, a row of numbers as one value: [[1,2],[3,4]]. Rows do not nest. */
+void json_elem_row_begin(struct json *j);
+void json_elem_row_end(struct json *j);
 
 #endif

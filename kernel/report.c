@@ -14,7 +14,8 @@
 #include "kernel/version.h"
 #include <arch/arch.h>
 
-#define REPORT_LINE_MAX 1800
+/* The header's bound: its per-CPU topology list fits up to a few hundred CPUs. */
+#define REPORT_LINE_MAX 4096
 
 static struct report_totals totals;
 

@@ -26,6 +26,19 @@ BUILD_ASSERT(MACHINE_MAX_RESERVED <= PMM_MAX_RESERVED);
 
 static struct pmm_range boot_usable[MACHINE_MAX_RANGES];
 static struct pmm_range boot_reserved[MACHINE_MAX_RESERVED];
+static struct pmm_node_range boot_nodes[MACHINE_MAX_NODE_RANGES];
+
+BUILD_ASSERT(MACHINE_MAX_NODE_RANGES <= PMM_MAX_NODE_RANGES);
+
+static unsigned copy_node_ranges(const struct machine_desc *d)
+{
+	unsigned n = MIN(d->nnode_mem, (unsigned)MACHINE_MAX_NODE_RANGES);
+
+	for (unsigned i = 0; i < n; i++)
+		boot_nodes[i] = (struct pmm_node_range){ d->node_mem[i].start, d->node_mem[i].end,
+							 d->node_mem[i].node };
+	return n;
+}
 
 static unsigned copy_ranges(struct pmm_range *to, const struct machine_range *from, unsigned n,
 			    unsigned max)
@@ -45,6 +58,9 @@ static int boot_pmm(const struct machine_desc *d, char *err, size_t errlen)
 		.nreserved = copy_ranges(boot_reserved, d->reserved, d->nreserved,
 					 MACHINE_MAX_RESERVED),
 		.direct_limit = d->boot_map_limit,
+		.node_ranges = boot_nodes,
+		.nnode_ranges = copy_node_ranges(d),
+		.nnodes = d->nnodes,
 	};
 	int rc = pmm_init(&cfg);
 

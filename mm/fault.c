@@ -143,7 +143,7 @@ static int fault_cow_copy(struct mm *mm, const struct pt_slot *s, struct page *o
 			  unsigned prot)
 {
 	vaddr_t va = s->va;
-	struct page *new = torture_hook_fail(TORTURE_FAIL_FRAME) ? NULL : page_alloc(0, 0);
+	struct page *new = torture_hook_fail(TORTURE_FAIL_FRAME) ? NULL : mm_page_alloc(mm, 0, 0);
 	int err;
 
 	if (!new)

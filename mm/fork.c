@@ -33,7 +33,7 @@ static int fork_copy_pinned(const struct fork_ctx *fc, const struct pt_leaf *lea
 			    struct page *p)
 {
 	unsigned prot = mm_region_prot(fc->r);
-	struct page *copy = page_alloc(0, 0);
+	struct page *copy = mm_page_alloc(fc->dst, 0, 0);
 	int err;
 
 	if (!copy)
@@ -142,7 +142,8 @@ static void fork_detach(struct mm *dst)
 int mm_fork(struct mm *src, struct mm **out)
 {
 	struct mm *dst;
-	int err = mm_create(&dst), flush_err;
+	/* The child's frames come from where the parent's do, as Linux's policy is inherited. */
+	int err = mm_create_node(&dst, src->node, src->node_flags), flush_err;
 
 	if (err)
 		return err;

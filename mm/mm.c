@@ -304,15 +304,31 @@ int mm_unmap_region(struct mm *mm, vaddr_t start, u64 len)
 
 /* creation and teardown */
 
+struct page *mm_page_alloc(struct mm *mm, unsigned order, unsigned flags)
+{
+	return page_alloc_node(order, flags | mm->node_flags, mm->node);
+}
+
 int mm_create(struct mm **out)
 {
-	struct page *p = page_alloc(0, PMM_ZERO);
+	return mm_create_node(out, PMM_NODE_LOCAL, PMM_FALLBACK);
+}
+
+int mm_create_node(struct mm **out, unsigned node, unsigned flags)
+{
+	struct page *p;
 	struct mm *mm;
 
+	if (node == PMM_NODE_LOCAL)
+		node = pmm_local_node();
+	flags &= PMM_FALLBACK;
+	p = page_alloc_node(0, PMM_ZERO | flags, node);
 	if (!p)
 		return -ENOMEM;
 	mm = page_address(p);
-	if (pt_root_alloc(&mm->root, mm_kernel_root_pa)) {
+	mm->node = node;
+	mm->node_flags = flags;
+	if (pt_root_alloc_node(&mm->root, mm_kernel_root_pa, node, flags)) {
 		page_free(p, 0);
 		return -ENOMEM;
 	}
@@ -439,8 +455,10 @@ int mm_install_page_locked(struct mm *mm, vaddr_t va, struct page *page, unsigne
 
 int mm_zero_page_slot(struct mm *mm, const struct mm_region *r, struct pt_slot *s)
 {
-	struct page *p = torture_hook_fail(TORTURE_FAIL_FRAME) ? NULL : page_alloc(0, PMM_ZERO);
+	struct page *p;
 	int err;
+
+	p = torture_hook_fail(TORTURE_FAIL_FRAME) ? NULL : mm_page_alloc(mm, 0, PMM_ZERO);
 
 	if (!p)
 		return -ENOMEM;

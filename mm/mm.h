@@ -67,9 +67,21 @@ paddr_t mm_kernel_root(void);
 
 /*
  * Creates an empty address space. Task context. Returns 0 with *@out set,
- * or -ENOMEM.
+ * or -ENOMEM. Its frames come from the calling CPU's node, others serving
+ * when that one has none (mm_create_node(PMM_NODE_LOCAL, PMM_FALLBACK)).
  */
 int mm_create(struct mm **out);
+
+/*
+ * mm_create() with every frame of the address space (this struct, its
+ * page tables and its pages) from NUMA node @node (PMM_NODE_LOCAL: the
+ * calling CPU's); other nodes serve only when @flags has PMM_FALLBACK.
+ * -ENOMEM also when @node has no memory and no fallback is allowed.
+ */
+int mm_create_node(struct mm **out, unsigned node, unsigned flags);
+
+/* A frame for @mm's pages: page_alloc_node() from its node, as it was created. */
+struct page *mm_page_alloc(struct mm *mm, unsigned order, unsigned flags);
 
 /*
  * Frees @mm: every page it maps (dropping the references its mappings

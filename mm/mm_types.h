@@ -53,6 +53,12 @@ struct mm {
 	rwlock_t lock;	    /* regions; read side for faults, write side for changes */
 	spinlock_t pt_lock; /* table allocation on the fault path */
 	paddr_t root;
+	/*
+	 * NUMA: the node the root, this struct and the pages come from (page
+	 * tables follow the table they hang from), and PMM_FALLBACK when other
+	 * nodes may serve. Fixed at creation.
+	 */
+	unsigned node, node_flags;
 	u64 ctx_id; /* never reused: names this mm in the CPUs' ASID slots */
 	unsigned nregions;
 	u32 write_protect_seq; /* odd while mm_fork() write-protects (mm_wp_seq_*) */

@@ -50,7 +50,8 @@ struct page {
 	s32 mapcount; /* page-table entries mapping the frame (kept by the mapper) */
 	s32 pincount; /* exact pins of the head of a block of order > 0 */
 	u8 order;     /* block order of a PG_BUDDY or PG_HEAD frame */
-	u8 pad[7];
+	u8 node;      /* NUMA node of the frame, set once by pmm_init(), never changed */
+	u8 pad[6];
 	struct page_link lru; /* allocator lists while free; the owner's list otherwise */
 	u64 priv;	      /* owner's word (Linux: private): swap entry, table entry count */
 };

@@ -1,12 +1,15 @@
 /*
  * The physical frame allocator (see mm/pmm.h): set-up (over the range
- * tables of mm/pmm_ranges.c), the buddy lists, the per-CPU order-0 caches,
- * and the checks that refuse bad frees.
+ * and node tables of mm/pmm_ranges.c and mm/pmm_node.c), each node's buddy
+ * lists, the per-CPU order-0 caches; the checks that refuse bad frees are
+ * mm/pmm_check.c's.
  *
- * Lock order: pmm_pcps[cpu].lock, then pmm_lock. pmm_lock guards the buddy
- * lists, pmm_buddy_frames, pmm_managed and pmm_held_back; a cache's lock
- * guards its list. Both are taken with interrupts off. The range tables
- * (mm/pmm_ranges.c) are written only by pmm_init() (boot, one CPU).
+ * Lock order: pmm_pcps[cpu].lock, then pmm_lock. pmm_lock guards every
+ * node's buddy lists and counts, pmm_buddy_frames, pmm_managed and
+ * pmm_held_back (one lock for all nodes: NUMA changes where frames come
+ * from, not how often the lock is taken); a cache's lock guards its
+ * list. Both are taken with interrupts off. The range and node tables are
+ * written only by pmm_init() (boot, one CPU).
  */
 #include "mm/pmm.h"
 #include "torture_hook.h"
@@ -18,17 +21,25 @@
 #include "lib/string.h"
 #include <arch/arch.h>
 
-/* Bad frees past this many are counted but no longer printed. */
-#define PMM_REPORT_MAX 32
-
+/* A CPU's cache holds frames of one node only: @node, which changes only while it is empty. */
 struct pmm_pcp {
 	spinlock_t lock;
 	struct page_list list;
+	unsigned node;
 } __cacheline_aligned;
 
+/* One node's buddy lists and counts. */
+struct pmm_node {
+	struct page_list free_area[PMM_MAX_ORDER + 1];
+	u64 buddy_frames, managed;
+};
+
 static spinlock_t pmm_lock = SPINLOCK_INIT("pmm");
-static struct page_list pmm_free_area[PMM_MAX_ORDER + 1];
+static struct pmm_node pmm_nodes[PMM_MAX_NODES];
+static unsigned pmm_nnodes = 1;
 static u64 pmm_buddy_frames, pmm_managed, pmm_held_back, pmm_memmap_frames;
+static u64 pmm_unlisted; /* frames outside every node range, given to node 0 */
+static unsigned pmm_nnode_ranges;
 static u64 pmm_limit_pfn;
 /*
  * Not per-CPU data (kernel/percpu.h): the caches exist before the allocator
@@ -38,8 +49,7 @@ static struct pmm_pcp pmm_pcps[MAX_CPUS];
 static bool pmm_ready;
 
 
-static u64 pmm_errors, pmm_failed, pmm_reports;
-static u32 pmm_inject_skip, pmm_inject_count;
+static u64 pmm_failed, pmm_fallbacks;
 
 /*
  * A free frame's flags change only under the allocator's locks, with no
@@ -59,19 +69,22 @@ static void buddy_add_locked(struct page *p, unsigned order)
 {
 	p->order = (u8)order;
 	pmm_flags_locked(p, PG_BUDDY, 0);
-	page_list_add(&pmm_free_area[order], p);
+	page_list_add(&pmm_nodes[p->node].free_area[order], p);
 }
 
 static void buddy_del_locked(struct page *p, unsigned order)
 {
-	page_list_del(&pmm_free_area[order], p);
+	page_list_del(&pmm_nodes[p->node].free_area[order], p);
 	pmm_flags_locked(p, 0, PG_BUDDY);
 }
 
-/* Frees the block at @pfn, merging it with free buddies as far as they go. */
+/* Frees the block at @pfn, merging it with free buddies of its node as far as they go. */
 static void buddy_free_locked(u64 pfn, unsigned order)
 {
+	unsigned node = pfn_to_page(pfn)->node;
+
 	pmm_buddy_frames += 1ull << order;
+	pmm_nodes[node].buddy_frames += 1ull << order;
 	while (order < PMM_MAX_ORDER) {
 		u64 buddy = pfn ^ (1ull << order);
 		struct page *b;
@@ -79,7 +92,7 @@ static void buddy_free_locked(u64 pfn, unsigned order)
 		if (!pfn_valid(buddy))
 			break;
 		b = pfn_to_page(buddy);
-		if (!page_test_flags(b, PG_BUDDY) || b->order != order)
+		if (!page_test_flags(b, PG_BUDDY) || b->order != order || b->node != node)
 			break;
 		buddy_del_locked(b, order);
 		pfn &= ~(1ull << order);
@@ -88,23 +101,25 @@ static void buddy_free_locked(u64 pfn, unsigned order)
 	buddy_add_locked(pfn_to_page(pfn), order);
 }
 
-/* Takes the smallest free block that fits and splits off what is not needed. */
-static struct page *buddy_alloc_locked(unsigned order)
+/* Takes @node's smallest free block that fits and splits off what is not needed. */
+static struct page *buddy_alloc_locked(unsigned node, unsigned order)
 {
+	struct page_list *area = pmm_nodes[node].free_area;
 	unsigned o = order;
 	struct page *p;
 
-	while (o <= PMM_MAX_ORDER && page_list_empty(&pmm_free_area[o]))
+	while (o <= PMM_MAX_ORDER && page_list_empty(&area[o]))
 		o++;
 	if (o > PMM_MAX_ORDER)
 		return NULL;
-	p = container_of(pmm_free_area[o].head.next, struct page, lru);
+	p = container_of(area[o].head.next, struct page, lru);
 	buddy_del_locked(p, o);
 	while (o > order) {
 		o--;
 		buddy_add_locked(p + (1ull << o), o);
 	}
 	pmm_buddy_frames -= 1ull << order;
+	pmm_nodes[node].buddy_frames -= 1ull << order;
 	return p;
 }
 
@@ -118,21 +133,39 @@ static unsigned pmm_block_order(u64 pfn, u64 n)
 	return order;
 }
 
-/* Hands every free-able frame in [lo, hi) to the buddy lists; returns how many. */
+/* Frees [s, e), frames of one node, in the largest aligned blocks that fit. */
+static void pmm_free_span_locked(u64 s, u64 e, unsigned node)
+{
+	for (u64 pfn = s; pfn < e; pfn++) {
+		pfn_to_page(pfn)->flags = 0;
+		pfn_to_page(pfn)->node = (u8)node;
+	}
+	pmm_nodes[node].managed += e - s;
+	while (s < e) {
+		unsigned order = pmm_block_order(s, e - s);
+
+		buddy_free_locked(s, order);
+		s += 1ull << order;
+	}
+}
+
+/* Hands every free-able frame in [lo, hi) to its node's buddy lists; returns how many. */
 static u64 pmm_free_runs_locked(u64 lo, u64 hi)
 {
 	struct pmm_iter it = { 0, 0 };
-	u64 s, e, pfn, total = 0;
+	u64 s, e, seg, total = 0;
+	bool listed;
 
 	while (pmm_iter_next(&it, lo, hi, &s, &e)) {
-		for (pfn = s; pfn < e; pfn++)
-			pfn_to_page(pfn)->flags = 0;
 		total += e - s;
-		while (s < e) {
-			unsigned order = pmm_block_order(s, e - s);
+		for (; s < e; s = MIN(seg, e)) {
+			unsigned node = pmm_pfn_node(s, &seg, &listed);
 
-			buddy_free_locked(s, order);
-			s += 1ull << order;
+			if (node >= pmm_nnodes)
+				node = 0;
+			if (!listed)
+				pmm_unlisted += MIN(seg, e) - s;
+			pmm_free_span_locked(s, MIN(seg, e), node);
 		}
 	}
 	return total;
@@ -155,7 +188,7 @@ static void pcp_refill_locked(struct pmm_pcp *pcp)
 
 	spin_lock(&pmm_lock);
 	for (n = 0; n < PMM_PCP_BATCH; n++) {
-		struct page *p = buddy_alloc_locked(0);
+		struct page *p = buddy_alloc_locked(pcp->node, 0);
 
 		if (!p)
 			break;
@@ -177,12 +210,22 @@ static void pcp_drain_locked(struct pmm_pcp *pcp, u64 n)
 	spin_unlock(&pmm_lock);
 }
 
-static struct page *pcp_alloc(void)
+/* A frame of @node: through this CPU's cache when it holds @node's frames (or none). */
+static struct page *pcp_alloc(unsigned node)
 {
 	struct pmm_pcp *pcp = pmm_this_pcp();
 	unsigned long flags = spin_lock_irqsave(&pcp->lock);
 	struct page *p;
 
+	if (page_list_empty(&pcp->list))
+		pcp->node = node;
+	if (pcp->node != node) {
+		spin_lock(&pmm_lock);
+		p = buddy_alloc_locked(node, 0);
+		spin_unlock(&pmm_lock);
+		spin_unlock_irqrestore(&pcp->lock, flags);
+		return p;
+	}
 	if (page_list_empty(&pcp->list))
 		pcp_refill_locked(pcp);
 	p = page_list_pop(&pcp->list);
@@ -192,11 +235,37 @@ static struct page *pcp_alloc(void)
 	return p;
 }
 
+/* Frames a cache of another node cannot take go straight back to their node's lists. */
+static void pcp_bypass_free(struct page **pages, unsigned n)
+{
+	if (!n)
+		return;
+	spin_lock(&pmm_lock);
+	for (unsigned i = 0; i < n; i++) {
+		pmm_flags_locked(pages[i], 0, PG_PCP);
+		buddy_free_locked(page_to_pfn(pages[i]), 0);
+	}
+	spin_unlock(&pmm_lock);
+}
+
+/* Whether @p may join @pcp's cache (which then takes its node); pcp lock held. */
+static bool pcp_takes_locked(struct pmm_pcp *pcp, const struct page *p)
+{
+	if (page_list_empty(&pcp->list))
+		pcp->node = p->node;
+	return p->node == pcp->node;
+}
+
 static void pcp_free(struct page *p)
 {
 	struct pmm_pcp *pcp = pmm_this_pcp();
 	unsigned long flags = spin_lock_irqsave(&pcp->lock);
 
+	if (!pcp_takes_locked(pcp, p)) {
+		pcp_bypass_free(&p, 1);
+		spin_unlock_irqrestore(&pcp->lock, flags);
+		return;
+	}
 	pmm_flags_locked(p, PG_PCP, 0);
 	page_list_add(&pcp->list, p);
 	if (pcp->list.count > PMM_PCP_HIGH)
@@ -213,10 +282,15 @@ static void pcp_free_many(struct page **pages, unsigned n)
 {
 	struct pmm_pcp *pcp = pmm_this_pcp();
 	unsigned long flags = spin_lock_irqsave(&pcp->lock);
-	unsigned i;
+	unsigned i, k = 0;
 
-	for (i = 0; i < n; i++)
-		page_list_add(&pcp->list, pages[i]);
+	for (i = 0; i < n; i++) {
+		if (pcp_takes_locked(pcp, pages[i]))
+			page_list_add(&pcp->list, pages[i]);
+		else
+			pages[k++] = pages[i];
+	}
+	pcp_bypass_free(pages, k);
 	if (pcp->list.count > PMM_PCP_HIGH)
 		pcp_drain_locked(pcp, pcp->list.count - (PMM_PCP_HIGH - PMM_PCP_BATCH));
 	spin_unlock_irqrestore(&pcp->lock, flags);
@@ -246,35 +320,44 @@ void pmm_drain_all(void)
 
 /* allocation and freeing */
 
-static bool pmm_inject_now(void)
-{
-	unsigned long flags;
-	bool fail = false;
-
-	if (likely(!atomic_load_relaxed(&pmm_inject_count)))
-		return false;
-	flags = spin_lock_irqsave(&pmm_lock);
-	if (pmm_inject_skip > 0) {
-		pmm_inject_skip--;
-	} else if (pmm_inject_count > 0) {
-		pmm_inject_count--;
-		fail = true;
-	}
-	spin_unlock_irqrestore(&pmm_lock, flags);
-	return fail;
-}
-
-static struct page *pmm_alloc_block(unsigned order)
+static struct page *pmm_alloc_block(unsigned order, unsigned node)
 {
 	unsigned long flags;
 	struct page *p;
 
 	if (order == 0)
-		return pcp_alloc();
+		return pcp_alloc(node);
 	flags = spin_lock_irqsave(&pmm_lock);
-	p = buddy_alloc_locked(order);
+	p = buddy_alloc_locked(node, order);
 	spin_unlock_irqrestore(&pmm_lock, flags);
 	return p;
+}
+
+/* @node's block, after draining the caches if need be; then the others, nearest first, if asked. */
+static struct page *pmm_alloc_nodes(unsigned order, unsigned flags, unsigned node)
+{
+	struct page *p = pmm_alloc_block(order, node);
+	unsigned other = node;
+
+	if (!p) {
+		/* The frames may be sitting in other CPUs' caches. */
+		pmm_drain_all();
+		p = pmm_alloc_block(order, node);
+	}
+	if (p || !(flags & PMM_FALLBACK))
+		return p;
+	while (!p && (other = pmm_node_next(node, other, pmm_nnodes)) != PMM_NODE_NONE)
+		p = pmm_alloc_block(order, other);
+	if (p)
+		atomic_inc(&pmm_fallbacks);
+	return p;
+}
+
+unsigned pmm_local_node(void)
+{
+	unsigned node = arch_cpu_node(arch_cpu_id());
+
+	return node < pmm_nnodes ? node : 0;
 }
 
 /*
@@ -307,17 +390,18 @@ static void pmm_prep_new(struct page *p, unsigned order)
 
 struct page *page_alloc(unsigned order, unsigned flags)
 {
+	return page_alloc_node(order, flags | PMM_FALLBACK, PMM_NODE_LOCAL);
+}
+
+struct page *page_alloc_node(unsigned order, unsigned flags, unsigned node)
+{
 	struct page *p = NULL;
 
-	if (order <= PMM_MAX_ORDER && READ_ONCE(pmm_ready) && !pmm_inject_now() &&
-	    !torture_hook_alloc_fail(order)) {
-		p = pmm_alloc_block(order);
-		if (!p) {
-			/* The frames may be sitting in other CPUs' caches. */
-			pmm_drain_all();
-			p = pmm_alloc_block(order);
-		}
-	}
+	if (node == PMM_NODE_LOCAL)
+		node = pmm_local_node();
+	if (order <= PMM_MAX_ORDER && node < pmm_nnodes && READ_ONCE(pmm_ready) &&
+	    !pmm_inject_now() && !torture_hook_alloc_fail(order))
+		p = pmm_alloc_nodes(order, flags, node);
 	if (!p) {
 		atomic_inc(&pmm_failed);
 		return NULL;
@@ -327,72 +411,6 @@ struct page *page_alloc(unsigned order, unsigned flags)
 	if (flags & PMM_ZERO)
 		memset(page_address(p), 0, PAGE_SIZE << order);
 	return p;
-}
-
-static bool pmm_in_memmap(const struct page *p)
-{
-	uintptr_t off = (uintptr_t)p - (uintptr_t)mm_memmap;
-
-	return mm_memmap && (uintptr_t)p >= (uintptr_t)mm_memmap &&
-	       off / sizeof(struct page) < mm_memmap_end_pfn - mm_memmap_start_pfn &&
-	       off % sizeof(struct page) == 0;
-}
-
-static int pmm_check_unused(const struct page *p, unsigned order, const char **why)
-{
-	u64 i;
-
-	if (page_pinned(p)) {
-		*why = "still pinned";
-		return -EBUSY;
-	}
-	for (i = 0; i < (1ull << order); i++) {
-		if (page_mapcount(&p[i]) > 0) {
-			*why = "still mapped";
-			return -EBUSY;
-		}
-	}
-	return 0;
-}
-
-static int pmm_check_free(const struct page *p, unsigned order, const char **why)
-{
-	u32 f;
-
-	*why = "not a frame of the memmap";
-	if (!pmm_in_memmap(p))
-		return -EINVAL;
-	*why = "order above PMM_MAX_ORDER";
-	if (order > PMM_MAX_ORDER)
-		return -EINVAL;
-	f = atomic_load_relaxed(&p->flags);
-	if (f & PG_RESERVED)
-		*why = "reserved frame, never allocated";
-	else if (f & PG_TAIL)
-		*why = "not the first frame of its block";
-	else if (f & (PG_FREED | PG_BUDDY | PG_PCP))
-		*why = "already free (double free)";
-	else if (!(f & PG_HEAD))
-		*why = "never allocated";
-	else if (p->order != order)
-		*why = "order differs from the allocation's";
-	else
-		return pmm_check_unused(p, order, why);
-	return -EINVAL;
-}
-
-static int pmm_report(const struct page *p, unsigned order, int err, const char *why, void *caller)
-{
-	u64 n;
-
-	atomic_inc(&pmm_errors);
-	n = atomic_add_return(&pmm_reports, 1);
-	if (n > PMM_REPORT_MAX)
-		return err;
-	warn_report(__FILE__, __LINE__, "page_free(pfn 0x%lx, order %u) from %p refused: %s (%s)%s",
-		    pmm_in_memmap(p) ? page_to_pfn(p) : 0, order, caller, why, errno_name(err),
-		    n == PMM_REPORT_MAX ? "; further errors are only counted" : "");
-	return err;
 }
 
 int page_free(struct page *p, unsigned order)
@@ -467,15 +485,30 @@ static void pmm_reset(void)
 	unsigned i;
 
 	WRITE_ONCE(pmm_ready, false);
-	for (i = 0; i <= PMM_MAX_ORDER; i++)
-		page_list_init(&pmm_free_area[i]);
+	for (unsigned n = 0; n < PMM_MAX_NODES; n++) {
+		pmm_nodes[n].buddy_frames = pmm_nodes[n].managed = 0;
+		for (i = 0; i <= PMM_MAX_ORDER; i++)
+			page_list_init(&pmm_nodes[n].free_area[i]);
+	}
 	for (i = 0; i < MAX_CPUS; i++) {
 		spin_lock_init(&pmm_pcps[i].lock, "pmm_pcp");
 		page_list_init(&pmm_pcps[i].list);
+		pmm_pcps[i].node = 0;
 	}
-	pmm_buddy_frames = pmm_managed = pmm_held_back = pmm_memmap_frames = 0;
-	pmm_errors = pmm_failed = pmm_reports = 0;
-	pmm_inject_skip = pmm_inject_count = 0;
+	pmm_buddy_frames = pmm_managed = pmm_held_back = pmm_memmap_frames = pmm_unlisted = 0;
+	pmm_failed = pmm_fallbacks = 0;
+	pmm_check_reset();
+}
+
+/* Memory the node ranges miss is not lost, but a placement test would misread it. */
+static void pmm_warn_unlisted(unsigned nranges)
+{
+	u64 n = READ_ONCE(pmm_unlisted);
+
+	if (nranges && n)
+		warn_report(__FILE__, __LINE__,
+			    "pmm: %lu frames lie outside every node's memory ranges; given to node 0",
+			    (unsigned long)n);
 }
 
 int pmm_init(const struct pmm_config *cfg)
@@ -484,8 +517,11 @@ int pmm_init(const struct pmm_config *cfg)
 	int err;
 
 	pmm_reset();
-	if (cfg->nusable > PMM_MAX_USABLE || cfg->nreserved > PMM_MAX_RESERVED)
+	if (cfg->nusable > PMM_MAX_USABLE || cfg->nreserved > PMM_MAX_RESERVED ||
+	    cfg->nnode_ranges > PMM_MAX_NODE_RANGES)
 		return -EINVAL;
+	pmm_nnodes = pmm_nodes_load(cfg->node_ranges, cfg->nnode_ranges, cfg->nnodes);
+	pmm_nnode_ranges = cfg->nnode_ranges;
 	if (!pmm_ranges_load(cfg->usable, cfg->nusable, cfg->reserved, cfg->nreserved))
 		return -EINVAL;
 	pmm_limit_pfn = cfg->direct_limit ? cfg->direct_limit >> PAGE_SHIFT : ~0ull;
@@ -498,6 +534,7 @@ int pmm_init(const struct pmm_config *cfg)
 	pmm_managed = pmm_free_runs_locked(0, pmm_limit_pfn);
 	pmm_held_back = pmm_count_runs(pmm_limit_pfn, ~0ull);
 	spin_unlock_irqrestore(&pmm_lock, flags);
+	pmm_warn_unlisted(cfg->nnode_ranges);
 	WRITE_ONCE(pmm_ready, true);
 	return 0;
 }
@@ -511,10 +548,20 @@ u64 pmm_release_high(void)
 		return 0;
 	flags = spin_lock_irqsave(&pmm_lock);
 	if (pmm_limit_pfn != ~0ull) {
+		u64 unlisted = pmm_unlisted;
+
 		n = pmm_free_runs_locked(pmm_limit_pfn, ~0ull);
 		pmm_managed += n;
 		pmm_held_back = 0;
 		pmm_limit_pfn = ~0ull;
+		unlisted = pmm_unlisted - unlisted;
+		spin_unlock_irqrestore(&pmm_lock, flags);
+		if (unlisted && pmm_nnode_ranges)
+			warn_report(__FILE__, __LINE__,
+				    "pmm: %lu frames above the boot map lie outside every node's "
+				    "memory ranges; given to node 0",
+				    (unsigned long)unlisted);
+		return n;
 	}
 	spin_unlock_irqrestore(&pmm_lock, flags);
 	return n;
@@ -529,25 +576,42 @@ void pmm_stats_get(struct pmm_stats *s)
 	for (i = 0; i < MAX_CPUS; i++)
 		s->pcp += atomic_load_relaxed(&pmm_pcps[i].list.count);
 	flags = spin_lock_irqsave(&pmm_lock);
-	for (i = 0; i <= PMM_MAX_ORDER; i++)
-		s->blocks[i] = pmm_free_area[i].count;
+	for (unsigned n = 0; n < pmm_nnodes; n++)
+		for (i = 0; i <= PMM_MAX_ORDER; i++)
+			s->blocks[i] += pmm_nodes[n].free_area[i].count;
+	s->nodes = pmm_nnodes;
+	s->unlisted = pmm_unlisted;
 	s->managed = pmm_managed;
 	s->held_back = pmm_held_back;
 	s->memmap_frames = pmm_memmap_frames;
 	s->free = pmm_buddy_frames + s->pcp;
 	spin_unlock_irqrestore(&pmm_lock, flags);
 	s->allocated = s->managed - s->free;
-	s->errors = atomic_load_relaxed(&pmm_errors);
+	s->errors = pmm_check_errors();
 	s->failed = atomic_load_relaxed(&pmm_failed);
+	s->fallbacks = atomic_load_relaxed(&pmm_fallbacks);
 }
 
-void pmm_inject_fail(u32 skip, u32 count)
+int pmm_node_stats_get(unsigned node, struct pmm_node_stats *s)
 {
-	unsigned long flags = spin_lock_irqsave(&pmm_lock);
+	unsigned long flags;
 
-	pmm_inject_skip = skip;
-	atomic_store_relaxed(&pmm_inject_count, count);
+	*s = (struct pmm_node_stats){ 0 };
+	if (node >= pmm_nnodes)
+		return -EINVAL;
+	for (unsigned i = 0; i < MAX_CPUS; i++)
+		if (READ_ONCE(pmm_pcps[i].node) == node)
+			s->pcp += atomic_load_relaxed(&pmm_pcps[i].list.count);
+	flags = spin_lock_irqsave(&pmm_lock);
+	s->managed = pmm_nodes[node].managed;
+	s->free = pmm_nodes[node].buddy_frames + s->pcp;
 	spin_unlock_irqrestore(&pmm_lock, flags);
+	return 0;
+}
+
+unsigned pmm_node_count(void)
+{
+	return pmm_nnodes;
 }
 
 int page_split(struct page *head)
@@ -558,7 +622,7 @@ int page_split(struct page *head)
 		return -EINVAL;
 	/* Tails first: until the head changes, the block still reads as one. */
 	for (u64 i = 1; i < (1ull << order); i++)
-		head[i] = (struct page){ .flags = PG_HEAD, .refcount = 1, .order = 0 };
+		head[i] = (struct page){ .flags = PG_HEAD, .refcount = 1, .node = head[i].node };
 	head->order = 0;
 	return 0;
 }

@@ -30,7 +30,11 @@
 #define PMM_PCP_HIGH 64
 
 /* page_alloc() flags */
-#define PMM_ZERO (1u << 0) /* fill the block with zeroes */
+#define PMM_ZERO (1u << 0)     /* fill the block with zeroes */
+#define PMM_FALLBACK (1u << 1) /* page_alloc_node(): other nodes, nearest first, when it has none */
+
+/* page_alloc_node()'s node: the calling CPU's (arch_cpu_node()). */
+#define PMM_NODE_LOCAL (~0u - 1)
 
 
 struct pmm_config {
@@ -45,6 +49,15 @@ struct pmm_config {
 	 * then (page tables of the new direct map, say) is reachable.
 	 */
 	paddr_t direct_limit;
+	/*
+	 * NUMA: the node of each range of memory (none: everything is node
+	 * 0), and how many nodes there are (0 or 1: one; nodes with CPUs and
+	 * no memory count). Frames outside every range go to node 0, with a
+	 * warning.
+	 */
+	const struct pmm_node_range *node_ranges;
+	unsigned nnode_ranges;
+	unsigned nnodes;
 };
 
 struct pmm_stats {
@@ -58,6 +71,15 @@ struct pmm_stats {
 	u64 blocks[PMM_MAX_ORDER + 1]; /* free buddy blocks of each order */
 	u64 errors;		       /* bad page_free() calls refused */
 	u64 failed;		       /* page_alloc() calls that returned NULL */
+	u64 fallbacks;		       /* allocations served by a node other than the one asked */
+	u64 unlisted;		       /* frames outside every node range (given to node 0) */
+	unsigned nodes;
+};
+
+struct pmm_node_stats {
+	u64 managed; /* frames of the node given to the allocator */
+	u64 free;    /* in its buddy lists and in caches holding its frames */
+	u64 pcp;     /* of which in per-CPU caches */
 };
 
 /*
@@ -84,6 +106,30 @@ u64 pmm_release_high(void);
  * draining every CPU's cache) or @order > PMM_MAX_ORDER.
  */
 struct page *page_alloc(unsigned order, unsigned flags);
+
+/*
+ * page_alloc() from NUMA node @node (PMM_NODE_LOCAL: the calling CPU's).
+ * Only @node's frames unless @flags has PMM_FALLBACK, which then tries the
+ * other nodes nearest first and counts pmm_stats.fallbacks when one serves.
+ * page_alloc() is page_alloc_node(PMM_NODE_LOCAL) with PMM_FALLBACK. Any
+ * context. NULL when nothing fits or @node does not exist.
+ */
+struct page *page_alloc_node(unsigned order, unsigned flags, unsigned node);
+
+/* The node of the calling CPU, as the allocator sees it (0 when beyond its nodes). */
+unsigned pmm_local_node(void);
+
+/* Nodes the allocator keeps (1 without node ranges). */
+unsigned pmm_node_count(void);
+
+/* Fills @s for @node; returns 0, or -EINVAL when there is no such node. */
+int pmm_node_stats_get(unsigned node, struct pmm_node_stats *s);
+
+/* The node the frame @p belongs to. */
+static inline unsigned page_node(const struct page *p)
+{
+	return p->node;
+}
 
 /*
  * Returns the block of 2^@order frames headed by @page to the allocator.

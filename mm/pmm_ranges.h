@@ -10,6 +10,7 @@
 #define MM_PMM_RANGES_H
 
 #include "compiler.h"
+#include "machine.h" /* MACHINE_MAX_NODES */
 #include "types.h"
 
 /* Bounds on the ranges pmm_init() accepts (the multiboot map has at most 256). */
@@ -19,6 +20,19 @@
 /* A physical address range [start, end) in bytes. */
 struct pmm_range {
 	paddr_t start, end;
+};
+
+/* NUMA nodes the allocator keeps apart; PMM_NODE_NONE names none. */
+#define PMM_MAX_NODES MACHINE_MAX_NODES
+#define PMM_NODE_NONE (~0u)
+
+/* Bounds on the node ranges pmm_init() accepts (one per SRAT memory entry). */
+#define PMM_MAX_NODE_RANGES 64
+
+/* A physical address range [start, end) whose frames belong to NUMA node @node. */
+struct pmm_node_range {
+	paddr_t start, end;
+	unsigned node;
 };
 
 /* Walks runs of frames that are usable, not reserved, and inside a pfn window. */
@@ -48,5 +62,42 @@ u64 pmm_count_runs(u64 lo, u64 hi);
  * reserved table is full.
  */
 int pmm_memmap_place(u64 limit_pfn, u64 *frames);
+
+/*
+ * Guards (mm/pmm_check.c). pmm_check_free(): 0 when @p heads an allocated,
+ * unused block of @order, else an error with *@why. pmm_report(): counts
+ * and prints (a bounded number of) refused frees; returns @err.
+ * pmm_inject_now(): whether this allocation is one pmm_inject_fail() asked
+ * to fail. pmm_check_reset(): counters and injection back to zero.
+ */
+struct page;
+bool pmm_in_memmap(const struct page *p);
+int pmm_check_free(const struct page *p, unsigned order, const char **why);
+int pmm_report(const struct page *p, unsigned order, int err, const char *why, void *caller);
+bool pmm_inject_now(void);
+u64 pmm_check_errors(void);
+void pmm_check_reset(void);
+
+/*
+ * Node tables (mm/pmm_node.c). pmm_nodes_load() replaces the node ranges
+ * with @r (frames named by their first byte's range; on overlap the
+ * range starting lower wins) and returns the node count: @nnodes, or more
+ * when a range names a higher node, at most PMM_MAX_NODES.
+ */
+unsigned pmm_nodes_load(const struct pmm_node_range *r, unsigned n, unsigned nnodes);
+
+/*
+ * The node of frame @pfn, with *@seg_end set to the first pfn after it
+ * whose node may differ. A frame outside every range is node 0 and
+ * *@listed false.
+ */
+unsigned pmm_pfn_node(u64 pfn, u64 *seg_end, bool *listed);
+
+/*
+ * The node to try after @prev when @home has no frame: the nearest node by
+ * arch_node_distance() (node number breaks ties; without distances, number
+ * order from @home on), or PMM_NODE_NONE after the last.
+ */
+unsigned pmm_node_next(unsigned home, unsigned prev, unsigned nnodes);
 
 #endif

@@ -73,7 +73,7 @@ static int mm_populate_folio(struct mm *mm, vaddr_t va, unsigned order)
 	}
 	if (used)
 		return used == n ? 0 : -EEXIST;
-	head = page_alloc(order, PMM_ZERO);
+	head = mm_page_alloc(mm, order, PMM_ZERO);
 	if (!head)
 		return -ENOMEM;
 	if (order && page_split(head)) {

@@ -78,10 +78,11 @@ int pt_slot_find(paddr_t root, vaddr_t va, struct pt_slot *s)
 
 /* the pool of a change */
 
-static int pt_pool_fill(struct pt_op *op, u64 n)
+/* @n tables for a change below table @near, from its node. */
+static int pt_pool_fill(struct pt_op *op, u64 n, paddr_t near)
 {
 	while (n-- > 0) {
-		struct page *p = pt_table_alloc();
+		struct page *p = pt_table_alloc(near);
 
 		if (!p)
 			return -ENOMEM;
@@ -269,7 +270,7 @@ static int pt_map_run(struct pt_op *op, paddr_t root, vaddr_t va, vaddr_t last)
 	if (err)
 		return err;
 	page_list_init(&op->pool);
-	err = pt_pool_fill(op, need);
+	err = pt_pool_fill(op, need, root);
 	if (!err) {
 		pt_count_root_walk();
 		pt_map_fill(op, root, PT_LEVELS, va, last);
@@ -313,7 +314,7 @@ int pt_slot_populate(struct pt_slot *s)
 	if (pte_present(s->e))
 		return -EEXIST; /* a huge leaf */
 	page_list_init(&op.pool);
-	err = pt_pool_fill(&op, s->level - 1);
+	err = pt_pool_fill(&op, s->level - 1, s->table);
 	while (!err && s->level > 1) {
 		pte_t e = pt_link_new(&op, phys_to_page(s->table), pt_table(s->table),
 				      pte_index(s->va, s->level));
@@ -556,7 +557,7 @@ static int pt_change(struct pt_op *op, paddr_t root, vaddr_t va, u64 len)
 		return -EINVAL;
 	pt_slot_find(root, va, &s);
 	page_list_init(&op->pool);
-	err = pt_pool_fill(op, pt_split_need(op, &s, last));
+	err = pt_pool_fill(op, pt_split_need(op, &s, last), root);
 	if (!err) {
 		pt_change_from(op, &s, last);
 		ASSERT(page_list_empty(&op->pool));

@@ -217,6 +217,9 @@ struct page *pt_gather_page_at(const struct pt_gather *g, unsigned i);
  */
 int pt_root_alloc(paddr_t *root, paddr_t kernel_root);
 
+/* pt_root_alloc() from NUMA node @node (page_alloc_node()'s @node and PMM_FALLBACK). */
+int pt_root_alloc_node(paddr_t *root, paddr_t kernel_root, unsigned node, unsigned flags);
+
 /*
  * Takes over page tables pt did not build (the boot tables): records each
  * table's number of present entries, so later changes keep exact counts

@@ -137,8 +137,12 @@ void pt_gather_swap(struct pt_gather *g, vaddr_t va, u64 swp);
 /* Hands the pending run of swap entries to g->swap_free. */
 void pt_gather_swaps_flush(struct pt_gather *g);
 
-/* A zeroed table page, counted, with no entries; NULL when out of memory (mm/pt_root.c). */
-struct page *pt_table_alloc(void);
+/*
+ * A zeroed table page, counted, with no entries, from the node of table
+ * @near (the one it will hang from), others serving when that node has
+ * none; NULL when out of memory (mm/pt_root.c).
+ */
+struct page *pt_table_alloc(paddr_t near);
 
 /* Frees (or forgets, for an adopted boot table) table page @p (mm/pt_root.c). */
 void pt_table_free(struct page *p);

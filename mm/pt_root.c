@@ -21,9 +21,19 @@ void pt_tables_account(s64 delta)
 	atomic_fetch_add(&pt_tables_in_use, (u64)delta);
 }
 
-struct page *pt_table_alloc(void)
+/* A boot table adopted from the kernel image has no node: the caller's then. */
+static unsigned pt_near_node(paddr_t near)
 {
-	struct page *p = torture_hook_fail(TORTURE_FAIL_TABLE) ? NULL : page_alloc(0, PMM_ZERO);
+	u64 pfn = near >> PAGE_SHIFT;
+
+	return pfn_valid(pfn) ? page_node(pfn_to_page(pfn)) : PMM_NODE_LOCAL;
+}
+
+static struct page *pt_table_alloc_node(unsigned node, unsigned flags)
+{
+	struct page *p = torture_hook_fail(TORTURE_FAIL_TABLE) ?
+				 NULL :
+				 page_alloc_node(0, PMM_ZERO | flags, node);
 
 	if (!p)
 		return NULL;
@@ -31,6 +41,11 @@ struct page *pt_table_alloc(void)
 	p->priv = 0;
 	pt_tables_account(1);
 	return p;
+}
+
+struct page *pt_table_alloc(paddr_t near)
+{
+	return pt_table_alloc_node(pt_near_node(near), PMM_FALLBACK);
 }
 
 void pt_table_free(struct page *p)
@@ -47,7 +62,12 @@ void pt_table_free(struct page *p)
 
 int pt_root_alloc(paddr_t *root, paddr_t kernel_root)
 {
-	struct page *p = pt_table_alloc();
+	return pt_root_alloc_node(root, kernel_root, PMM_NODE_LOCAL, PMM_FALLBACK);
+}
+
+int pt_root_alloc_node(paddr_t *root, paddr_t kernel_root, unsigned node, unsigned flags)
+{
+	struct page *p = pt_table_alloc_node(node, flags);
 	pte_t *t, *k;
 	unsigned i;
 

@@ -224,7 +224,7 @@ static bool swapin_entry_unchanged(const struct pt_slot *s, u64 swp)
 static int swapin_locked(struct mm *mm, const struct mm_region *r, const struct pt_slot *s,
 			 u64 swp, swp_entry_t e)
 {
-	struct page *p = torture_hook_fail(TORTURE_FAIL_FRAME) ? NULL : page_alloc(0, 0);
+	struct page *p = torture_hook_fail(TORTURE_FAIL_FRAME) ? NULL : mm_page_alloc(mm, 0, 0);
 	int err;
 
 	if (!p)

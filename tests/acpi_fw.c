@@ -209,6 +209,61 @@ paddr_t fw_qemu_madt(void)
 	return fw_madt_end(&m);
 }
 
+/* ---- SRAT and SLIT ---- */
+
+struct fw_madt fw_srat_begin(u32 cap)
+{
+	struct fw_madt m = { 0, sizeof(struct acpi_srat), cap };
+	struct acpi_srat *h;
+
+	m.pa = fw_table_cap("SRAT", m.len, cap, 3);
+	h = fw_ptr(m.pa);
+	h->reserved1 = 1;
+	return m;
+}
+
+void fw_srat_lapic(struct fw_madt *m, u8 apic_id, u32 pxm, u32 flags)
+{
+	struct acpi_srat_lapic *e = fw_madt_add(m, ACPI_SRAT_LAPIC, sizeof(*e));
+
+	e->apic_id = apic_id;
+	e->pxm_lo = (u8)pxm;
+	e->pxm_hi[0] = (u8)(pxm >> 8);
+	e->pxm_hi[1] = (u8)(pxm >> 16);
+	e->pxm_hi[2] = (u8)(pxm >> 24);
+	e->flags = flags;
+}
+
+void fw_srat_x2apic(struct fw_madt *m, u32 x2apic_id, u32 pxm, u32 flags)
+{
+	struct acpi_srat_x2apic *e = fw_madt_add(m, ACPI_SRAT_X2APIC, sizeof(*e));
+
+	e->x2apic_id = x2apic_id;
+	e->pxm = pxm;
+	e->flags = flags;
+}
+
+void fw_srat_mem(struct fw_madt *m, u64 base, u64 len, u32 pxm, u32 flags)
+{
+	struct acpi_srat_mem *e = fw_madt_add(m, ACPI_SRAT_MEMORY, sizeof(*e));
+
+	e->base = base;
+	e->len = len;
+	e->pxm = pxm;
+	e->flags = flags;
+}
+
+paddr_t fw_slit(u32 n, const u8 *d)
+{
+	paddr_t pa = fw_table("SLIT", sizeof(struct acpi_slit) + n * n, 1);
+	struct acpi_slit *s = fw_ptr(pa);
+
+	s->nlocalities = n;
+	memcpy((u8 *)s + sizeof(*s), d, n * n);
+	fw_fix(pa);
+	return pa;
+}
+
 /* ---- other tables ---- */
 
 paddr_t fw_hpet(u64 base)

@@ -1,6 +1,6 @@
 /*
  * Synthetic ACPI firmware for tests (tests/acpi_fw.c): builds an RSDP, an
- * XSDT or RSDT, a MADT and the small tables in one arena that an accessor
+ * XSDT or RSDT, a MADT, a SRAT and SLIT and the small tables in one arena that an accessor
  * installed with acpi_set_map() shows at physical address FW_BASE, fixing
  * every checksum as it goes so that a test breaks exactly one thing on
  * purpose. Host and kernel builds alike; one test case at a time.
@@ -9,6 +9,7 @@
 #define TESTS_ACPI_FW_H
 
 #include "arch/x86_64/acpi.h"
+#include "arch/x86_64/acpi_numa.h"
 #include "tests/ktest.h"
 
 /* Below 4 GiB, so the RSDT's 32-bit entries can point into the arena. */
@@ -57,6 +58,14 @@ paddr_t fw_madt_end(struct fw_madt *m);
 
 /* What QEMU's pc machine lists for -smp 4: four CPUs, one I/O APIC, two overrides, an NMI. */
 paddr_t fw_qemu_madt(void);
+
+/* A SRAT is built like a MADT (same appenders, fw_madt_end() closes it). */
+struct fw_madt fw_srat_begin(u32 cap);
+void fw_srat_lapic(struct fw_madt *m, u8 apic_id, u32 pxm, u32 flags);
+void fw_srat_x2apic(struct fw_madt *m, u32 x2apic_id, u32 pxm, u32 flags);
+void fw_srat_mem(struct fw_madt *m, u64 base, u64 len, u32 pxm, u32 flags);
+/* A SLIT of @n localities with the row-major @n x @n matrix @d. */
+paddr_t fw_slit(u32 n, const u8 *d);
 
 paddr_t fw_hpet(u64 base);
 /* A FADT of @len bytes with IAPC_BOOT_ARCH @boot_arch and fixed feature @flags. */

@@ -147,6 +147,36 @@ boot tcg-mem-72g --accel tcg --boot kernel --smp 2 --mem 72G \
 	--qemu-arg -machine --qemu-arg memory-backend=ram0 -- ktest=boot,pmm
 boot tcg-uefi-holes --accel tcg --firmware uefi --boot iso --smp 2 --mem 6G \
 	--qemu-arg -machine --qemu-arg max-ram-below-4g=1G -- ktest=boot,pmm
+# NUMA shapes: sockets x cores x threads from CPUID, nodes and distances from
+# the SRAT and SLIT (checked in "lab machines"). 2x2x2 over two nodes; 1x4x2
+# over four, of unequal sizes, node 2 with CPUs and no memory, node 3 memory
+# and no CPUs; SMT off (2x4x1) over two nodes of unequal sizes, no SLIT.
+numa_mem() { # N=SIZE...: a RAM backend mN per node
+	local i
+	for i in "$@"; do
+		printf -- '--qemu-arg -object --qemu-arg memory-backend-ram,id=m%s,size=%s ' \
+			"${i%%=*}" "${i#*=}"
+	done
+}
+numa() { # -numa OPTIONS...
+	local a
+	for a in "$@"; do printf -- '--qemu-arg -numa --qemu-arg %s ' "$a"; done
+}
+numa_suites=ktest=boot,acpi,acpi_numa,topology,pmm_node
+# shellcheck disable=SC2046 # the helpers print whole words
+boot tcg-numa-2x2x2 --accel tcg --boot kernel --machine q35 --smp 8 --mem 2G --qemu-arg -smp \
+	--qemu-arg 8,sockets=2,cores=2,threads=2 $(numa_mem 0=1G 1=1G) $(numa node,nodeid=0,cpus=0-3,memdev=m0 \
+	node,nodeid=1,cpus=4-7,memdev=m1 dist,src=0,dst=1,val=20) -- "$numa_suites,mm"
+# shellcheck disable=SC2046
+boot tcg-numa-1x4x2-4nodes --accel tcg --boot kernel --machine q35 --smp 8 --mem 2G --qemu-arg -smp \
+	--qemu-arg 8,sockets=1,cores=4,threads=2 $(numa_mem 0=1G 1=512M 3=512M) \
+	$(numa node,nodeid=0,cpus=0-1,memdev=m0 node,nodeid=1,cpus=2-3,memdev=m1 node,nodeid=2,cpus=4-7 \
+	node,nodeid=3,memdev=m3 dist,src=0,dst=1,val=12 dist,src=0,dst=2,val=21 dist,src=0,dst=3,val=31 \
+	dist,src=1,dst=2,val=13 dist,src=1,dst=3,val=22 dist,src=2,dst=3,val=14) -- "$numa_suites"
+# shellcheck disable=SC2046
+boot tcg-numa-smt-off --accel tcg --boot kernel --machine q35 --smp 8 --mem 2G --qemu-arg -smp \
+	--qemu-arg 8,sockets=2,cores=4,threads=1 $(numa_mem 0=1536M 1=512M) \
+	$(numa node,nodeid=0,cpus=0-3,memdev=m0 node,nodeid=1,cpus=4-7,memdev=m1) -- "$numa_suites"
 # KVM where /dev/kvm is usable, through -kernel (GRUB is slow under nested KVM).
 # The suites that exercise the machine (boot, traps, CPUs, firmware tables):
 # on an emulated KVM (kvm_pvm, shadow paging) every first touch of a page
@@ -624,6 +654,11 @@ expect_run hpet-forced-missing 1 --selftest --accel tcg --boot kernel --qemu-arg
 	--qemu-arg hpet=off -- tsc_calibrate=hpet ktest=json
 check hpet_forced_missing_named "$(has "$last_log" '^# WARN tsc: no HPET to calibrate against')"
 
+check numa_2x2x2_header "$(in_header tcg-numa-2x2x2 '"topology":{"cpus":[[0,0,0,0],[0,0,0,1],[0,0,1,0],[0,0,1,1],[1,1,0,0],[1,1,0,1],[1,1,1,0],[1,1,1,1]],"nodes":2,"distance":[[10,20],[20,10]]}')"
+check numa_4nodes_header "$(in_header tcg-numa-1x4x2-4nodes '"cpus":[[0,0,0,0],[0,0,0,1],[1,0,1,0],[1,0,1,1],[2,0,2,0],[2,0,2,1],[2,0,3,0],[2,0,3,1]],"nodes":4,"distance":[[10,12,21,31],[12,10,13,22],[21,13,10,14],[31,22,14,10]]')"
+check numa_cpuless_node_served_nearest "$(has "$runs/tcg-numa-1x4x2-4nodes/serial.log" '# node 2 has no memory: refused, then served by node 1\b')"
+check numa_memory_only_node_used "$(has "$runs/tcg-numa-1x4x2-4nodes/serial.log" '# node 3: the mm, its tables and 64 pages all from node 3\b')"
+check numa_smt_off_header "$(in_header tcg-numa-smt-off '"cpus":[[0,0,0,0],[0,0,1,0],[0,0,2,0],[0,0,3,0],[1,1,0,0],[1,1,1,0],[1,1,2,0],[1,1,3,0]],"nodes":2,"distance":null')"
 check spcr_com2_used "$(in_header tcg-spcr-com2 '"console":{"port":"ttyS1","address":"io:0x2f8","source":"spcr"')"
 check spcr_com2_nothing_on_com1 "$([ -s "$runs/tcg-spcr-com2/com1.log" ] && echo 0 || echo 1)"
 expect_run spcr-overridden 0 --selftest --accel tcg --boot kernel --spcr ttyS1 -- console=ttyS0 ktest=json

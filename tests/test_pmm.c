@@ -383,16 +383,23 @@ static void test_pmm_init_layout(struct ktest *t)
 static void test_pmm_init_rejects(struct ktest *t)
 {
 	struct pmm_range all = { FAKE_PHYS_BASE, FAKE_PHYS_BASE + FAKE_MEM_SIZE };
-	struct pmm_config cfg = { fake_usable, 0, fake_reserved, fake_nreserved, 0 };
+	struct pmm_config cfg = { .usable = fake_usable, .reserved = fake_reserved,
+				  .nreserved = fake_nreserved };
 
 	KEXPECT_EQ(t, pmm_init(&cfg), -EINVAL);
-	cfg = (struct pmm_config){ fake_usable, fake_nusable, &all, 1, 0 };
+	cfg = (struct pmm_config){ .usable = fake_usable, .nusable = fake_nusable,
+				   .reserved = &all, .nreserved = 1 };
 	KEXPECT_EQ(t, pmm_init(&cfg), -EINVAL);
-	cfg = (struct pmm_config){ fake_usable, PMM_MAX_USABLE + 1, fake_reserved, 1, 0 };
+	cfg = (struct pmm_config){ .usable = fake_usable, .nusable = PMM_MAX_USABLE + 1,
+				   .reserved = fake_reserved, .nreserved = 1 };
+	KEXPECT_EQ(t, pmm_init(&cfg), -EINVAL);
+	cfg = (struct pmm_config){ .usable = fake_usable, .nusable = fake_nusable,
+				   .nnode_ranges = PMM_MAX_NODE_RANGES + 1 };
 	KEXPECT_EQ(t, pmm_init(&cfg), -EINVAL);
 	/* The memmap (192 frames) cannot fit below a 64 KiB direct map. */
-	cfg = (struct pmm_config){ fake_usable, fake_nusable, fake_reserved, fake_nreserved,
-				   FAKE_PHYS_BASE + 0x10000 };
+	cfg = (struct pmm_config){ .usable = fake_usable, .nusable = fake_nusable,
+				   .reserved = fake_reserved, .nreserved = fake_nreserved,
+				   .direct_limit = FAKE_PHYS_BASE + 0x10000 };
 	KEXPECT_EQ(t, pmm_init(&cfg), -ENOMEM);
 	KEXPECT_EQ(t, page_alloc(0, 0), NULL);
 	KEXPECT_EQ(t, fake_pmm_init(0), 0);

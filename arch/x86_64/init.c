@@ -22,6 +22,7 @@
 #include "arch/x86_64/serial.h"
 #include "arch/x86_64/smpboot.h"
 #include "arch/x86_64/tsc.h"
+#include "arch/x86_64/topology.h"
 #include "arch/x86_64/tsc_sync.h"
 #include "errno.h"
 #include "kernel/cmdline.h"
@@ -208,6 +209,7 @@ int arch_init(const struct options *opt, struct machine_desc *d, char *err, size
 {
 	acpi_init(&acpi);
 	acpi_report(&acpi);
+	topology_init(&acpi.madt, acpi_this_cpu_apic_id());
 	if (cpuinfo_missing()) {
 		fmt_snprintf(err, errlen, "%s", cpuinfo_missing());
 		return -EIO;
@@ -230,7 +232,10 @@ void arch_load_kmap(const struct machine_kmap *km)
 
 int arch_start_aps(const struct options *opt, char *err, size_t errlen)
 {
-	return bring_up_cpus(opt, err, errlen);
+	int rc = bring_up_cpus(opt, err, errlen);
+
+	topology_bind_cpus(); /* a CPU that did not answer shifts the numbers after it */
+	return rc;
 }
 
 void arch_describe(struct json *j)
@@ -251,6 +256,7 @@ void arch_describe(struct json *j)
 	json_u64(j, "tsc_skew_bound_cycles", sync_res.max_bound);
 	json_str(j, "apic", apic_mode_name());
 	json_u64(j, "cpus_madt", acpi.madt.ncpus);
+	topology_describe(j);
 	json_u64(j, "cpus_failed", smp_res.failed);
 	json_u64(j, "ap_bringup_us", tsc_cycles_to_ns(smp_res.total_cycles) / 1000);
 	/* Every wait's deadline is timeout_ms times this: a write-off's bound, and why. */

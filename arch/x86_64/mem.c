@@ -8,6 +8,7 @@
 #include "arch/x86_64/mem.h"
 #include "arch/x86_64/cpuinfo.h"
 #include "arch/x86_64/gdt.h"
+#include "arch/x86_64/topology.h"
 #include "boot/bootinfo.h"
 #include "compiler.h"
 #include <arch/layout.h>
@@ -95,6 +96,18 @@ static void describe_image(struct machine_desc *d)
 	d->image_virt_offset = KERNEL_VIRT_BASE;
 }
 
+/* The SRAT's memory ranges by node (none without a SRAT: all of it is node 0). */
+static void describe_nodes(struct machine_desc *d)
+{
+	const struct acpi_numa_info *n = topology_numa();
+
+	d->nnodes = n->nnodes;
+	for (u32 i = 0; i < n->nmem && d->nnode_mem < ARRAY_SIZE(d->node_mem); i++)
+		d->node_mem[d->nnode_mem++] = (struct machine_node_range){ n->mem[i].base,
+									   n->mem[i].end,
+									   n->mem[i].node };
+}
+
 void mem_describe(struct machine_desc *d, unsigned ncpus)
 {
 	*d = (struct machine_desc){
@@ -115,4 +128,5 @@ void mem_describe(struct machine_desc *d, unsigned ncpus)
 	describe_ram(d);
 	describe_reserved(d);
 	describe_image(d);
+	describe_nodes(d);
 }

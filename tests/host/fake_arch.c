@@ -460,3 +460,56 @@ int fake_pmm_init(paddr_t direct_limit)
 	mm_direct_map_base = (vaddr_t)(uintptr_t)fake_arena - FAKE_PHYS_BASE;
 	return pmm_init(&cfg);
 }
+
+/* NUMA: one node unless a test lays out more with fake_numa_set(). */
+static unsigned fake_nnodes = 1;
+static u8 fake_cpu_nodes[MAX_CPUS];
+static u8 fake_dist[MACHINE_MAX_NODES][MACHINE_MAX_NODES];
+static bool fake_dist_valid;
+
+void fake_numa_set(unsigned nnodes, const u8 *cpu_node, unsigned ncpus, const u8 *dist)
+{
+	nnodes = nnodes ? nnodes : 1;
+	fake_nnodes = nnodes;
+	memset(fake_cpu_nodes, 0, sizeof(fake_cpu_nodes));
+	for (unsigned i = 0; cpu_node && i < ncpus && i < MAX_CPUS; i++)
+		fake_cpu_nodes[i] = cpu_node[i];
+	fake_dist_valid = dist != NULL;
+	for (unsigned a = 0; dist && a < nnodes; a++)
+		for (unsigned b = 0; b < nnodes; b++)
+			fake_dist[a][b] = dist[a * nnodes + b];
+}
+
+unsigned arch_cpu_node(unsigned cpu)
+{
+	return cpu < MAX_CPUS ? fake_cpu_nodes[cpu] : 0;
+}
+
+unsigned arch_node_count(void)
+{
+	return fake_nnodes;
+}
+
+unsigned arch_node_distance(unsigned from, unsigned to)
+{
+	if (!fake_dist_valid || from >= fake_nnodes || to >= fake_nnodes)
+		return 0;
+	return fake_dist[from][to];
+}
+
+int fake_pmm_init_nodes(const struct pmm_node_range *r, unsigned n, unsigned nnodes)
+{
+	struct pmm_config cfg = {
+		.usable = fake_usable,
+		.nusable = fake_nusable,
+		.reserved = fake_reserved,
+		.nreserved = fake_nreserved,
+		.node_ranges = r,
+		.nnode_ranges = n,
+		.nnodes = nnodes,
+	};
+
+	if (fake_pmm_init(0))
+		return -EINVAL; /* allocates the arena and checks the plain layout */
+	return pmm_init(&cfg);
+}

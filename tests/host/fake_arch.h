@@ -72,6 +72,17 @@ extern const unsigned fake_nreserved;
  */
 int fake_pmm_init(paddr_t direct_limit);
 
+/*
+ * A fake NUMA layout for arch_cpu_node() and friends: @nnodes nodes, CPU i
+ * in @cpu_node[i] (the rest in node 0), distances @dist row-major
+ * (@nnodes x @nnodes; NULL: none known). fake_numa_set(1, NULL, 0, NULL)
+ * restores the default single node.
+ */
+void fake_numa_set(unsigned nnodes, const u8 *cpu_node, unsigned ncpus, const u8 *dist);
+
+/* fake_pmm_init(0) with the fake memory split into nodes by @r. */
+int fake_pmm_init_nodes(const struct pmm_node_range *r, unsigned n, unsigned nnodes);
+
 /* arch_cpu_relax() calls so far, all threads (an atomic count). */
 extern unsigned long fake_relax_count;
 

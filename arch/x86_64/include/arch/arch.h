@@ -83,6 +83,16 @@ static inline bool arch_spin_unfair(void)
 /* Logical number of the calling CPU, 0..ncpus-1 (0 on the host). */
 unsigned arch_cpu_id(void);
 
+/*
+ * NUMA as the firmware describes it (x86: SRAT and SLIT). arch_cpu_node():
+ * the node of logical CPU @cpu (0 when unknown). arch_node_count(): nodes,
+ * 1 when the firmware names none. arch_node_distance(): the SLIT's relative
+ * distance (10 local), or 0 when no distances are known. Any context.
+ */
+unsigned arch_cpu_node(unsigned cpu);
+unsigned arch_node_count(void);
+unsigned arch_node_distance(unsigned from, unsigned to);
+
 /* Serialised timestamp counter read; arch_tsc_hz() is its frequency. */
 u64 arch_tsc_read(void);
 u64 arch_tsc_hz(void);
