@@ -284,9 +284,8 @@ int smp_call(const cpumask_t *mask, smp_call_fn fn, void *arg, bool wait)
 	unsigned self = fake_cpu, cpu;
 	bool irqs_off = fake_irqs_off;
 
-	(void)wait;
 	if (fake_cpus_on)
-		return fake_cpus_call(mask, fn, arg, self);
+		return fake_cpus_call(mask, fn, arg, self, wait);
 	for_each_cpu(cpu, mask) {
 		if (cpu == self)
 			continue;
@@ -308,6 +307,8 @@ int smp_call_copy(const cpumask_t *mask, smp_call_fn fn, void *data, size_t len,
 
 	if (!len || len > sizeof(copy))
 		return -EINVAL;
+	if (fake_cpus_on) /* the copy lives in the caller's descriptor: a call may outlive us */
+		return fake_cpus_call_copy(mask, fn, data, len, fake_cpu, wait);
 	memcpy(copy, data, len);
 	err = smp_call(mask, fn, copy, wait);
 	memcpy(data, copy, len);
@@ -338,22 +339,24 @@ u32 smp_timeout_ms(void)
 	return 1000;
 }
 
-/* Calls run synchronously above, so nothing is ever left to wait for. */
+/* The plain model runs calls synchronously above: nothing is ever left to wait for. */
 int smp_call_wait(void)
 {
-	return 0;
+	return fake_cpus_on ? fake_cpus_wait(fake_cpu) : 0;
 }
 
-/* Calls complete before smp_call() returns here: none is ever in flight. */
 bool smp_call_pending(void)
 {
-	return false;
+	return fake_cpus_on && fake_cpus_pending(fake_cpu);
 }
 
-/* The call "returns" when its function does: an early acknowledgement changes nothing here. */
+/*
+ * The plain model's call "returns" when its function does, so an early
+ * acknowledgement changes nothing there; the threaded one's caller goes on.
+ */
 bool smp_call_ack(void)
 {
-	return false;
+	return fake_cpus_on && fake_cpus_ack();
 }
 #endif /* !FAKE_ARCH_REAL_SMP */
 
