@@ -323,6 +323,10 @@ int smp_call_others(smp_call_fn fn, void *arg, bool wait)
 /* No fake CPU misses a deadline unless the threaded model (fake_cpus.h) is on and wrote it off. */
 bool smp_cpu_dead(unsigned cpu)
 {
+	void (*hook)(unsigned) = __atomic_load_n(&fake_cpus_check_hook, __ATOMIC_ACQUIRE);
+
+	if (fake_cpus_on && hook)
+		hook(cpu);
 	return fake_cpus_on && fake_cpus_dead(cpu);
 }
 

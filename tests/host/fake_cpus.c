@@ -30,6 +30,7 @@ static __thread u64 fake_token;
 /* Set while this thread runs another CPU's call function (a runner). */
 static __thread bool fake_in_call;
 static u64 fake_counts[FAKE_CPUS_COUNTS];
+void (*fake_cpus_check_hook)(unsigned cpu);
 
 /*
  * A target's runner: the thread its call functions run on. @ticket is the

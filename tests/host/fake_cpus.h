@@ -58,6 +58,12 @@ enum fake_cpus_count {
 	FAKE_CPUS_COUNTS
 };
 void fake_cpus_count(enum fake_cpus_count k);
+/*
+ * Called by smp_cpu_dead(@cpu) before it answers (NULL: none): the mm
+ * torture writes its dark CPU off there, at any liveness check of the
+ * code under test (in the middle of a push loop, say).
+ */
+extern void (*fake_cpus_check_hook)(unsigned cpu);
 u64 fake_cpus_counted(enum fake_cpus_count k);
 
 bool fake_cpus_dead(unsigned cpu);
