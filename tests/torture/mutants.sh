@@ -25,7 +25,8 @@ done
 [ -n "$names" ] || names=$(cd "$root/tests/torture/mutants" && ls *.sh | sed 's/\.sh$//')
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/mmlab-mutants.XXXXXX")
-trap 'rm -rf "$scratch"' EXIT INT TERM
+trap 'rm -rf "$scratch"' EXIT
+trap 'exit 130' INT TERM
 
 # A copy of the sources, with the torture's objects and their times, so each
 # mutant rebuilds only what its edit touches.
@@ -54,6 +55,11 @@ run_seed() {
 	fi
 }
 
+# The unmutated objects first, so each copy starts from them up to date.
+if ! make -C "$root" -j2 build/test-torture >"$scratch/base.build" 2>&1; then
+	echo "Bail out! the unmutated tree does not build"
+	exit 1
+fi
 n=0
 failed=0
 set -- $names

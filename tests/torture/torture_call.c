@@ -39,7 +39,7 @@
 static u64 t_paths[T_PATHS];
 static const char *const t_path_names[T_PATHS] = {
 	"ack_stalls", "ack_stalls_beside_dark", "deaths_at_liveness_check",
-	"deaths_at_liveness_check_lazy", "calls_onto_dark", "unmaps_dark_held",
+	"deaths_at_liveness_check_lazy", "calls_onto_dark", "unmaps_dark_held", "lockless_pin_stalls",
 };
 
 struct t_call_msg {

@@ -244,11 +244,26 @@ static void host_mm_hook(enum mm_hook_point at, void *arg)
 	    (at != MM_HOOK_SWAP_OUT_CHECKED && at != MM_HOOK_PIN_CHECKED))
 		return;
 	r = hook_rand();
-	if (at == MM_HOOK_SWAP_OUT_CHECKED && r % 2 == 0)
+	if (at == MM_HOOK_PIN_CHECKED && !arch_irqs_enabled() && r % 2 == 0) {
+		/*
+		 * The lockless walk (interrupts off): a shootdown of its tables
+		 * must wait for it, so it must run where its address space is
+		 * loaded (none loaded: nothing waits, whatever it walks); and a
+		 * long window here lets an unmap free the table it read from,
+		 * should it run where nothing waits.
+		 */
+		t_path_count(T_PATH_LOCKLESS_PIN_STALL);
+		if (!mm_current())
+			torture_fail("a lockless pin walk (interrupts off) on CPU %u with no address "
+				     "space loaded: no shootdown waits for it", arch_cpu_id());
+		for (unsigned k = 0; k < 8; k++)
+			sched_yield();
+	} else if (at == MM_HOOK_SWAP_OUT_CHECKED && r % 2 == 0) {
 		sched_yield(); /* swap-outs are few: a long window at each other one */
-	else if (r % 4 == 1)
+	} else if (r % 4 == 1) {
 		for (volatile unsigned i = 0; i < (r >> 20) % 4096; i++)
 			;
+	}
 }
 
 static void *cpu_thread(void *arg)
