@@ -6,18 +6,23 @@
 # A mutant whose head says "# expect: after-merge" is reported but not
 # counted as a failure when nothing catches it.
 #
-#   tests/torture/mutants.sh [--seconds=N] [--seeds="1 2 3 4 5"] [--threads=N] [NAME...]
+# With --kernel, the kernel torture instead (./run.sh --torture --smp THREADS
+# under TCG, one boot per seed; its seconds are the boot's wall time).
+#
+#   tests/torture/mutants.sh [--seconds=N] [--seeds="1 2 3 4 5"] [--threads=N] [--kernel] [NAME...]
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=30
 seeds="1 2 3 4 5"
 threads=4
+kernel=0
 names=
 for a in "$@"; do
 	case $a in
 	--seconds=*) seconds=${a#--seconds=} ;;
 	--seeds=*) seeds=${a#--seeds=} ;;
 	--threads=*) threads=${a#--threads=} ;;
+	--kernel) kernel=1 ;;
 	-*) echo "usage: $0 [--seconds=N] [--seeds=\"S ...\"] [--threads=N] [NAME...]" >&2; exit 2 ;;
 	*) names="$names $a" ;;
 	esac
@@ -33,7 +38,9 @@ trap 'exit 130' INT TERM
 copy_tree() {
 	mkdir -p "$1"
 	(cd "$root" && tar cf - --exclude=./.git --exclude=./build .) | (cd "$1" && tar xf -)
-	if [ -d "$root/build/torture" ]; then
+	if [ $kernel = 1 ] && [ -d "$root/build" ]; then
+		(cd "$root" && tar cf - build) | (cd "$1" && tar xf -)
+	elif [ -d "$root/build/torture" ]; then
 		mkdir -p "$1/build"
 		(cd "$root/build" && tar cf - torture) | (cd "$1/build" && tar xf -)
 	fi
@@ -42,11 +49,20 @@ copy_tree() {
 # One seed: prints "caught SECONDS what" or "missed SECONDS".
 run_seed() {
 	t0=$(date +%s.%N)
-	timeout $((seconds * 3 + 120)) "$1/build/test-torture" --seconds="$seconds" \
-		--seed="$2" --threads="$threads" >"$3" 2>&1
-	rc=$?
+	if [ $kernel = 1 ]; then
+		(cd "$1" && ./run.sh --torture --seconds "$seconds" --smp "$threads" --boot kernel \
+			--accel tcg --timeout $((seconds * 4 + 300)) --results "$1/results-$2" \
+			-- seed="$2") >"$3.run" 2>&1
+		rc=$?
+		cat "$1/results-$2/serial.log" >"$3" 2>/dev/null
+	else
+		timeout $((seconds * 3 + 120)) "$1/build/test-torture" --seconds="$seconds" \
+			--seed="$2" --threads="$threads" >"$3" 2>&1
+		rc=$?
+	fi
 	dt=$(echo "$(date +%s.%N) - $t0" | bc)
-	what=$(grep -m1 -E '# torture FAILED|ERROR: AddressSanitizer|runtime error|PANIC' "$3" |
+	what=$( (grep -m1 '# torture FAILED' "$3" ||
+		grep -m1 -E 'ERROR: AddressSanitizer|runtime error|PANIC' "$3") |
 		sed -e 's/^# torture FAILED (seed=[0-9]*): //' -e 's/^==[0-9]*==//' | cut -c1-110)
 	if [ $rc -ne 0 ]; then
 		printf 'caught %.1f %s\n' "$dt" "${what:-exit $rc}"
@@ -56,7 +72,7 @@ run_seed() {
 }
 
 # The unmutated objects first, so each copy starts from them up to date.
-if ! make -C "$root" -j2 build/test-torture >"$scratch/base.build" 2>&1; then
+if [ $kernel = 0 ] && ! make -C "$root" -j2 build/test-torture >"$scratch/base.build" 2>&1; then
 	echo "Bail out! the unmutated tree does not build"
 	exit 1
 fi
@@ -78,7 +94,7 @@ for name in $names; do
 		failed=$((failed + 1))
 		continue
 	fi
-	if ! make -C "$tree" -j2 build/test-torture >"$scratch/$name.build" 2>&1; then
+	if [ $kernel = 0 ] && ! make -C "$tree" -j2 build/test-torture >"$scratch/$name.build" 2>&1; then
 		echo "not ok $n $name # did not build"
 		tail -5 "$scratch/$name.build" | sed 's/^/# /'
 		failed=$((failed + 1))
