@@ -27,19 +27,19 @@
 /*
  * A target that acknowledged early stalls before it flushes until more
  * early requests were acknowledged after its own (their initiators
- * gathered again, and released what they kept first: a release that
- * misjudges this target frees frames its flush then finds freed), or for
- * T_ACK_STALL_MS at most, far below a call's deadline.
+ * gathered again, and released what they kept first) and a settle ran
+ * (t_paths_service()): a release that misjudges this target frees frames
+ * its flush then finds freed. T_ACK_STALL_MS at most, far below a call's
+ * deadline.
  */
 #define T_ACK_STALL_MS 20
-#define T_ACK_STALL_ACKS 3
-/* One early acknowledgement in this many stalls (all of them while a CPU is dark). */
-#define T_ACK_STALL_ONE_IN 2
+#define T_ACK_STALL_ACKS 8
 
 static u64 t_paths[T_PATHS];
+static u32 t_settle_wanted; /* a target stalls after its acknowledgement: release now */
 static const char *const t_path_names[T_PATHS] = {
 	"ack_stalls", "ack_stalls_beside_dark", "deaths_at_liveness_check",
-	"deaths_at_liveness_check_lazy", "calls_onto_dark", "unmaps_dark_held", "lockless_pin_stalls",
+	"deaths_at_liveness_check_lazy", "calls_onto_dark", "unmaps_dark_held", "lockless_pin_stalls", "settles_in_stall",
 };
 
 struct t_call_msg {
@@ -54,9 +54,9 @@ void t_path_count(enum t_path k)
 
 /*
  * early_ack's gap (tlb_early_ack_gap): on the target, after it
- * acknowledged, before it flushes, interrupts off. Stalls there now and
- * then, and every time a dark CPU is not yet written off (a wait over
- * both meets a late CPU beside one that missed its deadline).
+ * acknowledged, before it flushes, interrupts off. Stalls there every
+ * time; counted apart while a dark CPU is not yet written off (a wait
+ * over both meets a late CPU beside one that missed its deadline).
  */
 static void t_ack_gap(const struct tlb_flush_req *req)
 {
@@ -66,13 +66,27 @@ static void t_ack_gap(const struct tlb_flush_req *req)
 	bool beside = dark >= 0 && !torture_env_cpu_written_off((unsigned)dark);
 
 	(void)req;
-	if (!beside && mine % T_ACK_STALL_ONE_IN)
-		return;
 	t_path_count(beside ? T_PATH_STALL_BESIDE_DARK : T_PATH_ACK_STALL);
+	__atomic_store_n(&t_settle_wanted, 1, __ATOMIC_RELEASE);
 	until = torture_env_now_ms() + T_ACK_STALL_MS;
 	while (torture_env_now_ms() < until && !torture_failed() &&
 	       __atomic_load_n(&acks, __ATOMIC_RELAXED) < mine + T_ACK_STALL_ACKS)
 		arch_cpu_relax();
+}
+
+/*
+ * From t_service(), on a CPU in task context with interrupts on: while a
+ * target stalls after acknowledging, one settle releases what every CPU
+ * kept (early_ack's settle), so a release that misjudges the stalled
+ * target meets it before it flushes.
+ */
+void t_paths_service(void)
+{
+	if (!__atomic_load_n(&t_settle_wanted, __ATOMIC_ACQUIRE) ||
+	    !__atomic_exchange_n(&t_settle_wanted, 0, __ATOMIC_ACQ_REL) || !arch_irqs_enabled())
+		return;
+	t_path_count(T_PATH_SETTLE_IN_STALL);
+	(void)tlb_settle(t_unmap_ops, NULL); /* a dark CPU's late flush: quarantined, checked */
 }
 
 void t_paths_install(void)

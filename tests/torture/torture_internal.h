@@ -112,11 +112,14 @@ enum t_path {
 	T_PATH_CALL_ONTO_DARK,	  /* a call op that waited on the dark CPU's write-off */
 	T_PATH_UNMAP_DARK_HELD,	  /* an unmap of a frame the dark CPU can write, before its write-off */
 	T_PATH_LOCKLESS_PIN_STALL, /* the lockless pin walk stalled at its page check (host) */
+	T_PATH_SETTLE_IN_STALL,	  /* a settle (early_ack: every release) while a target stalled */
 	T_PATHS
 };
 void t_path_count(enum t_path k);
 /* Installs the path drivers (tlb_early_ack_gap); once, before the first case. */
 void t_paths_install(void);
+/* The drivers' part of an interrupt window (t_service()). */
+void t_paths_service(void);
 /* `# torture paths: {...}` with each count, and the environment's @extra JSON members. */
 void t_paths_line(const char *extra);
 
