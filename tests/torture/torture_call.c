@@ -25,18 +25,19 @@
 #include <arch/arch.h>
 
 /*
- * A target that acknowledged early stalls before it flushes until more
- * early requests were acknowledged after its own (their initiators
- * gathered again, and released what they kept first) and a settle ran
- * (t_paths_service()): a release that misjudges this target frees frames
- * its flush then finds freed. T_ACK_STALL_MS at most, far below a call's
- * deadline.
+ * A target that acknowledged early stalls before it flushes until a
+ * settle finished meanwhile (t_paths_service()) or more early requests
+ * were acknowledged after its own (their initiators gathered again, and
+ * released what they kept first): a release that misjudges this target
+ * frees frames its flush then finds freed. A release that waits for it
+ * keeps it stalled T_ACK_STALL_MS, far below a call's deadline.
  */
 #define T_ACK_STALL_MS 20
 #define T_ACK_STALL_ACKS 8
 
 static u64 t_paths[T_PATHS];
 static u32 t_settle_wanted; /* a target stalls after its acknowledgement: release now */
+static u64 t_settles_done;  /* settles t_paths_service() finished */
 static const char *const t_path_names[T_PATHS] = {
 	"ack_stalls", "ack_stalls_beside_dark", "deaths_at_liveness_check",
 	"deaths_at_liveness_check_lazy", "calls_onto_dark", "unmaps_dark_held", "lockless_pin_stalls", "settles_in_stall",
@@ -62,6 +63,7 @@ static void t_ack_gap(const struct tlb_flush_req *req)
 {
 	static u64 acks;
 	u64 mine = __atomic_add_fetch(&acks, 1, __ATOMIC_RELAXED), until;
+	u64 settled = __atomic_load_n(&t_settles_done, __ATOMIC_ACQUIRE);
 	int dark = torture_dark_cpu();
 	bool beside = dark >= 0 && !torture_env_cpu_written_off((unsigned)dark);
 
@@ -70,7 +72,8 @@ static void t_ack_gap(const struct tlb_flush_req *req)
 	__atomic_store_n(&t_settle_wanted, 1, __ATOMIC_RELEASE);
 	until = torture_env_now_ms() + T_ACK_STALL_MS;
 	while (torture_env_now_ms() < until && !torture_failed() &&
-	       __atomic_load_n(&acks, __ATOMIC_RELAXED) < mine + T_ACK_STALL_ACKS)
+	       __atomic_load_n(&acks, __ATOMIC_RELAXED) < mine + T_ACK_STALL_ACKS &&
+	       __atomic_load_n(&t_settles_done, __ATOMIC_ACQUIRE) == settled)
 		arch_cpu_relax();
 }
 
@@ -87,6 +90,7 @@ void t_paths_service(void)
 		return;
 	t_path_count(T_PATH_SETTLE_IN_STALL);
 	(void)tlb_settle(t_unmap_ops, NULL); /* a dark CPU's late flush: quarantined, checked */
+	__atomic_add_fetch(&t_settles_done, 1, __ATOMIC_RELEASE);
 }
 
 void t_paths_install(void)
