@@ -16,10 +16,11 @@
  * target whose lock is not free, or whose acknowledgement does not come,
  * within smp_timeout_ms() is written off: out of the run for good
  * (smp_cpu_dead()), as kernel/smp.c does. The calling thread lets go of
- * its own lock while it waits, as the kernel's waits serve their mailbox. Each fake CPU's tick runs whenever its thread
- * spins (arch_cpu_relax()) with interrupts on, waits in smp_call() with
- * interrupts on, or calls fake_cpus_service(). fake_cpus_revive() brings
- * a written-off CPU back (the mm torture's dark CPU at its case's end).
+ * its own lock while it waits, as the kernel's waits serve their mailbox.
+ * Each fake CPU's tick runs whenever its thread spins (arch_cpu_relax())
+ * with interrupts on, waits in smp_call() with interrupts on, or calls
+ * fake_cpus_service(). fake_cpus_revive() brings a written-off CPU back
+ * (the mm torture's dark CPU at its case's end).
  * Include only under HOST_BUILD.
  */
 #ifndef TESTS_HOST_FAKE_CPUS_H

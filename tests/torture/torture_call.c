@@ -40,7 +40,8 @@ static u32 t_settle_wanted; /* a target stalls after its acknowledgement: releas
 static u64 t_settles_done;  /* settles t_paths_service() finished */
 static const char *const t_path_names[T_PATHS] = {
 	"ack_stalls", "ack_stalls_beside_dark", "deaths_at_liveness_check",
-	"deaths_at_liveness_check_lazy", "calls_onto_dark", "unmaps_dark_held", "lockless_pin_stalls", "settles_in_stall",
+	"deaths_at_liveness_check_lazy", "calls_onto_dark", "unmaps_dark_held",
+	"lockless_pin_stalls", "settles_in_stall",
 };
 
 struct t_call_msg {

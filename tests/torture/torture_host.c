@@ -445,7 +445,8 @@ int main(int argc, char **argv)
 		bool ok;
 
 		if (only_case && strcmp(only_case, torture_case_name(i))) {
-			printf("ok %u torture_%s # SKIP not asked for\n", i + 1, torture_case_name(i));
+			printf("ok %u torture_%s # SKIP not asked for\n", i + 1,
+			       torture_case_name(i));
 			passed++;
 			continue;
 		}

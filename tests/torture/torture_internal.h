@@ -110,7 +110,7 @@ enum t_path {
 	T_PATH_DEATH_AT_CHECK,	  /* the dark CPU written off at a liveness check (host) */
 	T_PATH_DEATH_AT_CHECK_LAZY, /* ... in lazy's case (its push loop and reap check) */
 	T_PATH_CALL_ONTO_DARK,	  /* a call op that waited on the dark CPU's write-off */
-	T_PATH_UNMAP_DARK_HELD,	  /* an unmap of a frame the dark CPU can write, before its write-off */
+	T_PATH_UNMAP_DARK_HELD,	  /* unmap of a frame the dark CPU can write, not written off */
 	T_PATH_LOCKLESS_PIN_STALL, /* the lockless pin walk stalled at its page check (host) */
 	T_PATH_SETTLE_IN_STALL,	  /* a settle (early_ack: every release) while a target stalled */
 	T_PATHS
