@@ -163,7 +163,11 @@ u64 arch_tsc_hz(void)
 	return 1000000000ull;
 }
 
-/* The fake tick: never fires by itself; fake_tick() runs it on the calling fake CPU. */
+/*
+ * The fake tick: never fires by itself; fake_tick() runs it on the calling
+ * fake CPU. Atomic: the threaded fake CPUs start each CPU's tick on its
+ * runner thread, several at once, while its own thread may be ticking.
+ */
 static void (*fake_tick_fn)(void);
 static bool fake_tick_on[MAX_CPUS];
 
@@ -171,21 +175,23 @@ int arch_tick_start(unsigned hz, void (*fn)(void))
 {
 	if (!hz || !fn)
 		return -EINVAL;
-	fake_tick_fn = fn;
-	fake_tick_on[fake_cpu] = true;
+	__atomic_store_n(&fake_tick_fn, fn, __ATOMIC_RELEASE);
+	__atomic_store_n(&fake_tick_on[fake_cpu], true, __ATOMIC_RELEASE);
 	return 0;
 }
 
 void arch_tick_stop(void)
 {
-	fake_tick_on[fake_cpu] = false;
+	__atomic_store_n(&fake_tick_on[fake_cpu], false, __ATOMIC_RELEASE);
 }
 
 bool fake_tick(void)
 {
-	if (!fake_tick_on[fake_cpu] || !fake_tick_fn)
+	void (*fn)(void) = __atomic_load_n(&fake_tick_fn, __ATOMIC_ACQUIRE);
+
+	if (!__atomic_load_n(&fake_tick_on[fake_cpu], __ATOMIC_ACQUIRE) || !fn)
 		return false;
-	fake_tick_fn();
+	fn();
 	return true;
 }
 
