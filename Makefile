@@ -317,6 +317,12 @@ $(O)/test-torture-tsan: $(TORTURE_TSAN_OBJS)
 test-torture: $(O)/test-torture
 	$(Q)$(O)/test-torture --seconds=$(TORTURE_SECONDS)
 
+# The planted bugs (tests/torture/mutants/): each must make the torture fail.
+MUTANT_SECONDS ?= 30
+.PHONY: test-mutants
+test-mutants: $(O)/test-torture
+	$(Q)tests/torture/mutants.sh --seconds=$(MUTANT_SECONDS)
+
 test-torture-tsan: $(O)/test-torture-tsan
 	$(Q)$(O)/test-torture-tsan --seconds=$(TORTURE_SECONDS)
 

@@ -163,7 +163,11 @@ u64 arch_tsc_hz(void)
 	return 1000000000ull;
 }
 
-/* The fake tick: never fires by itself; fake_tick() runs it on the calling fake CPU. */
+/*
+ * The fake tick: never fires by itself; fake_tick() runs it on the calling
+ * fake CPU. Atomic: the threaded fake CPUs start each CPU's tick on its
+ * runner thread, several at once, while its own thread may be ticking.
+ */
 static void (*fake_tick_fn)(void);
 static bool fake_tick_on[MAX_CPUS];
 
@@ -171,21 +175,23 @@ int arch_tick_start(unsigned hz, void (*fn)(void))
 {
 	if (!hz || !fn)
 		return -EINVAL;
-	fake_tick_fn = fn;
-	fake_tick_on[fake_cpu] = true;
+	__atomic_store_n(&fake_tick_fn, fn, __ATOMIC_RELEASE);
+	__atomic_store_n(&fake_tick_on[fake_cpu], true, __ATOMIC_RELEASE);
 	return 0;
 }
 
 void arch_tick_stop(void)
 {
-	fake_tick_on[fake_cpu] = false;
+	__atomic_store_n(&fake_tick_on[fake_cpu], false, __ATOMIC_RELEASE);
 }
 
 bool fake_tick(void)
 {
-	if (!fake_tick_on[fake_cpu] || !fake_tick_fn)
+	void (*fn)(void) = __atomic_load_n(&fake_tick_fn, __ATOMIC_ACQUIRE);
+
+	if (!__atomic_load_n(&fake_tick_on[fake_cpu], __ATOMIC_ACQUIRE) || !fn)
 		return false;
-	fake_tick_fn();
+	fn();
 	return true;
 }
 
@@ -284,9 +290,8 @@ int smp_call(const cpumask_t *mask, smp_call_fn fn, void *arg, bool wait)
 	unsigned self = fake_cpu, cpu;
 	bool irqs_off = fake_irqs_off;
 
-	(void)wait;
 	if (fake_cpus_on)
-		return fake_cpus_call(mask, fn, arg, self);
+		return fake_cpus_call(mask, fn, arg, self, wait);
 	for_each_cpu(cpu, mask) {
 		if (cpu == self)
 			continue;
@@ -308,6 +313,8 @@ int smp_call_copy(const cpumask_t *mask, smp_call_fn fn, void *data, size_t len,
 
 	if (!len || len > sizeof(copy))
 		return -EINVAL;
+	if (fake_cpus_on) /* the copy lives in the caller's descriptor: a call may outlive us */
+		return fake_cpus_call_copy(mask, fn, data, len, fake_cpu, wait);
 	memcpy(copy, data, len);
 	err = smp_call(mask, fn, copy, wait);
 	memcpy(data, copy, len);
@@ -322,6 +329,10 @@ int smp_call_others(smp_call_fn fn, void *arg, bool wait)
 /* No fake CPU misses a deadline unless the threaded model (fake_cpus.h) is on and wrote it off. */
 bool smp_cpu_dead(unsigned cpu)
 {
+	void (*hook)(unsigned) = __atomic_load_n(&fake_cpus_check_hook, __ATOMIC_ACQUIRE);
+
+	if (fake_cpus_on && hook)
+		hook(cpu);
 	return fake_cpus_on && fake_cpus_dead(cpu);
 }
 
@@ -338,22 +349,24 @@ u32 smp_timeout_ms(void)
 	return 1000;
 }
 
-/* Calls run synchronously above, so nothing is ever left to wait for. */
+/* The plain model runs calls synchronously above: nothing is ever left to wait for. */
 int smp_call_wait(void)
 {
-	return 0;
+	return fake_cpus_on ? fake_cpus_wait(fake_cpu) : 0;
 }
 
-/* Calls complete before smp_call() returns here: none is ever in flight. */
 bool smp_call_pending(void)
 {
-	return false;
+	return fake_cpus_on && fake_cpus_pending(fake_cpu);
 }
 
-/* The call "returns" when its function does: an early acknowledgement changes nothing here. */
+/*
+ * The plain model's call "returns" when its function does, so an early
+ * acknowledgement changes nothing there; the threaded one's caller goes on.
+ */
 bool smp_call_ack(void)
 {
-	return false;
+	return fake_cpus_on && fake_cpus_ack();
 }
 #endif /* !FAKE_ARCH_REAL_SMP */
 

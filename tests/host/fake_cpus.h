@@ -4,18 +4,23 @@
  * fake_cpus_enable(); the other host tests keep fake_arch.c's plain model.
  *
  * On: each fake CPU has an "interrupt lock" its own thread holds while
- * its interrupts are off. smp_call() runs a target's function on the
- * calling thread as that CPU, holding the target's interrupt lock, so a
- * call function never runs while its target has interrupts off, as on
- * hardware; with interrupts on, it runs concurrently with the target's
- * thread (an interrupt between any two of its instructions). A target
- * whose lock is not free within smp_timeout_ms() is written off: out of
- * the run for good (smp_cpu_dead()), as kernel/smp.c does. The calling
- * thread lets go of its own lock while it waits, as the kernel's waits
- * serve their mailbox. Each fake CPU's tick runs whenever its thread
- * spins (arch_cpu_relax()) with interrupts on, waits in smp_call() with
- * interrupts on, or calls fake_cpus_service(). fake_cpus_revive() brings
- * a written-off CPU back (the mm torture's dark CPU at its case's end).
+ * its interrupts are off. smp_call() takes a target's interrupt lock and
+ * hands the call to that CPU's runner thread, which runs the function as
+ * that CPU and then drops the lock, so a call function never runs while
+ * its target has interrupts off, as on hardware; with interrupts on, it
+ * runs concurrently with the target's thread (an interrupt between any
+ * two of its instructions). The caller waits (with @wait, or at
+ * smp_call_wait()) for each target's acknowledgement: the function's
+ * return, or smp_call_ack() inside it, after which the function goes on
+ * while the caller resumes, as kernel/smp.c's early acknowledgement. A
+ * target whose lock is not free, or whose acknowledgement does not come,
+ * within smp_timeout_ms() is written off: out of the run for good
+ * (smp_cpu_dead()), as kernel/smp.c does. The calling thread lets go of
+ * its own lock while it waits, as the kernel's waits serve their mailbox.
+ * Each fake CPU's tick runs whenever its thread spins (arch_cpu_relax())
+ * with interrupts on, waits in smp_call() with interrupts on, or calls
+ * fake_cpus_service(). fake_cpus_revive() brings a written-off CPU back
+ * (the mm torture's dark CPU at its case's end).
  * Include only under HOST_BUILD.
  */
 #ifndef TESTS_HOST_FAKE_CPUS_H
@@ -35,8 +40,32 @@ void fake_cpus_disable(void);
 void fake_cpus_irq_off(unsigned cpu);
 void fake_cpus_irq_on(unsigned cpu);
 
-/* smp_call() of the model (returns as kernel/smp.h says). */
-int fake_cpus_call(const cpumask_t *mask, smp_call_fn fn, void *arg, unsigned self);
+/* Fake CPUs below this have a runner thread; a call to one above runs on the caller's. */
+#define FAKE_CPUS_RUNNERS 16
+
+/* smp_call(), smp_call_copy() (@len > 0) and smp_call_wait() of the model, as kernel/smp.h. */
+int fake_cpus_call(const cpumask_t *mask, smp_call_fn fn, void *arg, unsigned self, bool wait);
+int fake_cpus_call_copy(const cpumask_t *mask, smp_call_fn fn, void *data, size_t len,
+			unsigned self, bool wait);
+int fake_cpus_wait(unsigned self);
+bool fake_cpus_pending(unsigned self);
+/* smp_call_ack() of the model: true inside a call function that had not acknowledged. */
+bool fake_cpus_ack(void);
+
+/* What the model counts, for the torture's report of the paths it reached. */
+enum fake_cpus_count {
+	FAKE_CPUS_EARLY_ACKS,	/* a call function acknowledged before it returned */
+	FAKE_CPUS_CONCURRENT,	/* a call met its target busy with another caller's call */
+	FAKE_CPUS_COUNTS
+};
+void fake_cpus_count(enum fake_cpus_count k);
+/*
+ * Called by smp_cpu_dead(@cpu) before it answers (NULL: none): the mm
+ * torture writes its dark CPU off there, at any liveness check of the
+ * code under test (in the middle of a push loop, say).
+ */
+extern void (*fake_cpus_check_hook)(unsigned cpu);
+u64 fake_cpus_counted(enum fake_cpus_count k);
 
 bool fake_cpus_dead(unsigned cpu);
 void fake_cpus_write_off(unsigned cpu, const char *who);

@@ -71,6 +71,7 @@ void t_service(void)
 			    __atomic_load_n(&t_slots[k].state, __ATOMIC_ACQUIRE) == SLOT_BUSY)
 				mm_switch(NULL);
 	}
+	t_paths_service();
 	torture_env_service();
 }
 

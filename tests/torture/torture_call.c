@@ -19,13 +19,101 @@
 #include "errno.h"
 #include "kernel/cpumask.h"
 #include "kernel/smp.h"
+#include "lib/format.h"
+#include "mm/tlb_early_ack.h"
 #include "tests/torture/torture_internal.h"
 #include <arch/arch.h>
+
+/*
+ * A target that acknowledged early stalls before it flushes until a
+ * settle finished meanwhile (t_paths_service()) or more early requests
+ * were acknowledged after its own (their initiators gathered again, and
+ * released what they kept first): a release that misjudges this target
+ * frees frames its flush then finds freed. A release that waits for it
+ * keeps it stalled T_ACK_STALL_MS, far below a call's deadline.
+ */
+#define T_ACK_STALL_MS 20
+#define T_ACK_STALL_ACKS 8
+
+static u64 t_paths[T_PATHS];
+static u32 t_settle_wanted; /* a target stalls after its acknowledgement: release now */
+static u64 t_settles_done;  /* settles t_paths_service() finished */
+static const char *const t_path_names[T_PATHS] = {
+	"ack_stalls", "ack_stalls_beside_dark", "deaths_at_liveness_check",
+	"deaths_at_liveness_check_lazy", "calls_onto_dark", "unmaps_dark_held",
+	"lockless_pin_stalls", "settles_in_stall",
+};
 
 struct t_call_msg {
 	u32 caller; /* torture CPU index */
 	u32 seq;
 };
+
+void t_path_count(enum t_path k)
+{
+	__atomic_add_fetch(&t_paths[k], 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * early_ack's gap (tlb_early_ack_gap): on the target, after it
+ * acknowledged, before it flushes, interrupts off. Stalls there every
+ * time; counted apart while a dark CPU is not yet written off (a wait
+ * over both meets a late CPU beside one that missed its deadline).
+ */
+static void t_ack_gap(const struct tlb_flush_req *req)
+{
+	static u64 acks;
+	u64 mine = __atomic_add_fetch(&acks, 1, __ATOMIC_RELAXED), until;
+	u64 settled = __atomic_load_n(&t_settles_done, __ATOMIC_ACQUIRE);
+	int dark = torture_dark_cpu();
+	bool beside = dark >= 0 && !torture_env_cpu_written_off((unsigned)dark);
+
+	(void)req;
+	t_path_count(beside ? T_PATH_STALL_BESIDE_DARK : T_PATH_ACK_STALL);
+	__atomic_store_n(&t_settle_wanted, 1, __ATOMIC_RELEASE);
+	until = torture_env_now_ms() + T_ACK_STALL_MS;
+	while (torture_env_now_ms() < until && !torture_failed() &&
+	       __atomic_load_n(&acks, __ATOMIC_RELAXED) < mine + T_ACK_STALL_ACKS &&
+	       __atomic_load_n(&t_settles_done, __ATOMIC_ACQUIRE) == settled)
+		arch_cpu_relax();
+}
+
+/*
+ * From t_service(), on a CPU in task context with interrupts on: while a
+ * target stalls after acknowledging, one settle releases what every CPU
+ * kept (early_ack's settle), so a release that misjudges the stalled
+ * target meets it before it flushes.
+ */
+void t_paths_service(void)
+{
+	if (!__atomic_load_n(&t_settle_wanted, __ATOMIC_ACQUIRE) ||
+	    !__atomic_exchange_n(&t_settle_wanted, 0, __ATOMIC_ACQ_REL) || !arch_irqs_enabled())
+		return;
+	t_path_count(T_PATH_SETTLE_IN_STALL);
+	(void)tlb_settle(t_unmap_ops, NULL); /* a dark CPU's late flush: quarantined, checked */
+	__atomic_add_fetch(&t_settles_done, 1, __ATOMIC_RELEASE);
+}
+
+void t_paths_install(void)
+{
+	__atomic_store_n(&tlb_early_ack_gap, t_ack_gap, __ATOMIC_RELEASE);
+}
+
+void t_paths_line(const char *extra)
+{
+	char line[400];
+	unsigned at = 0;
+
+	at += fmt_snprintf(line, sizeof(line), "# torture paths: {");
+	for (unsigned k = 0; k < T_PATHS && at < sizeof(line); k++)
+		at += fmt_snprintf(line + at, sizeof(line) - at, "%s\"%s\": %lu", k ? ", " : "",
+				   t_path_names[k],
+				   (unsigned long)__atomic_load_n(&t_paths[k], __ATOMIC_RELAXED));
+	if (at < sizeof(line))
+		fmt_snprintf(line + at, sizeof(line) - at, "%s%s}", extra ? ", " : "",
+			     extra ? extra : "");
+	torture_env_line(line);
+}
 
 /* seen[target][caller]: the last call @target ran from @caller. */
 static u32 t_call_seen[TORTURE_MAX_CPUS][TORTURE_MAX_CPUS];
@@ -90,8 +178,10 @@ void t_op_call(struct tcpu *c, unsigned self)
 		}
 	if (!picked)
 		return;
-	if (dark_live)
+	if (dark_live) {
 		linger = 2 * (u64)torture_env_timeout_ms();
+		t_path_count(T_PATH_CALL_ONTO_DARK);
+	}
 	err = smp_call_copy(&mask, t_call_run, &m, sizeof(m), false);
 	if (linger)
 		t_call_linger(self, dark, linger);

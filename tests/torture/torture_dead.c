@@ -27,9 +27,12 @@
 
 int t_dead_cpu = -1;
 bool t_dead_now;
+u64 t_dead_since_ms;
 struct tslot *t_dead_slot;
 static u64 t_dead_at_ms;
 static unsigned t_deaths;
+/* Per CPU: the death (t_deaths) whose held page it unmapped (t_dead_unmap_due()). */
+static unsigned t_dead_served[TORTURE_MAX_CPUS];
 static void (*t_revive)(unsigned cpu);
 static void (*t_audit_dark)(unsigned cpu);
 
@@ -92,12 +95,27 @@ bool t_dead_due(unsigned cpu, u64 now_ms)
 }
 
 /*
- * Goes dark in the middle of work on a live address space: it reads each
- * tracked page first, so its TLB translates them all, then turns
+ * Goes dark in the middle of work on a live address space: it writes each
+ * tracked page first (as the model records), so its TLB holds writable
+ * translations of real frames, not of the zero page (a frame freed while
+ * it can still reach it is then one it could corrupt), then turns
  * interrupts off with that address space loaded and its slot held (so it
  * is not destroyed while its root is loaded here). Returns the interrupt
  * flags to restore at revival.
  */
+/* A write of tracked page @i of region @r, recorded in the model. */
+static void t_dead_write(struct tcpu *c, struct tslot *s, unsigned r, unsigned i)
+{
+	struct tpage *p = &s->model[r]->p[i];
+	u64 v = t_tag(s, r, i, t_rand(c));
+
+	t_lock(&p->lock);
+	/* A write that faults (-ENOMEM injected, say) leaves no entry: no matter. */
+	if (!torture_env_touch(s->mm, t_base[r] + i * T_KB4, true, &v))
+		p->val = v;
+	t_unlock(&p->lock);
+}
+
 unsigned long t_dead_enter(unsigned cpu)
 {
 	struct tcpu *c = &t_cpus[cpu];
@@ -120,19 +138,72 @@ unsigned long t_dead_enter(unsigned cpu)
 	 * R_SHARED's (direct-mapped by page number), and swap-out takes them.
 	 */
 	for (unsigned r = T_REGIONS; t_dead_slot && r-- > 0;)
-		for (unsigned i = 0; i < T_PAGES; i++) {
-			u64 v = 0;
-
-			/* A read that faults (-ENOMEM injected, say) leaves no entry: no matter. */
-			torture_env_touch(t_dead_slot->mm, t_base[r] + i * T_KB4, false, &v);
-		}
+		for (unsigned i = 0; i < T_PAGES; i++)
+			t_dead_write(c, t_dead_slot, r, i);
 	if (!t_dead_slot)
 		mm_switch(NULL);
 	flags = arch_irq_save();
+	__atomic_add_fetch(&t_deaths, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&t_dead_since_ms, torture_env_now_ms(), __ATOMIC_RELAXED);
 	__atomic_store_n(&t_dead_now, true, __ATOMIC_SEQ_CST);
-	t_deaths++;
 	t_rec(c, T_OP_DIE, t_dead_slot ? (unsigned)(t_dead_slot - t_slots) : 0xffff, 0, 0, 0);
 	return flags;
+}
+
+/*
+ * While the dark CPU is not yet written off: unmaps, through the case's
+ * design, a tracked page of the address space it holds, which it wrote
+ * before going dark, so its TLB can still write the frame. The flush
+ * meets the dark CPU on purpose: an IPI design's waits for it (and writes
+ * it off); lazy queues to it (a batch whose target then dies undrained,
+ * or dies in the middle of the push: the liveness check's write-off on
+ * the host), early_ack keeps frames it targeted. Every path must keep the
+ * frame out of the allocator. Called by another CPU, as an operation.
+ */
+bool t_dead_all_served(unsigned ncpus)
+{
+	unsigned deaths = __atomic_load_n(&t_deaths, __ATOMIC_ACQUIRE);
+
+	for (unsigned cpu = 0; cpu < ncpus; cpu++)
+		if ((int)cpu != t_dead_cpu &&
+		    __atomic_load_n(&t_dead_served[cpu], __ATOMIC_ACQUIRE) != deaths)
+			return false;
+	return true;
+}
+
+bool t_dead_unmap_due(unsigned cpu)
+{
+	unsigned deaths = __atomic_load_n(&t_deaths, __ATOMIC_ACQUIRE);
+
+	if (!__atomic_load_n(&t_dead_now, __ATOMIC_ACQUIRE) || (int)cpu == t_dead_cpu ||
+	    torture_env_cpu_written_off((unsigned)t_dead_cpu) || t_dead_served[cpu] == deaths)
+		return false;
+	__atomic_store_n(&t_dead_served[cpu], deaths, __ATOMIC_RELEASE);
+	return true;
+}
+
+void t_dead_unmap_held(struct tcpu *c)
+{
+	struct tslot *s = __atomic_load_n(&t_dead_slot, __ATOMIC_ACQUIRE);
+	unsigned r = t_rand(c) % 2 ? R_PRIV : R_SHARE, i = (unsigned)(t_rand(c) % T_PAGES);
+	vaddr_t va = t_base[r] + i * T_KB4;
+	struct tpage *p;
+	int err, serr;
+
+	if (!s || !__atomic_load_n(&t_dead_now, __ATOMIC_ACQUIRE))
+		return;
+	p = &s->model[r]->p[i];
+	t_path_count(T_PATH_UNMAP_DARK_HELD);
+	t_lock(&p->lock);
+	err = tlb_unmap_pages(s->mm, va, 1, t_unmap_ops);
+	serr = t_unmap_ops->d.completes_later ? tlb_settle(t_unmap_ops, s->mm) : 0;
+	if ((err && err != -ENOMEM && !t_dead_err(err)) ||
+	    (serr && serr != -ENOMEM && !t_dead_err(serr)))
+		torture_fail("unmap through %s of 0x%lx held by the dark CPU: %d, settle %d",
+			     t_unmap_ops->d.name, (unsigned long)va, err, serr);
+	p->val = 0;
+	t_unlock(&p->lock);
+	t_rec(c, OP_UNMAP, (unsigned)(s - t_slots), va, 1, err ? err : serr);
 }
 
 /* At the case's end (every other CPU out of its loop): back, as after a reset. */

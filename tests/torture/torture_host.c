@@ -9,7 +9,8 @@
  * passed, 1 on a failure (after printing the seed and each CPU's last
  * operations), 2 on a usage error.
  *
- *   test-torture [--seconds=N] [--threads=N] [--seed=N] [--ops=MASK] [--no-inject] [--controls]
+ *   test-torture [--seconds=N] [--threads=N] [--seed=N] [--ops=MASK] [--case=NAME]
+ *                [--no-inject] [--controls]
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include "mm/page.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
+#include "mm/tlb_lazy.h"
 #include "tests/host/fake_arch.h"
 #include "tests/host/fake_cpus.h"
 #include "tests/host/fake_tlb.h"
@@ -50,6 +52,7 @@ static struct torture_config cfg = { .seed = 0, .seconds = 60, .ncpus = 4, .inje
 				     .audit_ms = 500, .revive = host_revive,
 				     .audit_dark = host_audit_dark };
 static unsigned cur_case;
+static const char *only_case; /* --case=NAME: that case alone (the others reported skipped) */
 extern u32 t_op_mask; /* tests/torture/torture_ops.c */
 static __thread u64 hook_rng;
 static bool hooks_on;
@@ -241,11 +244,26 @@ static void host_mm_hook(enum mm_hook_point at, void *arg)
 	    (at != MM_HOOK_SWAP_OUT_CHECKED && at != MM_HOOK_PIN_CHECKED))
 		return;
 	r = hook_rand();
-	if (at == MM_HOOK_SWAP_OUT_CHECKED && r % 2 == 0)
+	if (at == MM_HOOK_PIN_CHECKED && !arch_irqs_enabled() && r % 2 == 0) {
+		/*
+		 * The lockless walk (interrupts off): a shootdown of its tables
+		 * must wait for it, so it must run where its address space is
+		 * loaded (none loaded: nothing waits, whatever it walks); and a
+		 * long window here lets an unmap free the table it read from,
+		 * should it run where nothing waits.
+		 */
+		t_path_count(T_PATH_LOCKLESS_PIN_STALL);
+		if (!mm_current())
+			torture_fail("a lockless pin walk (interrupts off) on CPU %u with no address "
+				     "space loaded: no shootdown waits for it", arch_cpu_id());
+		for (unsigned k = 0; k < 8; k++)
+			sched_yield();
+	} else if (at == MM_HOOK_SWAP_OUT_CHECKED && r % 2 == 0) {
 		sched_yield(); /* swap-outs are few: a long window at each other one */
-	else if (r % 4 == 1)
+	} else if (r % 4 == 1) {
 		for (volatile unsigned i = 0; i < (r >> 20) % 4096; i++)
 			;
+	}
 }
 
 static void *cpu_thread(void *arg)
@@ -255,6 +273,29 @@ static void *cpu_thread(void *arg)
 	fake_arch_set_cpu(cpu);
 	torture_case_cpu(cur_case, cpu);
 	return NULL;
+}
+
+/*
+ * At a liveness check (smp_cpu_dead()) of the dark CPU not yet written
+ * off, once every live CPU has begun its unmap of a frame the dark one
+ * holds (t_dead_unmap_held(): they queue to it), or it has been dark for
+ * DARK_CHECK_MS (one may wait for it in a settle): one in two writes it off right there,
+ * so it dies in the middle of whatever the code under test was doing
+ * (lazy's push loop, a reap, a settle's wait).
+ */
+#define DARK_CHECK_MS 200
+static void host_liveness_check(unsigned cpu)
+{
+	if ((int)cpu != torture_dark_cpu() || fake_cpus_dead(cpu) ||
+	    (!t_dead_all_served(cfg.ncpus) &&
+	     torture_env_now_ms() < __atomic_load_n(&t_dead_since_ms, __ATOMIC_RELAXED) +
+					    DARK_CHECK_MS) ||
+	    hook_rand() % 2)
+		return;
+	fake_cpus_write_off(cpu, "torture: dark at a liveness check");
+	t_path_count(T_PATH_DEATH_AT_CHECK);
+	if (t_unmap_ops == &tlb_ops_lazy)
+		t_path_count(T_PATH_DEATH_AT_CHECK_LAZY);
 }
 
 static __attribute__((unused)) void death_report(void)
@@ -283,6 +324,9 @@ static int host_init(void)
 	mm_init(kroot, MM_ASID_SLOTS);
 	fake_cpus_enable(1000);
 	mm_hook = host_mm_hook; /* set once, before any other thread runs mm code */
+	t_paths_install();
+	if (cfg.inject)
+		fake_cpus_check_hook = host_liveness_check;
 	return torture_setup(&cfg);
 }
 
@@ -340,6 +384,17 @@ static bool injection_case(unsigned num, bool ran_all)
 	return false;
 }
 
+/* The paths the run reached, with the fake CPUs' own counts. */
+static void paths_line(void)
+{
+	char extra[120];
+
+	snprintf(extra, sizeof(extra), "\"early_acks\": %lu, \"concurrent_calls\": %lu",
+		 (unsigned long)fake_cpus_counted(FAKE_CPUS_EARLY_ACKS),
+		 (unsigned long)fake_cpus_counted(FAKE_CPUS_CONCURRENT));
+	t_paths_line(extra);
+}
+
 static bool parse_args(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
@@ -355,6 +410,8 @@ static bool parse_args(int argc, char **argv)
 			t_op_mask = (u32)strtoul(a + 6, NULL, 0);
 		else if (!strcmp(a, "--controls"))
 			torture_controls = true;
+		else if (!strncmp(a, "--case=", 7))
+			only_case = a + 7;
 		else if (!strcmp(a, "--no-inject"))
 			cfg.inject = false;
 		else
@@ -369,7 +426,7 @@ int main(int argc, char **argv)
 
 	cfg.seed = (u64)time(NULL);
 	if (!parse_args(argc, argv)) {
-		fprintf(stderr, "usage: %s [--seconds=N] [--threads=1..%u] [--seed=N] [--ops=MASK] [--no-inject] [--controls]\n",
+		fprintf(stderr, "usage: %s [--seconds=N] [--threads=1..%u] [--seed=N] [--ops=MASK] [--case=NAME] [--no-inject] [--controls]\n",
 			argv[0], TORTURE_MAX_CPUS);
 		return 2;
 	}
@@ -385,14 +442,24 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (unsigned i = 0; i < n; i++) {
-		bool ok = !torture_failed() && run_case(i);
+		bool ok;
+
+		if (only_case && strcmp(only_case, torture_case_name(i))) {
+			printf("ok %u torture_%s # SKIP not asked for\n", i + 1,
+			       torture_case_name(i));
+			passed++;
+			continue;
+		}
+		ok = !torture_failed() && run_case(i);
 
 		printf("%s %u torture_%s\n", ok ? "ok" : "not ok", i + 1, torture_case_name(i));
 		passed += ok;
 		if (!ok)
 			break;
 	}
-	if (cfg.inject)
+	if (cfg.inject && only_case)
+		printf("ok %u torture_injection # SKIP one case only\n", n + 1);
+	else if (cfg.inject)
 		passed += injection_case(n + 1, passed == n);
 	printf("# torture: {\"ops\": %lu, \"checks\": %lu, \"seed\": %lu, \"threads\": %u, "
 	       "\"passed\": %u, \"cases\": %u, \"dead_cpus\": %u, \"written_off\": %u, \"injected\": {",
@@ -403,6 +470,7 @@ int main(int argc, char **argv)
 		printf("%s\"%s\": %lu", k ? ", " : "", injected_names[k],
 		       (unsigned long)injected[k]);
 	printf("}}\n");
+	paths_line();
 	if (torture_failed()) {
 		torture_report_failure();
 		return 1;

@@ -119,15 +119,47 @@ bool t_audit_join(unsigned cpu);
 /* The table audit (tests/torture/torture_tables.c): every CPU at the barrier. */
 void t_audit_tables(void);
 
+/*
+ * The risky paths the torture drives on purpose, counted so a run can
+ * say how often it reached each (printed at its end: t_paths_line()).
+ */
+enum t_path {
+	T_PATH_ACK_STALL,	  /* a target acknowledged early, then stalled before flushing */
+	T_PATH_STALL_BESIDE_DARK, /* ... while a dark CPU was not yet written off */
+	T_PATH_DEATH_AT_CHECK,	  /* the dark CPU written off at a liveness check (host) */
+	T_PATH_DEATH_AT_CHECK_LAZY, /* ... in lazy's case (its push loop and reap check) */
+	T_PATH_CALL_ONTO_DARK,	  /* a call op that waited on the dark CPU's write-off */
+	T_PATH_UNMAP_DARK_HELD,	  /* unmap of a frame the dark CPU can write, not written off */
+	T_PATH_LOCKLESS_PIN_STALL, /* the lockless pin walk stalled at its page check (host) */
+	T_PATH_SETTLE_IN_STALL,	  /* a settle (early_ack: every release) while a target stalled */
+	T_PATHS
+};
+void t_path_count(enum t_path k);
+/* Installs the path drivers (tlb_early_ack_gap); once, before the first case. */
+void t_paths_install(void);
+/* The drivers' part of an interrupt window (t_service()). */
+void t_paths_service(void);
+/* `# torture paths: {...}` with each count, and the environment's @extra JSON members. */
+void t_paths_line(const char *extra);
+
 /* Dead-CPU injection (tests/torture/torture_dead.c). */
 extern int t_dead_cpu;		  /* the case's victim, -1: none */
 extern bool t_dead_now;		  /* it is dark */
+extern u64 t_dead_since_ms;	  /* since when */
 extern struct tslot *t_dead_slot; /* the address space it keeps loaded, held */
 void t_dead_plan(const struct torture_config *cfg, unsigned i, bool lowest, u64 start_ms,
 		 u64 case_ms);
 bool t_dead_due(unsigned cpu, u64 now_ms);
 unsigned long t_dead_enter(unsigned cpu);
 void t_dead_leave(unsigned cpu, unsigned long flags);
+/*
+ * True once per live CPU after a CPU went dark, while it is not written
+ * off: that CPU's next operation is t_dead_unmap_held().
+ */
+bool t_dead_unmap_due(unsigned cpu);
+/* Every live CPU of @ncpus began its t_dead_unmap_held() for this death. */
+bool t_dead_all_served(unsigned ncpus);
+void t_dead_unmap_held(struct tcpu *c);
 void t_dead_check(unsigned ncpus, const char *when);
 void t_dead_audit(void);
 bool t_dead_err(int err);

@@ -42,7 +42,8 @@
 #include "lib/atomic.h"
 #include "mm/fault.h"
 #include "mm/mm.h"
-#include "tests/torture/torture.h"
+#include "mm/tlb_early_ack.h"
+#include "tests/torture/torture_internal.h"
 #include <arch/arch.h>
 
 #define TORTURE_SECONDS_MAX 86400
@@ -297,11 +298,14 @@ static __noreturn void torture_mode_run(const struct options *opt)
 	       (unsigned long)kcfg.seed, kcfg.ncpus, kcfg.seconds, ncpus_online,
 	       torture_controls ? " controls (must fail)" : "", n);
 	mm_hook = torture_mm_hook; /* before any other CPU runs the torture's mm code */
+	t_paths_install();
 	if (torture_setup(&kcfg))
 		torture_fail("setup (swap device, device memory, designs) failed");
 	tot = run_cases(n);
 	mm_hook = NULL;
+	tlb_early_ack_gap = NULL;
 	torture_print_totals(tot.passed, n);
+	t_paths_line(NULL);
 	if (torture_failed())
 		torture_report_failure();
 	report_count(tot.passed, tot.failed, tot.skipped);

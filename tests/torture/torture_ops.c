@@ -422,6 +422,10 @@ void torture_op(unsigned cpu)
 
 	__atomic_add_fetch(&t_ops, 1, __ATOMIC_RELAXED);
 	c->dark_at_start = __atomic_load_n(&t_dead_now, __ATOMIC_SEQ_CST);
+	if (t_dead_unmap_due(cpu)) { /* a CPU just went dark: meet it (torture_dead.c) */
+		t_dead_unmap_held(c);
+		return;
+	}
 	if (op == OP_PAGEMAP) {
 		op_pagemap(c);
 		return;
