@@ -111,8 +111,7 @@ static void t_dead_write(struct tcpu *c, struct tslot *s, unsigned r, unsigned i
 
 	t_lock(&p->lock);
 	/* A write that faults (-ENOMEM injected, say) leaves no entry: no matter. */
-	if (!torture_env_touch(s->mm, t_base[r] + i * T_KB4, true, &v))
-		p->val = v;
+	t_page_write(c, s, p, t_base[r] + i * T_KB4, v);
 	t_unlock(&p->lock);
 }
 

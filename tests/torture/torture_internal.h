@@ -102,6 +102,8 @@ unsigned t_ncpus(void);
 int t_word_check(struct tslot *s, vaddr_t va, unsigned k, u64 val, const char *what);
 /* Fails the run for a fault error no rule allows. */
 void t_touch_err(const struct tcpu *c, const struct tslot *s, vaddr_t va, int err);
+/* Gives tracked page @p at @va of @s the tag @tag, every word (torture_ops.c). Holds @p's lock. */
+int t_page_write(struct tcpu *c, struct tslot *s, struct tpage *p, vaddr_t va, u64 tag);
 /* A pin of one tracked page (tests/torture/torture_pin.c). */
 void t_op_pin(struct tcpu *c, struct tslot *s, bool fast);
 /* Pins CPUs keep across operations: on frame @pg; dropping CPU @cpu's. */

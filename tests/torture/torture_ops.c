@@ -97,7 +97,7 @@ int t_word_check(struct tslot *s, vaddr_t va, unsigned k, u64 val, const char *w
  * page's content fails at the fault that lost it. Then one word is read
  * back. The caller holds @p's lock.
  */
-static int page_write(struct tcpu *c, struct tslot *s, struct tpage *p, vaddr_t va, u64 tag)
+int t_page_write(struct tcpu *c, struct tslot *s, struct tpage *p, vaddr_t va, u64 tag)
 {
 	u64 old = p->val, w = tag;
 	int err = torture_env_touch(s->mm, va, true, &w);
@@ -125,7 +125,7 @@ static int op_access(struct tcpu *c, struct tslot *s, bool write)
 
 	t_lock(&p->lock);
 	if (write)
-		err = page_write(c, s, p, page_va(r, i), t_tag(s, r, i, t_rand(c)));
+		err = t_page_write(c, s, p, page_va(r, i), t_tag(s, r, i, t_rand(c)));
 	else
 		err = t_word_check(s, page_va(r, i), (unsigned)(t_rand(c) % T_WORDS), p->val,
 				   "read");
@@ -256,7 +256,7 @@ static void fork_check(struct tcpu *c, struct tslot *s, struct tslot *child)
 	vaddr_t va = page_va(R_PRIV, i);
 	u64 tag = t_tag(child, R_PRIV, i, t_rand(c));
 
-	t_touch_err(c, child, va, page_write(c, child, &child->model[R_PRIV]->p[i], va, tag));
+	t_touch_err(c, child, va, t_page_write(c, child, &child->model[R_PRIV]->p[i], va, tag));
 	t_touch_err(c, s, va,
 		    t_word_check(s, va, (unsigned)(t_rand(c) % T_WORDS), s->model[R_PRIV]->p[i].val,
 				 "read of the parent after its child's write"));
