@@ -91,11 +91,20 @@ static void snapshot(u64 *out)
 
 static void bench_record_run(struct bench_ctx *c, u32 r);
 
-/* The boot CPU's part between runs; false ends the loop. */
+/*
+ * The boot CPU's part between runs; false ends the loop. timing=exact:
+ * the frame allocator first goes to the state its free frames alone
+ * decide (caches drained, lists in frame order), so prepare maps the same
+ * frames every run and the timed frees merge the same buddies.
+ */
 static bool boot_cpu_prepare(struct bench_ctx *c)
 {
 	int err;
 
+	if (timing_exact()) {
+		pmm_drain_all();
+		pmm_sort_free_lists();
+	}
 	if (!c->b->prepare)
 		return true;
 	err = c->b->prepare(c);
