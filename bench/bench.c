@@ -24,6 +24,7 @@
 #include "lib/stats.h"
 #include "lib/string.h"
 #include "mm/mm.h"
+#include "mm/pmm.h"
 #include <arch/arch.h>
 
 /* Bounds of the bench_set section (BENCH_REGISTER): from linker.ld. */
@@ -152,6 +153,15 @@ static void run_episode(struct bench_ctx *c, unsigned v)
 	c->warmup = timing_exact() ? MIN(b->warmup, (unsigned)BENCH_EXACT_WARMUP) : b->warmup;
 	c->error = 0;
 	c->priv = NULL;
+	/*
+	 * timing=exact: every episode's setup finds the frame allocator in the
+	 * state its free frames alone decide, as every run's prepare does
+	 * (bench_runs.c), so each episode maps the same frames.
+	 */
+	if (timing_exact()) {
+		pmm_drain_all();
+		pmm_sort_free_lists();
+	}
 	err = bench_teardown_failed_before(c);
 	if (!err && b->setup)
 		err = b->setup(c);

@@ -37,6 +37,7 @@ struct run_state {
 	u32 workers_left;
 	u64 elapsed[MAX_CPUS];
 	u64 elapsed2[MAX_CPUS];
+	u64 clock_on[2][MAX_CPUS], clock_off[2][MAX_CPUS]; /* each phase's clock readings per CPU */
 };
 
 static struct run_state rs;
@@ -91,11 +92,20 @@ static void snapshot(u64 *out)
 
 static void bench_record_run(struct bench_ctx *c, u32 r);
 
-/* The boot CPU's part between runs; false ends the loop. */
+/*
+ * The boot CPU's part between runs; false ends the loop. timing=exact:
+ * the frame allocator first goes to the state its free frames alone
+ * decide (caches drained, lists in frame order), so prepare maps the same
+ * frames every run and the timed frees merge the same buddies.
+ */
 static bool boot_cpu_prepare(struct bench_ctx *c)
 {
 	int err;
 
+	if (timing_exact()) {
+		pmm_drain_all();
+		pmm_sort_free_lists();
+	}
 	if (!c->b->prepare)
 		return true;
 	err = c->b->prepare(c);
@@ -119,18 +129,20 @@ static bool run_timed_phases(struct bench_ctx *c, unsigned idx, unsigned n)
 
 	if (idx == 0)
 		c->excluded_cycles = 0;
-	t0 = arch_tsc_read();
+	t0 = rs.clock_on[0][idx] = arch_tsc_read();
 	c->b->run(c, idx);
-	rs.elapsed[idx] = arch_tsc_read() - t0;
+	rs.clock_off[0][idx] = arch_tsc_read();
+	rs.elapsed[idx] = rs.clock_off[0][idx] - t0;
 	if (idx == 0) /* gaps run() timed itself and asked not to count */
 		rs.elapsed[0] -= MIN(c->excluded_cycles, rs.elapsed[0]);
 	if (!c->b->run_phase2)
 		return true;
 	if (!barrier_wait_lead(&rs.mid, n, idx, timing_exact()))
 		return false;
-	t0 = arch_tsc_read();
+	t0 = rs.clock_on[1][idx] = arch_tsc_read();
 	c->b->run_phase2(c, idx);
-	rs.elapsed2[idx] = arch_tsc_read() - t0;
+	rs.clock_off[1][idx] = arch_tsc_read();
+	rs.elapsed2[idx] = rs.clock_off[1][idx] - t0;
 	return true;
 }
 
@@ -190,13 +202,27 @@ static void bench_worker(void *arg)
 	atomic_sub_return(&rs.workers_left, 1);
 }
 
-/* A phase's time: the slowest CPU's, less the cost of timing nothing. */
-static u64 run_cycles(const struct bench_ctx *c, const u64 *elapsed)
+/*
+ * A phase's time, less the cost of timing nothing: the slowest CPU's; in
+ * timing=exact, the one clock from the first CPU's start to the last
+ * one's end (less the gaps run() excluded): every CPU's instructions,
+ * whichever order their turns came in. The slowest CPU's window there
+ * misses the turns others took before it started or after it ended, and
+ * where the emulator's time slice falls moves those by a whole call.
+ */
+static u64 run_cycles(const struct bench_ctx *c, unsigned phase)
 {
-	u64 slowest = 0;
+	const u64 *elapsed = phase ? rs.elapsed2 : rs.elapsed;
+	unsigned n = c->b->idle_targets ? 1 : c->ncpus;
+	u64 slowest = 0, first = ~0ull, last = 0;
 
-	for (unsigned i = 0; i < (c->b->idle_targets ? 1 : c->ncpus); i++)
+	for (unsigned i = 0; i < n; i++) {
 		slowest = MAX(slowest, elapsed[i]);
+		first = MIN(first, rs.clock_on[phase][i]);
+		last = MAX(last, rs.clock_off[phase][i]);
+	}
+	if (timing_exact())
+		slowest = last - first - (phase ? 0 : MIN(c->excluded_cycles, last - first));
 	return slowest > empty_loop_cycles ? slowest - empty_loop_cycles : 1;
 }
 
@@ -249,9 +275,9 @@ static void bench_record_run(struct bench_ctx *c, u32 r)
 	c->runs_done = r + 1;
 	if (r < warmup || vr->n >= BENCH_MAX_RUNS)
 		return;
-	vr->sample[vr->n] = metric_value(c, run_cycles(c, rs.elapsed));
+	vr->sample[vr->n] = metric_value(c, run_cycles(c, 0));
 	if (c->b->run_phase2)
-		vr->sample2[vr->n] = metric_value(c, run_cycles(c, rs.elapsed2));
+		vr->sample2[vr->n] = metric_value(c, run_cycles(c, 1));
 	vr->seq[vr->n++] = rs.seq;
 	for (unsigned k = 0; k < pcpu_counter_count(); k++)
 		vr->counter_sum[k] += c->counter_delta[k];

@@ -318,6 +318,65 @@ void pmm_drain_all(void)
 			pmm_drain_cpu(cpu);
 }
 
+/* Two chains of links (through next, NULL-ended) each in frame order, as one. */
+static struct page_link *sort_merge(struct page_link *a, struct page_link *b)
+{
+	struct page_link head = { 0 }, *tail = &head;
+
+	while (a && b) {
+		struct page_link **lo = &b;
+
+		if (page_to_pfn(container_of(a, struct page, lru)) <
+		    page_to_pfn(container_of(b, struct page, lru)))
+			lo = &a;
+		tail->next = *lo;
+		tail = *lo;
+		*lo = (*lo)->next;
+	}
+	tail->next = a ? a : b;
+	return head.next;
+}
+
+/* Bottom-up merge sort: bin k holds a sorted chain of 2^k links; then relinks prev. */
+static void page_list_sort_locked(struct page_list *l)
+{
+	struct page_link *bins[64] = { NULL }, *run = NULL, *p, *next, *prev = &l->head;
+	unsigned k;
+
+	if (page_list_empty(l))
+		return;
+	l->head.prev->next = NULL;
+	for (p = l->head.next; p; p = next) {
+		next = p->next;
+		p->next = NULL;
+		for (k = 0; bins[k]; k++) {
+			p = sort_merge(bins[k], p);
+			bins[k] = NULL;
+		}
+		bins[k] = p;
+	}
+	for (k = 0; k < ARRAY_SIZE(bins); k++)
+		if (bins[k])
+			run = sort_merge(bins[k], run);
+	for (p = run; p; p = p->next) {
+		p->prev = prev;
+		prev->next = p;
+		prev = p;
+	}
+	prev->next = &l->head;
+	l->head.prev = prev;
+}
+
+void pmm_sort_free_lists(void)
+{
+	unsigned long flags = spin_lock_irqsave(&pmm_lock);
+
+	for (unsigned n = 0; n < pmm_nnodes; n++)
+		for (unsigned o = 0; o <= PMM_MAX_ORDER; o++)
+			page_list_sort_locked(&pmm_nodes[n].free_area[o]);
+	spin_unlock_irqrestore(&pmm_lock, flags);
+}
+
 /* allocation and freeing */
 
 static struct page *pmm_alloc_block(unsigned order, unsigned node)

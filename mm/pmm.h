@@ -164,6 +164,14 @@ void pmm_drain_cpu(unsigned cpu);
 /* pmm_drain_cpu() for every CPU. */
 void pmm_drain_all(void);
 
+/*
+ * Orders every free list by frame number, so what is handed out next
+ * depends on which frames are free, not on the order they were freed in.
+ * For a benchmark harness between runs (the lists are walked under the
+ * allocator's lock); the allocator itself never sorts.
+ */
+void pmm_sort_free_lists(void);
+
 /* Fills @s with a snapshot; counts taken from different CPUs' caches may be skewed. */
 void pmm_stats_get(struct pmm_stats *s);
 

@@ -414,6 +414,23 @@ check bench_exact_instructions "$(has "$bench_runs/E1/serial.log" '^BENCH \{"ben
 check bench_exact_two_boots_identical "$(grep -a '^BENCH' "$bench_runs/E1/serial.log" > "$bench_runs/E1.bench" &&
 	grep -a '^BENCH' "$bench_runs/E2/serial.log" | cmp -s "$bench_runs/E1.bench" - && echo 1 || echo 0)" \
 	"the BENCH lines of two exact boots differ: diff $bench_runs/E1/serial.log $bench_runs/E2/serial.log"
+# Exact mode: within one boot, the timed runs of a design (each its own
+# episode) agree within 0.1%: the frame allocator's state does not move
+# (tlb, 1 CPU), nor where the emulator's time slice falls (pagemap, 2 CPUs).
+runs_agree() { # SERIAL-LOG: 1 when every BENCH line's samples lie within 0.1%
+	grep -a '^BENCH {' "$1" | "$PYTHON" -c '
+import json, sys
+runs = [json.loads(l[6:])["samples"] for l in sys.stdin]
+print(1 if runs and all(max(r) <= min(r) * 1.001 for r in runs) else 0)' 2>/dev/null || echo 0
+}
+expect_run bench-exact-runs-tlb 0 --exact --bench tlb --boot kernel --smp 2 \
+	--results "$bench_runs/E3" -- cpus=1 pages=512 iters=4
+check bench_exact_runs_agree_tlb "$(runs_agree "$bench_runs/E3/serial.log")" \
+	"a design's runs differ within one exact boot: grep samples $bench_runs/E3/serial.log"
+expect_run bench-exact-runs-pagemap 0 --exact --bench pagemap,faultlock --boot kernel --smp 2 \
+	--results "$bench_runs/E4" -- cpus=2 iters=4
+check bench_exact_runs_agree_pagemap "$(runs_agree "$bench_runs/E4/serial.log")" \
+	"a design's runs differ within one exact boot: grep samples $bench_runs/E4/serial.log"
 # Every other benchmark, briefly: each verifies its own exact counts after its runs.
 expect_run bench-all 0 --bench tlb,tlbmulti,pin,pagemap,faultlock,swapfree,reclaim --accel tcg --boot kernel --smp 2 \
 	--results "$bench_runs/all" -- iters=2 swapfree_mb=32

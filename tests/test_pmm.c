@@ -277,6 +277,36 @@ static void test_pmm_inject(struct ktest *t)
 	KEXPECT_EQ(t, page_free(d, 0), 0);
 }
 
+/*
+ * pmm_sort_free_lists(): the next allocations depend on which frames are
+ * free, not on the order they were freed in (the harness's start of every
+ * exact-mode run). Odd frames freed ascending, then descending, around a
+ * kept even one each: both times the same frames come back in order.
+ */
+static void test_pmm_sorted_lists_repeat(struct ktest *t)
+{
+	static struct page *frames[64], *seq[2][32];
+	unsigned i, pass;
+
+	for (i = 0; i < 64; i++)
+		KASSERT(t, (frames[i] = page_alloc(0, 0)) != NULL);
+	for (i = 1; i < 64; i += 2)
+		KEXPECT_EQ(t, page_free(frames[i], 0), 0);
+	for (pass = 0; pass < 2; pass++) {
+		pmm_drain_all();
+		pmm_sort_free_lists();
+		for (i = 0; i < 32; i++)
+			KASSERT(t, (seq[pass][i] = page_alloc(0, 0)) != NULL);
+		for (i = 0; i < 32; i++) /* the reverse of the order they came in */
+			KEXPECT_EQ(t, page_free(seq[pass][31 - i], 0), 0);
+	}
+	for (i = 0; i < 32; i++)
+		KEXPECT(t, seq[0][i] == seq[1][i]);
+	for (i = 0; i < 64; i += 2)
+		KEXPECT_EQ(t, page_free(frames[i], 0), 0);
+	pmm_drain_all();
+}
+
 #ifdef HOST_BUILD
 
 static u64 rng_next(u64 *s)
@@ -678,6 +708,7 @@ static const struct ktest_case pmm_cases[] = {
 	KTEST_CASE(test_pmm_alloc_all_unique),
 	KTEST_CASE(test_pmm_buddies_merge),
 	KTEST_CASE(test_pmm_pcp),
+	KTEST_CASE(test_pmm_sorted_lists_repeat),
 	KTEST_CASE(test_pmm_double_free),
 	KTEST_CASE(test_pmm_free_never_allocated),
 	KTEST_CASE(test_pmm_free_not_owned),
