@@ -295,6 +295,45 @@ static void test_lazy_settle_judges_each_cpu(struct ktest *t)
 	hs_lazy_cleanup(t, mm, 1);
 }
 
+static u32 hs_clock_reads;
+
+/* CPU 0's clock: from the second read on (its wait for CPU 1), an hour late. */
+static u64 hs_clock_late_from_second(u64 now)
+{
+	return ++hs_clock_reads < 2 ? now : now + 3600ull * arch_tsc_hz();
+}
+
+/*
+ * CPUs 1 and 2 hold an entry; CPU 1 is live but never drains, so settle's
+ * wait for it runs out (the clock jumps an hour) and writes it off; CPU 2
+ * ticks 20 ms into the settle. CPU 2 is judged on its own deadline, never
+ * on what the wait for CPU 1 left of one: with one deadline shared by the
+ * waits, CPU 2 was written off at its wait's first clock read.
+ */
+static void test_lazy_settle_late_cpu_own_deadline(struct ktest *t)
+{
+	struct mm *mm = hs_mm_new(t);
+	u64 drained;
+	int err;
+
+	KASSERT(t, mm != NULL);
+	hs_load(1, mm);
+	hs_load(2, mm);
+	KEXPECT_EQ(t, tlb_unmap_pages(mm, HS_BASE, 1, &tlb_ops_lazy), 0);
+	host_smp_hold(1, true);
+	drained = percpu_counter_read(2, PCPU_TLB_LAZY_DRAINED);
+	host_smp_ticking_after(2, 20);
+	hs_clock_reads = 0;
+	host_smp_clock_hook = hs_clock_late_from_second;
+	err = tlb_settle(&tlb_ops_lazy, mm);
+	host_smp_clock_hook = NULL;
+	KEXPECT_EQ(t, err, -ETIMEDOUT); /* CPU 1's */
+	KEXPECT(t, smp_cpu_dead(1));
+	KEXPECT(t, !smp_cpu_dead(2));
+	KEXPECT_EQ(t, percpu_counter_read(2, PCPU_TLB_LAZY_DRAINED) - drained, 1);
+	hs_lazy_cleanup(t, mm, 1);
+}
+
 /*
  * Issue 24 defect 9: with CPU 3 out of the run, an unmap of an mm that
  * CPUs 2 and 3 have loaded fails (-ETIMEDOUT) but must still queue the
@@ -412,6 +451,7 @@ static void test_lazy_written_off_in_push(struct ktest *t)
 
 static const struct ktest_case lazy_dead_cases[] = {
 	KTEST_CASE(test_lazy_settle_judges_each_cpu),
+	KTEST_CASE(test_lazy_settle_late_cpu_own_deadline),
 	KTEST_CASE(test_lazy_send_queues_live),
 	KTEST_CASE(test_lazy_written_off_in_push),
 };
