@@ -9,7 +9,11 @@
  *   broken_early_free: sends the round and returns without waiting for
  *                the acknowledgements, so the gather frees the frames
  *                while the targets may still translate to them.
- * The broken ipi "batched" and pin design live beside their tables
+ *   broken_ack_skip: a target acknowledges and skips its flush.
+ *   broken_ack_early: a target acknowledges, then flushes.
+ * Verify catches each by what the targets' own layers count (mm/tlb.c's
+ * flushes, kernel/smp.c's acknowledgements and IPIs), never by a counter
+ * the design's code keeps. The broken ipi and pin designs live beside their tables
  * (bench/bench_ipi.c, mm/pin.c), under the same build define.
  */
 #include "kernel/smp.h"
@@ -20,14 +24,14 @@
 
 /*
  * Both claim batched's promises (one round per gather, one IPI per remote)
- * and break them their own way, in @flush alone.
+ * and break them their own way, in @flush or in the target's @target_fn.
  */
-#define BROKEN_TLB_DESIGN(dname, what, flush_fn)                                                   \
+#define BROKEN_TLB_DESIGN_T(dname, what, flush_fn, target_fn)                                     \
 	const struct tlb_ops tlb_ops_##dname = {                                                   \
 		.d = {                                                                             \
 			.name = #dname,                                                            \
 			.desc = "batched's promises, but " what,                                   \
-			.source = "tests/run-all.sh, verify that can fail (issue 25)",             \
+			.source = "tests/run-all.sh, verify that can fail",                        \
 			.unit = "page",                                                            \
 			.promises = DESIGN_PROMISES(                                               \
 				{ PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES, false, false },         \
@@ -36,8 +40,10 @@
 		},                                                                                 \
 		.add = tlb_add_queued,                                                             \
 		.flush = flush_fn,                                                                 \
-		.target_flush = tlb_target_flush,                                                  \
+		.target_flush = target_fn,                                                         \
 	}
+#define BROKEN_TLB_DESIGN(dname, what, flush_fn)                                                   \
+	BROKEN_TLB_DESIGN_T(dname, what, flush_fn, tlb_target_flush)
 
 /* A new generation, then @mask = the mm's CPUs but this one, as a round's targets. */
 static void broken_targets(const struct tlb_flush_req *req, cpumask_t *mask)
@@ -87,3 +93,23 @@ static int tlb_flush_broken_early_free(const struct tlb_flush_req *req)
 
 BROKEN_TLB_DESIGN(broken_early_free, "frames freed before the acknowledgements",
 		  tlb_flush_broken_early_free);
+
+/* As a target (in the call): acknowledged, and no flush. The initiator's own flush is kept. */
+static void broken_target_ack_skip(const struct tlb_flush_req *req)
+{
+	if (!smp_call_ack())
+		tlb_target_flush(req);
+}
+
+BROKEN_TLB_DESIGN_T(broken_ack_skip, "a target acknowledges and skips its flush",
+		    tlb_flush_send, broken_target_ack_skip);
+
+/* As a target: acknowledged first, so the initiator frees the frames while we flush. */
+static void broken_target_ack_early(const struct tlb_flush_req *req)
+{
+	smp_call_ack();
+	tlb_target_flush(req);
+}
+
+BROKEN_TLB_DESIGN_T(broken_ack_early, "a target acknowledges before it flushes",
+		    tlb_flush_send, broken_target_ack_early);
