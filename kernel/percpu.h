@@ -65,6 +65,8 @@ PCPU_COUNTER_DECLARE(PCPU_CALLS_ACKED_EARLY);
  * all: IPIs sent per call posted is how many went out before an ack.
  */
 PCPU_COUNTER_DECLARE(PCPU_CALLS_POSTED);
+/* Writes this CPU made to a watched location (arch_watch_writes()), counted by the trap. */
+PCPU_COUNTER_DECLARE(PCPU_WATCHED_WRITES);
 
 /* Bounds of the pcpu_counters section: from the host linker or linker.ld. */
 extern const struct pcpu_counter __start_pcpu_counters[], __stop_pcpu_counters[];

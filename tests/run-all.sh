@@ -518,6 +518,14 @@ if make -s -C "$here" TEST_DESIGN=broken O="$bd_out" all > "$logs/test-design-br
 	check broken_pin_always_fails_verify "$(has "$last_log" '^# bench FAIL pin broken_always cpus=3 .*: broken_always: ')"
 	real_fails=$(grep -aE '^# bench FAIL ' "$last_log" | grep -vcE '^# bench FAIL [a-z]+ broken_')
 	check broken_build_real_designs_pass "$([ "$real_fails" = 0 ] && echo 1 || echo 0)" "$real_fails real design(s) failed"
+	# pin_watch=1: the flag line's writes counted by write watches, not by the design
+	# (broken_uncounted counts none). The traps shift exact figures: A/A not judged here.
+	TEST_DESIGN=broken O="$bd_out" expect_run bench-broken-pin-watch 1 --bench pin --accel tcg \
+		--boot kernel --smp 3 --timeout 600 -- iters=1 cpus=3 pin_watch=1
+	check broken_pin_uncounted_fails_verify "$(has "$last_log" '^# bench FAIL pin broken_uncounted cpus=3 .*: broken_uncounted: the flag line.s write watches saw [1-9][0-9]* writes for [0-9]+ calls on 3 CPUs \(the design counted 0 ')"
+	check broken_pin_always_fails_watch "$(has "$last_log" '^# bench FAIL pin broken_always cpus=3 .*: broken_always: the flag line.s write watches saw ')"
+	real_fails=$(grep -aE '^# bench FAIL ' "$last_log" | grep -vE '^# bench FAIL [a-z]+ broken_' | grep -vcE 'A/A median differs')
+	check broken_pin_watch_real_designs_pass "$([ "$real_fails" = 0 ] && echo 1 || echo 0)" "$real_fails real design(s) failed"
 else
 	check broken_design_build 0 "$(tail -n 3 "$logs/test-design-broken-build.log" | tr '\n' ' ')"
 fi

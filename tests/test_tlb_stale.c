@@ -126,7 +126,8 @@ static void stale_read_one(unsigned i, u64 (*good)(u32, unsigned), u32 gk,
 	if (v == good(gk, i))
 		return;
 	/* The old content too: an unmapped frame nobody reused yet, read through a stale entry. */
-	stale = stale_of && (v == stale_of(sk, i) || stale_is_poison(v, i) || v == stale_value(sk, i));
+	stale = stale_of &&
+		(v == stale_of(sk, i) || stale_is_poison(v, i) || v == stale_value(sk, i));
 	stale_note(stale ? &ss.stale : &ss.wrong, stale_va(i));
 }
 
