@@ -1,20 +1,10 @@
 /*
- * Deliberately broken TLB designs, built only with make TEST_DESIGN=broken
- * (with its own O=), never into a real table: verify that can fail (issue
- * 25). Each claims batched's promises and breaks them in one way the tlb
- * bench's verify must catch and name; tests/run-all.sh runs the benchmark
- * with them and checks that each fails verify by name.
- *   broken_skip: never sends the round to one remote CPU (the last in the
- *                mm's mask), so that CPU keeps stale translations.
- *   broken_early_free: sends the round and returns without waiting for
- *                the acknowledgements, so the gather frees the frames
- *                while the targets may still translate to them.
- *   broken_ack_skip: a target acknowledges and skips its flush.
- *   broken_ack_early: a target acknowledges, then flushes.
- * Verify catches each by what the targets' own layers count (mm/tlb.c's
- * flushes, kernel/smp.c's acknowledgements and IPIs), never by a counter
- * the design's code keeps. The broken ipi and pin designs live beside their tables
- * (bench/bench_ipi.c, mm/pin.c), under the same build define.
+ * Deliberately broken TLB designs (make TEST_DESIGN=broken, own O=), never
+ * in a real table: each claims batched's promises and breaks them one way
+ * (see each below) that the tlb verify must catch and name, by what layers
+ * the design does not own count (mm/tlb.c's flushes, kernel/smp.c's IPIs,
+ * acknowledgements and pending call), never by a counter of the design's;
+ * tests/run-all.sh checks it. Broken ipi and pin designs: beside their tables.
  */
 #include "kernel/smp.h"
 #include "lib/atomic.h"
@@ -53,7 +43,7 @@ static void broken_targets(const struct tlb_flush_req *req, cpumask_t *mask)
 	cpumask_clear_cpu(arch_cpu_id(), mask);
 }
 
-/* batched's round to the mm's CPUs but the caller and the last other one. */
+/* broken_skip: batched's round to the mm's CPUs but the caller and the last other one. */
 static int tlb_flush_broken_skip(const struct tlb_flush_req *req)
 {
 	unsigned cpu, last = MAX_CPUS;
@@ -78,8 +68,9 @@ static void broken_target(void *arg)
 }
 
 /*
- * serial's round, but nobody waits for it (the next call's drain does, too
- * late): the gather frees the frames as the IPIs leave.
+ * broken_early_free: serial's round, but nobody waits for it (the next
+ * call's drain does, too late): the gather frees the frames as the IPIs
+ * leave. Caught by the call still pending when the gather's flush returns.
  */
 static int tlb_flush_broken_early_free(const struct tlb_flush_req *req)
 {
