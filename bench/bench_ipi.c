@@ -234,10 +234,13 @@ static int ipi_round_batched(void)
 /*
  * Both promise one IPI per target per round, sent and received; naive one
  * wait per target per round, batched one wait per round (what tells them
- * apart beyond 1 target).
+ * apart beyond 1 target). The call layer's count of calls posted comes
+ * first: a call's IPIs all leave before any acknowledgement is awaited, so
+ * calls per round is what the targets saw, whatever the design counts.
  */
 #define IPI_PROMISES(waits_per_target)                                                             \
-	DESIGN_PROMISES({ PCPU_IPI_SENT, 1, 1, true, false },                                      \
+	DESIGN_PROMISES({ PCPU_CALLS_POSTED, 1, 1, waits_per_target, false },                      \
+			{ PCPU_IPI_SENT, 1, 1, true, false },                                      \
 			{ PCPU_IPI_RECEIVED, 1, 1, true, false },                                  \
 			{ PCPU_IPI_ROUND_WAITS, 1, 1, waits_per_target, false })
 
@@ -257,15 +260,35 @@ static const struct ipi_ops ipi_ops_batched = {
 
 #ifdef MMLAB_TEST_DESIGN_BROKEN
 /*
- * make TEST_DESIGN=broken only: a "batched" that waits for each target in
- * turn (naive's round under batched's promises). Its verify must fail on
- * the waits at 3 CPUs or more (tests/run-all.sh checks it does).
+ * make TEST_DESIGN=broken only, each with batched's promises, wrong on
+ * purpose; verify must fail on the call layer's calls per round at 3 CPUs
+ * or more (tests/run-all.sh checks it does). broken_batched: naive's
+ * round. broken_serial: one wait counted, but each target's call posted
+ * alone, so the next post waits for its acknowledgement (serialised).
  */
+static int ipi_round_serial(void)
+{
+	int err = 0;
+
+	this_cpu_inc(PCPU_IPI_ROUND_WAITS); /* the one wait it claims */
+	for (unsigned i = 0; i < ipi.ntargets && !err; i++)
+		err = smp_call_one(ipi.target_cpu[i], ipi_nop, NULL, false);
+	return err ? err : smp_call_wait();
+}
+
 static const struct ipi_ops ipi_ops_broken_batched = {
 	.d = { .name = "broken_batched", .desc = "batched's promises, naive's waits: wrong on purpose",
-	       .source = "tests/run-all.sh, verify that can fail (issue 25)", .unit = "round",
+	       .source = "tests/run-all.sh, verify that can fail", .unit = "round",
 	       .promises = IPI_PROMISES(false) },
 	.round = ipi_round_naive,
+};
+
+static const struct ipi_ops ipi_ops_broken_serial = {
+	.d = { .name = "broken_serial",
+	       .desc = "batched's promises, one wait counted, each target polled in turn",
+	       .source = "tests/run-all.sh, verify that can fail", .unit = "round",
+	       .promises = IPI_PROMISES(false) },
+	.round = ipi_round_serial,
 };
 #endif
 
@@ -274,6 +297,7 @@ static const struct design *const ipi_designs[] = {
 	&ipi_ops_batched.d,
 #ifdef MMLAB_TEST_DESIGN_BROKEN
 	&ipi_ops_broken_batched.d,
+	&ipi_ops_broken_serial.d,
 #endif
 	NULL,
 };

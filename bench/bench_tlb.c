@@ -59,8 +59,9 @@ struct tlb_bench {
 	bool counted;	      /* this run is timed (not a warm-up) */
 	u64 last_run_cycles;  /* the initiator's last unmap, sizing the baseline window */
 	/* Each participating CPU's own invalidations over the episode's runs (idx order). */
-	u64 flush_mark[MAX_CPUS][2]; /* tlb_flush_one, tlb_flush_all after the last prepare */
-	u64 flushes[MAX_CPUS][2];    /* summed over the runs so far */
+	/* tlb_flush_one, tlb_flush_all, calls_acked_early: after the last prepare, over the runs */
+	u64 flush_mark[MAX_CPUS][3];
+	u64 flushes[MAX_CPUS][3];
 	bool marked;		     /* flush_mark holds a prepare's snapshot */
 };
 
@@ -207,10 +208,11 @@ static int tlb_bench_setup(struct bench_ctx *c)
  */
 static void tlb_bench_count_flushes(const struct bench_ctx *c, bool mark)
 {
-	static const struct pcpu_counter *const k[2] = { PCPU_TLB_FLUSH_ONE, PCPU_TLB_FLUSH_ALL };
+	static const struct pcpu_counter *const k[3] = { PCPU_TLB_FLUSH_ONE, PCPU_TLB_FLUSH_ALL,
+							 PCPU_CALLS_ACKED_EARLY };
 
 	for (unsigned idx = 0; idx < c->ncpus; idx++)
-		for (unsigned i = 0; i < 2; i++) {
+		for (unsigned i = 0; i < 3; i++) {
 			u64 now = percpu_counter_read(c->cpu[idx], k[i]);
 
 			if (tb.marked)
@@ -303,6 +305,30 @@ static bool tlb_bench_cpu_flushes_ok(struct bench_ctx *c, unsigned idx, u64 runs
 }
 
 /*
+ * Whether every remote acknowledged each round after its handler (its
+ * flush) returned, as the call layer counted on that CPU; else fails @c
+ * naming it. A design whose targets acknowledge first and flush after
+ * (early_ack) says so with its quiesce hook, and keeps its frames.
+ */
+static bool tlb_bench_acks_ok(struct bench_ctx *c)
+{
+	if (tlb_ops_of(c->design)->quiesce)
+		return true;
+	for (unsigned idx = 1; idx < c->ncpus; idx++) {
+		u64 early = tb.flushes[idx][2];
+
+		if (!early)
+			continue;
+		bench_fail(c, "%s: CPU %u (remote) acknowledged %lu calls in %lu runs before its "
+			   "handler returned: its flush could run after the frames were freed",
+			   c->design->name, c->cpu[idx], (unsigned long)early,
+			   (unsigned long)c->runs_done);
+		return false;
+	}
+	return true;
+}
+
+/*
  * The design's own promises (rounds and IPIs per page), then what every
  * design's targets do with each round: each CPU with the mm loaded (the
  * initiator and each remote, each on its own counters) flushes page by
@@ -337,7 +363,7 @@ static int tlb_bench_verify(struct bench_ctx *c)
 	for (unsigned idx = 0; idx < flushers; idx++)
 		if (!tlb_bench_cpu_flushes_ok(c, idx, c->runs_done, one, all))
 			return -EINVAL;
-	return 0;
+	return tlb_bench_acks_ok(c) ? 0 : -EINVAL;
 }
 
 /*

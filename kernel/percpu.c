@@ -53,6 +53,9 @@ PCPU_COUNTER(PCPU_IPI_SENT, "ipi_sent");
 PCPU_COUNTER(PCPU_IPI_RECEIVED, "ipi_received");
 PCPU_COUNTER(PCPU_INTERRUPTS, "interrupts");
 PCPU_COUNTER(PCPU_CALLS_RUN, "calls_run");
+PCPU_COUNTER(PCPU_CALLS_ACKED_EARLY, "calls_acked_early");
+PCPU_COUNTER(PCPU_CALLS_POSTED, "calls_posted");
+PCPU_COUNTER(PCPU_WATCHED_WRITES, "watched_writes");
 
 u64 percpu_counter_read(unsigned cpu, const struct pcpu_counter *c)
 {

@@ -56,6 +56,17 @@ PCPU_COUNTER_DECLARE(PCPU_IPI_SENT);	 /* IPIs this CPU sent (one per target) */
 PCPU_COUNTER_DECLARE(PCPU_IPI_RECEIVED); /* call IPIs this CPU handled */
 PCPU_COUNTER_DECLARE(PCPU_INTERRUPTS);	 /* every interrupt taken, IPIs included */
 PCPU_COUNTER_DECLARE(PCPU_CALLS_RUN);	 /* cross-CPU call functions this CPU ran */
+/* Calls this CPU acknowledged from inside their function (smp_call_ack()), as a target. */
+PCPU_COUNTER_DECLARE(PCPU_CALLS_ACKED_EARLY);
+/*
+ * Calls this CPU posted, each to one or more targets. Our one descriptor
+ * holds one call, so every IPI of a call leaves before any of its
+ * acknowledgements is waited for, and the next call first waits for them
+ * all: IPIs sent per call posted is how many went out before an ack.
+ */
+PCPU_COUNTER_DECLARE(PCPU_CALLS_POSTED);
+/* Writes this CPU made to a watched location (arch_watch_writes()), counted by the trap. */
+PCPU_COUNTER_DECLARE(PCPU_WATCHED_WRITES);
 
 /* Bounds of the pcpu_counters section: from the host linker or linker.ld. */
 extern const struct pcpu_counter __start_pcpu_counters[], __stop_pcpu_counters[];

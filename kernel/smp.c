@@ -106,6 +106,8 @@ static void run_call_from(unsigned caller, unsigned self)
 	d->fn(d->arg);
 	if (l->call_unacked)
 		smp_ack(caller, self);
+	else
+		this_cpu_inc(PCPU_CALLS_ACKED_EARLY); /* the function acknowledged, then went on */
 	l->call_unacked = 0;
 }
 
@@ -418,6 +420,7 @@ static int smp_post(struct smp_targets *t, smp_call_fn fn, void *arg, const void
 	d->fn = fn;
 	d->arg = len ? memcpy(d->data, data, len) : arg;
 	smp_send(d, t, me->cpu_id);
+	this_cpu_inc(PCPU_CALLS_POSTED);
 	d->unwaited = true;
 	if (wait)
 		return smp_call_wait();

@@ -131,15 +131,33 @@ const struct pin_flag_ops pin_flag_ops_folio = {
 #ifdef MMLAB_TEST_DESIGN_BROKEN
 /*
  * make TEST_DESIGN=broken only: fixed's promises (one write per CPU per mm
- * at most) with naive's write on every call. Wrong on purpose: the pin
- * bench's verify must fail on it (tests/run-all.sh checks it does).
+ * at most) with naive's write on every call, counted (broken_always) or
+ * not (broken_uncounted). Wrong on purpose: the pin bench's verify must
+ * fail on each, by the write watches on the flag line (tests/run-all.sh
+ * checks it does).
  */
 static const struct pin_flag_ops pin_flag_ops_broken_always = {
 	.d = { .name = "broken_always", .desc = "fixed's promises, writes the flag on every call",
-	       .source = "tests/run-all.sh, verify that can fail (issue 25)", .unit = "mm",
+	       .source = "tests/run-all.sh, verify that can fail", .unit = "mm",
 	       .promises = DESIGN_PROMISES({ PCPU_PIN_FLAG_WRITES, 1, 1, true, true },
 					   { PCPU_PIN_REF_ATOMICS, 1, 1, false, false }) },
 	.note_pinned = note_pinned_naive,
+	.pin_large = pin_large_per_page,
+};
+
+/* naive's write on every call, never counted: only a watch on the line sees it. */
+static void note_pinned_uncounted(struct mm *mm)
+{
+	atomic_store_relaxed(&mm->has_pinned, 1);
+}
+
+static const struct pin_flag_ops pin_flag_ops_broken_uncounted = {
+	.d = { .name = "broken_uncounted",
+	       .desc = "fixed's promises, writes the flag on every call without counting",
+	       .source = "tests/run-all.sh, verify that can fail", .unit = "mm",
+	       .promises = DESIGN_PROMISES({ PCPU_PIN_FLAG_WRITES, 1, 1, true, true },
+					   { PCPU_PIN_REF_ATOMICS, 1, 1, false, false }) },
+	.note_pinned = note_pinned_uncounted,
 	.pin_large = pin_large_per_page,
 };
 #endif
@@ -148,6 +166,7 @@ const struct design *const pin_flag_designs[] = {
 	&pin_flag_ops_naive.d, &pin_flag_ops_fixed.d, &pin_flag_ops_folio.d,
 #ifdef MMLAB_TEST_DESIGN_BROKEN
 	&pin_flag_ops_broken_always.d,
+	&pin_flag_ops_broken_uncounted.d,
 #endif
 	NULL,
 };

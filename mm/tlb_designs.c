@@ -139,6 +139,7 @@ extern const struct tlb_ops tlb_ops_example;
 #ifdef MMLAB_TEST_DESIGN_BROKEN
 /* tests/design_broken.c */
 extern const struct tlb_ops tlb_ops_broken_skip, tlb_ops_broken_early_free;
+extern const struct tlb_ops tlb_ops_broken_ack_skip, tlb_ops_broken_ack_early;
 #endif
 
 const struct design *const tlb_designs[] = {
@@ -155,6 +156,8 @@ const struct design *const tlb_designs[] = {
 #ifdef MMLAB_TEST_DESIGN_BROKEN
 	&tlb_ops_broken_skip.d, /* tests/design_broken.c, make TEST_DESIGN=broken only */
 	&tlb_ops_broken_early_free.d,
+	&tlb_ops_broken_ack_skip.d,
+	&tlb_ops_broken_ack_early.d,
 #endif
 	NULL,
 };

@@ -1,16 +1,10 @@
 /*
- * Deliberately broken TLB designs, built only with make TEST_DESIGN=broken
- * (with its own O=), never into a real table: verify that can fail (issue
- * 25). Each claims batched's promises and breaks them in one way the tlb
- * bench's verify must catch and name; tests/run-all.sh runs the benchmark
- * with them and checks that each fails verify by name.
- *   broken_skip: never sends the round to one remote CPU (the last in the
- *                mm's mask), so that CPU keeps stale translations.
- *   broken_early_free: sends the round and returns without waiting for
- *                the acknowledgements, so the gather frees the frames
- *                while the targets may still translate to them.
- * The broken ipi "batched" and pin design live beside their tables
- * (bench/bench_ipi.c, mm/pin.c), under the same build define.
+ * Deliberately broken TLB designs (make TEST_DESIGN=broken, own O=), never
+ * in a real table: each claims batched's promises and breaks them one way
+ * (see each below) that the tlb verify must catch and name, by what layers
+ * the design does not own count (mm/tlb.c's flushes, kernel/smp.c's IPIs,
+ * acknowledgements and pending call), never by a counter of the design's;
+ * tests/run-all.sh checks it. Broken ipi and pin designs: beside their tables.
  */
 #include "kernel/smp.h"
 #include "lib/atomic.h"
@@ -20,14 +14,14 @@
 
 /*
  * Both claim batched's promises (one round per gather, one IPI per remote)
- * and break them their own way, in @flush alone.
+ * and break them their own way, in @flush or in the target's @target_fn.
  */
-#define BROKEN_TLB_DESIGN(dname, what, flush_fn)                                                   \
+#define BROKEN_TLB_DESIGN_T(dname, what, flush_fn, target_fn)                                     \
 	const struct tlb_ops tlb_ops_##dname = {                                                   \
 		.d = {                                                                             \
 			.name = #dname,                                                            \
 			.desc = "batched's promises, but " what,                                   \
-			.source = "tests/run-all.sh, verify that can fail (issue 25)",             \
+			.source = "tests/run-all.sh, verify that can fail",                        \
 			.unit = "page",                                                            \
 			.promises = DESIGN_PROMISES(                                               \
 				{ PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES, false, false },         \
@@ -36,8 +30,10 @@
 		},                                                                                 \
 		.add = tlb_add_queued,                                                             \
 		.flush = flush_fn,                                                                 \
-		.target_flush = tlb_target_flush,                                                  \
+		.target_flush = target_fn,                                                         \
 	}
+#define BROKEN_TLB_DESIGN(dname, what, flush_fn)                                                   \
+	BROKEN_TLB_DESIGN_T(dname, what, flush_fn, tlb_target_flush)
 
 /* A new generation, then @mask = the mm's CPUs but this one, as a round's targets. */
 static void broken_targets(const struct tlb_flush_req *req, cpumask_t *mask)
@@ -47,7 +43,7 @@ static void broken_targets(const struct tlb_flush_req *req, cpumask_t *mask)
 	cpumask_clear_cpu(arch_cpu_id(), mask);
 }
 
-/* batched's round to the mm's CPUs but the caller and the last other one. */
+/* broken_skip: batched's round to the mm's CPUs but the caller and the last other one. */
 static int tlb_flush_broken_skip(const struct tlb_flush_req *req)
 {
 	unsigned cpu, last = MAX_CPUS;
@@ -72,8 +68,9 @@ static void broken_target(void *arg)
 }
 
 /*
- * serial's round, but nobody waits for it (the next call's drain does, too
- * late): the gather frees the frames as the IPIs leave.
+ * broken_early_free: serial's round, but nobody waits for it (the next
+ * call's drain does, too late): the gather frees the frames as the IPIs
+ * leave. Caught by the call still pending when the gather's flush returns.
  */
 static int tlb_flush_broken_early_free(const struct tlb_flush_req *req)
 {
@@ -87,3 +84,23 @@ static int tlb_flush_broken_early_free(const struct tlb_flush_req *req)
 
 BROKEN_TLB_DESIGN(broken_early_free, "frames freed before the acknowledgements",
 		  tlb_flush_broken_early_free);
+
+/* As a target (in the call): acknowledged, and no flush. The initiator's own flush is kept. */
+static void broken_target_ack_skip(const struct tlb_flush_req *req)
+{
+	if (!smp_call_ack())
+		tlb_target_flush(req);
+}
+
+BROKEN_TLB_DESIGN_T(broken_ack_skip, "a target acknowledges and skips its flush",
+		    tlb_flush_send, broken_target_ack_skip);
+
+/* As a target: acknowledged first, so the initiator frees the frames while we flush. */
+static void broken_target_ack_early(const struct tlb_flush_req *req)
+{
+	smp_call_ack();
+	tlb_target_flush(req);
+}
+
+BROKEN_TLB_DESIGN_T(broken_ack_early, "a target acknowledges before it flushes",
+		    tlb_flush_send, broken_target_ack_early);

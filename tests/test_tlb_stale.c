@@ -103,27 +103,47 @@ static bool stale_is_poison(u64 v, unsigned i)
 }
 
 /*
- * Reads every page of the loaded space. @good(@gk, i) is right; with
+ * The hot pages: the first and the last STALE_HOT of the range. A range
+ * larger than the TLB (an emulator's direct-mapped one too) loses the
+ * entries of a plain sweep to the sweep itself, so a missing flush would
+ * go unseen: the readers touch the hot pages last and check them first,
+ * which keeps 2 * STALE_HOT entries cached at any size, any CPU count.
+ */
+#define STALE_HOT 32
+
+static bool stale_hot(unsigned i)
+{
+	return i < STALE_HOT || i + STALE_HOT >= ss.nr;
+}
+
+/* Page @i's read: @good(@gk, i) is right; see stale_read_all(). */
+static void stale_read_one(unsigned i, u64 (*good)(u32, unsigned), u32 gk,
+			   u64 (*stale_of)(u32, unsigned), u32 sk)
+{
+	u64 v = *(volatile u64 *)stale_va(i);
+	bool stale;
+
+	if (v == good(gk, i))
+		return;
+	/* The old content too: an unmapped frame nobody reused yet, read through a stale entry. */
+	stale = stale_of &&
+		(v == stale_of(sk, i) || stale_is_poison(v, i) || v == stale_value(sk, i));
+	stale_note(stale ? &ss.stale : &ss.wrong, stale_va(i));
+}
+
+/*
+ * Reads every page of the loaded space once, the hot pages first when
+ * @hot_first (a check), else last (a touch). @good(@gk, i) is right; with
  * @stale_of, a read of @stale_of(@sk, i) (or of any poison) is stale;
  * anything else is wrong. @count: a check, counted in ss.reads.
  */
 static void stale_read_all(u64 (*good)(u32, unsigned), u32 gk, u64 (*stale_of)(u32, unsigned),
 			   u32 sk, bool count)
 {
-	for (unsigned i = 0; i < ss.nr; i++) {
-		u64 v = *(volatile u64 *)stale_va(i);
-		bool stale;
-
-		if (v == good(gk, i))
-			continue;
-		/*
-		 * The old content too: an unmapped frame nobody reused yet,
-		 * read through a stale entry.
-		 */
-		stale = stale_of && (v == stale_of(sk, i) || stale_is_poison(v, i) ||
-				     v == stale_value(sk, i));
-		stale_note(stale ? &ss.stale : &ss.wrong, stale_va(i));
-	}
+	for (unsigned pass = 0; pass < 2; pass++)
+		for (unsigned i = 0; i < ss.nr; i++)
+			if (stale_hot(i) == (pass == (count ? 0u : 1u)))
+				stale_read_one(i, good, gk, stale_of, sk);
 	if (count)
 		atomic_fetch_add(&ss.reads, ss.nr);
 }
@@ -539,8 +559,8 @@ static int stale_control_result;
 /*
  * Per size of stale_sizes[]: the control's stale reads there (and its
  * reads). A size where it saw none cannot fail a design: the designs are
- * not judged there, and the log says so (issue 25: under TCG the control
- * read 0 stale at 512 and 8193 pages).
+ * not judged there, and the log says so. On a machine that keeps entries
+ * the control itself fails then (the hot pages should have kept some).
  */
 static u64 stale_control_stale[ARRAY_SIZE(stale_sizes)];
 static u64 stale_control_reads[ARRAY_SIZE(stale_sizes)];
@@ -577,6 +597,10 @@ static void test_tlb_stale_control(struct ktest *t)
 		return;
 	if (stale) {
 		stale_control_result = 1;
+		/* Where entries are kept, every size is judged: the control sees each. */
+		for (unsigned s = 0; s < ARRAY_SIZE(stale_sizes); s++)
+			if (cpuinfo.tcg || !cpuinfo.hypervisor_bit)
+				KEXPECT_GT(t, stale_control_stale[s], 0);
 		return;
 	}
 	ktest_log(t, "the control saw no stale read (hypervisor \"%s\")", cpuinfo.hypervisor);
@@ -598,6 +622,27 @@ static bool stale_can_fail(struct ktest *t)
 	return false;
 }
 
+/*
+ * Shootdown rounds one design may take at one size, at most: each waits on
+ * every reader's vCPU, which a loaded host deschedules, so naive's one
+ * round per page at 8193 pages could outlast the deadlines. Such a size is
+ * left out for that design alone, and the log says so.
+ */
+#define STALE_ROUNDS_MAX 1024
+
+static bool stale_rounds_fit(struct ktest *t, const struct tlb_ops *ops,
+			     const struct stale_size *sz)
+{
+	const struct design_promise *p = design_promise(&ops->d, PCPU_TLB_SHOOTDOWNS);
+	u64 rounds = p ? design_expect(p, sz->nr, 1) * sz->rounds : 0;
+
+	if (rounds <= STALE_ROUNDS_MAX)
+		return true;
+	ktest_log(t, "%s, %u pages: left out, %lu shootdown rounds (at most %u per size)",
+		  ops->d.name, sz->nr, (unsigned long)rounds, STALE_ROUNDS_MAX);
+	return false;
+}
+
 static void stale_check_design(struct ktest *t, const struct tlb_ops *ops,
 			       const struct stale_size *sizes, unsigned nsizes, bool lazy)
 {
@@ -612,6 +657,8 @@ static void stale_check_design(struct ktest *t, const struct tlb_ops *ops,
 				  sizes[s].nr, (unsigned long)stale_control_reads[s]);
 			continue;
 		}
+		if (!stale_rounds_fit(t, ops, &sizes[s]))
+			continue;
 		if (KEXPECT_EQ(t, stale_run(t, ops, &sizes[s], lazy, &ok), 0))
 			continue;
 		ktest_log(t, "STALE: design %s, CPU %u read poison at 0x%lx after the shootdown returned",

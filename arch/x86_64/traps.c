@@ -220,10 +220,15 @@ static int handle_page_fault(struct trap_frame *f, u64 cr2)
 	return err;
 }
 
+static bool watch_hit(void);
+
 static void handle_exception(struct trap_frame *f)
 {
 	u64 cr2 = f->vector == VEC_PF ? read_cr2() : 0;
 	int pf_err = f->vector == VEC_PF ? handle_page_fault(f, cr2) : 1;
+
+	if (f->vector == VEC_DB && watch_hit())
+		return;
 
 	if (!pf_err)
 		return;
@@ -234,6 +239,74 @@ static void handle_exception(struct trap_frame *f)
 	panic_begin();
 	report_exception(f, cr2, pf_err == 1 ? 0 : pf_err);
 	panic_end("unhandled exception");
+}
+
+/* ---- write watches (debug registers) ---- */
+
+/* DR7 for slot @slot: local enable, RW=01 (data writes), LEN @lenbits (SDM Vol. 3B 18.2.4). */
+#define DR7_SLOT_BITS(slot, lenbits)                                                               \
+	((1ull << (2 * (slot))) | (((u64)(lenbits) << 2 | 1ull) << (16 + 4 * (slot))))
+
+static u64 read_dr6(void)
+{
+	u64 v;
+
+	__asm__ volatile("mov %%dr6, %0" : "=r"(v));
+	return v;
+}
+
+/* A write watch fired: counted, DR6 cleared; the write is done and the code goes on. */
+static bool watch_hit(void)
+{
+	u64 dr6 = read_dr6();
+
+	if (!(dr6 & 0xf))
+		return false;
+	for (unsigned slot = 0; slot < 4; slot++)
+		if (dr6 & (1ull << slot))
+			this_cpu_inc(PCPU_WATCHED_WRITES);
+	__asm__ volatile("mov %0, %%dr6" : : "r"(0xffff0ff0ull));
+	return true;
+}
+
+/* Slot @slot's enable bits (local, global) and its type and length field. */
+static u64 dr7_slot_mask(unsigned slot)
+{
+	return (3ull << (2 * slot)) | (0xfull << (16 + 4 * slot));
+}
+
+static u64 read_dr7(void)
+{
+	u64 v;
+
+	__asm__ volatile("mov %%dr7, %0" : "=r"(v));
+	return v;
+}
+
+int arch_watch_writes(unsigned slot, const void *addr, unsigned len)
+{
+	static const u8 lenbits[9] = { [1] = 0, [2] = 1, [4] = 3, [8] = 2 };
+	u64 a = (u64)addr;
+
+	if (slot > 3 || len > 8 || (len & (len - 1)) || !len || (a & (len - 1)))
+		return -EINVAL;
+	if (slot == 0)
+		__asm__ volatile("mov %0, %%dr0" : : "r"(a));
+	else if (slot == 1)
+		__asm__ volatile("mov %0, %%dr1" : : "r"(a));
+	else if (slot == 2)
+		__asm__ volatile("mov %0, %%dr2" : : "r"(a));
+	else
+		__asm__ volatile("mov %0, %%dr3" : : "r"(a));
+	a = (read_dr7() & ~dr7_slot_mask(slot)) | DR7_SLOT_BITS(slot, lenbits[len]);
+	__asm__ volatile("mov %0, %%dr7" : : "r"(a));
+	return 0;
+}
+
+void arch_watch_clear(unsigned slot)
+{
+	if (slot <= 3)
+		__asm__ volatile("mov %0, %%dr7" : : "r"(read_dr7() & ~dr7_slot_mask(slot)));
 }
 
 void trap_dispatch(struct trap_frame *f);

@@ -18,6 +18,7 @@ struct trap_frame {
 };
 
 #define VEC_DE 0
+#define VEC_DB 1
 #define VEC_NMI 2
 #define VEC_UD 6
 #define VEC_DF 8

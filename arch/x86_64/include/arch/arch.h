@@ -174,4 +174,13 @@ struct arch_fault_hook {
 /* Installs @hook (it must outlive the run). Boot CPU, before the first fault it should see. */
 void arch_set_fault_hook(const struct arch_fault_hook *hook);
 
+/*
+ * Write watches (debug registers, this CPU only): every write to the
+ * @len bytes at @addr (1, 2, 4 or 8, aligned to @len) traps after it is
+ * done, and the trap adds one to this CPU's PCPU_WATCHED_WRITES, then the
+ * code goes on. Slots 0..3. -EINVAL for a bad slot, length or alignment.
+ */
+int arch_watch_writes(unsigned slot, const void *addr, unsigned len);
+void arch_watch_clear(unsigned slot);
+
 #endif
