@@ -30,7 +30,9 @@
  * run; its rate goes on the BENCH line as writer_ops_per_s (the median
  * over the timed runs), so a design that stalls the writer, or that the
  * writer stalls, shows it. (The run's time is the slowest CPU's, so it
- * includes the writer finishing its last fork.) Metric: faults per second
+ * includes the writer finishing its last fork.) In exact mode the writer's
+ * work is fixed instead: one fork per FL_FAULTS_PER_FORK pages of a pass,
+ * each faulter yielding after as many faults. Metric: faults per second
  * over the faulting CPUs; the BENCH line adds faults per second per CPU.
  */
 #include "bench/bench.h"
@@ -52,6 +54,14 @@
 #define FL_BENCH_SPAN MAPPING_SHARE_ALIGN
 
 #define FL_WRITER_PAGES 16 /* writer=fork: pages of the writer's region, copied by each fork */
+/*
+ * Exact mode, writer=fork: a vCPU keeps its turn until it yields, so a
+ * writer that forks "while the faulters fault" would fork only where the
+ * emulator's time slice happens to end a faulter's turn. So the writer's
+ * work is defined: one fork per this many pages of a pass, and the
+ * faulters yield after as many faults, which interleaves the two.
+ */
+#define FL_FAULTS_PER_FORK 16
 
 enum fl_region { FL_REGION_PRIVATE, FL_REGION_SHAREABLE };
 enum fl_fault { FL_FAULT_ZERO, FL_FAULT_COW_COPY, FL_FAULT_COW_REUSE };
@@ -66,6 +76,7 @@ struct fl_bench {
 	unsigned pages, flags;
 	unsigned nfaulters; /* the CPUs that fault: all, or all but the writer (the last) */
 	enum fl_fault fault;
+	unsigned writer_forks; /* exact mode, writer=fork: forks per run; else 0 (until done) */
 	u32 faulters_done; /* this run's faulters past their pass: the writer stops */
 	u64 writer_ops;	   /* forks over the episode */
 	u64 events0[FAULT_NR_EVENTS]; /* fault_event_count() at setup */
@@ -191,6 +202,7 @@ static int fl_bench_setup(struct bench_ctx *c)
 	fb.pages = (unsigned)bench_param(c, "pages");
 	fb.nfaulters = c->ncpus - (writer ? 1 : 0);
 	fb.writer_ops = 0;
+	fb.writer_forks = writer && timing_exact() ? MAX(fb.pages / FL_FAULTS_PER_FORK, 1u) : 0;
 	if (fb.pages * PT_PAGE_4K > FL_BENCH_SPAN || !fb.nfaulters)
 		return -EINVAL;
 	fl_writer_rates_start(c);
@@ -277,13 +289,21 @@ static int fl_bench_fork_once(void)
 	return mm_destroy(child) ?: err;
 }
 
-/* Timed, on the last CPU: forks until every faulter is done; records the rate of a timed run. */
+/* Whether the writer forks again after @n: a fixed count (exact), else until the faulters end. */
+static bool fl_writer_more(u64 n)
+{
+	if (fb.writer_forks)
+		return n < fb.writer_forks;
+	return atomic_load_acquire(&fb.faulters_done) < fb.nfaulters;
+}
+
+/* Timed, on the last CPU: forks (fl_writer_more()); records the rate of a timed run. */
 static void fl_bench_writer(struct bench_ctx *c, unsigned idx)
 {
 	u64 t0 = arch_tsc_read(), n = 0, cycles;
 	int err = 0;
 
-	while (!err && atomic_load_acquire(&fb.faulters_done) < fb.nfaulters) {
+	while (!err && fl_writer_more(n)) {
 		err = fl_bench_fork_once();
 		n += !err;
 		timing_yield(); /* the faulters it races run in between (exact mode) */
@@ -297,6 +317,16 @@ static void fl_bench_writer(struct bench_ctx *c, unsigned idx)
 		fw.rate[c->variant][fw.n[c->variant]++] = mul_div_u64(n, arch_tsc_hz(), cycles);
 }
 
+/* Timed: the write pass; beside an exact-mode writer, it yields every FL_FAULTS_PER_FORK faults. */
+static void fl_bench_fault_pass(void)
+{
+	for (unsigned i = 0; i < fb.pages; i++) {
+		*(volatile u64 *)(FL_BENCH_BASE + (vaddr_t)i * PT_PAGE_4K) = 2 + i;
+		if (fb.writer_forks && i % FL_FAULTS_PER_FORK == FL_FAULTS_PER_FORK - 1)
+			timing_yield();
+	}
+}
+
 /* Timed: one write pass over this CPU's region, one fault of the case's kind per page. */
 static void fl_bench_run(struct bench_ctx *c, unsigned idx)
 {
@@ -304,7 +334,7 @@ static void fl_bench_run(struct bench_ctx *c, unsigned idx)
 		fl_bench_writer(c, idx);
 		return;
 	}
-	fl_bench_write_pass(2);
+	fl_bench_fault_pass();
 	atomic_fetch_add(&fb.faulters_done, 1);
 }
 
@@ -373,6 +403,12 @@ static int fl_bench_verify_writer(struct bench_ctx *c)
 
 	if (!fb.wmm)
 		return 0;
+	if (fb.writer_forks && fb.writer_ops != c->runs_done * fb.writer_forks) {
+		bench_fail(c, "the writer forked %lu times in %lu runs, expected %u per run",
+			   (unsigned long)fb.writer_ops, (unsigned long)c->runs_done,
+			   fb.writer_forks);
+		return -EINVAL;
+	}
 	for (unsigned i = 0; i < fb.mapping.nattach; i++)
 		attached += fb.mapping.attach[i].mm != NULL;
 	for (unsigned i = 0; i < FL_WRITER_PAGES && attached == fb.nfaulters + 1; i++) {
@@ -429,6 +465,8 @@ static void fl_bench_report_writer(const struct bench_ctx *c, struct json *j)
 		return;
 	json_str(j, "writer", "fork");
 	json_u64(j, "writer_cpus", 1);
+	if (fb.writer_forks)
+		json_u64(j, "writer_forks_per_run", fb.writer_forks);
 	if (!stats_compute(fw.rate[c->variant], fw.n[c->variant], &st))
 		json_u64(j, "writer_ops_per_s", st.median);
 	fw.n[c->variant] = 0;

@@ -431,6 +431,15 @@ expect_run bench-exact-runs-pagemap 0 --exact --bench pagemap,faultlock --boot k
 	--results "$bench_runs/E4" -- cpus=2 iters=4
 check bench_exact_runs_agree_pagemap "$(runs_agree "$bench_runs/E4/serial.log")" \
 	"a design's runs differ within one exact boot: grep samples $bench_runs/E4/serial.log"
+# faultlock's fork writer at 4 CPUs in exact mode: a fixed number of forks per
+# run, interleaved with the faulters, so its runs agree and the writer forked.
+expect_run bench-exact-runs-faultlock4 0 --exact --bench faultlock --boot kernel --smp 4 \
+	--results "$bench_runs/E5" -- cpus=4 iters=4
+check bench_exact_runs_agree_faultlock_4cpus "$(runs_agree "$bench_runs/E5/serial.log")" \
+	"a design's runs differ within one exact boot: grep samples $bench_runs/E5/serial.log"
+check bench_exact_faultlock_writer_forked "$(grep -a '"writer":"fork"' "$bench_runs/E5/serial.log" |
+	grep -qa '"writer_ops_per_s":0[,}]' && echo 0 || has "$bench_runs/E5/serial.log" '"writer_ops_per_s":[1-9]')" \
+	"a fork writer forked nothing: grep writer_ops_per_s $bench_runs/E5/serial.log"
 # Every other benchmark, briefly: each verifies its own exact counts after its runs.
 expect_run bench-all 0 --bench tlb,tlbmulti,pin,pagemap,faultlock,swapfree,reclaim --accel tcg --boot kernel --smp 2 \
 	--results "$bench_runs/all" -- iters=2 swapfree_mb=32
