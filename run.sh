@@ -249,6 +249,18 @@ pick_timing() {
 	say "timing: $timing"
 }
 
+# More vCPUs than host cores, each its own host thread (exact mode runs them
+# in turn on one): a fair lock handed to a waiter whose thread the host has
+# descheduled stalls every CPU queued behind it, so the kernel is asked for
+# its unfair lock, and the header says so. A spinlock= word given wins.
+pick_spinlock() {
+	local w
+	for w in "${extra[@]+"${extra[@]}"}"; do [[ $w != spinlock=* ]] || return 0; done
+	[ "$emulator" = qemu ] && [ "$timing" != exact ] && [ "$smp" -gt "$(nproc)" ] || return 0
+	extra+=("spinlock=unfair")
+	say "spinlock: unfair ($smp vCPUs on $(nproc) host cores)"
+}
+
 kernel_cmdline() {
 	local words=("mode=$mode")
 	# Self-tests and the torture run in the kernel's default (time) unless asked.
@@ -475,6 +487,7 @@ main() {
 	pick_timing
 	[ -n "$smp" ] || [ "$emulator" != bochs ] || smp=$BOCHS_SMP_DEFAULT
 	[ -n "$smp" ] || smp=$(nproc)
+	pick_spinlock
 	if [ -z "$timeout_s" ]; then
 		timeout_s=900
 		[ "$mode" = bench ] && timeout_s=3600

@@ -3,7 +3,7 @@
  * a ticket (next) and spins with arch_cpu_relax() until the lock serves it
  * (owner), so waiters are granted the lock in arrival order. Where
  * arch_spin_unfair() says a waiter may be a host thread that spinning does
- * not yield to (QEMU TCG), a CPU instead waits for the lock to be free and
+ * not yield to (spinlock=unfair), a CPU instead waits for the lock to be free and
  * then takes the ticket being served, as spin_trylock() does: in arrival
  * order, once more vCPUs than host cores queue, every handover would wait
  * for the host to schedule the next waiter's thread. With
