@@ -41,19 +41,26 @@
  */
 #define EA_GAP_MS 250
 #define EA_POISON 0x4541524c59414b21ull
-/* timeout_ms for the late-flush case: well inside EA_GAP_MS, so every target is late. */
+/* timeout_ms for the late-flush case, whose targets stay in their gap until let go. */
 #define EA_LATE_MS 20
+/*
+ * The late-flush case's gap: its targets are judged one after another,
+ * each on its own deadline, so a gap shorter than all their waits would let
+ * the last ones flush in time (and rightly stay in the run).
+ */
+#define EA_LATE_GAP_MS 10000
 
 static struct {
 	struct mm *mm;
 	u32 reused;	 /* the old frame was written by its "next owner" */
 	u32 gaps;	 /* targets that ran the gap */
 	u32 seen_reused; /* of them, those that saw the write before flushing */
+	u32 gap_ms;	 /* 0: EA_GAP_MS */
 } ea;
 
 static void ea_gap(const struct tlb_flush_req *req)
 {
-	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * EA_GAP_MS;
+	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * (ea.gap_ms ? ea.gap_ms : EA_GAP_MS);
 
 	if (req->mm != ea.mm || req->start > EA_BASE || req->last < EA_BASE)
 		return; /* another request than page 0's (the next gather's) */
@@ -327,7 +334,8 @@ static void test_tlb_early_ack_late_flush_is_the_late_cpus(struct ktest *t)
 	if (KEXPECT_EQ(t, ea_start(&tlb_ops_early_ack, 3, &old), 0)) {
 		page_ref_inc(old); /* ours, whether the frame is freed or quarantined */
 		quarantine_stats_get(&q0);
-		/* Each target waits EA_GAP_MS between its acknowledgement and its flush. */
+		/* Each target waits in its gap, between its acknowledgement and its flush. */
+		ea.gap_ms = EA_LATE_GAP_MS;
 		WRITE_ONCE(tlb_early_ack_gap, ea_gap);
 		smp_set_timeout_ms(EA_LATE_MS);
 		KEXPECT_EQ(t, tlb_unmap_pages(ea.mm, EA_BASE, 1, &tlb_ops_early_ack), 0);
@@ -346,6 +354,7 @@ static void test_tlb_early_ack_late_flush_is_the_late_cpus(struct ktest *t)
 		/* Runs after each target's handler, so after its gap and flush. */
 		KEXPECT_EQ(t, smp_call_others(ea_nothing, NULL, true), 0);
 		WRITE_ONCE(tlb_early_ack_gap, NULL);
+		ea.gap_ms = 0;
 		KEXPECT_EQ(t, page_ref_count(old), 2); /* ours and the quarantine's */
 		if (page_ref_dec_and_test(old))
 			page_free(old, 0); /* not quarantined after all: the count said so */
