@@ -4,6 +4,7 @@
  * firmware and memory.
  */
 #include "kernel/report.h"
+#include "bench/placement.h"
 #include "boot/bootinfo.h"
 #include "kernel/json.h"
 #include "kernel/percpu.h"
@@ -62,6 +63,7 @@ void report_header(void)
 	json_str(&j, "version", mmlab_version);
 	json_str(&j, "cmdline", bi->cmdline);
 	json_str(&j, "timing", timing_name());
+	json_str(&j, "placement", placement_name(bench_placement));
 	arch_describe(&j);
 	json_u64(&j, "cpus", ncpus_online ? ncpus_online : 1);
 	json_str(&j, "firmware", bi->firmware == BOOT_FW_UEFI ? "uefi" : "bios");
