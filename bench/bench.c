@@ -12,6 +12,7 @@
 #include "bench/placement.h"
 #include "errno.h"
 #include "kernel/cmdline.h"
+#include "machine.h"
 #include "kernel/json.h"
 #include "kernel/printk.h"
 #include "kernel/report.h"
@@ -107,6 +108,41 @@ int bench_load_mm(const struct bench_ctx *c, struct mm *mm)
 		cpumask_set_cpu(c->cpu[idx], &others);
 	mm_switch(mm);
 	return smp_call(&others, bench_switch_mm, mm, true);
+}
+
+/* mem_node=remote's node from the boot CPU's, by the SLIT and which nodes have memory. */
+static unsigned remote_node(unsigned local)
+{
+	static u32 dist[MACHINE_MAX_NODES];
+	static bool has_mem[MACHINE_MAX_NODES];
+	unsigned n = MIN(pmm_node_count(), (unsigned)MACHINE_MAX_NODES);
+
+	for (unsigned k = 0; k < n; k++) {
+		struct pmm_node_stats st = { 0 };
+
+		dist[k] = arch_node_distance(local, k);
+		has_mem[k] = !pmm_node_stats_get(k, &st) && st.managed > 0;
+	}
+	return placement_remote_node(local, n, dist, has_mem);
+}
+
+int bench_mm_create(struct bench_ctx *c, struct mm **out)
+{
+	unsigned node = pmm_local_node();
+	int err;
+
+	if (bench_mem_node == MEM_NODE_REMOTE) {
+		unsigned far = remote_node(node);
+
+		c->mem_node_alone = far == node;
+		node = far;
+	}
+	c->mem_node = (int)node;
+	err = mm_create_node(out, node, 0);
+	if (err)
+		bench_fail(c, "mem_node=%s: node %u has no room for the address space",
+			   bench_mem_node == MEM_NODE_REMOTE ? "remote" : "local", node);
+	return err;
 }
 
 /* ---- teardown failures: kept apart from the run loop ---- */
@@ -402,6 +438,8 @@ static void run_case(struct bench_ctx *c, const struct options *opt, struct benc
 	char label[128];
 
 	c->opt = opt;
+	c->mem_node = -1;
+	c->mem_node_alone = false;
 	round_limits(b, &min, &max);
 	memset(vruns, 0, sizeof(vruns));
 	episode_seq = 0;

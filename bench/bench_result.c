@@ -292,6 +292,12 @@ static void json_placement(struct json *j, const struct bench_ctx *c)
 		json_elem_row_end(j);
 	}
 	json_array_end(j);
+	if (c->mem_node < 0)
+		return;
+	json_str(j, "mem_node_asked", bench_mem_node == MEM_NODE_REMOTE ? "remote" : "local");
+	json_u64(j, "mem_node", (u64)c->mem_node);
+	if (c->mem_node_alone)
+		json_str(j, "mem_node_note", "remote = local: no other node has memory");
 }
 
 /* What the case is and how it ran: the fields before the statistics. */

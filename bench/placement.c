@@ -19,6 +19,15 @@ static const char *const placement_words[] = {
 enum bench_placement bench_placement;
 OPTION_ENUM(placement, bench_placement, placement_words, PLACE_SPREAD);
 
+static const char *const mem_node_words[] = {
+	[MEM_NODE_LOCAL] = "local",
+	[MEM_NODE_REMOTE] = "remote",
+	[MEM_NODE_COUNT] = NULL,
+};
+
+enum bench_mem_node bench_mem_node;
+OPTION_ENUM(mem_node, bench_mem_node, mem_node_words, MEM_NODE_LOCAL);
+
 const char *placement_name(enum bench_placement p)
 {
 	return p < PLACE_COUNT ? placement_words[p] : "?";
@@ -116,4 +125,18 @@ unsigned placement_order(enum bench_placement p, const struct place_cpu *cpus, u
 		order[k] = pick;
 	}
 	return k;
+}
+
+unsigned placement_remote_node(unsigned from, unsigned nnodes, const u32 *dist_from,
+			       const bool *has_mem)
+{
+	unsigned best = from;
+
+	for (unsigned n = 0; n < nnodes; n++) {
+		if (n == from || !has_mem[n])
+			continue;
+		if (best == from || dist_from[n] > dist_from[best])
+			best = n;
+	}
+	return best;
 }

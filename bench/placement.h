@@ -23,6 +23,10 @@ struct place_cpu {
 
 extern enum bench_placement bench_placement;
 
+/* mem_node=: where a case's address space takes its frames, seen from the initiator. */
+enum bench_mem_node { MEM_NODE_LOCAL, MEM_NODE_REMOTE, MEM_NODE_COUNT };
+extern enum bench_mem_node bench_mem_node;
+
 const char *placement_name(enum bench_placement p);
 
 /*
@@ -32,5 +36,14 @@ const char *placement_name(enum bench_placement p);
  */
 unsigned placement_order(enum bench_placement p, const struct place_cpu *cpus, unsigned n,
 			 unsigned first, unsigned *order);
+
+/*
+ * mem_node=remote's node: of @nnodes nodes, the one farthest from @from
+ * (@dist_from[n], 0 when no distances are known: every other node alike)
+ * among those with memory (@has_mem[n]), ties to the lower number; @from
+ * itself when no other node has memory.
+ */
+unsigned placement_remote_node(unsigned from, unsigned nnodes, const u32 *dist_from,
+			       const bool *has_mem);
 
 #endif

@@ -112,6 +112,21 @@ static void test_placement_spread_differs_from_pack(struct ktest *t)
 	KEXPECT_EQ(t, placement_order(PLACE_SPREAD, s2x2x2, 8, 8, a), 0u);
 }
 
+static void test_placement_remote_node(struct ktest *t)
+{
+	/* The four-node shape: node 2 has no memory, node 3 no CPUs. */
+	static const u32 from0[4] = { 10, 12, 21, 31 }, from2[4] = { 21, 13, 10, 14 };
+	static const u32 none[4] = { 0 };
+	static const bool mem[4] = { true, true, false, true };
+	static const bool only0[4] = { true, false, false, false };
+
+	KEXPECT_EQ(t, placement_remote_node(0, 4, from0, mem), 3u);
+	KEXPECT_EQ(t, placement_remote_node(2, 4, from2, mem), 0u);
+	KEXPECT_EQ(t, placement_remote_node(3, 4, none, mem), 0u);
+	KEXPECT_EQ(t, placement_remote_node(0, 4, from0, only0), 0u);
+	KEXPECT_EQ(t, placement_remote_node(0, 1, none, only0), 0u);
+}
+
 static void test_placement_word(struct ktest *t)
 {
 	struct options o;
@@ -121,6 +136,8 @@ static void test_placement_word(struct ktest *t)
 	KEXPECT_EQ(t, cmdline_parse("placement=numa", &o, err, sizeof(err)), -EINVAL);
 	KEXPECT_STREQ(t, err, "bad value 'numa' for 'placement' (expected spread|pack|smt|node)");
 	KEXPECT_STREQ(t, placement_name(PLACE_SMT), "smt");
+	KEXPECT_EQ(t, cmdline_parse("mem_node=far", &o, err, sizeof(err)), -EINVAL);
+	KEXPECT_STREQ(t, err, "bad value 'far' for 'mem_node' (expected local|remote)");
 }
 
 static const struct ktest_case placement_cases[] = {
@@ -130,6 +147,7 @@ static const struct ktest_case placement_cases[] = {
 	KTEST_CASE(test_placement_four_nodes),
 	KTEST_CASE(test_placement_node_without_cpus),
 	KTEST_CASE(test_placement_spread_differs_from_pack),
+	KTEST_CASE(test_placement_remote_node),
 	KTEST_CASE(test_placement_word),
 };
 KTEST_SUITE(placement, placement_cases);
