@@ -7,6 +7,8 @@
 #include "bench/placement.h"
 #include "compiler.h"
 #include "kernel/cmdline.h"
+#include "kernel/json.h"
+#include "kernel/report.h"
 
 static const char *const placement_words[] = {
 	[PLACE_SPREAD] = "spread",
@@ -18,6 +20,13 @@ static const char *const placement_words[] = {
 
 enum bench_placement bench_placement;
 OPTION_ENUM(placement, bench_placement, placement_words, PLACE_SPREAD);
+
+/* The header states the sweep's order, given or not. */
+static void placement_describe(struct json *j)
+{
+	json_str(j, "placement", placement_words[bench_placement]);
+}
+REPORT_HEADER_FIELD(placement, placement_describe);
 
 static const char *const mem_node_words[] = {
 	[MEM_NODE_LOCAL] = "local",

@@ -4,7 +4,6 @@
  * firmware and memory.
  */
 #include "kernel/report.h"
-#include "bench/placement.h"
 #include "boot/bootinfo.h"
 #include "kernel/json.h"
 #include "kernel/percpu.h"
@@ -40,6 +39,9 @@ static void emit(const char *tag, struct json *j)
 		printk("%s %s\n", tag, j->buf);
 }
 
+extern const struct report_header_field __start_report_header_fields[] __attribute__((weak));
+extern const struct report_header_field __stop_report_header_fields[] __attribute__((weak));
+
 /* The header goes out first, ahead of everything printk held back. */
 static void emit_header(struct json *j)
 {
@@ -63,7 +65,9 @@ void report_header(void)
 	json_str(&j, "version", mmlab_version);
 	json_str(&j, "cmdline", bi->cmdline);
 	json_str(&j, "timing", timing_name());
-	json_str(&j, "placement", placement_name(bench_placement));
+	for (const struct report_header_field *f = __start_report_header_fields;
+	     f < __stop_report_header_fields; f++)
+		f->describe(&j);
 	arch_describe(&j);
 	json_u64(&j, "cpus", ncpus_online ? ncpus_online : 1);
 	json_str(&j, "firmware", bi->firmware == BOOT_FW_UEFI ? "uefi" : "bios");

@@ -716,6 +716,7 @@ check bench_mem_node_local_is_node_0 "$(every_bench "$last_log" '"mem_node_asked
 placement_run bench-placement-pack placement=pack mem_node=remote
 check bench_placement_pack_order "$(every_bench "$last_log" '"placement":"pack","cpu_list":\[0,2,1,3\],"where":\[\[0,0,0,0\],\[0,0,1,0\],\[0,0,0,1\],\[0,0,1,1\]\]')"
 check bench_mem_node_remote_is_node_1 "$(every_bench "$last_log" '"mem_node_asked":"remote","mem_node":1,"params"')"
+check bench_placement_in_header "$(has "$last_log" '^MMLAB \{.*"timing":"exact","placement":"pack"')"
 expect_run bench-placement-bad-word 2 --bench tlb --accel tcg --boot kernel --smp 1 --timeout 60 -- placement=numa
 check bench_placement_bad_word_named "$(has "$last_log" "^mmlab: error: bad value 'numa' for 'placement' \(expected spread\|pack\|smt\|node\)")"
 check spcr_com2_used "$(in_header tcg-spcr-com2 '"console":{"port":"ttyS1","address":"io:0x2f8","source":"spcr"')"
