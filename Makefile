@@ -63,6 +63,7 @@ BENCH_SRCS := bench/bench.c bench/bench_design.c bench/bench_faultlock.c bench/b
 	bench/bench_mode.c bench/bench_pagemap.c bench/bench_pin.c bench/bench_result.c \
 	bench/bench_runs.c bench/bench_swapfree.c bench/bench_tlb.c bench/bench_tlb_multi.c \
 	bench/read_loss.c bench/tlb_readers.c bench/bench_reclaim.c
+BENCH_SRCS += bench/placement.c
 # Tests that build for both the host and the kernel, then kernel-only ones.
 TEST_COMMON_SRCS := tests/acpi_fw.c tests/mm_emul.c tests/test_acpi.c tests/test_cmdline.c \
 	tests/test_console.c tests/test_cpumask.c tests/test_format.c tests/test_json.c \
@@ -76,6 +77,7 @@ TEST_COMMON_SRCS += tests/test_design.c
 TEST_COMMON_SRCS += tests/test_acpi_x2apic.c
 TEST_COMMON_SRCS += tests/test_acpi_numa.c tests/test_topology.c
 TEST_COMMON_SRCS += tests/test_pmm_node.c
+TEST_COMMON_SRCS += tests/test_placement.c
 TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/test_bench_work.c \
 	tests/test_boot.c tests/test_fault.c tests/test_faultlock.c tests/test_faultlock_fork.c \
 	tests/test_kpt.c tests/test_mapping_flush.c tests/test_pic.c tests/test_pin.c \
@@ -108,6 +110,7 @@ HOST_PORTABLE_SRCS := arch/x86_64/acpi.c arch/x86_64/console.c bench/read_loss.c
 	boot/mb1_cmdline.c kernel/cmdline.c kernel/json.c kernel/percpu.c kernel/printk.c kernel/run_modes.c \
 	kernel/rwlock.c kernel/smp_wait.c kernel/spinlock.c kernel/timing.c
 HOST_PORTABLE_SRCS += arch/x86_64/acpi_numa.c arch/x86_64/topology.c
+HOST_PORTABLE_SRCS += bench/placement.c
 HOST_LIB_SRCS := $(HOST_PORTABLE_SRCS) $(filter-out lib/string.c,$(LIB_SRCS)) $(MM_SRCS)
 # make TEST_DESIGN=1: the example design joins the host builds too (its
 # table line is in mm/tlb_designs.c, which every host binary links).

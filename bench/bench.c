@@ -9,8 +9,10 @@
 #include "bench/bench.h"
 #include "bench/bench_result.h"
 #include "bench/bench_runs.h"
+#include "bench/placement.h"
 #include "errno.h"
 #include "kernel/cmdline.h"
+#include "machine.h"
 #include "kernel/json.h"
 #include "kernel/printk.h"
 #include "kernel/report.h"
@@ -106,6 +108,41 @@ int bench_load_mm(const struct bench_ctx *c, struct mm *mm)
 		cpumask_set_cpu(c->cpu[idx], &others);
 	mm_switch(mm);
 	return smp_call(&others, bench_switch_mm, mm, true);
+}
+
+/* mem_node=remote's node from the boot CPU's, by the SLIT and which nodes have memory. */
+static unsigned remote_node(unsigned local)
+{
+	static u32 dist[MACHINE_MAX_NODES];
+	static bool has_mem[MACHINE_MAX_NODES];
+	unsigned n = MIN(pmm_node_count(), (unsigned)MACHINE_MAX_NODES);
+
+	for (unsigned k = 0; k < n; k++) {
+		struct pmm_node_stats st = { 0 };
+
+		dist[k] = arch_node_distance(local, k);
+		has_mem[k] = !pmm_node_stats_get(k, &st) && st.managed > 0;
+	}
+	return placement_remote_node(local, n, dist, has_mem);
+}
+
+int bench_mm_create(struct bench_ctx *c, struct mm **out)
+{
+	unsigned node = pmm_local_node();
+	int err;
+
+	if (bench_mem_node == MEM_NODE_REMOTE) {
+		unsigned far = remote_node(node);
+
+		c->mem_node_alone = far == node;
+		node = far;
+	}
+	c->mem_node = (int)node;
+	err = mm_create_node(out, node, 0);
+	if (err)
+		bench_fail(c, "mem_node=%s: node %u has no room for the address space",
+			   bench_mem_node == MEM_NODE_REMOTE ? "remote" : "local", node);
+	return err;
 }
 
 /* ---- teardown failures: kept apart from the run loop ---- */
@@ -401,6 +438,8 @@ static void run_case(struct bench_ctx *c, const struct options *opt, struct benc
 	char label[128];
 
 	c->opt = opt;
+	c->mem_node = -1;
+	c->mem_node_alone = false;
 	round_limits(b, &min, &max);
 	memset(vruns, 0, sizeof(vruns));
 	episode_seq = 0;
@@ -493,15 +532,50 @@ static bool pages_meet(const struct bench *b)
 	return false;
 }
 
+/*
+ * Fills c->cpu[] with the online CPUs in placement='s order from the boot
+ * CPU; returns how many it names (fewer than online only for node).
+ */
+static unsigned place_cpus(struct bench_ctx *c)
+{
+	static struct place_cpu where[MAX_CPUS];
+	static unsigned online[MAX_CPUS], order[MAX_CPUS];
+	unsigned cpu, n = 0, first = 0, k;
+
+	for_each_cpu(cpu, &cpu_online_mask) {
+		struct arch_cpu_pos p = arch_cpu_where(cpu);
+
+		if (cpu == arch_cpu_id())
+			first = n;
+		where[n] = (struct place_cpu){ p.node, p.socket, p.core, p.thread };
+		online[n++] = cpu;
+	}
+	k = placement_order(bench_placement, where, n, first, order);
+	for (unsigned i = 0; i < k; i++)
+		c->cpu[i] = online[order[i]];
+	return k;
+}
+
+/* A count beyond the CPUs placement=node can name is skipped, and counted. */
+static bool placed_short(const struct bench *b, unsigned count, unsigned placed,
+			 struct bench_outcome *out)
+{
+	if (count <= placed)
+		return false;
+	printk("# bench %s cpus=%u: placement=%s names %u CPUs (node %u): skipped\n", b->name,
+	       count, placement_name(bench_placement), placed, arch_cpu_node(arch_cpu_id()));
+	count_skipped(out, bench_nvariants(b), bench_cpus.n > 0);
+	return true;
+}
+
 static void run_sweep(const struct bench *b, const unsigned *counts, unsigned ncounts,
 		      const struct options *opt, struct bench_outcome *out)
 {
 	static struct bench_ctx c;
-	unsigned cpu, idx = 0;
+	unsigned placed;
 
 	c.b = b;
-	for_each_cpu(cpu, &cpu_online_mask)
-		c.cpu[idx++] = cpu;
+	placed = place_cpus(&c);
 	for (unsigned ci = 0; ci < b->ncases; ci++) {
 		c.bcase = &b->cases[ci];
 		if (b->case_selected && !b->case_selected(c.bcase, opt))
@@ -510,6 +584,8 @@ static void run_sweep(const struct bench *b, const unsigned *counts, unsigned nc
 			continue;
 		for (unsigned k = 0; k < ncounts; k++) {
 			c.ncpus = counts[k];
+			if (placed_short(b, counts[k], placed, out))
+				continue;
 			if (b->case_min_cpus && counts[k] < b->case_min_cpus(c.bcase)) {
 				printk("# bench %s cpus=%u: this case needs %u CPUs: skipped\n",
 				       b->name, counts[k], b->case_min_cpus(c.bcase));

@@ -203,6 +203,8 @@ struct bench_ctx {
 	 * time. run() on CPU index 0 sets it each run (0 before each run).
 	 */
 	u64 excluded_cycles;
+	int mem_node;            /* the node bench_mm_create() took from; -1: not called */
+	bool mem_node_alone;     /* mem_node=remote found no other node with memory */
 	int error;               /* a run or verify sets it (with errmsg) to fail the case */
 	char errmsg[160];
 };
@@ -214,6 +216,14 @@ void bench_fail(struct bench_ctx *c, const char *fmt, ...) __attribute__((format
 u64 bench_param(const struct bench_ctx *c, const char *name);
 
 struct mm;
+/*
+ * mm_create_node() on the node mem_node= names for @c: the boot CPU's
+ * (local) or the farthest other node with memory (remote), every frame
+ * from that node; records it in c->mem_node for the BENCH line. Boot CPU,
+ * from setup. Returns 0 or mm_create_node()'s error (the case fails).
+ */
+int bench_mm_create(struct bench_ctx *c, struct mm **out);
+
 /*
  * Loads @mm (NULL: none) on every CPU of @c, as the threads of a program
  * using it would have it (pin_pages_fast() walks locklessly only on a CPU

@@ -214,7 +214,7 @@ static int pin_bench_setup(struct bench_ctx *c)
 	pb.own = bench_param(c, "region") == PIN_REGION_OWN;
 	pb.per_call = (unsigned)bench_param(c, "per_call");
 	pb.large = bench_param(c, "folio") == PIN_FOLIO_2M;
-	err = mm_create(&pb.mm);
+	err = bench_mm_create(c, &pb.mm);
 	if (!err)
 		err = pin_bench_map(c);
 	for (unsigned idx = 0; idx < c->ncpus && !err; idx++) {

@@ -157,7 +157,7 @@ static int reclaim_setup(struct bench_ctx *c)
 	if (!err)
 		err = tlb_design_enable(tlb_ops_of(c->design), true);
 	if (!err)
-		err = mm_create(&rb.mm);
+		err = bench_mm_create(c, &rb.mm);
 	if (!err)
 		err = reclaim_map(c);
 	if (!err)

@@ -5,6 +5,7 @@
  * MMLAB-LAVA line with format=lava. Boot CPU only, after a case's runs.
  */
 #include "bench/bench_result.h"
+#include "bench/placement.h"
 #include "kernel/cmdline.h"
 #include "kernel/json.h"
 #include "kernel/printk.h"
@@ -271,6 +272,34 @@ static void json_design(struct json *j, struct bench_ctx *c, const struct varian
 		json_str(j, "expected_near_1", near);
 }
 
+/* "placement", then the case's CPUs in idx order and each one's [node,socket,core,thread]. */
+static void json_placement(struct json *j, const struct bench_ctx *c)
+{
+	json_str(j, "placement", placement_name(bench_placement));
+	json_array_begin(j, "cpu_list");
+	for (unsigned idx = 0; idx < c->ncpus; idx++)
+		json_elem_u64(j, c->cpu[idx]);
+	json_array_end(j);
+	json_array_begin(j, "where");
+	for (unsigned idx = 0; idx < c->ncpus; idx++) {
+		struct arch_cpu_pos p = arch_cpu_where(c->cpu[idx]);
+
+		json_elem_row_begin(j);
+		json_elem_u64(j, p.node);
+		json_elem_u64(j, p.socket);
+		json_elem_u64(j, p.core);
+		json_elem_u64(j, p.thread);
+		json_elem_row_end(j);
+	}
+	json_array_end(j);
+	if (c->mem_node < 0)
+		return;
+	json_str(j, "mem_node_asked", bench_mem_node == MEM_NODE_REMOTE ? "remote" : "local");
+	json_u64(j, "mem_node", (u64)c->mem_node);
+	if (c->mem_node_alone)
+		json_str(j, "mem_node_note", "remote = local: no other node has memory");
+}
+
 /* What the case is and how it ran: the fields before the statistics. */
 static void json_identity(struct json *j, const struct bench_ctx *c, const struct variant_runs *vr)
 {
@@ -279,6 +308,7 @@ static void json_identity(struct json *j, const struct bench_ctx *c, const struc
 	json_str(j, "bench", b->name);
 	json_str(j, "variant", bench_variant_name(b, c->variant));
 	json_u64(j, "cpus", c->ncpus);
+	json_placement(j, c);
 	json_params(j, c);
 	json_str(j, "metric", metric_name(b));
 	json_str(j, "unit", metric_unit(b));

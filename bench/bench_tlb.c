@@ -185,7 +185,7 @@ static int tlb_bench_setup(struct bench_ctx *c)
 	tb.mm = NULL;
 	err = tlb_design_enable(tlb_ops_of(c->design), true);
 	if (!err)
-		err = mm_create(&tb.mm);
+		err = bench_mm_create(c, &tb.mm);
 	if (!err)
 		err = tlb_bench_map(c);
 	if (!err)

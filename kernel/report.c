@@ -39,6 +39,9 @@ static void emit(const char *tag, struct json *j)
 		printk("%s %s\n", tag, j->buf);
 }
 
+extern const struct report_header_field __start_report_header_fields[] __attribute__((weak));
+extern const struct report_header_field __stop_report_header_fields[] __attribute__((weak));
+
 /* The header goes out first, ahead of everything printk held back. */
 static void emit_header(struct json *j)
 {
@@ -62,6 +65,9 @@ void report_header(void)
 	json_str(&j, "version", mmlab_version);
 	json_str(&j, "cmdline", bi->cmdline);
 	json_str(&j, "timing", timing_name());
+	for (const struct report_header_field *f = __start_report_header_fields;
+	     f < __stop_report_header_fields; f++)
+		f->describe(&j);
 	arch_describe(&j);
 	json_u64(&j, "cpus", ncpus_online ? ncpus_online : 1);
 	json_str(&j, "firmware", bi->firmware == BOOT_FW_UEFI ? "uefi" : "bios");

@@ -7,6 +7,7 @@
 #ifndef KERNEL_REPORT_H
 #define KERNEL_REPORT_H
 
+#include "compiler.h"
 #include "types.h"
 
 struct report_totals {
@@ -22,6 +23,21 @@ struct report_totals report_totals(void);
  * until now. Called once; panic calls it if nobody did.
  */
 void report_header(void);
+
+/*
+ * REPORT_HEADER_FIELD(name, fn) registers fn to add its keys to the header
+ * (after "timing"): a module states a setting of its own (bench/ its
+ * placement=) without kernel/ knowing it. Same kind of linker set as
+ * RUN_MODE (report_header_fields).
+ */
+struct json;
+struct report_header_field {
+	const char *name;
+	void (*describe)(struct json *j);
+};
+#define REPORT_HEADER_FIELD(fname, fn)                                                             \
+	static const struct report_header_field report_header_field_##fname __used                 \
+		__section("report_header_fields") __aligned(8) = { #fname, fn }
 
 /*
  * Prints MMLAB-DONE {...} with @status ("pass", "fail", "usage", "panic") and

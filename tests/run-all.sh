@@ -701,6 +701,29 @@ check numa_4nodes_header "$(in_header tcg-numa-1x4x2-4nodes '"cpus":[[0,0,0,0],[
 check numa_cpuless_node_served_nearest "$(has "$runs/tcg-numa-1x4x2-4nodes/serial.log" '# node 2 has no memory: refused, then served by node 1\b')"
 check numa_memory_only_node_used "$(has "$runs/tcg-numa-1x4x2-4nodes/serial.log" '# node 3: the mm, its tables and 64 pages all from node 3\b')"
 check numa_smt_off_header "$(in_header tcg-numa-smt-off '"cpus":[[0,0,0,0],[0,0,1,0],[0,0,2,0],[0,0,3,0],[1,1,0,0],[1,1,1,0],[1,1,2,0],[1,1,3,0]],"nodes":2,"distance":null')"
+# placement= on the 2x2x2 two-node machine: at 4 CPUs spread and pack take different CPUs, in their order.
+placement_run() { # NAME WORDS...: tlb at 4 CPUs on the 2x2x2 machine with the kernel WORDS
+	# shellcheck disable=SC2046
+	expect_run "$1" 0 --bench tlb --accel tcg --boot kernel --machine q35 --smp 8 --mem 2G --timeout 60 \
+		--qemu-arg -smp --qemu-arg 8,sockets=2,cores=2,threads=2 $(numa_mem 0=1G 1=1G) \
+		$(numa node,nodeid=0,cpus=0-3,memdev=m0 node,nodeid=1,cpus=4-7,memdev=m1 dist,src=0,dst=1,val=20) \
+		-- cpus=4 pages=8 iters=1 "${@:2}"
+}
+every_bench() { # LOG ERE: 1 when LOG has BENCH lines and each matches ERE
+	local n m
+	n=$(grep -ac '^BENCH ' "$1")
+	m=$(grep -a '^BENCH ' "$1" | grep -cE "$2")
+	[ "$n" -gt 0 ] && [ "$n" = "$m" ] && echo 1 || echo 0
+}
+placement_run bench-placement-spread placement=spread
+check bench_placement_spread_order "$(every_bench "$last_log" '"placement":"spread","cpu_list":\[0,4,2,6\],"where":\[\[0,0,0,0\],\[1,1,0,0\],\[0,0,1,0\],\[1,1,1,0\]\]')"
+check bench_mem_node_local_is_node_0 "$(every_bench "$last_log" '"mem_node_asked":"local","mem_node":0,"params"')"
+placement_run bench-placement-pack placement=pack mem_node=remote
+check bench_placement_pack_order "$(every_bench "$last_log" '"placement":"pack","cpu_list":\[0,2,1,3\],"where":\[\[0,0,0,0\],\[0,0,1,0\],\[0,0,0,1\],\[0,0,1,1\]\]')"
+check bench_mem_node_remote_is_node_1 "$(every_bench "$last_log" '"mem_node_asked":"remote","mem_node":1,"params"')"
+check bench_placement_in_header "$(has "$last_log" '^MMLAB \{.*"timing":"exact","placement":"pack"')"
+expect_run bench-placement-bad-word 2 --bench tlb --accel tcg --boot kernel --smp 1 --timeout 60 -- placement=numa
+check bench_placement_bad_word_named "$(has "$last_log" "^mmlab: error: bad value 'numa' for 'placement' \(expected spread\|pack\|smt\|node\)")"
 check spcr_com2_used "$(in_header tcg-spcr-com2 '"console":{"port":"ttyS1","address":"io:0x2f8","source":"spcr"')"
 check spcr_com2_nothing_on_com1 "$([ -s "$runs/tcg-spcr-com2/com1.log" ] && echo 0 || echo 1)"
 expect_run spcr-overridden 0 --selftest --accel tcg --boot kernel --spcr ttyS1 -- console=ttyS0 ktest=json

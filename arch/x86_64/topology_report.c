@@ -154,6 +154,13 @@ static struct topo_cpu topology_of(unsigned cpu)
 	return tc ? *tc : (struct topo_cpu){ 0 };
 }
 
+struct arch_cpu_pos arch_cpu_where(unsigned cpu)
+{
+	struct topo_cpu c = topology_of(cpu);
+
+	return (struct arch_cpu_pos){ c.node, c.package, c.core, c.thread };
+}
+
 /* Bytes of "cpus":[[n,s,c,t],...] for @n CPUs. */
 static size_t topology_cpus_len(unsigned n)
 {

@@ -93,6 +93,14 @@ unsigned arch_cpu_node(unsigned cpu);
 unsigned arch_node_count(void);
 unsigned arch_node_distance(unsigned from, unsigned to);
 
+/* Where a CPU sits, as the header's "topology" names it. */
+struct arch_cpu_pos {
+	u32 node, socket, core, thread;
+};
+
+/* Logical CPU @cpu's place (all zero when the firmware and CPUID say nothing). After bring-up. */
+struct arch_cpu_pos arch_cpu_where(unsigned cpu);
+
 /* Serialised timestamp counter read; arch_tsc_hz() is its frequency. */
 u64 arch_tsc_read(void);
 u64 arch_tsc_hz(void);
