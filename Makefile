@@ -76,6 +76,7 @@ TEST_COMMON_SRCS += tests/test_design.c
 TEST_COMMON_SRCS += tests/test_acpi_x2apic.c
 TEST_COMMON_SRCS += tests/test_acpi_numa.c tests/test_topology.c
 TEST_COMMON_SRCS += tests/test_pmm_node.c
+TEST_COMMON_SRCS += tests/test_migrate.c
 TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/test_bench_work.c \
 	tests/test_boot.c tests/test_fault.c tests/test_faultlock.c tests/test_faultlock_fork.c \
 	tests/test_kpt.c tests/test_mapping_flush.c tests/test_pic.c tests/test_pin.c \
