@@ -6,6 +6,7 @@
  * runs under it as every unmap's does (mm/tlb_batch.c).
  */
 #include "mm/migrate.h"
+#include "mm/counters.h"
 #include "errno.h"
 #include "lib/string.h"
 #include "mm/mm.h"
@@ -13,6 +14,8 @@
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "mm/tlb.h"
+
+PCPU_COUNTER(PCPU_MIGRATE_COPIES, "migrate_copies");
 
 /* One page: a frame on @node, the copy, the switch; the old frame joins the gather. */
 static int migrate_page(struct tlb_batch *b, vaddr_t va, unsigned node)
@@ -28,6 +31,7 @@ static int migrate_page(struct tlb_batch *b, vaddr_t va, unsigned node)
 	if (!p)
 		return -ENOMEM;
 	memcpy(page_address(p), phys_to_virt(old), PAGE_SIZE);
+	this_cpu_inc(PCPU_MIGRATE_COPIES);
 	page_map_inc(p); /* the allocation's reference becomes the mapping's */
 	err = pt_leaf_move(b->mm->root, va, old, page_to_phys(p), &b->g);
 	if (err)
