@@ -41,7 +41,7 @@ struct migrate_bench {
 
 static struct migrate_bench mb;
 
-/* Per variant, over the case's episodes: what its BENCH line reports (report runs after them all). */
+/* Per variant, over the case's episodes: its BENCH line's figures (report runs after them all). */
 static struct migrate_variant_sums {
 	u64 pages, flushes, wrong;
 } mvs[BENCH_MAX_VARIANTS];
@@ -196,7 +196,7 @@ static unsigned migrate_bad_pages(void)
 	return bad;
 }
 
-/* The flush rounds mm_migrate_range() did that naive and batched promise exactly (0: no promise). */
+/* The flush rounds naive and batched do in @runs runs, exactly (0: no exact promise). */
 static u64 migrate_expected_flushes(const struct tlb_ops *ops, u64 runs)
 {
 	if (ops->add == tlb_add_flush_first)
