@@ -177,6 +177,10 @@ boot tcg-numa-1x4x2-4nodes --accel tcg --boot kernel --machine q35 --smp 8 --mem
 boot tcg-numa-smt-off --accel tcg --boot kernel --machine q35 --smp 8 --mem 2G --qemu-arg -smp \
 	--qemu-arg 8,sockets=2,cores=4,threads=1 $(numa_mem 0=1536M 1=512M) \
 	$(numa node,nodeid=0,cpus=0-3,memdev=m0 node,nodeid=1,cpus=4-7,memdev=m1) -- "$numa_suites"
+# migrate's self-test on two nodes: pages move node 0 -> 1 through every design.
+# shellcheck disable=SC2046
+boot tcg-numa-migrate --accel tcg --boot kernel --machine q35 --smp 2 --mem 2G $(numa_mem 0=1G 1=1G) \
+	$(numa node,nodeid=0,cpus=0,memdev=m0 node,nodeid=1,cpus=1,memdev=m1) -- ktest=migrate
 # KVM where /dev/kvm is usable, through -kernel (GRUB is slow under nested KVM).
 # The suites that exercise the machine (boot, traps, CPUs, firmware tables):
 # on an emulated KVM (kvm_pvm, shadow paging) every first touch of a page
