@@ -84,7 +84,7 @@ TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/te
 	tests/test_tlb.c tests/test_tlb_early_ack.c tests/test_tlb_lazy_multi.c tests/test_tlb_stale.c \
 	tests/test_trace.c tests/test_traps.c tests/test_tsc.c tests/test_bench_reclaim.c \
 	tests/test_tlb_gen.c tests/cpu_hold.c tests/test_timing.c \
-	tests/test_bench_exact.c
+	tests/test_bench_exact.c tests/test_bench_migrate.c
 # make TEST_DESIGN=1 (best with its own O=): adds the example designs of
 # tests/design_example.c to their tables, the "adding a design" proof (docs/design.md).
 ifeq ($(TEST_DESIGN),1)
