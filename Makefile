@@ -62,7 +62,7 @@ MM_SRCS := $(sort $(wildcard mm/*.c))
 BENCH_SRCS := bench/bench.c bench/bench_design.c bench/bench_faultlock.c bench/bench_ipi.c \
 	bench/bench_mode.c bench/bench_pagemap.c bench/bench_pin.c bench/bench_result.c \
 	bench/bench_runs.c bench/bench_swapfree.c bench/bench_tlb.c bench/bench_tlb_multi.c \
-	bench/read_loss.c bench/tlb_readers.c bench/bench_reclaim.c
+	bench/read_loss.c bench/tlb_readers.c bench/bench_reclaim.c bench/bench_migrate.c
 BENCH_SRCS += bench/placement.c
 # Tests that build for both the host and the kernel, then kernel-only ones.
 TEST_COMMON_SRCS := tests/acpi_fw.c tests/mm_emul.c tests/test_acpi.c tests/test_cmdline.c \
@@ -78,6 +78,7 @@ TEST_COMMON_SRCS += tests/test_acpi_x2apic.c
 TEST_COMMON_SRCS += tests/test_acpi_numa.c tests/test_topology.c
 TEST_COMMON_SRCS += tests/test_pmm_node.c
 TEST_COMMON_SRCS += tests/test_placement.c
+TEST_COMMON_SRCS += tests/test_migrate.c
 TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/test_bench_work.c \
 	tests/test_boot.c tests/test_fault.c tests/test_faultlock.c tests/test_faultlock_fork.c \
 	tests/test_kpt.c tests/test_mapping_flush.c tests/test_pic.c tests/test_pin.c \
@@ -85,7 +86,7 @@ TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/te
 	tests/test_tlb.c tests/test_tlb_early_ack.c tests/test_tlb_lazy_multi.c tests/test_tlb_stale.c \
 	tests/test_trace.c tests/test_traps.c tests/test_tsc.c tests/test_bench_reclaim.c \
 	tests/test_tlb_gen.c tests/cpu_hold.c tests/test_timing.c \
-	tests/test_bench_exact.c
+	tests/test_bench_exact.c tests/test_bench_migrate.c
 # make TEST_DESIGN=1 (best with its own O=): adds the example designs of
 # tests/design_example.c to their tables, the "adding a design" proof (docs/design.md).
 ifeq ($(TEST_DESIGN),1)

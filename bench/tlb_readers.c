@@ -38,6 +38,8 @@
 struct tlb_reader {
 	const u64 *page[2];	/* shared working set, private one */
 	unsigned npages[2];
+	bool check;		/* the shared set's first words hold their own addresses */
+	u64 wrong;		/* reads there that did not */
 	u32 seen;		/* the last phase this reader booked */
 	u32 running;
 	struct read_window win[2]; /* counted baseline and timed windows */
@@ -64,7 +66,11 @@ static void reader_chunk(struct tlb_reader *r, struct reader_state *st, u64 gap)
 	u64 t;
 
 	for (unsigned n = 0; n < TR_CHUNK; n++) {
-		(void)READ_ONCE(r->page[st->set][(u64)st->i * (PAGE_SIZE / sizeof(u64))]);
+		const u64 *w = &r->page[st->set][(u64)st->i * (PAGE_SIZE / sizeof(u64))];
+		u64 v = READ_ONCE(*w);
+
+		if (r->check && st->set == 0 && v != (u64)(uintptr_t)w)
+			atomic_store_relaxed(&r->wrong, r->wrong + 1);
 		if (++st->i == r->npages[st->set]) {
 			st->i = 0;
 			st->set = r->npages[!st->set] ? !st->set : st->set;
@@ -186,6 +192,7 @@ int tlb_readers_start(const struct bench_ctx *c, const struct tlb_readers_layout
 		r->npages[0] = lay->nshared;
 		r->page[1] = (const u64 *)(lay->priv_base + idx * lay->priv_stride);
 		r->npages[1] = lay->npriv;
+		r->check = lay->check_shared;
 		r->seen = ~0u; /* not a phase: start waits for the reader's first look */
 		r->running = 1;
 		err = smp_run_async(c->cpu[idx], reader_main, r);
@@ -241,6 +248,15 @@ void tlb_readers_timed_begin(bool counted)
 void tlb_readers_timed_end(void)
 {
 	set_phase(TR_QUIET, false);
+}
+
+u64 tlb_readers_wrong(void)
+{
+	u64 n = 0;
+
+	for (unsigned k = 1; k <= trs.nreaders; k++)
+		n += atomic_load_relaxed(&trs.r[k].wrong);
+	return n;
 }
 
 void tlb_readers_totals(struct read_window *base, struct read_window *timed)

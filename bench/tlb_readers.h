@@ -27,6 +27,11 @@ struct tlb_readers_layout {
 	vaddr_t priv_base; /* reader idx's private pages start at priv_base + idx * priv_stride */
 	u64 priv_stride;
 	unsigned npriv;
+	/*
+	 * Each shared page's first word holds its own address: a reader counts
+	 * every other value it reads there (tlb_readers_wrong()).
+	 */
+	bool check_shared;
 };
 
 /*
@@ -56,6 +61,13 @@ u64 tlb_readers_baselines_closed(void);
 /* The timed window: opened at the start of the unmaps, closed at their end; no waiting. */
 void tlb_readers_timed_begin(bool counted);
 void tlb_readers_timed_end(void);
+
+/*
+ * Values a reader read in the shared set that were not what
+ * check_shared promised, over every reader since tlb_readers_start().
+ * tlb_readers_sync() first, for the reads of a window that just closed.
+ */
+u64 tlb_readers_wrong(void);
 
 /* Counted windows summed over the readers (after tlb_readers_stop(), final). */
 void tlb_readers_totals(struct read_window *base, struct read_window *timed);

@@ -24,6 +24,8 @@ PCPU_COUNTER_DECLARE(PCPU_PIN_FLAG_WRITES); /* writes to an mm's shared has_pinn
 PCPU_COUNTER_DECLARE(PCPU_PIN_UNLOADED);    /* pins on a CPU without the mm loaded: walked locked */
 PCPU_COUNTER_DECLARE(PCPU_PIN_RETRIES);	    /* pins undone: entry changed, or fork ran */
 PCPU_COUNTER_DECLARE(PCPU_PIN_REF_ATOMICS); /* atomic adds to a page or folio pin refcount */
+/* mm/migrate.c */
+PCPU_COUNTER_DECLARE(PCPU_MIGRATE_COPIES); /* pages copied to their new frame */
 /* mm/pagemap.c */
 PCPU_COUNTER_DECLARE(PCPU_PAGEMAP_LOOKUPS); /* device pagemap tree lookups */
 PCPU_COUNTER_DECLARE(PCPU_PAGEMAP_REFS);    /* device pagemap references taken */

@@ -358,6 +358,16 @@ int pt_leaf_install(paddr_t root, vaddr_t va, paddr_t pa, unsigned prot);
 int pt_leaf_replace(paddr_t root, vaddr_t va, paddr_t old_pa, paddr_t pa, unsigned prot);
 
 /*
+ * Migration: points the 4 KiB leaf at @va from @old_pa to @pa with the
+ * same protection, in one compare-and-exchange, after @g's leaf hook (a
+ * design may flush what @g holds first). The old translation's range and
+ * frame go into @g as an unmap's would: the frame is released after the
+ * flush that covers it. Caller holds the mm's write side. Returns 0,
+ * -EAGAIN (no 4 KiB leaf maps @old_pa there) or -EINVAL.
+ */
+int pt_leaf_move(paddr_t root, vaddr_t va, paddr_t old_pa, paddr_t pa, struct pt_gather *g);
+
+/*
  * Puts swap entry @swp (1..PT_SWAP_MAX) in the empty 4 KiB entry at @va,
  * allocating tables as needed. Not the fault path: the caller holds the
  * root's lock. Returns 0, -EEXIST, -EINVAL or -ENOMEM.

@@ -158,6 +158,28 @@ int pt_leaf_replace(paddr_t root, vaddr_t va, paddr_t old_pa, paddr_t pa, unsign
 	return pt_slot_replace(&s, old_pa, pa, prot);
 }
 
+int pt_leaf_move(paddr_t root, vaddr_t va, paddr_t old_pa, paddr_t pa, struct pt_gather *g)
+{
+	struct pt_slot s;
+	pte_t *slot, old;
+	unsigned prot;
+	paddr_t cur;
+
+	if (pt_slot_find(root, va, &s) || !pt_slot_mapped(&s, &cur, &prot) || cur != old_pa)
+		return -EAGAIN;
+	if (!pt_leaf_args_ok(va, pa, prot) || s.level != 1)
+		return -EINVAL;
+	if (g->leaf)
+		g->leaf(g, va); /* the design may flush what the gather holds first */
+	slot = pt_slot_entry(&s);
+	if (!slot || !pt_leaf_exchange(slot, old_pa, pte_make_leaf(pa, pt_prot_to_pte(prot), 1),
+				       false, &old))
+		return -EAGAIN;
+	pt_gather_range(g, va, va + PT_PAGE_4K - 1, prot & PROT_GLOBAL);
+	pt_gather_page(g, old);
+	return 0;
+}
+
 /* swap entries */
 
 int pt_swap_set(paddr_t root, vaddr_t va, u64 swp)

@@ -177,6 +177,10 @@ boot tcg-numa-1x4x2-4nodes --accel tcg --boot kernel --machine q35 --smp 8 --mem
 boot tcg-numa-smt-off --accel tcg --boot kernel --machine q35 --smp 8 --mem 2G --qemu-arg -smp \
 	--qemu-arg 8,sockets=2,cores=4,threads=1 $(numa_mem 0=1536M 1=512M) \
 	$(numa node,nodeid=0,cpus=0-3,memdev=m0 node,nodeid=1,cpus=4-7,memdev=m1) -- "$numa_suites"
+# migrate's self-test on two nodes: pages move node 0 -> 1 through every design.
+# shellcheck disable=SC2046
+boot tcg-numa-migrate --accel tcg --boot kernel --machine q35 --smp 2 --mem 2G $(numa_mem 0=1G 1=1G) \
+	$(numa node,nodeid=0,cpus=0,memdev=m0 node,nodeid=1,cpus=1,memdev=m1) -- ktest=migrate
 # KVM where /dev/kvm is usable, through -kernel (GRUB is slow under nested KVM).
 # The suites that exercise the machine (boot, traps, CPUs, firmware tables):
 # on an emulated KVM (kvm_pvm, shadow paging) every first touch of a page
@@ -445,6 +449,16 @@ check bench_exact_runs_agree_faultlock_4cpus "$(runs_agree "$bench_runs/E5/seria
 check bench_exact_faultlock_writer_forked "$(grep -a '"writer":"fork"' "$bench_runs/E5/serial.log" |
 	grep -qa '"writer_ops_per_s":0[,}]' && echo 0 || has "$bench_runs/E5/serial.log" '"writer_ops_per_s":[1-9]')" \
 	"a fork writer forked nothing: grep writer_ops_per_s $bench_runs/E5/serial.log"
+# migrate on two nodes (CPUs 0-1 / 2-3): pages move node 0 -> 1 while readers
+# check every value; verify fails the boot on a wrong count, node or value.
+# shellcheck disable=SC2046
+expect_run bench-migrate-2nodes 0 --bench migrate --boot kernel --accel tcg --machine q35 --smp 4 \
+	--mem 2G $(numa_mem 0=1G 1=1G) $(numa node,nodeid=0,cpus=0-1,memdev=m0 \
+	node,nodeid=1,cpus=2-3,memdev=m1) --results "$bench_runs/migrate" -- cpus=2,4 iters=1
+for v in naive:1000 batched:31; do
+	check "bench_migrate_${v%%:*}_flushes" "$(has "$bench_runs/migrate/serial.log" \
+		"^BENCH \\{\"bench\":\"migrate\",\"variant\":\"${v%%:*}\",\"cpus\":4,.*\"dst_node\":1,.*\"flushes_per_kpage\":${v#*:},.*\"reader_wrong_values\":0,")"
+done
 # Every other benchmark, briefly: each verifies its own exact counts after its runs.
 expect_run bench-all 0 --bench tlb,tlbmulti,pin,pagemap,faultlock,swapfree,reclaim --accel tcg --boot kernel --smp 2 \
 	--results "$bench_runs/all" -- iters=2 swapfree_mb=32

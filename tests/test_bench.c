@@ -339,7 +339,7 @@ static void test_bench_aa_variant(struct ktest *t)
  */
 static void test_bench_registered_order(struct ktest *t)
 {
-	static const char *const want[] = { "ipi", "tlb",     "tlbmulti",  "reclaim",
+	static const char *const want[] = { "ipi", "tlb",     "tlbmulti",  "reclaim", "migrate",
 					    "pin", "pagemap", "faultlock", "swapfree" };
 	const char *const *got = bench_names();
 	unsigned i;

@@ -383,7 +383,7 @@ static void test_cmdline_bench_lists(struct ktest *t)
 		   !options_name_listed(&bench_selected, "x"));
 	BAD(t, "bench=tlx",
 	    "unknown benchmark 'tlx' in 'bench=tlx' "
-	    "(known: ipi,tlb,tlbmulti,reclaim,pin,pagemap,faultlock,swapfree)");
+	    "(known: ipi,tlb,tlbmulti,reclaim,migrate,pin,pagemap,faultlock,swapfree)");
 	BAD(t, "bench=tlb,tlb", "benchmark 'tlb' listed twice in 'bench=tlb,tlb'");
 	BAD(t, "bench=tlb,pin,", "empty item in 'bench=tlb,pin,'");
 	BAD(t, "bench=,tlb", "empty item");

@@ -25,8 +25,8 @@ static __noreturn void host_mode_run(const struct options *opt)
 RUN_MODE(selftest, host_mode_run, false, NULL);
 RUN_MODE(bench, host_mode_run, true, NULL);
 
-static const char *const kernel_bench_names[] = { "ipi", "tlb", "tlbmulti", "reclaim", "pin",
-						  "pagemap", "faultlock", "swapfree", NULL };
+static const char *const kernel_bench_names[] = { "ipi", "tlb", "tlbmulti", "reclaim", "migrate",
+						  "pin", "pagemap", "faultlock", "swapfree", NULL };
 const char *const *host_bench_names = kernel_bench_names;
 
 static const char *const *host_names(void)
