@@ -9,6 +9,12 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 O=${O:-build}
 case $O in /*) ;; *) O=$here/$O ;; esac
 PYTHON=${PYTHON:-python3}
+# The tools need numpy and scipy, which Debian installs for its own python3
+# only. tools/mmlab re-runs itself there; the inline scripts below import the
+# package directly, so they need that interpreter from the start.
+if ! "$PYTHON" -c 'import numpy, scipy' 2>/dev/null && /usr/bin/python3 -c 'import numpy, scipy' 2>/dev/null; then
+	PYTHON=/usr/bin/python3
+fi
 logs=$O/test-logs
 runs=$O/test-runs
 contract_runs=$O/test-contract
