@@ -44,7 +44,7 @@ note "layering rules"
 # docs/style.md's machine-checkable rules: no tracked merge leftovers, no
 # trailing blanks, tabs for C indentation, 100 columns.
 note "tree tidiness"
-"$PYTHON" "$here/tools/check-tree.py" --rule leftovers --rule whitespace --rule columns --rule percpu --ktap > "$logs/tree.ktap" 2>&1
+"$PYTHON" "$here/tools/check-tree.py" --rule leftovers --rule whitespace --rule columns --rule percpu --rule tracker --ktap > "$logs/tree.ktap" 2>&1
 
 # The committed fuzz corpora and crash regression inputs, once each (clang's libFuzzer).
 note "fuzz corpus replay"
@@ -116,7 +116,7 @@ boot_kvm() {
 # Firmware and boot paths.
 boot tcg-iso-bios-smp2 --accel tcg --firmware bios --boot iso --smp 2
 boot tcg-iso-uefi-smp4 --accel tcg --firmware uefi --boot iso --smp 4
-# GRUB's multiboot (v1) command, which passes only the arguments (issue 14).
+# GRUB's multiboot (v1) command, which passes only the arguments.
 boot tcg-iso-bios-mb1 --accel tcg --firmware bios --boot iso --loader multiboot --smp 2 -- ktest=boot,mb1_cmdline,pic,smp
 # CPU counts through -kernel (multi-threaded TCG gives more vCPUs than host cores).
 for n in 1 2 4 8; do
@@ -142,7 +142,7 @@ boot tcg-q35-smp32 --accel tcg --boot kernel --machine q35 --smp 32 -- ktest=boo
 boot tcg-q35-smp64 --accel tcg --boot kernel --machine q35 --smp 64 --mem 4G -- ktest=smp,percpu
 boot tcg-no-hpet --accel tcg --boot kernel --smp 2 --qemu-arg -machine --qemu-arg hpet=off \
 	-- ktest=boot,tsc,acpi
-# Legal machines QEMU's defaults hide (issue 14): no ACPI at all (one CPU,
+# Legal machines QEMU's defaults hide: no ACPI at all (one CPU,
 # warned), and a CPU without NX (the page tables cannot say "not executable").
 boot tcg-no-acpi --accel tcg --boot kernel --smp 2 --qemu-arg -no-acpi -- ktest=boot,acpi,smp,tsc,pic
 boot tcg-no-nx --accel tcg --boot kernel --smp 2 --cpu max,-nx -- ktest=mm,pt,kpt,fault
@@ -193,7 +193,7 @@ boot tcg-numa-migrate --accel tcg --boot kernel --machine q35 --smp 2 --mem 2G $
 # exits to the host, so the memory-heavy randomized mm suites, which TCG runs
 # above, would take many minutes there.
 kvm_suites=ktest=boot,traps,smp,acpi,cmdline,json,kpt
-# The first KVM boot also runs the stale-translation detector (issue 6: both
+# The first KVM boot also runs the stale-translation detector (both
 # shootdown designs must pass it under KVM too). Where KVM's shadow paging
 # hides missing flushes its control sees none and the cases skip, saying so;
 # the control alone took 110 s on the emulated KVM, hence the timeout.
@@ -251,7 +251,7 @@ check torture_kernel_passed "$(has "$tlog" '^MMLAB-DONE \{.*"status":"pass"')" \
 	"$(grep -a '^# torture FAILED' "$tlog" | head -n 1)"
 check torture_kernel_failure_names_seed "$(if grep -qa '"status":"fail"' "$tlog"; then
 	has "$tlog" '^# torture FAILED \(seed=1\)'; else echo 1; fi)"
-# At 4 CPUs too: a caller wedged by another's write-off (issue 24 defect 6)
+# At 4 CPUs too: a caller wedged by another's write-off
 # needs a dark CPU and two live callers besides it, which 2 CPUs lack.
 note "kernel mm torture (mode=torture, 45 s, 4 CPUs, seed 1)"
 "$here/run.sh" --torture --seconds 45 --quiet --results "$contract_runs/torture-smp4" --boot kernel \
@@ -315,7 +315,7 @@ if ! grep -qa '"x2apic_cpu":true' "$runs/tcg-kernel-smp1/serial.log"; then
 	check x2apic_missing_named "$(has "$last_out" "apic=x2apic but this CPU has no x2APIC")"
 fi
 
-# A CPU without a local APIC (issue 14): a clear failing end, not the #DF the
+# A CPU without a local APIC: a clear failing end, not the #DF the
 # BIOS-programmed 8259 timer used to raise at the first sti, nor a hang.
 expect_run no-local-apic 1 --selftest --accel tcg --boot kernel --smp 2 --cpu qemu64,-apic --timeout 120 -- ktest=boot
 check no_local_apic_named "$(has "$last_log" '^mmlab: error: this CPU has no usable local APIC')"
@@ -408,7 +408,7 @@ for f in serial.log results.json table.txt; do
 	check "bench_output_$f" "$([ -s "$bench_runs/A/$f" ] && echo 1 || echo 0)"
 done
 # ipi at 2 CPUs is measured at one CPU count: no sweep plot in plots/, but the
-# page's dot-and-interval chart per group (docs/output.md, issue 28).
+# page's dot-and-interval chart per group (docs/output.md).
 check bench_plot_dots "$(has "$bench_runs/A/index.html" 'svg class="dots"')"
 check bench_table_has_ipi "$(has "$bench_runs/A/table.txt" '^ipi target=all')"
 check bench_table_has_ipi_polling "$(has "$bench_runs/A/table.txt" '^ipi target=one target_state=polling')"
@@ -473,17 +473,17 @@ check bench_all_lines_well_formed "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n
 for b in tlb tlbmulti pin pagemap faultlock swapfree reclaim; do
 	check "bench_${b}_reported" "$(has "$bench_runs/all/serial.log" "^BENCH \\{\"bench\":\"$b\"")"
 done
-# Issue 25: every benchmark runs its reference design again as the A/A control "aa",
+# Every benchmark runs its reference design again as the A/A control "aa",
 # marked as the control; the busy readers' figures are each variant's own, with their n.
 for b in tlb tlbmulti pin pagemap faultlock swapfree reclaim; do
 	check "bench_${b}_aa_control" "$(has "$bench_runs/all/serial.log" "^BENCH \\{\"bench\":\"$b\",\"variant\":\"aa\".*\"control\":true,\"control_kind\":\"aa\"")"
 done
-# Issue 25: reclaim (Gorman's workload) reports the seed's figures, naive one round per page,
+# reclaim (Gorman's workload) reports the seed's figures, naive one round per page,
 # batched one per batch of 32 (verify checked them exactly; these check they are printed).
 check bench_reclaim_seed_figures "$(has "$bench_runs/all/serial.log" '^BENCH \{"bench":"reclaim","variant":"naive".*"ipis_per_sec":.*"reader_cycles_per_kread":.*"tlb_shootdowns_per_op":1.000')"
 check bench_reclaim_batched_per_32 "$(has "$bench_runs/all/serial.log" '^BENCH \{"bench":"reclaim","variant":"batched".*"tlb_shootdowns_per_op":0.031')"
 check bench_tlb_readers_n "$(has "$bench_runs/all/serial.log" '"bench":"tlb".*"remote":"busy".*"remote_read_episodes":2,"remote_read_windows":2')"
-# Workload fidelity (issue 16): both remote modes, the readers' loss, the pages sweep's plot,
+# Workload fidelity: both remote modes, the readers' loss, the pages sweep's plot,
 # pagemap on every CPU, and the faultlock pass vm-scalability names.
 all_log=$bench_runs/all/serial.log
 check bench_tlb_remote_busy "$(has "$all_log" '"bench":"tlb".*"remote":"busy".*"remote_lost_cycles_per_page"')"
@@ -491,14 +491,14 @@ check bench_tlb_remote_idle "$(has "$all_log" '"bench":"tlb".*"remote":"idle"')"
 check bench_tlb_pages_sweep_plot "$(ls "$bench_runs"/all/plots/tlb-remote-busy-cpus-2-by-pages*.png >/dev/null 2>&1 && echo 1 || echo 0)"
 check bench_pagemap_two_cpus "$(has "$all_log" '"bench":"pagemap","variant":"cached","cpus":2')"
 check bench_faultlock_anon_cow_seq "$(has "$all_log" '"fault":"cow-copy".*"vm_scalability_case":"anon-cow-seq"')"
-# Issue 18: pin's folio design takes one refcount atomic per 2 MiB folio at 512 pages per call;
+# pin's folio design takes one refcount atomic per 2 MiB folio at 512 pages per call;
 # every faultlock design runs the writer case, whose lines carry the writer's rate.
 check bench_pin_folio_per_folio "$(has "$all_log" '"bench":"pin","variant":"folio".*"per_call":512,"folio":"2m".*"pin_ref_atomics_per_op":1.000')"
 check bench_pin_naive_per_page "$(has "$all_log" '"bench":"pin","variant":"naive".*"per_call":512,"folio":"2m".*"pin_ref_atomics_per_op":512.000')"
 for d in naive fixed vma_lock; do
 	check "bench_faultlock_writer_$d" "$(has "$all_log" "\"bench\":\"faultlock\",\"variant\":\"$d\".*\"writer\":\"fork\".*\"writer_ops_per_s\":[0-9]")"
 done
-# Issue 18's later TLB designs: in the tlb table, and in tlbmulti where gen coalesces.
+# The later TLB designs: in the tlb table, and in tlbmulti where gen coalesces.
 for v in early_ack gen; do
 	check "bench_tlb_variant_$v" "$(has "$all_log" "^BENCH \\{\"bench\":\"tlb\",\"variant\":\"$v\"")"
 	check "bench_tlbmulti_variant_$v" "$(has "$all_log" "^BENCH \\{\"bench\":\"tlbmulti\",\"variant\":\"$v\"")"
@@ -623,7 +623,7 @@ check bench_tlb_timeout_run_fails "$(has "$last_log" '^MMLAB-DONE .*"status":"fa
 "$here/run.sh" --compare "$bench_runs/A" "$bench_runs/B" --results "$bench_runs/compare" > "$bench_runs/compare.txt" 2>&1
 check bench_compare_runs "$([ $? = 0 ] && echo 1 || echo 0)"
 check bench_compare_change_column "$(has "$bench_runs/compare.txt" '%change')"
-# Issue 16: every result carries its samples, the variants' runs alternate,
+# Every result carries its samples, the variants' runs alternate,
 # and runs that cannot give what was asked for end failing, naming why.
 nsamples=$(grep -ac '^BENCH {.*"samples":\[[0-9]' "$bench_runs/A/serial.log")
 check bench_every_line_has_samples "$([ "$nbench" -gt 0 ] && [ "$nbench" = "$nsamples" ] && echo 1 || echo 0)" "BENCH $nbench, with samples $nsamples"
@@ -659,7 +659,7 @@ check bench_no_result_reason "$(has "$last_log" '^MMLAB-DONE .*"skipped":1,"stat
 	printf '%s\n' "${results[@]}"
 } > "$contract"
 
-# ---- results pages in a real browser (issue 20) ---------------------------------
+# ---- results pages in a real browser --------------------------------------------------
 
 # The page of the bench-all run and the --compare page above, rendered by headless
 # Chromium: every plot decoded, a section per benchmark, a screenshot kept in
@@ -668,7 +668,7 @@ note "results pages in headless Chromium"
 "$PYTHON" "$here/tools/tests/page_check.py" "$logs/results-page" "$bench_runs/all" \
 	"$bench_runs/compare" "$bench_runs/A" > "$logs/results-page.ktap" 2> "$logs/results-page.stderr"
 
-# ---- run.sh stopped by SIGTERM mid-benchmark (issue 28) ---------------------------
+# ---- run.sh stopped by SIGTERM mid-benchmark ------------------------------------------
 
 # As timeout(1) or CI stop it: exit status 4, no process left behind (the guest
 # above all), serial.log kept and results.json marked incomplete.
@@ -676,7 +676,7 @@ note "run.sh interrupted by SIGTERM mid-benchmark"
 PYTHON=$PYTHON bash "$here/tools/tests/interrupt_check.sh" "$O/test-interrupt" \
 	> "$logs/interrupt.ktap" 2> "$logs/interrupt.stderr"
 
-# ---- lab machines (issue 10): what the boots above showed, and failure paths ----
+# ---- lab machines: what the boots above showed, and failure paths ----
 
 note "lab machines: PXE, console discovery, clocks, CPUs, memory, LAVA"
 lab=$logs/lab-machines.ktap
@@ -779,7 +779,7 @@ check mem_72g_sizes_add_up "$([ $? = 0 ] && echo 1 || echo 0)" "$(tail -n 1 "$O/
 	printf '%s\n' "${results[@]}"
 } > "$lab"
 
-# ---- Linux peer (issue 19): Debian's stock kernel in the same run -----------------
+# ---- Linux peer: Debian's stock kernel in the same run -----------------
 
 # tools/peer/linux.sh fetches the kernel and busybox-static with apt-get
 # download: where they cannot be fetched the step is a skip with the reason.
@@ -883,7 +883,7 @@ PY
 	} > "$peer_ktap"
 fi
 
-# ---- Bochs: a second x86 implementation (issue 14) ------------------------------
+# ---- Bochs: a second x86 implementation -----------------------------------------------
 
 # The GRUB ISO under Bochs 2.7 (tools/run-bochs.sh): its own CPU, APIC, PIC,
 # HPET and BIOS. Every suite through GRUB multiboot2 (2 CPUs) and multiboot1
@@ -949,7 +949,7 @@ else
 	} > "$bochs_ktap"
 fi
 
-# ---- trace (issue 20) ------------------------------------------------------------
+# ---- trace ----------------------------------------------------------------------------
 
 # ./run.sh --bench tlb --trace --smp 4 writes a trace.json that the checker
 # accepts: Chrome trace events, a named track per CPU, IPI and ack flows.

@@ -1,5 +1,5 @@
 /*
- * Self-tests of what the benchmarks time (issue 16, workload fidelity):
+ * Self-tests of what the benchmarks time (workload fidelity):
  * the harness keeps a benchmark's two timed phases apart on every CPU; the
  * tlb pages sweep holds both sides of the flush ceiling for both remote
  * modes and remote= selects its half; a busy tlb run keeps its readers

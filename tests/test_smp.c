@@ -440,7 +440,7 @@ static void revive_live_cpus(struct ktest *t, unsigned held)
 }
 
 /*
- * Issue 24 defect 9: the TSC skew check with an AP that never answers (it
+ * A dead target hides no live one: the TSC skew check with an AP that never answers (it
  * sits with interrupts off) must end within its deadlines, name the AP,
  * leave it out of the result and out of the run, and measure the others.
  * Before: the boot CPU waited for the AP's first answer for good (the

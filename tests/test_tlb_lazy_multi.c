@@ -1,5 +1,5 @@
 /*
- * The lazy TLB design with two initiators at once (issue 24 defect 3): the
+ * The lazy TLB design with two initiators at once (a stale batch once released twice): the
  * boot CPU and another CPU each unmap pages of one address space both have
  * loaded, the flush and free outside the lock as tlbmulti does (so their
  * gather flushes, batch takes and reaps overlap), LM_ROUNDS one-page

@@ -21,6 +21,9 @@ Rules (default: all):
               come up. An array that cannot be (it must exist before any copy
               is placed) says so in a comment starting "Not per-CPU data"
               within the three lines above it.
+  tracker     no text file outside docs/notes/ and CHANGELOG.md names a
+              tracker entry ("issue N"): a reader of the tree cannot look
+              it up; name the defect, design or measurement instead.
 
 The files are those `git ls-files` lists under DIR (every file when DIR is
 not a git work tree). Each problem is printed as 'FILE:LINE: rule NAME:
@@ -34,13 +37,15 @@ import re
 import subprocess
 import sys
 
-RULES = ("leftovers", "whitespace", "columns", "percpu")
+RULES = ("leftovers", "whitespace", "columns", "percpu", "tracker")
 LEFTOVER = re.compile(r"(\.orig|\.rej|~|\.sw[op])$")
 C_EXTS = (".c", ".h", ".S")
 TEXT_EXTS = C_EXTS + (".py", ".sh", ".md", ".ld", ".cfg", ".yaml", ".json", ".txt")
 COLUMNS = 100
 SPACE_INDENT = re.compile(r"^[ \t]* {8}")
 STRING_TAIL = re.compile(r"[\s,);\\]*$")
+TRACKER = re.compile(r"\b[Ii]ssues? #?[0-9]+")
+TRACKER_ALLOWED = ("docs/notes/", "CHANGELOG.md")
 
 
 def tracked_files(root):
@@ -163,8 +168,14 @@ def check_percpu(root, files):
     return problems
 
 
+def check_tracker(root, files):
+    return ["%s:%d: rule tracker: names a tracker entry; say what it was" % (rel, n)
+            for rel in files if rel.endswith(TEXT_EXTS) and not rel.startswith(TRACKER_ALLOWED)
+            for n, line in enumerate(lines_of(root, rel), 1) if TRACKER.search(line)]
+
+
 CHECKS = {"leftovers": check_leftovers, "whitespace": check_whitespace,
-          "columns": check_columns, "percpu": check_percpu}
+          "columns": check_columns, "percpu": check_percpu, "tracker": check_tracker}
 
 
 def main(argv):

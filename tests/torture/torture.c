@@ -22,7 +22,7 @@
 /*
  * R_PRIV and R_SHARE alone in one PD: when the private region is unmapped,
  * a shareable zap empties that PD while a private fault may be walking it
- * (issue 24 defect 1). R_SHARED, present throughout, is in a PD of its own
+ * (the shareable zap that freed upper tables). R_SHARED, present throughout, is in a PD of its own
  * (under the same PDPT), else it would keep that PD from ever emptying.
  */
 const vaddr_t t_base[T_REGIONS] = { 0x40000000ul, 0x40200000ul, 0x80000000ul };

@@ -99,7 +99,7 @@ extern bool torture_controls;
  * One more case after the designs': lazy with its drain tick at its
  * slowest (TLB_LAZY_HZ_MIN), so queues hold entries for 100 ms: a CPU goes
  * dark with invalidations queued to it and settles meet live CPUs not yet
- * drained (issue 24 defect 5). The kernel's: the host's fake tick fires at
+ * drained (lazy's settle writing off live CPUs). The kernel's: the host's fake tick fires at
  * every service point whatever its rate.
  */
 extern bool torture_slow_tick_case;

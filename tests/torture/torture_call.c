@@ -9,8 +9,8 @@
  * wait, say) matters when a target is late: while its call waits on the
  * dark CPU, another caller's deadline can write that CPU off first, and
  * this caller must then take its call back, or its descriptor stays held
- * and every later call of this CPU fails, to live CPUs too (issue 24
- * defect 6). So a call whose mask holds the dark CPU, not yet written
+ * and every later call of this CPU fails, to live CPUs too (a caller wedged
+ * after another's write-off). So a call whose mask holds the dark CPU, not yet written
  * off, is waited for only once another caller wrote that CPU off (or
  * after two deadlines, when none did): the order that defect needs, which
  * a caller that waits at once almost never meets. Meanwhile this CPU

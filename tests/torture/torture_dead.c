@@ -81,7 +81,7 @@ void t_dead_plan(const struct torture_config *cfg, unsigned i, bool lowest, u64 
 	/*
 	 * CPU 1 at every other case and when asked (@lowest): the lowest that
 	 * may go dark, so every CPU above it is one a settle that judges CPUs
-	 * in order could write off after meeting it (issue 24 defect 5). Else
+	 * in order could write off after meeting it (lazy's settle writing off live CPUs). Else
 	 * any but the leader.
 	 */
 	t_dead_cpu = i % 2 || lowest ? 1 : 1 + (int)(t_rand(&r) % (cfg->ncpus - 1));
@@ -313,7 +313,7 @@ bool t_dead_err(int err)
  * the operation began before it went dark (it may have been in the mask
  * the flush was sent to). A flush of an mm it does not run, sent while
  * it is dark, must complete: else a caller is wedged by another's
- * write-off (issue 24 defect 6), or a live CPU was skipped.
+ * write-off (a caller wedged after another's write-off), or a live CPU was skipped.
  */
 bool t_dead_err_mm(const struct tcpu *c, int err, struct mm *mm)
 {

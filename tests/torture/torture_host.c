@@ -69,7 +69,7 @@ u64 torture_env_now_ms(void)
  * CPU's tick comes at one window in 16 only (and at every spin, as
  * arch_cpu_relax() has it): a tick at every operation drained lazy's
  * queues so soon that a settle never met a live CPU's queue undrained
- * next to the dark one's (issue 24 defect 5 reverted passed 120 s).
+ * next to the dark one's (lazy's settle writing off live CPUs reverted passed 120 s).
  */
 void torture_env_service(void)
 {
@@ -112,7 +112,7 @@ static void host_revive(unsigned cpu)
  * One translation of the dark CPU: a writable one must not reach a frame
  * two address spaces map (outside the region they share on purpose): a
  * fork whose flush failed shares with its child pages that the dark CPU
- * can still write (issue 24 defect 7, fork's half).
+ * can still write (failed flushes ignored, fork's half).
  */
 static void dark_entry(void *arg, vaddr_t base, paddr_t pa, u64 size, unsigned prot)
 {
@@ -156,7 +156,7 @@ void torture_hook_frame_alloc(struct page *p, unsigned order)
 /*
  * Frames a flush that failed covered must stay allocated (quarantined, or
  * the operation backed out): the dark CPU may still write through its
- * TLB entries to them (issue 24 defect 7).
+ * TLB entries to them (failed flushes ignored).
  */
 static void check_dark_tlb(struct page *p, unsigned order)
 {
@@ -231,7 +231,7 @@ void torture_hook_delay(void)
  * then a random wait at swap-out's
  * pin check (before it clears the entries; a host yield at every other
  * one) and at a pin's page check (before its reference step) widens
- * the window of issue 24 defect 2, a pin taken after swap-out looked,
+ * the window of swap-out ignoring a later pin, a pin taken after swap-out looked,
  * from a few instructions to a host scheduling quantum now and then.
  * Only while injection is on.
  */

@@ -6,7 +6,7 @@
  * freed), and holds as many non-zero entries as its struct page counts
  * (the count by which an emptied table is unlinked and freed). A table
  * linked into a second root, or still linked after its free, is a table
- * another owner may fill or free under this one (issue 24 defect 1).
+ * another owner may fill or free under this one (the shareable zap that freed upper tables).
  * The user half's tables are never shared between address spaces here:
  * only the kernel half's are (pt_root_alloc() copies those entries).
  */

@@ -14,7 +14,7 @@ log medians (mmlab.peer.boot_ratio_ci) excludes 1; with one boot a side,
 never ("one boot a side"); for a log without samples, when the change is
 larger than NOISE_FACTOR x the larger relative standard deviation, as
 before samples existed. Results present on one side only are
-listed after the table. Runs need not hold the same designs (issue 18): a
+listed after the table. Runs need not hold the same designs (a later design may be missing from one): a
 design that only one run has is named as such above the table, and its
 results are listed under that run with "(design not in B)". The same
 comparison is also a self-contained HTML page (render_compare_page), with

@@ -2,7 +2,7 @@
 
 A `tlb` result is an unmap's cost per page (`cycles_per_page`): clearing
 the entries, gathering and freeing the frames, and the shootdown. Two
-figures take it apart (issue 25):
+figures take it apart:
 
 - fits: for every design, CPU count and parameter set less `pages`, the
   per-call cost C(P) = a + b P fitted over the pages sweep. a is the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh stopped by SIGTERM mid-benchmark (issue 28), as timeout(1), CI or a
+# run.sh stopped by SIGTERM mid-benchmark, as timeout(1), CI or a
 # parent script stop it: no process it started may be left (the guest
 # above all), it exits 4 (interrupted), and it leaves serial.log and a
 # results.json marked incomplete. Prints KTAP; tests/run-all.sh runs it.

@@ -135,6 +135,14 @@ class CheckTreeTest(unittest.TestCase):
         self.assertEqual((rc, lines), (1, ["a.c:1: rule columns: 101 columns (at most 100)"]))
         self.assertEqual(run({"a.c": "ab\t" + "x" * 92 + "\n"}, ["columns"])[0], 0)
 
+    def test_tracker_number_fails_outside_dated_notes(self):
+        tree = dict(CLEAN, **{"tests/run-all.sh": "# see iss" + "ue 24\n",
+                              "docs/notes/2026-12-06-x.md": "measured for iss" + "ue 24\n"})
+        rc, out = run(tree, ["tracker"])
+        self.assertEqual(rc, 1)
+        self.assertEqual(out, ["tests/run-all.sh:1: rule tracker: names a tracker entry; "
+                               "say what it was"])
+
     def test_mm_array_of_max_cpus_fails(self):
         bad = "struct q { int n; };\n\nstatic struct q qs[MAX_CPUS];\n"
         rc, lines = run(dict(CLEAN, **{"mm/lazy.c": bad}), ["percpu"])

@@ -160,7 +160,7 @@ def renamed(records, old, new, bench="tlb"):
 
 
 class TestDesignSets(unittest.TestCase):
-    """Issue 18: runs with different designs compare, each missing design named."""
+    """Runs with different designs compare, each missing design named."""
 
     @classmethod
     def setUpClass(cls):

@@ -1,4 +1,4 @@
-"""Tests for the statistics a reviewer checks (issue 16): the median's
+"""Tests for the statistics a reviewer checks: the median's
 confidence interval, the bootstrap interval of a ratio and its significance,
 Tukey outlier counts, samples/seq/median_ci/control in BENCH records, the
 table's marks for non-significant ratios and control rows, failed cases in

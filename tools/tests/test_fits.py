@@ -1,4 +1,4 @@
-"""Tests for tools/mmlab/fits.py: the unmap cost per page taken apart (issue 25).
+"""Tests for tools/mmlab/fits.py: the unmap cost per page taken apart.
 
 Synthetic tlb records whose costs lie exactly on C(P) = a + b P must give
 back a and b; the remote component is the difference of medians between

@@ -1,4 +1,4 @@
-"""Tests for run.sh --peer's alternating boots (tools/peer/peer.sh, issue 25).
+"""Tests for run.sh --peer's alternating boots (tools/peer/peer.sh).
 
 peer.sh is sourced by run.sh; here it is sourced by a small bash script
 whose qemu_args/run_qemu/decode_status stand in for run.sh's mmlab boot

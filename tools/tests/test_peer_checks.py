@@ -1,4 +1,4 @@
-"""Tests for the Linux peer's own checks (tools/peer/src, issue 25): the TLB
+"""Tests for the Linux peer's own checks (tools/peer/src): the TLB
 interrupts a tlb run must show, the header's configuration facts, and the
 readers' "running on CPU k" handshake. The C is built on the host with a
 small driver; skipped without a C compiler."""

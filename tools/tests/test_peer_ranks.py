@@ -1,4 +1,4 @@
-"""The Linux peer's median-interval ranks against the kernel's (issue 25).
+"""The Linux peer's median-interval ranks against the kernel's.
 
 tools/peer/src/peer_result.c says its ranks are lib/stats.c's; this builds
 a small host program from both sources and compares their rank functions
