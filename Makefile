@@ -57,7 +57,7 @@ KERNEL_SRCS := kernel/cmdline.c kernel/crash.c kernel/json.c kernel/ksyms.c kern
 	kernel/version.c
 LIB_SRCS := lib/errno.c lib/format.c lib/parse.c lib/stats.c lib/string.c
 # Every mm/*.c, so a new design file is built into the kernel and the host
-# tests with no Makefile line (docs/design.md, "Adding a design").
+# tests with no Makefile line (docs/adding-a-design.md).
 MM_SRCS := $(sort $(wildcard mm/*.c))
 BENCH_SRCS := bench/bench.c bench/bench_design.c bench/bench_faultlock.c bench/bench_ipi.c \
 	bench/bench_mode.c bench/bench_pagemap.c bench/bench_pin.c bench/bench_result.c \

@@ -35,7 +35,7 @@ const struct tlb_ops tlb_ops_example = {
 	.d = {
 		.name = "example",
 		.desc = "naive's order, with a round counter of its own: docs/design.md's example",
-		.source = "docs/design.md, \"Adding a design\"",
+		.source = "docs/adding-a-design.md",
 		.unit = "page",
 		/*
 		 * Its traits, stated: each round is complete when the unmap
