@@ -262,12 +262,6 @@ static int migrate_verify(struct bench_ctx *c)
 	return migrate_check_flushes(c);
 }
 
-/* Cycles per 1000 reads of @w: the readers' elapsed time for a fixed amount of work. */
-static u64 migrate_cycles_per_kread(const struct read_window *w)
-{
-	return w->reads ? w->cycles * 1000 / w->reads : 0;
-}
-
 static void migrate_report(const struct bench_ctx *c, struct json *j, u64 median)
 {
 	const struct tlb_reader_sums *s = tlb_readers_sums(c->variant);
@@ -279,8 +273,8 @@ static void migrate_report(const struct bench_ctx *c, struct json *j, u64 median
 	json_bool(j, "dst_node_is_src", mb.dst == mb.src); /* one node: the control */
 	json_u64(j, "batch_pages", MIGRATE_BATCH);
 	json_u64(j, "flushes_per_kpage", v->pages ? v->flushes * 1000 / v->pages : 0);
-	json_u64(j, "reader_cycles_per_kread", migrate_cycles_per_kread(&s->timed));
-	json_u64(j, "reader_baseline_cycles_per_kread", migrate_cycles_per_kread(&s->base));
+	json_u64(j, "reader_cycles_per_kread", read_cycles_per_kread(&s->timed));
+	json_u64(j, "reader_baseline_cycles_per_kread", read_cycles_per_kread(&s->base));
 	json_s64(j, "reader_loss_pct_milli", read_loss_pct_milli(&s->base, &s->timed));
 	json_u64(j, "reader_wrong_values", v->wrong);
 }

@@ -254,12 +254,6 @@ static int reclaim_verify(struct bench_ctx *c)
 	return 0;
 }
 
-/* Cycles per 1000 reads of @w: the readers' elapsed time for a fixed amount of work. */
-static u64 cycles_per_kread(const struct read_window *w)
-{
-	return w->reads ? w->cycles * 1000 / w->reads : 0;
-}
-
 static void reclaim_report(const struct bench_ctx *c, struct json *j, u64 median)
 {
 	const struct tlb_reader_sums *s = tlb_readers_sums(c->variant);
@@ -269,8 +263,8 @@ static void reclaim_report(const struct bench_ctx *c, struct json *j, u64 median
 	json_u64(j, "batch_pages", RECLAIM_BATCH);
 	/* median: pages per second in thousandths; IPIs per page are exact. */
 	json_u64(j, "ipis_per_sec", pages ? median / 1000 * ipis / pages : 0);
-	json_u64(j, "reader_cycles_per_kread", cycles_per_kread(&s->timed));
-	json_u64(j, "reader_baseline_cycles_per_kread", cycles_per_kread(&s->base));
+	json_u64(j, "reader_cycles_per_kread", read_cycles_per_kread(&s->timed));
+	json_u64(j, "reader_baseline_cycles_per_kread", read_cycles_per_kread(&s->base));
 	json_s64(j, "reader_loss_pct_milli", read_loss_pct_milli(&s->base, &s->timed));
 	json_u64(j, "reader_episodes", s->episodes);
 }

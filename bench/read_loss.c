@@ -23,6 +23,11 @@ void read_window_add(struct read_window *w, u64 reads, u64 cycles)
 	w->cycles += cycles;
 }
 
+u64 read_cycles_per_kread(const struct read_window *w)
+{
+	return w->reads ? w->cycles * 1000 / w->reads : 0;
+}
+
 u64 read_rate_per_ms(const struct read_window *w, u64 tsc_hz)
 {
 	if (!w->reads || !w->cycles)

@@ -25,6 +25,9 @@ struct read_window {
 /* Adds @reads and @cycles to @w. */
 void read_window_add(struct read_window *w, u64 reads, u64 cycles);
 
+/* Cycles per 1,000 reads in @w; 0 for an empty window. */
+u64 read_cycles_per_kread(const struct read_window *w);
+
 /* Reads per millisecond in @w at @tsc_hz; 0 for an empty window. */
 u64 read_rate_per_ms(const struct read_window *w, u64 tsc_hz);
 
