@@ -337,8 +337,9 @@ static void test_tlb_early_ack_late_flush_is_the_late_cpus(struct ktest *t)
 		/* Each target waits in its gap, between its acknowledgement and its flush. */
 		ea.gap_ms = EA_LATE_GAP_MS;
 		WRITE_ONCE(tlb_early_ack_gap, ea_gap);
-		smp_set_timeout_ms(EA_LATE_MS);
 		KEXPECT_EQ(t, tlb_unmap_pages(ea.mm, EA_BASE, 1, &tlb_ops_early_ack), 0);
+		/* After the acknowledgements: only the flushes are to be late, not the calls. */
+		smp_set_timeout_ms(EA_LATE_MS);
 		KEXPECT_EQ(t, ea_next_gather(&tlb_ops_early_ack), 0);
 		smp_set_timeout_ms(saved);
 		quarantine_stats_get(&q1);
