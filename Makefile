@@ -5,6 +5,7 @@
 #   make test-host-smp  kernel/smp.c on host threads (ASan)
 #   make test-torture the host mm torture (ASan); test-torture-tsan under TSan
 #   make test         everything: host tests, tool tests, QEMU self-test matrix
+#                     (tests/matrix.cfg; ONLY=REGEX runs the steps it names)
 #   make fuzz         each firmware-parser fuzz target for FUZZ_SECONDS (clang)
 #   make help         this list
 #   make CC=clang     or CROSS_COMPILE=x86_64-elf-;  V=1 shows commands
@@ -94,7 +95,7 @@ TEST_KERNEL_SRCS += tests/design_example.c
 endif
 # make TEST_DESIGN=broken (with its own O=): adds the deliberately broken
 # designs (tests/design_broken.c, and beside the ipi and pin tables) whose
-# verify must fail by name; tests/run-all.sh checks that it does.
+# verify must fail by name; tests/steps/design.sh checks that it does.
 ifeq ($(TEST_DESIGN),broken)
 TEST_KERNEL_SRCS += tests/design_broken.c
 endif
@@ -392,7 +393,7 @@ fuzz-merge: $(FUZZ_BINS)
 test:
 	$(Q)bash tools/deps.sh test
 	$(Q)$(MAKE) --no-print-directory all $(O)/test-host $(O)/test-host-smp
-	$(Q)O=$(O) PYTHON=$(PYTHON) bash tests/run-all.sh
+	$(Q)O=$(O) PYTHON=$(PYTHON) /usr/bin/python3 tests/matrix.py $(if $(ONLY),--only '$(ONLY)')
 
 .PHONY: help
 # The header comment of this file is the help.

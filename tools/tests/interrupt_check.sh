@@ -2,7 +2,7 @@
 # run.sh stopped by SIGTERM mid-benchmark, as timeout(1), CI or a
 # parent script stop it: no process it started may be left (the guest
 # above all), it exits 4 (interrupted), and it leaves serial.log and a
-# results.json marked incomplete. Prints KTAP; tests/run-all.sh runs it.
+# results.json marked incomplete. Prints KTAP; make test runs it (tests/matrix.cfg).
 #
 # usage: interrupt_check.sh DIR   (DIR: a scratch folder, emptied first)
 set -uo pipefail
