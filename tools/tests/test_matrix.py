@@ -90,6 +90,15 @@ class Run(unittest.TestCase):
         self.assertTrue(self.read("t.ktap").endswith(
             "not ok 99 t # exit 1 (sanitizer report above?)\n"))
 
+    def test_failed_build_is_one_failure_once(self):
+        env = dict(self.env, O=self.tmp.name)
+        row = {"name": "thing-a", "build": "no-such-target", "args": []}
+        self.assertTrue(matrix.build_failed(row, env))
+        self.assertIn("not ok 1 thing_build # ", self.read("thing-a.ktap"))
+        self.assertIn("no-such-target", self.read("thing-build.log"))
+        self.assertTrue(matrix.build_failed(dict(row, name="thing-b"), env))
+        self.assertFalse(os.path.exists(os.path.join(self.tmp.name, "thing-b.ktap")))
+
 
 if __name__ == "__main__":
     unittest.main()
