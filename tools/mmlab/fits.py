@@ -10,8 +10,9 @@ least-squares line C(P) = a + b P within one regime:
 - small: the page counts at or below the ceiling (the records'
   "flush_ceiling"): its a is the per-call cost (the round's fixed cost,
   the IPI and its acknowledgement), its b the per-page cost there;
-- large: the page counts at or above LARGE_MIN: its b is the per-page
-  cost of the full-flush regime (its a is no per-call cost: not reported).
+- large: the page counts from LARGE_MIN up to the gather bound (the
+  records' "batch_pages"; past it a second round starts): its b is the
+  per-page cost of the full-flush regime (its a is no per-call cost).
 
 Each page count's interval is the 95% bootstrap interval of its median
 cost per call (exact mode: EXACT_TOLERANCE of it, or its runs' spread);
@@ -49,6 +50,7 @@ BASE_CPUS = 1
 FIGURE = "unmap cost per page"
 CEILING = 33      # mm/tlb.h's default flush ceiling, for records that do not say theirs
 LARGE_MIN = 64    # the large regime's first page count: well past the ceiling
+GATHER = 8192     # mm/pt.h's PT_GATHER_PAGES, for records without "batch_pages"
 MIN_POINTS = 2    # page counts a fit needs
 SMALL, LARGE = "small", "large"
 
@@ -88,13 +90,18 @@ def _fit(pages, costs):
     return costs.mean(axis=-1) - b * pages.mean(), b
 
 
+def _said(by_pages, key, default):
+    """What the records say of key (a whole number), else default."""
+    return next((r.extra[key] for r in by_pages.values() if _whole(r.extra.get(key))), default)
+
+
 def regime_pages(by_pages, regime):
     """The page counts of by_pages ({P: record}) in regime SMALL or LARGE, ascending."""
-    ceiling = next((r.extra.get("flush_ceiling") for r in by_pages.values()
-                    if _whole(r.extra.get("flush_ceiling"))), CEILING)
     if regime == SMALL:
+        ceiling = _said(by_pages, "flush_ceiling", CEILING)
         return [p for p in sorted(by_pages) if p <= ceiling]
-    return [p for p in sorted(by_pages) if p >= LARGE_MIN]
+    bound = _said(by_pages, "batch_pages", GATHER)
+    return [p for p in sorted(by_pages) if LARGE_MIN <= p <= bound]
 
 
 def _point_bounds(rec, pages, draws):
@@ -230,7 +237,7 @@ FITS_LEGEND = [
     f"{FIGURE}, taken apart per regime: cost per call C(P) = a + b P, unweighted least "
     "squares within one regime;",
     "small: P at or below the flush ceiling, a the per-call cost; large: P at or above "
-    f"{LARGE_MIN}, b its per-page cost;",
+    f"{LARGE_MIN} up to the gather bound, b its per-page cost;",
     "95% CI: bootstrap of the runs within each page count; residuals: each page count's "
     "median cost per call less the line;",
     "refused: a residual outside its page count's interval, or a negative per-call cost.",

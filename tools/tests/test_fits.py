@@ -91,6 +91,13 @@ class TestRegimeFits(unittest.TestCase):
         recs = [record(p, 300 + 5000 / p, flush_ceiling=8) for p in SMALL_PAGES]
         self.assertEqual([f["pages"] for f in fit_results(recs)], [[1, 8]])
 
+    def test_large_regime_ends_at_the_gather_bound(self):
+        recs = sweep(5000, 300, 20000, 120) + [record(8194, 900.0)]
+        self.assertEqual(by_regime(fit_results(recs))[("batched", 1, LARGE)]["pages"],
+                         list(LARGE_PAGES))
+        recs = [record(p, 120 + 20000 / p, batch_pages=512) for p in LARGE_PAGES]
+        self.assertEqual([f["pages"] for f in fit_results(recs)], [[64, 512]])
+
     def test_intervals_hold_the_estimates(self):
         f = by_regime(fit_results(sweep(5000, 300, 20000, 120)))[("batched", 1, SMALL)]
         self.assertLessEqual(f["a_ci"][0], f["a"])
