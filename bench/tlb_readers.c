@@ -241,12 +241,18 @@ int tlb_readers_baseline(u64 cycles, bool counted)
 	return wait_readers(false);
 }
 
-/* The lone baseline's waker (tlb_readers_lone_baseline()). */
+/* The lone baseline's waker (tlb_readers_lone_baseline()), and its wake-ups since boot. */
 static struct {
 	u64 cycles;
 	unsigned initiator;
 	u32 done;
+	u64 wakes;
 } lone;
+
+u64 tlb_readers_lone_wakes(void)
+{
+	return atomic_load_acquire(&lone.wakes);
+}
 
 static void lone_waker(void *arg)
 {
@@ -255,6 +261,7 @@ static void lone_waker(void *arg)
 	(void)arg;
 	while (arch_tsc_read() - t0 < lone.cycles)
 		timing_yield();
+	atomic_fetch_add(&lone.wakes, 1);
 	atomic_store_release(&lone.done, 1);
 	smp_call_one(lone.initiator, reader_wake, NULL, false);
 }

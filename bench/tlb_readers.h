@@ -63,6 +63,9 @@ int tlb_readers_baseline(u64 cycles, bool counted);
  */
 int tlb_readers_lone_baseline(unsigned initiator, u64 cycles);
 
+/* Lone baselines a CPU outside the case closed, waking the caller, since boot. */
+u64 tlb_readers_lone_wakes(void);
+
 /* Baseline windows reader 1 has closed (waking the halted caller) since boot. */
 u64 tlb_readers_baselines_closed(void);
 

@@ -377,6 +377,36 @@ static void test_bench_tlb_readers_per_variant(struct ktest *t)
 	}
 }
 
+/*
+ * At 1 CPU of a busy case the initiator starts each run (warm-ups too) as
+ * it does at N CPUs: halted through a baseline window, woken by a
+ * cross-CPU call, here from a CPU outside the case. An idle case has no
+ * such prologue at any CPU count.
+ */
+static void test_bench_tlb_lone_prologue(struct ktest *t)
+{
+	static const struct bench_case one[] = { { { 0 /* busy */, 8 } } };
+	static struct bench b;
+	struct bench_outcome out;
+	u64 wakes;
+	unsigned nv;
+
+	if (!ktest_need_second_cpu(t))
+		return;
+	b = bench_tlb;
+	b.cases = one;
+	b.ncases = 1;
+	nv = bench_nvariants(&b);
+	wakes = tlb_readers_lone_wakes();
+	run_bench(&b, 1, 2, OPT_REMOTE_BUSY, &out);
+	KEXPECT_EQ(t, out.passed, nv);
+	KEXPECT_EQ(t, tlb_readers_lone_wakes() - wakes, nv * 2 * (b.warmup + 1));
+	wakes = tlb_readers_lone_wakes();
+	run_bench(&b, 2, 2, OPT_REMOTE_BUSY, &out);
+	KEXPECT_EQ(t, out.passed, nv);
+	KEXPECT_EQ(t, tlb_readers_lone_wakes(), wakes);
+}
+
 /* ---- faultlock, pin, pagemap: every case's exact counts at every CPU online ---- */
 
 /* The cases of @b that run at @ncpus: a case may need more (faultlock's writer=fork needs 2). */
@@ -412,6 +442,7 @@ static const struct ktest_case bench_work_cases[] = {
 	KTEST_CASE(test_bench_tlb_remote_option),
 	KTEST_CASE(test_bench_tlb_busy_readers),
 	KTEST_CASE(test_bench_tlb_readers_per_variant),
+	KTEST_CASE(test_bench_tlb_lone_prologue),
 	KTEST_CASE(test_bench_counts_hold),
 };
 KTEST_SUITE(bench_work, bench_work_cases);
