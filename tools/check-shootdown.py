@@ -6,8 +6,8 @@ usage: check-shootdown.py LOG
 
 A design that sends IPIs at N CPUs must show a shootdown component that is
 not 0 (exact mode: beyond the A/A's spread; time mode: an interval that
-excludes 0); one that sends none must show 0 (within the spread, or an
-interval holding 0); the null itself sends none. --run first boots a short
+excludes 0); one that sends none at any page count must show 0 (within
+the spread, or an interval holding 0); the null itself sends none. --run first boots a short
 exact tlb run (idle remotes, 8 pages) into DIR and checks its serial.log.
 Exit status: 0 every check passed, 1 one failed or nothing was checked, 2 usage.
 """
@@ -29,13 +29,14 @@ RUN_WORDS = ["pages=8", "remote=idle"]
 
 
 def _sent(records, row):
-    """IPIs per page the design's record at the row's case sent, or None (no record)."""
-    for r in records:
-        if (r.bench, r.variant, r.cpus) == (row["bench"], row["design"], row["cpus"]) and \
-                r.params.get("pages") == row["pages"] and \
-                all(r.params.get(k) == v for k, v in row["params"].items()):
-            return r.counters.get(IPI, 0)
-    return None
+    """The most IPIs per page the row's design sent at any page count of its CPU count and
+    parameters, or None (no record). Per-page counters print 3 decimals: 2 rounds in 8194
+    pages read 0.000, so one page count alone cannot say whether a design sends."""
+    rest = {k: v for k, v in row["params"].items()}
+    got = [r.counters.get(IPI, 0) for r in records
+           if (r.bench, r.variant, r.cpus) == (row["bench"], row["design"], row["cpus"])
+           and {k: v for k, v in r.params.items() if k != "pages"} == rest]
+    return max(got) if got else None
 
 
 def _null_quiet(records):
@@ -59,7 +60,7 @@ def checks(records):
         want_zero = sent == 0
         spread = (f"A/A spread {row['aa_spread']:.4g}" if row["aa_spread"] is not None
                   else f"95% CI {row['shootdown_ci']}")
-        diag = (f"{'no IPI' if want_zero else f'{sent:.4g} IPIs per page'}: shootdown "
+        diag = (f"{'no IPI' if want_zero else f'IPIs (up to {sent:.4g} per page)'}: shootdown "
                 f"{row['shootdown']:.4g} {row['unit']} ({spread}), expected "
                 f"{'0' if want_zero else 'not 0'}")
         out.append((name, row["zero"] == want_zero, diag))
@@ -81,7 +82,8 @@ def boot(outdir, smp, timeout):
     cmd = [os.path.join(HERE, "..", "run.sh"), "--quiet", "--exact", "--bench", "tlb",
            "--boot", "kernel", "--smp", str(smp), "--timeout", str(timeout),
            "--results", outdir, "--"] + RUN_WORDS
-    return subprocess.run(cmd, stdout=subprocess.DEVNULL, check=False).returncode
+    return subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                          check=False).returncode
 
 
 def main(argv=None):

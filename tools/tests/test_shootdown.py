@@ -131,6 +131,16 @@ class TestCheck(unittest.TestCase):
         self.assertEqual(bad, {"shootdown_lazy_remotebusy_8pages_2cpus",
                                "shootdown_batched_remotebusy_8pages_2cpus"})
 
+    def test_a_sender_is_one_at_every_page_count(self):
+        # 8194 pages: 2 rounds print as 0.000 IPIs per page; 8 pages say it sends.
+        recs = exact_case("batched", 40.0, 1.0)[:2] + exact_case("batched", 0.1, 0.0)[:2]
+        recs[2:4] = [record("batched", 2, [1300.1] * 2, True, pages=8194),
+                     record("batched", 1, [1000.0] * 2, True, pages=8194)]
+        recs += exact_case("lazy", 0.0, 0.0)[2:]
+        recs += [record(NULL, c, [v] * 2, True, pages=8194) for c, v in ((2, 1200.0), (1, 900.0))]
+        bad = {n for n, ok, _ in check_shootdown.checks(recs) if not ok}
+        self.assertEqual(bad, {"shootdown_batched_remotebusy_8194pages_2cpus"})
+
     def test_fails_a_null_that_sent_ipis(self):
         recs = exact_case("lazy", 0.0, 0.0)
         recs[2] = record(NULL, 2, [1200.0] * 2, True, ipi=1.0)
