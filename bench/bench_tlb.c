@@ -17,6 +17,8 @@
  * the cost the ceiling trades against (refills after a full flush).
  * "idle" remotes sit halted and only answer IPIs (an idle Linux CPU would
  * be lazy and not be interrupted at all: this is the worst case for it).
+ * The null variant (after aa) is the reference design with the remotes in
+ * another address space: the same readers and prologue, no remote target.
  * Metric: the initiator's cycles per page; counters per page explain it
  * (IPIs, invalidations, full flushes, rounds), and the BENCH line adds the
  * remotes' interrupt rate and, when busy, their lost reads and cycles.
