@@ -26,7 +26,7 @@
 /* .counters = BENCH_COUNTERS(PCPU_X, PCPU_Y): the list, NULL-terminated, in static storage. */
 #define BENCH_COUNTERS(...) PCPU_COUNTER_LIST(__VA_ARGS__)
 #define BENCH_MAX_RUNS 1000 /* timed runs per result (iters= at most), all on one BENCH line */
-/* Variants of a case: a table's designs (broken ones too, TEST_DESIGN=broken) and aa. */
+/* Variants of a case: a table's designs (broken ones too, TEST_DESIGN=broken), aa, a null. */
 #define BENCH_MAX_VARIANTS 12
 /* The A/A control's variant name: the reference design (the table's first) run again. */
 #define BENCH_AA_NAME "aa"
@@ -95,6 +95,13 @@ struct bench {
 	 * is then no variant here, as a control is not.
 	 */
 	bool (*runs_design)(const struct design *d);
+	/*
+	 * Optional: the name of a null variant, run after aa: the reference
+	 * design once more, in a setting the benchmark makes where the
+	 * mechanism has nothing to act on (tlb: the remotes in another
+	 * address space), so what the setting alone costs can be subtracted.
+	 */
+	const char *null_variant;
 	const char *param_names[BENCH_MAX_PARAMS];
 	/* Optional words for a parameter's values (value i prints as words[i]). */
 	const char *const *param_words[BENCH_MAX_PARAMS];
@@ -249,11 +256,14 @@ const struct design *bench_design(const struct bench *b, unsigned v);
  * The variants a case runs: its designs, then the A/A control "aa", the
  * reference design (bench_design(b, 0)) once more, interleaved with the
  * others like any variant; a benchmark sees it as that design (c->design)
- * under its own c->variant. 0 for a bench with no design.
+ * under its own c->variant; then the null variant, if @b names one. 0
+ * for a bench with no design.
  */
 unsigned bench_nvariants(const struct bench *b);
 bool bench_variant_is_aa(const struct bench *b, unsigned v);
-/* The design variant @v runs (aa: the reference's) and the name its results carry. */
+/* Whether @v is @b's null variant (bench.null_variant), the last one when it has one. */
+bool bench_variant_is_null(const struct bench *b, unsigned v);
+/* The design variant @v runs (aa, null: the reference's) and the name its results carry. */
 const struct design *bench_variant_design(const struct bench *b, unsigned v);
 const char *bench_variant_name(const struct bench *b, unsigned v);
 

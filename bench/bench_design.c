@@ -1,10 +1,10 @@
 /*
  * A benchmark's variants are its mechanism's designs (kernel/design.h):
- * the table's entries less the controls, in table order. And the generic
- * half of verify: each design's own promises, checked against the exact
- * counters of its runs. The last variant, `aa`, is the reference design
- * (the table's first, naive) run again under a name of its own: an A/A
- * control of the harness, whose ratio to the reference must include 1.
+ * the table's entries less the controls, in table order; then `aa`, the
+ * reference design (the table's first) run again under a name of its own,
+ * an A/A control whose ratio to the reference must include 1; then the
+ * bench's null variant, if it names one. And the generic half of verify:
+ * each design's promises, checked against the exact counters of its runs.
  */
 #include "bench/bench.h"
 #include "errno.h"
@@ -60,7 +60,7 @@ unsigned bench_nvariants(const struct bench *b)
 {
 	unsigned n = bench_ndesigns(b);
 
-	return n ? n + 1 : 0;
+	return n ? n + 1 + (b->null_variant != NULL) : 0;
 }
 
 bool bench_variant_is_aa(const struct bench *b, unsigned v)
@@ -68,13 +68,20 @@ bool bench_variant_is_aa(const struct bench *b, unsigned v)
 	return v == bench_ndesigns(b);
 }
 
+bool bench_variant_is_null(const struct bench *b, unsigned v)
+{
+	return b->null_variant && v == bench_ndesigns(b) + 1;
+}
+
 const struct design *bench_variant_design(const struct bench *b, unsigned v)
 {
-	return bench_design(b, bench_variant_is_aa(b, v) ? 0 : v);
+	return bench_design(b, v < bench_ndesigns(b) ? v : 0);
 }
 
 const char *bench_variant_name(const struct bench *b, unsigned v)
 {
+	if (bench_variant_is_null(b, v))
+		return b->null_variant;
 	return bench_variant_is_aa(b, v) ? BENCH_AA_NAME : bench_design(b, v)->name;
 }
 

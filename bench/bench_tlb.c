@@ -17,6 +17,8 @@
  * the cost the ceiling trades against (refills after a full flush).
  * "idle" remotes sit halted and only answer IPIs (an idle Linux CPU would
  * be lazy and not be interrupted at all: this is the worst case for it).
+ * The null variant (after aa) is the reference design with the remotes in
+ * another address space: the same readers and prologue, no remote target.
  * Metric: the initiator's cycles per page; counters per page explain it
  * (IPIs, invalidations, full flushes, rounds), and the BENCH line adds the
  * remotes' interrupt rate and, when busy, their lost reads and cycles.
@@ -48,11 +50,14 @@
 #define TLB_BENCH_WINDOW_MIN_US 200
 #define TLB_BENCH_WINDOW_MAX_US 50000
 #define TLB_BENCH_WINDOW_FIRST_US 1000
+/* The null variant's name: the shootdown component is each design's cost less its. */
+#define TLB_BENCH_NULL_NAME "null"
 
 enum tlb_remote { TLB_REMOTE_BUSY, TLB_REMOTE_IDLE };
 
 struct tlb_bench {
 	struct mm *mm;
+	struct mm *remote_mm; /* the null variant: where the remotes live instead */
 	cpumask_t remotes;
 	unsigned pages;
 	bool busy;	      /* readers started on the remotes */
@@ -115,13 +120,13 @@ static int tlb_bench_teardown(struct bench_ctx *c)
 	e = tlb_design_enable(ops, false);
 	err = err ? err : e;
 	mm_switch(NULL);
-	if (tb.mm) {
-		int e = mm_destroy(tb.mm);
+	for (unsigned k = 0; k < 2; k++) {
+		struct mm **m = k ? &tb.remote_mm : &tb.mm;
 
-		if (!err)
-			err = e;
+		e = *m ? mm_destroy(*m) : 0;
+		err = err ? err : e;
+		*m = NULL;
 	}
-	tb.mm = NULL;
 	return err;
 }
 
@@ -143,17 +148,45 @@ static struct tlb_readers_layout tlb_bench_layout(void)
 	};
 }
 
-static int tlb_bench_map(struct bench_ctx *c)
+/* In @mm; @all populates the P pages too (the null's remotes, which never unmap them). */
+static int tlb_bench_map(struct bench_ctx *c, struct mm *mm, bool all)
 {
 	const struct tlb_readers_layout lay = tlb_bench_layout();
 	u64 shared_len = TLB_BENCH_SHARED_PAGES * PAGE_SIZE;
-	int err = mm_map_region(tb.mm, TLB_BENCH_BASE, (u64)tb.pages * PAGE_SIZE + shared_len,
-				MM_READ | MM_WRITE);
+	u64 len = (u64)tb.pages * PAGE_SIZE + shared_len;
+	int err = mm_map_region(mm, TLB_BENCH_BASE, len, MM_READ | MM_WRITE);
 
 	if (!err)
-		err = mm_populate(tb.mm, shared_set(), shared_len);
+		err = mm_populate(mm, all ? TLB_BENCH_BASE : shared_set(), all ? len : shared_len);
 	if (!err)
-		err = tlb_readers_map_private(c, tb.mm, &lay, MM_READ | MM_WRITE);
+		err = tlb_readers_map_private(c, mm, &lay, MM_READ | MM_WRITE);
+	return err;
+}
+
+/*
+ * The null variant (bench.null_variant): the reference design, with the
+ * remotes in an address space of their own laid out as the unmapped one
+ * (the same readers, the same touches before each run), so the unmap has
+ * no remote target and no shootdown can happen, while the initiator's
+ * prologue and the host the remotes share stay as in the other variants.
+ */
+static bool tlb_bench_null(const struct bench_ctx *c)
+{
+	return bench_variant_is_null(c->b, c->variant);
+}
+
+/* The address space the remotes load: the unmapped one, or the null's own. */
+static int tlb_bench_remote_mm(struct bench_ctx *c, struct mm **out)
+{
+	int err;
+
+	*out = tb.mm;
+	if (!tlb_bench_null(c) || c->ncpus == 1)
+		return 0;
+	err = bench_mm_create(c, &tb.remote_mm);
+	if (!err)
+		err = tlb_bench_map(c, tb.remote_mm, true);
+	*out = tb.remote_mm;
 	return err;
 }
 
@@ -168,6 +201,7 @@ static int tlb_bench_start_readers(const struct bench_ctx *c)
 
 static int tlb_bench_setup(struct bench_ctx *c)
 {
+	struct mm *remote_mm = NULL;
 	int err;
 
 	tb.pages = (unsigned)bench_param(c, "pages");
@@ -182,14 +216,16 @@ static int tlb_bench_setup(struct bench_ctx *c)
 	cpumask_clear(&tb.remotes);
 	for (unsigned idx = 1; idx < c->ncpus; idx++)
 		cpumask_set_cpu(c->cpu[idx], &tb.remotes);
-	tb.mm = NULL;
+	tb.mm = tb.remote_mm = NULL;
 	err = tlb_design_enable(tlb_ops_of(c->design), true);
 	if (!err)
 		err = bench_mm_create(c, &tb.mm);
 	if (!err)
-		err = tlb_bench_map(c);
+		err = tlb_bench_map(c, tb.mm, false);
 	if (!err)
-		err = smp_call(&tb.remotes, switch_to_bench_mm, tb.mm, true);
+		err = tlb_bench_remote_mm(c, &remote_mm);
+	if (!err)
+		err = smp_call(&tb.remotes, switch_to_bench_mm, remote_mm, true);
 	if (!err && c->ncpus > 1 && bench_param(c, "remote") == TLB_REMOTE_BUSY)
 		err = tlb_bench_start_readers(c);
 	if (err) {
@@ -223,7 +259,26 @@ static void tlb_bench_count_flushes(const struct bench_ctx *c, bool mark)
 	tb.marked = mark;
 }
 
-/* Untimed: map the pages again, load their translations on every CPU, then the baseline. */
+/*
+ * The initiator's prologue, the last of prepare: with busy remotes it
+ * halts through the readers' baseline window until reader 1 wakes it; at
+ * 1 CPU of a busy case, the same halt, woken by a CPU outside the case
+ * (tlb_readers_lone_baseline()), so the reference starts its run as the
+ * others do. Idle remotes: none.
+ */
+static int tlb_bench_prologue(struct bench_ctx *c)
+{
+	u64 window = tlb_readers_window_cycles(tb.last_run_cycles, TLB_BENCH_WINDOW_MIN_US,
+					       TLB_BENCH_WINDOW_MAX_US);
+
+	if (tb.busy)
+		return tlb_readers_baseline(window, tb.counted);
+	if (c->ncpus == 1 && bench_param(c, "remote") == TLB_REMOTE_BUSY)
+		return tlb_readers_lone_baseline(c->cpu[0], window);
+	return 0;
+}
+
+/* Untimed: map the pages again, load their translations on every CPU, then the prologue. */
 static int tlb_bench_prepare(struct bench_ctx *c)
 {
 	int err = tb.busy ? tlb_readers_sync() : 0; /* the last timed window is closed */
@@ -244,11 +299,8 @@ static int tlb_bench_prepare(struct bench_ctx *c)
 	if (!err)
 		err = smp_call(&tb.remotes, touch_pages, NULL, true);
 	touch_pages(NULL);
-	if (!err && tb.busy)
-		err = tlb_readers_baseline(tlb_readers_window_cycles(tb.last_run_cycles,
-								   TLB_BENCH_WINDOW_MIN_US,
-								   TLB_BENCH_WINDOW_MAX_US),
-					   tb.counted);
+	if (!err)
+		err = tlb_bench_prologue(c);
 	tlb_bench_count_flushes(c, true);
 	return err;
 }
@@ -329,6 +381,28 @@ static bool tlb_bench_acks_ok(struct bench_ctx *c)
 }
 
 /*
+ * The null variant's remotes, in an address space of their own, received
+ * no IPI and flushed nothing in the runs; else fails @c naming the CPU.
+ */
+static bool tlb_bench_null_ok(struct bench_ctx *c)
+{
+	u64 got = bench_counter_total(c, PCPU_IPI_RECEIVED);
+
+	for (unsigned idx = 1; tlb_bench_null(c) && idx < c->ncpus; idx++) {
+		const u64 *f = tb.flushes[idx];
+
+		if (!f[0] && !f[1] && !got)
+			continue;
+		bench_fail(c, "%s: CPU %u (remote, another address space): %lu IPIs taken, "
+			   "%lu invlpg, %lu full flushes in %lu runs; expected none",
+			   TLB_BENCH_NULL_NAME, c->cpu[idx], (unsigned long)got,
+			   (unsigned long)f[0], (unsigned long)f[1], (unsigned long)c->runs_done);
+		return false;
+	}
+	return true;
+}
+
+/*
  * The design's own promises (rounds and IPIs per page), then what every
  * design's targets do with each round: each CPU with the mm loaded (the
  * initiator and each remote, each on its own counters) flushes page by
@@ -340,7 +414,9 @@ static int tlb_bench_verify(struct bench_ctx *c)
 	u64 one = 0, all = 0;
 	u64 batch = design_group_units(c->design) ? design_group_units(c->design) : tb.pages;
 	/* Remotes that flush at their drains are counted apart: only we flush here. */
-	unsigned flushers = c->design->remotes_flush_at_drain ? 1 : c->ncpus;
+	unsigned flushers = c->design->remotes_flush_at_drain || tlb_bench_null(c) ? 1 : c->ncpus;
+	/* The null's remotes are no target: its promises hold with none. */
+	u64 targets = tlb_bench_null(c) ? 0 : c->ncpus - 1;
 
 	tlb_bench_count_flushes(c, false);
 	if (bench_counter_total(c, PCPU_TLB_UNACKED_FREES)) {
@@ -349,7 +425,7 @@ static int tlb_bench_verify(struct bench_ctx *c)
 			   (unsigned long)bench_counter_total(c, PCPU_TLB_UNACKED_FREES));
 		return -EINVAL;
 	}
-	if (bench_check_promises(c, tb.pages, c->ncpus - 1))
+	if (bench_check_promises(c, tb.pages, targets) || !tlb_bench_null_ok(c))
 		return -EINVAL;
 	/*
 	 * A gather cuts when a frame does not fit: the page whose frame that is
@@ -417,6 +493,11 @@ static void tlb_bench_report(const struct bench_ctx *c, struct json *j, u64 medi
 		json_str(j, "deferred_what", "the settle after each timed unmap, per page: the "
 					     "wait until every CPU drained (at its tick), then the release");
 	}
+	if (tlb_bench_null(c)) {
+		json_bool(j, "null", true);
+		json_str(j, "null_what", "the reference design with the remotes in another address "
+					 "space: the same readers and prologue, no remote target");
+	}
 	if (tlb_ops_of(c->design)->report)
 		tlb_ops_of(c->design)->report(j);
 	if (remotes && bench_param(c, "remote") == TLB_REMOTE_BUSY)
@@ -481,6 +562,7 @@ const struct bench bench_tlb = {
 	.headline = { { TLB_REMOTE_BUSY, 512 } },
 	.metric_name = "cycles_per_page",
 	.designs = tlb_designs,
+	.null_variant = TLB_BENCH_NULL_NAME,
 	.param_names = { "remote", "pages" },
 	.param_words = { tlb_remote_words, NULL },
 	.cases = tlb_cases,

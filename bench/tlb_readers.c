@@ -9,6 +9,7 @@
 #include "bench/tlb_readers.h"
 #include "bench/bench.h"
 #include "errno.h"
+#include "kernel/percpu.h"
 #include "kernel/smp.h"
 #include "kernel/timing.h"
 #include "lib/atomic.h"
@@ -238,6 +239,62 @@ int tlb_readers_baseline(u64 cycles, bool counted)
 	phase = atomic_load_relaxed(&trs.phase);
 	halt_while_phase(phase);
 	return wait_readers(false);
+}
+
+/* The lone baseline's waker (tlb_readers_lone_baseline()), and its wake-ups since boot. */
+static struct {
+	u64 cycles;
+	unsigned initiator;
+	u32 done;
+	u64 wakes;
+} lone;
+
+u64 tlb_readers_lone_wakes(void)
+{
+	return atomic_load_acquire(&lone.wakes);
+}
+
+static void lone_waker(void *arg)
+{
+	u64 t0 = arch_tsc_read();
+
+	(void)arg;
+	while (arch_tsc_read() - t0 < lone.cycles)
+		timing_yield();
+	atomic_fetch_add(&lone.wakes, 1);
+	atomic_store_release(&lone.done, 1);
+	smp_call_one(lone.initiator, reader_wake, NULL, false);
+}
+
+int tlb_readers_lone_baseline(unsigned initiator, u64 cycles)
+{
+	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * TR_TIMEOUT_MS;
+	unsigned long flags;
+	unsigned cpu;
+	int err;
+
+	for_each_cpu(cpu, &cpu_online_mask)
+		if (cpu != initiator)
+			break;
+	if (cpu >= MAX_CPUS)
+		return 0;
+	lone.cycles = cycles;
+	lone.initiator = initiator;
+	atomic_store_release(&lone.done, 0);
+	err = smp_run_async(cpu, lone_waker, NULL);
+	flags = arch_irq_save();
+	while (!err && !atomic_load_acquire(&lone.done)) {
+		arch_idle(); /* enables interrupts and halts, losing no wake-up */
+		arch_irq_save();
+	}
+	arch_irq_restore(flags);
+	/* Back to idle before the run, as a case of one CPU has it. */
+	while (!err && smp_cpu_running_work(cpu)) {
+		if (arch_tsc_read() > deadline)
+			return -ETIMEDOUT;
+		arch_cpu_relax();
+	}
+	return err;
 }
 
 void tlb_readers_timed_begin(bool counted)

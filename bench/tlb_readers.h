@@ -55,6 +55,17 @@ int tlb_readers_sync(void);
  */
 int tlb_readers_baseline(u64 cycles, bool counted);
 
+/*
+ * The same halt with no reader, for a case of one CPU (@initiator, the
+ * caller): another online CPU, outside the case, times about @cycles on
+ * its own TSC and wakes the caller with a cross-CPU call, then goes back
+ * to idle. Nothing when no other CPU is online. 0 or an error.
+ */
+int tlb_readers_lone_baseline(unsigned initiator, u64 cycles);
+
+/* Lone baselines a CPU outside the case closed, waking the caller, since boot. */
+u64 tlb_readers_lone_wakes(void);
+
 /* Baseline windows reader 1 has closed (waking the halted caller) since boot. */
 u64 tlb_readers_baselines_closed(void);
 

@@ -304,6 +304,26 @@ static void test_bench_teardown_failure(struct ktest *t)
 }
 
 /*
+ * A bench that names a null variant runs it after aa, as the reference
+ * design under the name it gave; one that names none has no such variant.
+ */
+static void test_bench_null_variant(struct ktest *t)
+{
+	struct bench b = probe_bench;
+
+	b.null_variant = "nul";
+	KEXPECT_EQ(t, bench_nvariants(&b), PROBE_VARIANTS + 1);
+	KEXPECT(t, bench_variant_is_aa(&b, 2));
+	KEXPECT(t, !bench_variant_is_null(&b, 2));
+	KEXPECT(t, bench_variant_is_null(&b, 3));
+	KEXPECT_STREQ(t, bench_variant_name(&b, 3), "nul");
+	KEXPECT(t, bench_variant_design(&b, 3) == &probe_naive);
+	KEXPECT_STREQ(t, bench_variant_name(&b, 1), bench_design(&b, 1)->name);
+	for (unsigned v = 0; v <= PROBE_VARIANTS; v++)
+		KEXPECT(t, !bench_variant_is_null(&probe_bench, v));
+}
+
+/*
  * The A/A control: every case runs the reference design (the table's first)
  * a second time as the last variant, "aa", as many episodes as the others,
  * interleaved in the same rounds. Before it, the probe ran two variants.
@@ -360,5 +380,6 @@ static const struct ktest_case bench_cases[] = {
 	KTEST_CASE(test_bench_teardown_failure),
 	KTEST_CASE(test_bench_registered_order),
 	KTEST_CASE(test_bench_aa_variant),
+	KTEST_CASE(test_bench_null_variant),
 };
 KTEST_SUITE(bench, bench_cases);

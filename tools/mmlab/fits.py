@@ -1,35 +1,35 @@
-"""The unmap cost per page taken apart: a per-call and a per-page part, and the remote part.
+"""The unmap cost per page taken apart: a fit per regime, and the remote part.
 
-A `tlb` result is an unmap's cost per page (`cycles_per_page`): clearing
-the entries, gathering and freeing the frames, and the shootdown. Two
-figures take it apart:
+A `tlb` result is an unmap's cost per page (`cycles_per_page`, or
+`instructions_per_page` in exact mode). The cost per call C(P) = P x that
+changes regime where the flush does (page by page up to the flush ceiling,
+one full flush above it, a second round past the gather bound), so no one
+line a + b P holds across the sweep. Two fits instead, each an unweighted
+least-squares line C(P) = a + b P within one regime:
 
-- fits: for every design, CPU count and parameter set less `pages`, the
-  per-call cost C(P) = a + b P fitted over the pages sweep. a is the
-  per-call part (cycles per call: the round's fixed cost, the IPI and its
-  acknowledgement), b the per-page part (cycles per page). The fit is
-  weighted least squares with weights 1/P^2 to the median of each page
-  count, which is ordinary least squares of the median cost per page on
-  1/P (cost/P = b + a/P): every page count's relative noise counts alike,
-  where a plain fit of C(P) would let the largest P's absolute noise
-  decide a. The 95% intervals of a and b are a percentile bootstrap:
-  the runs of each page count resampled on their own (the page counts
-  are separate cases), medians taken, the line refitted.
-- components: at each page count, the remote part of the unmap cost per
-  page, Delta = cost(N CPUs) - cost(1 CPU) for the same design, with a
-  95% percentile-bootstrap interval of that difference of medians (the
-  two CPU counts are separate cases: each resampled on its own). At 1
-  CPU no IPI is sent, so Delta is what the other CPUs add: the shootdown
-  and what it costs the initiator to wait for it.
+- small: the page counts at or below the ceiling (the records'
+  "flush_ceiling"): its a is the per-call cost (the round's fixed cost,
+  the IPI and its acknowledgement), its b the per-page cost there;
+- large: the page counts from LARGE_MIN up to the gather bound (the
+  records' "batch_pages"; past it a second round starts): its b is the
+  per-page cost of the full-flush regime (its a is no per-call cost).
 
-A peer system's results (a "system", e.g. Linux from ./run.sh --peer
-linux) are fitted and taken apart the same way, each system on its own,
-so mmlab's and Linux's per-page slope and shootdown component stand side
-by side. Linux's are measured from user space around madvise: they hold
-the system call's entry and exit, which mmlab's unmap call does not.
-Seeds come from what is fitted or compared (mmlab.stats.comparison_seed),
-so the same log gives the same figures. Records without samples give the
-estimates without intervals.
+Each page count's interval is the 95% bootstrap interval of its median
+cost per call (exact mode: EXACT_TOLERANCE of it, or its runs' spread);
+a fit whose residual at some page count lies outside that count's
+interval does not describe the regime and is refused, with why, never
+reported; so is a negative per-call cost. With two page counts the line
+passes through both: the residuals test nothing, and the fit says so.
+The 95% intervals of a and b are a percentile bootstrap: the runs of each
+page count resampled on their own (separate cases), medians taken, the
+line refitted.
+
+components: at each page count, Delta = cost(N CPUs) - cost(1 CPU) for
+the same design, with a bootstrap interval of that difference of medians.
+Delta is not the shootdown (it holds what the remotes' presence costs the
+initiator whatever is flushed): mmlab.shootdown subtracts the null's.
+A peer system's results (a "system") are fitted the same way on their own.
+Seeds come from what is fitted (mmlab.stats.comparison_seed).
 """
 from __future__ import annotations
 
@@ -39,21 +39,28 @@ import numpy as np
 
 from .format import format_number, render_table
 from .records import per_records
-from .stats import BOOTSTRAP_REPS, CI_MIN_N, comparison_seed, percentile_ci, resampled_medians
+from .stats import (BOOTSTRAP_REPS, CI_MIN_N, EXACT_TOLERANCE, comparison_seed,
+                    percentile_ci, resampled_medians)
 
 MMLAB = "mmlab"  # mmlab.peer.MMLAB: a record without "system"
 SWEPT = "pages"
 METRIC = "cycles_per_page"
-MIN_POINTS = 3   # page counts a fit needs
+METRICS = (METRIC, "instructions_per_page")
 BASE_CPUS = 1
 FIGURE = "unmap cost per page"
+CEILING = 33      # mm/tlb.h's default flush ceiling, for records that do not say theirs
+LARGE_MIN = 64    # the large regime's first page count: well past the ceiling
+GATHER = 8192     # mm/pt.h's PT_GATHER_PAGES, for records without "batch_pages"
+MIN_POINTS = 2    # page counts a fit needs
+SMALL, LARGE = "small", "large"
+ROUNDING = 1e-9   # a residual this share of its point is the arithmetic's, not the line's
 
 
 def _cases(records):
     """{(system, bench, design, cpus, params less pages as JSON): {pages: record}}."""
     out = {}
     for r in records:
-        if r.metric != METRIC or not _whole(r.params.get(SWEPT)):
+        if r.metric not in METRICS or not _whole(r.params.get(SWEPT)):
             continue
         rest = json.dumps({k: v for k, v in r.params.items() if k != SWEPT}, sort_keys=True)
         key = (r.extra.get("system") or MMLAB, r.bench, r.variant, r.cpus, rest)
@@ -66,54 +73,102 @@ def _whole(value):
 
 
 def fit_line(points):
-    """(a, b) of cost = a + b P by weighted least squares (weights 1/P^2) to (P, cost per page).
+    """(a, b) of the unweighted least-squares line C = a + b P through (P, C) points.
 
-    points: (P, cost per page) pairs, at least two distinct P. Equivalent to
-    ordinary least squares of cost per page on x = 1/P: slope a, intercept b.
+    At least two distinct P, else ValueError.
     """
     a, b = _fit(np.array([p for p, _ in points], float), np.array([c for _, c in points], float))
     return float(a), float(b)
 
 
 def _fit(pages, costs):
-    """(a, b) arrays of the fits of costs (the last axis: one per page count) on 1/pages."""
-    x = 1.0 / pages
-    dx = x - x.mean()
+    """(a, b) arrays of the fits of costs per call (the last axis: one per page count)."""
+    dx = pages - pages.mean()
     sxx = float(dx @ dx)
     if sxx == 0:
         raise ValueError("a fit needs two distinct page counts")
-    a = (costs - costs.mean(axis=-1, keepdims=True)) @ dx / sxx
-    return a, costs.mean(axis=-1) - a * x.mean()
+    b = (costs - costs.mean(axis=-1, keepdims=True)) @ dx / sxx
+    return costs.mean(axis=-1) - b * pages.mean(), b
 
 
-def fit_case(by_pages, seed, reps=BOOTSTRAP_REPS):
-    """(a, b, a_ci or None, b_ci or None) of one design's pages sweep ({P: record})."""
-    pages = sorted(by_pages)
-    a, b = fit_line([(p, by_pages[p].median) for p in pages])
-    samples = [by_pages[p].samples for p in pages]
-    if not all(s and len(s) >= CI_MIN_N for s in samples):
-        return a, b, None, None
-    rng = np.random.default_rng(seed)
-    costs = np.stack([resampled_medians(rng, s, reps) for s in samples], axis=1)
-    a_draws, b_draws = _fit(np.array(pages, float), costs)
-    return a, b, list(percentile_ci(a_draws)), list(percentile_ci(b_draws))
+def _said(by_pages, key, default):
+    """What the records say of key (a whole number), else default."""
+    return next((r.extra[key] for r in by_pages.values() if _whole(r.extra.get(key))), default)
+
+
+def regime_pages(by_pages, regime):
+    """The page counts of by_pages ({P: record}) in regime SMALL or LARGE, ascending."""
+    if regime == SMALL:
+        ceiling = _said(by_pages, "flush_ceiling", CEILING)
+        return [p for p in sorted(by_pages) if p <= ceiling]
+    bound = _said(by_pages, "batch_pages", GATHER)
+    return [p for p in sorted(by_pages) if LARGE_MIN <= p <= bound]
+
+
+def _point_bounds(rec, pages, draws):
+    """(low, high) of page count pages's cost per call: bootstrap, else exact tolerance."""
+    c = rec.median * pages
+    if draws is not None:  # a percentile interval may leave out a skewed median itself
+        lo, hi = percentile_ci(draws)
+        return min(lo, c), max(hi, c)
+    spread = (max(rec.samples) - min(rec.samples)) * pages if rec.samples else 0.0
+    tol = max(abs(c) * EXACT_TOLERANCE, spread)
+    return c - tol, c + tol
+
+
+def _refusal(fit, regime):
+    """Why a fit is not reported, or None. Two points leave no residual to test."""
+    out = [f"residual at P={p} {format_number(r)} outside its interval"
+           for p, r, (lo, hi), c in zip(fit["pages"], fit["residuals"], fit["bounds"],
+                                        fit["costs"])
+           if fit["checked"] and not lo - c - ROUNDING * abs(c) <= r <= hi - c + ROUNDING * abs(c)]
+    if regime == SMALL and fit["a"] < 0:
+        out.append(f"per-call cost {format_number(fit['a'])} below 0")
+    return "; ".join(out) or None
+
+
+def fit_regime(by_pages, regime, seed, reps=BOOTSTRAP_REPS):
+    """One regime's fit of a design's sweep ({P: record}) as a dict, or None (too few points)."""
+    pages = regime_pages(by_pages, regime)
+    if len(pages) < MIN_POINTS:
+        return None
+    recs = [by_pages[p] for p in pages]
+    costs = [r.median * p for r, p in zip(recs, pages)]
+    a, b = fit_line(list(zip(pages, costs)))
+    draws = a_ci = b_ci = None
+    if all(r.samples and len(r.samples) >= CI_MIN_N for r in recs):
+        rng = np.random.default_rng(seed)
+        draws = np.stack([resampled_medians(rng, r.samples, reps) * p
+                          for r, p in zip(recs, pages)], axis=1)
+        a_draws, b_draws = _fit(np.array(pages, float), draws)
+        a_ci, b_ci = list(percentile_ci(a_draws)), list(percentile_ci(b_draws))
+    bounds = [list(_point_bounds(r, p, None if draws is None else draws[:, k]))
+              for k, (r, p) in enumerate(zip(recs, pages))]
+    fit = {"regime": regime, "pages": pages, "costs": costs, "a": a, "a_ci": a_ci,
+           "b": b, "b_ci": b_ci, "bounds": bounds,
+           "residuals": [c - (a + b * p) for p, c in zip(pages, costs)],
+           "checked": len(pages) > 2}
+    fit["refused"] = _refusal(fit, regime)
+    return fit
 
 
 @per_records
 def fit_results(records):
-    """Every fit of records, as results.json's `fits` objects (see the module doc)."""
+    """Every regime fit of records, as results.json's `fits` objects (see the module doc)."""
     out = []
     for (system, bench, design, cpus, rest), by_pages in _cases(records).items():
-        if len(by_pages) < MIN_POINTS:
-            continue
-        seed = comparison_seed(system, bench, rest, cpus, design, "fit")
-        a, b, a_ci, b_ci = fit_case(by_pages, seed)
-        out.append({"system": system, "bench": bench, "design": design, "cpus": cpus,
-                    "params": json.loads(rest), "a": a, "a_ci": a_ci, "b": b, "b_ci": b_ci,
-                    "n_points": len(by_pages),
-                    "n_runs": sum(len(r.samples or []) or r.runs for r in by_pages.values()),
-                    "unit": "cycles", "a_is": "per call", "b_is": "per page",
-                    "ci": "bootstrap" if a_ci else None})
+        for regime in (SMALL, LARGE):
+            seed = comparison_seed(system, bench, rest, cpus, design, "fit", regime)
+            fit = fit_regime(by_pages, regime, seed)
+            if fit is None:
+                continue
+            unit = next(iter(by_pages.values())).unit
+            fit.update({"system": system, "bench": bench, "design": design, "cpus": cpus,
+                        "params": json.loads(rest), "unit": unit,
+                        "per_call": fit["a"] if regime == SMALL else None,
+                        "per_page": fit["b"],
+                        "ci": "bootstrap" if fit["a_ci"] else None})
+            out.append(fit)
     return out
 
 
@@ -128,7 +183,7 @@ def delta_ci(base, other, seed, reps=BOOTSTRAP_REPS):
 
 @per_records
 def component_results(records):
-    """Every remote component Delta of records, as results.json's `components` objects."""
+    """Every Delta = cost(N CPUs) - cost(1 CPU) of records, as results.json's `components`."""
     cases = _cases(records)
     out = []
     for (system, bench, design, cpus, rest), by_pages in cases.items():
@@ -146,74 +201,62 @@ def component_results(records):
     return out
 
 
-def _params_words(params):
+def params_words(params):
+    """'remote=busy', or '-' for no parameter."""
     return " ".join(f"{k}={params[k]}" for k in sorted(params)) or "-"
 
 
-def _ci_text(ci):
+def ci_text(ci):
+    """'low..high', or '-' for no interval."""
     return "-" if ci is None else f"{format_number(ci[0])}..{format_number(ci[1])}"
 
 
+def _residuals_text(f):
+    words = [f"{p}:{format_number(r)}" for p, r in zip(f["pages"], f["residuals"])]
+    return " ".join(words) + ("" if f["checked"] else " (2 points: nothing tested)")
+
+
 def fits_table(fits):
-    """(headers, rows, align) of the fits."""
-    headers = ["system", "bench", "params", "design", "cpus", "a (cycles/call)", "95% CI",
-               "b (cycles/page)", "95% CI", "points"]
-    rows = [[f["system"], f["bench"], _params_words(f["params"]), f["design"], str(f["cpus"]),
-             format_number(f["a"]), _ci_text(f["a_ci"]), format_number(f["b"]),
-             _ci_text(f["b_ci"]), str(f["n_points"])] for f in fits]
-    return headers, rows, "llllrrrrrr"
-
-
-def components_table(components):
-    """(headers, rows, align) of the remote components."""
-    headers = ["system", "bench", "params", "design", "pages", "cpus", "delta (cycles/page)",
-               "95% CI", "significant"]
-    rows = [[c["system"], c["bench"], _params_words(c["params"]), c["design"], str(c["pages"]),
-             f"{c['cpus']} - {c['base_cpus']}", format_number(c["delta"]),
-             _ci_text(c["delta_ci"]), _significant(c["delta_ci"])] for c in components]
-    return headers, rows, "llllrrrrl"
-
-
-def _significant(ci):
-    if ci is None:
-        return "?"
-    return "yes" if ci[0] > 0 or ci[1] < 0 else "~0"
+    """(headers, rows, align) of the fits: a refused one shows why, never its figures."""
+    headers = ["system", "bench", "params", "design", "cpus", "regime", "pages",
+               "per call", "95% CI", "per page", "95% CI", "residuals (per call)"]
+    rows = []
+    for f in fits:
+        head = [f["system"], f["bench"], params_words(f["params"]), f["design"],
+                str(f["cpus"]), f["regime"], ",".join(map(str, f["pages"]))]
+        if f["refused"]:
+            figures = ["refused", "-", "-", "-", f"{_residuals_text(f)}: {f['refused']}"]
+        else:
+            call = f["per_call"] is not None
+            figures = [format_number(f["per_call"]) if call else "-",
+                       ci_text(f["a_ci"]) if call else "-",
+                       format_number(f["per_page"]), ci_text(f["b_ci"]), _residuals_text(f)]
+        rows.append(head + figures)
+    return headers, rows, "lllllllrrrrl"
 
 
 FITS_LEGEND = [
-    f"{FIGURE}, taken apart: cost per call C(P) = a + b P fitted over the pages sweep "
-    "(weighted least squares, weights 1/P^2, to each",
-    "page count's median); a: per-call part, b: per-page part; 95% CI: bootstrap of the runs "
-    "within each page count.",
-]
-COMPONENTS_LEGEND = [
-    "shootdown component: delta = the unmap cost per page at N CPUs less at 1 CPU (no IPI "
-    "there), same design and pages;",
-    "95% CI: bootstrap of the difference of medians; significant: the interval excludes 0 "
-    "('~0' it does not, '?' too few runs).",
+    f"{FIGURE}, taken apart per regime: cost per call C(P) = a + b P, unweighted least "
+    "squares within one regime;",
+    "small: P at or below the flush ceiling, a the per-call cost; large: P at or above "
+    f"{LARGE_MIN} up to the gather bound, b its per-page cost;",
+    "95% CI: bootstrap of the runs within each page count; residuals: each page count's "
+    "median cost per call less the line;",
+    "refused: a residual outside its page count's interval, or a negative per-call cost.",
 ]
 
 
-def render_fits_text(fits, components):
-    """table.txt's section of the fits and the remote components, or [] when there is none."""
-    lines = []
-    if fits:
-        lines += ["", f"Fits of the {FIGURE}"] + FITS_LEGEND + render_table(*fits_table(fits))
-    if components:
-        lines += ["", "Shootdown component of the unmap cost per page"] + COMPONENTS_LEGEND
-        lines += render_table(*components_table(components))
-    return lines
-
-
-def render_fits_html(fits, components, html_table, esc):
-    """The results page's section of the fits and components (html_table, esc: mmlab.html's)."""
-    if not fits and not components:
+def render_fits_text(fits):
+    """table.txt's section of the regime fits, or [] when there is none."""
+    if not fits:
         return []
-    parts = [f"<div id=\"fits\" class=\"bench\"><h2>{esc(FIGURE.capitalize())}, "
-             "taken apart</h2>"]
-    if fits:
-        parts += [f"<p>{esc(' '.join(FITS_LEGEND))}</p>", html_table(*fits_table(fits))]
-    if components:
-        parts += ["<h3>Shootdown component</h3>", f"<p>{esc(' '.join(COMPONENTS_LEGEND))}</p>",
-                  html_table(*components_table(components))]
-    return ["\n".join(parts + ["</div>"])]
+    return ["", f"Fits of the {FIGURE} per regime"] + FITS_LEGEND + render_table(*fits_table(fits))
+
+
+def render_fits_html(fits, html_table, esc):
+    """The results page's section of the regime fits (html_table, esc: mmlab.html's)."""
+    if not fits:
+        return []
+    return ["\n".join([f"<div id=\"fits\" class=\"bench\"><h2>{esc(FIGURE.capitalize())}, "
+                       "taken apart per regime</h2>", f"<p>{esc(' '.join(FITS_LEGEND))}</p>",
+                       html_table(*fits_table(fits)), "</div>"])]

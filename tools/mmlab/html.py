@@ -13,8 +13,8 @@ laid out as HTML (the same sections, headers and cells, from mmlab.table,
 merged by mmlab.merge), its line plots (gnuplot's SVG of plots/ inline as
 a percent-encoded data: URI, or its PNG as base64) and a dot-and-interval
 chart (mmlab.dots) for each group measured at one CPU count; after them
-the fits and shootdown components of the unmap cost (id="fits", mmlab.fits)
-and a peer's in-kernel components (id="inkernel", mmlab.inkernel).
+the regime fits of the unmap cost (id="fits", mmlab.fits), its shootdown
+component (id="shootdown", mmlab.shootdown) and a peer's in-kernel components (id="inkernel", mmlab.inkernel).
 Nothing is fetched from the network: the CSS is inline and the only script
 is a few lines that count the plots the browser decoded into #plot-check
 (data-loaded, data-total), and the forest rows drawn and the headline's
@@ -36,6 +36,7 @@ import urllib.parse
 
 from .dots import render_dots, single_count_groups
 from .fits import component_results, fit_results, render_fits_html
+from .shootdown import render_shootdown_html, shootdown_results
 from .inkernel import kernel_component_results, render_kernel_html
 from .groups import group_results
 from .headline_html import forest_section, headline_section
@@ -367,7 +368,8 @@ def render_run_page(log, outdir):
         else "<p class=\"bad\">No benchmark results.</p>")
     body += [legend()] + [bench_section(n, log, outdir, skips) for n in names]
     components = component_results(log.benches)
-    body += render_fits_html(fit_results(log.benches), components, html_table, esc)
+    body += render_fits_html(fit_results(log.benches), html_table, esc)
+    body += render_shootdown_html(shootdown_results(log.benches), html_table, esc)
     body += render_kernel_html(kernel_component_results(log.benches, components), html_table,
                                esc)
     return page(f"mmlab results {name}", body)

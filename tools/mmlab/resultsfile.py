@@ -13,6 +13,7 @@ import os
 
 from .fits import component_results, fit_results
 from .inkernel import kernel_component_results
+from .shootdown import shootdown_results
 from .log import SerialLog, parse_log
 from .problems import Problem
 from .records import bench_from_json
@@ -46,6 +47,7 @@ def derived(records):
     """The figures results.json adds to a log's records."""
     components = component_results(records)
     return {"fits": fit_results(records), "components": components,
+            "shootdown": shootdown_results(records),
             "kernel_components": kernel_component_results(records, components),
             "warnings": harness_bias(records), "level_shifts": level_shifts(records),
             "unstable": unstable_rows(records)}
