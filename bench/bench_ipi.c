@@ -239,10 +239,10 @@ static int ipi_round_batched(void)
  * calls per round is what the targets saw, whatever the design counts.
  */
 #define IPI_PROMISES(waits_per_target)                                                             \
-	DESIGN_PROMISES({ PCPU_CALLS_POSTED, 1, 1, waits_per_target, false },                      \
-			{ PCPU_IPI_SENT, 1, 1, true, false },                                      \
-			{ PCPU_IPI_RECEIVED, 1, 1, true, false },                                  \
-			{ PCPU_IPI_ROUND_WAITS, 1, 1, waits_per_target, false })
+	DESIGN_PROMISES(PROMISE(PCPU_CALLS_POSTED, 1, 1, .per_target = waits_per_target),          \
+			PROMISE(PCPU_IPI_SENT, 1, 1, .per_target = true),                          \
+			PROMISE(PCPU_IPI_RECEIVED, 1, 1, .per_target = true),                      \
+			PROMISE(PCPU_IPI_ROUND_WAITS, 1, 1, .per_target = waits_per_target))
 
 static const struct ipi_ops ipi_ops_naive = {
 	.d = { .name = "naive", .desc = "one target at a time, each acknowledged before the next",

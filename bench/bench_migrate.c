@@ -201,7 +201,7 @@ static u64 migrate_expected_flushes(const struct tlb_ops *ops, u64 runs)
 {
 	if (ops->add == tlb_add_flush_first)
 		return runs * mb.pages;
-	if (ops->add == tlb_add_queued && !ops->gather_flush)
+	if (!ops->add && !ops->gather_flush)
 		return runs * ((mb.pages + MIGRATE_BATCH - 1) / MIGRATE_BATCH);
 	return 0;
 }

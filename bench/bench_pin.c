@@ -279,7 +279,7 @@ int pin_bench_check_lockless(struct bench_ctx *c)
 }
 
 /*
- * Refcount atomics: one per page pinned, or (unit "folio") one per run of
+ * Refcount atomics: one per page pinned, or (counts_folios) one per run of
  * a call's pages in one folio. Calls are per_call aligned and per_call
  * divides a 2 MiB folio, so a call's pages lie in per_call / run folios.
  */
@@ -288,7 +288,7 @@ static int pin_bench_check_atomics(struct bench_ctx *c)
 	const struct design_promise *p = design_promise(c->design, PCPU_PIN_REF_ATOMICS);
 	u64 got = bench_counter_total(c, PCPU_PIN_REF_ATOMICS);
 	u64 pages = c->runs_done * c->ops * pb.per_call;
-	unsigned run = strcmp(c->design->unit, "folio") || !pb.large ? 1 : pb.per_call;
+	unsigned run = !c->design->counts_folios || !pb.large ? 1 : pb.per_call;
 
 	if (p && design_kept(p, got, pages / run, 1, 1))
 		return 0;

@@ -47,11 +47,14 @@ struct design {
 	 * (settle before reuse; the BENCH line says so); remotes_flush_at_drain:
 	 * the remote CPUs' invalidations happen at their own drains, counted
 	 * apart from the flush policy's; counts_ranges: its promises count per
-	 * pagemap range a call crosses, not per page.
+	 * pagemap range a call crosses, not per page; counts_folios: its
+	 * promises count per large folio (a call's run of pages in one folio,
+	 * whole folios for swap), not per page: the unit it names is "folio".
 	 */
 	bool completes_later;
 	bool remotes_flush_at_drain;
 	bool counts_ranges;
+	bool counts_folios;
 	/* As many as it makes, ended by one with @per 0: DESIGN_PROMISES(). NULL: none. */
 	const struct design_promise *promises;
 	/*
@@ -67,8 +70,14 @@ struct design {
 #define DESIGN_COUNTERS(...) PCPU_COUNTER_LIST(__VA_ARGS__)
 
 /*
- * .promises = DESIGN_PROMISES({ PCPU_X, 1, 1, false, false }, ...): the
- * list, in static storage, with its end marker.
+ * One promise: @count events of @counter per @per units, then the flags
+ * that are set, by name: PROMISE(PCPU_X, 1, PT_GATHER_PAGES, .per_target = true).
+ */
+#define PROMISE(c, n, p, ...) { .counter = (c), .count = (n), .per = (p), __VA_ARGS__ }
+
+/*
+ * .promises = DESIGN_PROMISES(PROMISE(PCPU_X, 1, 1), ...): the list, in
+ * static storage, with its end marker.
  */
 #define DESIGN_PROMISES(...) ((const struct design_promise[]){ __VA_ARGS__, { 0 } })
 

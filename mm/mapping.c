@@ -268,8 +268,8 @@ static rwlock_t *fault_lock_of_vma(const struct mm_region *r)
 const struct fault_lock_ops fault_lock_ops_naive = {
 	.d = { .name = "naive", .desc = "every fault on a mapped region takes the mapping lock",
 	       .source = "the 2020 hugetlbfs i_mmap_rwsem regression", .unit = "fault",
-	       .promises = DESIGN_PROMISES({ PCPU_MAPPING_LOCKS, 1, 1, false, false },
-					   { PCPU_VMA_LOCKS, 0, 1, false, false }) },
+	       .promises = DESIGN_PROMISES(PROMISE(PCPU_MAPPING_LOCKS, 1, 1),
+					   PROMISE(PCPU_VMA_LOCKS, 0, 1)) },
 	.lock_of = fault_lock_of_naive,
 };
 
@@ -281,7 +281,7 @@ const struct fault_lock_ops fault_lock_ops_fixed = {
 	.d = { .name = "fixed", .desc = "only faults on shareable regions take the mapping lock",
 	       .source = "the fix of that regression: lock only where tables may be shared",
 	       .unit = "fault",
-	       .promises = DESIGN_PROMISES({ PCPU_VMA_LOCKS, 0, 1, false, false }) },
+	       .promises = DESIGN_PROMISES(PROMISE(PCPU_VMA_LOCKS, 0, 1)) },
 	.lock_of = fault_lock_of_fixed,
 };
 
@@ -295,7 +295,7 @@ const struct fault_lock_ops fault_lock_ops_vma_lock = {
 	       .source = "Mike Kravetz, hugetlb vma_lock (2022): 71,405 -> 79,048 faults/s "
 			 "(81,191 with no lock)",
 	       .unit = "fault",
-	       .promises = DESIGN_PROMISES({ PCPU_MAPPING_LOCKS, 0, 1, false, false }) },
+	       .promises = DESIGN_PROMISES(PROMISE(PCPU_MAPPING_LOCKS, 0, 1)) },
 	.lock_of = fault_lock_of_vma,
 };
 

@@ -97,8 +97,8 @@ const struct pin_flag_ops pin_flag_ops_naive = {
 	.d = { .name = "naive", .desc = "writes the mm's shared has_pinned flag on every call",
 	       .source = "Linux's mm->has_pinned, written per call (the 2021 line bounce)",
 	       .unit = "call",
-	       .promises = DESIGN_PROMISES({ PCPU_PIN_FLAG_WRITES, 1, 1, false, false },
-					   { PCPU_PIN_REF_ATOMICS, 1, 1, false, false }) },
+	       .promises = DESIGN_PROMISES(PROMISE(PCPU_PIN_FLAG_WRITES, 1, 1),
+					   PROMISE(PCPU_PIN_REF_ATOMICS, 1, 1)) },
 	.note_pinned = note_pinned_naive,
 	.pin_large = pin_large_per_page,
 };
@@ -110,8 +110,9 @@ const struct pin_flag_ops pin_flag_ops_naive = {
 const struct pin_flag_ops pin_flag_ops_fixed = {
 	.d = { .name = "fixed", .desc = "tests a bit in mm->flags and sets it once",
 	       .source = "Linux's MMF_HAS_PINNED test-before-set (2021)", .unit = "mm",
-	       .promises = DESIGN_PROMISES({ PCPU_PIN_FLAG_WRITES, 1, 1, true, true },
-					   { PCPU_PIN_REF_ATOMICS, 1, 1, false, false }) },
+	       .promises = DESIGN_PROMISES(PROMISE(PCPU_PIN_FLAG_WRITES, 1, 1, .per_target = true,
+						   .at_most = true),
+					   PROMISE(PCPU_PIN_REF_ATOMICS, 1, 1)) },
 	.note_pinned = note_pinned_fixed,
 	.pin_large = pin_large_per_page,
 };
@@ -121,9 +122,10 @@ const struct pin_flag_ops pin_flag_ops_folio = {
 	.d = { .name = "folio", .desc = "fixed, plus one refcount atomic per folio run, not per page",
 	       .source = "Joao Martins, \"mm/gup: grab head page refcount once for group of "
 			 "subpages\" (2021): 16 GB hugetlb pin 87.6k -> 12.8k us",
-	       .unit = "folio",
-	       .promises = DESIGN_PROMISES({ PCPU_PIN_FLAG_WRITES, 1, 1, true, true },
-					   { PCPU_PIN_REF_ATOMICS, 1, 1, false, false }) },
+	       .unit = "folio", .counts_folios = true,
+	       .promises = DESIGN_PROMISES(PROMISE(PCPU_PIN_FLAG_WRITES, 1, 1, .per_target = true,
+						   .at_most = true),
+					   PROMISE(PCPU_PIN_REF_ATOMICS, 1, 1)) },
 	.note_pinned = note_pinned_fixed,
 	.pin_large = pin_large_per_folio,
 };
@@ -139,8 +141,9 @@ const struct pin_flag_ops pin_flag_ops_folio = {
 static const struct pin_flag_ops pin_flag_ops_broken_always = {
 	.d = { .name = "broken_always", .desc = "fixed's promises, writes the flag on every call",
 	       .source = "tests/run-all.sh, verify that can fail", .unit = "mm",
-	       .promises = DESIGN_PROMISES({ PCPU_PIN_FLAG_WRITES, 1, 1, true, true },
-					   { PCPU_PIN_REF_ATOMICS, 1, 1, false, false }) },
+	       .promises = DESIGN_PROMISES(PROMISE(PCPU_PIN_FLAG_WRITES, 1, 1, .per_target = true,
+						   .at_most = true),
+					   PROMISE(PCPU_PIN_REF_ATOMICS, 1, 1)) },
 	.note_pinned = note_pinned_naive,
 	.pin_large = pin_large_per_page,
 };
@@ -155,8 +158,9 @@ static const struct pin_flag_ops pin_flag_ops_broken_uncounted = {
 	.d = { .name = "broken_uncounted",
 	       .desc = "fixed's promises, writes the flag on every call without counting",
 	       .source = "tests/run-all.sh, verify that can fail", .unit = "mm",
-	       .promises = DESIGN_PROMISES({ PCPU_PIN_FLAG_WRITES, 1, 1, true, true },
-					   { PCPU_PIN_REF_ATOMICS, 1, 1, false, false }) },
+	       .promises = DESIGN_PROMISES(PROMISE(PCPU_PIN_FLAG_WRITES, 1, 1, .per_target = true,
+						   .at_most = true),
+					   PROMISE(PCPU_PIN_REF_ATOMICS, 1, 1)) },
 	.note_pinned = note_pinned_uncounted,
 	.pin_large = pin_large_per_page,
 };
@@ -207,8 +211,8 @@ const struct pin_pagemap_ops pin_pagemap_ops_naive = {
 	.d = { .name = "naive",
 	       .desc = "looks the pagemap up and takes a reference per device page",
 	       .source = "get_user_pages before Busch 2018", .unit = "page",
-	       .promises = DESIGN_PROMISES({ PCPU_PAGEMAP_LOOKUPS, 1, 1, false, false },
-					   { PCPU_PAGEMAP_REFS, 1, 1, false, false }) },
+	       .promises = DESIGN_PROMISES(PROMISE(PCPU_PAGEMAP_LOOKUPS, 1, 1),
+					   PROMISE(PCPU_PAGEMAP_REFS, 1, 1)) },
 	.get = pagemap_get_naive,
 	.after_page = pagemap_after_naive,
 	.done = pagemap_done,
@@ -218,8 +222,8 @@ const struct pin_pagemap_ops pin_pagemap_ops_cached = {
 	.d = { .name = "cached", .desc = "keeps the last pagemap while pages fall in it",
 	       .source = "Keith Busch, \"mm: faster get user pages\" (2018)", .unit = "range",
 	       .counts_ranges = true,
-	       .promises = DESIGN_PROMISES({ PCPU_PAGEMAP_LOOKUPS, 1, 1, false, false },
-					   { PCPU_PAGEMAP_REFS, 1, 1, false, false }) },
+	       .promises = DESIGN_PROMISES(PROMISE(PCPU_PAGEMAP_LOOKUPS, 1, 1),
+					   PROMISE(PCPU_PAGEMAP_REFS, 1, 1)) },
 	.get = pagemap_get_cached,
 	.after_page = pagemap_after_cached,
 	.done = pagemap_done,
@@ -242,8 +246,8 @@ const struct pin_pagemap_ops pin_pagemap_ops_cached = {
 const struct pin_pagemap_ops pin_pagemap_ops_none = {
 	.d = { .name = "none", .desc = "no pagemap lookup or reference: the page refcount alone",
 	       .source = "Alistair Popple, devmap removal (2025)", .unit = "call",
-	       .promises = DESIGN_PROMISES({ PCPU_PAGEMAP_LOOKUPS, 0, 1, false, false },
-					   { PCPU_PAGEMAP_REFS, 0, 1, false, false }) },
+	       .promises = DESIGN_PROMISES(PROMISE(PCPU_PAGEMAP_LOOKUPS, 0, 1),
+					   PROMISE(PCPU_PAGEMAP_REFS, 0, 1)) },
 	.done = pagemap_done,
 };
 

@@ -81,7 +81,7 @@ static int swap_free_range_batched(swp_entry_t e, unsigned nr)
 const struct swap_free_ops swap_free_ops_naive = {
 	.d = { .name = "naive", .desc = "one cluster lock per slot",
 	       .source = "zap_pte_range() freeing swap entries one by one", .unit = "slot",
-	       .promises = DESIGN_PROMISES({ PCPU_SWAP_CLUSTER_LOCKS, 1, 1, false, false }) },
+	       .promises = DESIGN_PROMISES(PROMISE(PCPU_SWAP_CLUSTER_LOCKS, 1, 1)) },
 	.free = swap_free_range_naive,
 };
 
@@ -89,8 +89,8 @@ const struct swap_free_ops swap_free_ops_batched = {
 	.d = { .name = "batched", .desc = "one cluster lock per folio's run of slots",
 	       .source = "Barry Song, \"mm: attempt to batch free swap entries for "
 			 "zap_pte_range()\" (2024)",
-	       .unit = "folio",
-	       .promises = DESIGN_PROMISES({ PCPU_SWAP_CLUSTER_LOCKS, 1, 1, false, false }) },
+	       .unit = "folio", .counts_folios = true,
+	       .promises = DESIGN_PROMISES(PROMISE(PCPU_SWAP_CLUSTER_LOCKS, 1, 1)) },
 	.free = swap_free_range_batched,
 };
 
@@ -117,9 +117,10 @@ static int swap_free_range_cluster(swp_entry_t e, unsigned nr)
 const struct swap_free_ops swap_free_ops_cluster = {
 	.d = { .name = "cluster", .desc = "one cluster lock per folio, the device lock only to relist",
 	       .source = "Kairui Song, \"mm, swap: rework of swap allocator locks\" (Linux 6.14)",
-	       .unit = "folio",
-	       .promises = DESIGN_PROMISES({ PCPU_SWAP_CLUSTER_LOCKS, 1, 1, false, false },
-					   { PCPU_SWAP_DEVICE_LOCKS, 1, 1, false, true }) },
+	       .unit = "folio", .counts_folios = true,
+	       .promises = DESIGN_PROMISES(
+		       PROMISE(PCPU_SWAP_CLUSTER_LOCKS, 1, 1),
+		       PROMISE(PCPU_SWAP_DEVICE_LOCKS, 1, 1, .at_most = true)) },
 	.free = swap_free_range_cluster,
 };
 

@@ -76,13 +76,13 @@ struct tlb_flush_req {
 struct tlb_ops {
 	struct design d; /* first: the table holds &ops.d */
 	/*
+	 * Optional (NULL: the page is queued; the gather flushes when full,
+	 * PT_GATHER_PAGES, and at the end of the call, with no call per leaf).
 	 * Called by the walk before it removes the leaf at @va (a 4 KiB page,
 	 * or a huge one) into b->g: decides whether what the gather holds is
-	 * flushed first. naive flushes it (tlb_add_flush_first: one page per
-	 * round); batched leaves it to the gather (tlb_add_queued: flushed
-	 * when full and at the end of the call). Returns 0, or an error the
-	 * unmap returns (the walk goes on: what it cleared must still be
-	 * flushed and freed).
+	 * flushed first (tlb_add_flush_first: one page per round). Returns 0,
+	 * or an error the unmap returns (the walk goes on: what it cleared
+	 * must still be flushed and freed).
 	 */
 	int (*add)(struct tlb_batch *b, vaddr_t va);
 	/*
@@ -91,7 +91,12 @@ struct tlb_ops {
 	 * mm's tlb_gen first so CPUs that switched away flush on switching back.
 	 */
 	int (*flush)(const struct tlb_flush_req *req);
-	/* On a CPU that received @req (in the IPI, interrupts off, or the initiator). */
+	/*
+	 * Optional (NULL: tlb_target_flush(), the flush policy): what a CPU
+	 * that received the request does (in the IPI, interrupts off, or the
+	 * initiator). The request carries it (req->target), so a design's
+	 * flush may send another target for one round.
+	 */
 	void (*target_flush)(const struct tlb_flush_req *req);
 	/*
 	 * Optional (NULL: nothing to do), for a design whose flush completes
@@ -240,13 +245,6 @@ void tlb_batch_begin(struct tlb_batch *b, struct mm *mm, const struct tlb_ops *o
  * -EINVAL or -ENOMEM (pt_unmap()), or the first error add returned.
  */
 int tlb_batch_unmap(struct tlb_batch *b, vaddr_t start, unsigned nr);
-
-/*
- * The add of batched: nothing to do; the page joins the gather, which
- * flushes when full (PT_GATHER_PAGES) and at the finish. Returns 0.
- * tlb_batch_begin() recognises it and does not call it per leaf.
- */
-int tlb_add_queued(struct tlb_batch *b, vaddr_t va);
 
 /* The add of naive: flushes and frees what the gather holds first (pt_gather_cut()). Returns 0. */
 int tlb_add_flush_first(struct tlb_batch *b, vaddr_t va);

@@ -27,8 +27,8 @@ PCPU_COUNTER(PCPU_TLB_UNACKED_FREES, "tlb_unacked_frees");
 static void tlb_batch_flush(struct pt_gather *g)
 {
 	struct tlb_batch *b = container_of(g, struct tlb_batch, g);
-	struct tlb_flush_req req = { b->mm, b->ops->target_flush, g->start, g->last, g->global,
-				     g->nr_tables == 0 };
+	struct tlb_flush_req req = { b->mm, b->ops->target_flush ?: tlb_target_flush, g->start,
+				     g->last, g->global, g->nr_tables == 0 };
 	int err = b->ops->flush(&req);
 
 	if (!err && smp_call_pending())
@@ -54,15 +54,8 @@ void tlb_batch_begin(struct tlb_batch *b, struct mm *mm, const struct tlb_ops *o
 	b->err = 0;
 	mm_gather_init(&b->g, mm); /* frame and swap-slot release as every unmap */
 	b->g.flush = ops->gather_flush ? ops->gather_flush : tlb_batch_flush;
-	/* batched's add does nothing: the gather's own bound decides, no call per leaf. */
-	b->g.leaf = ops->add == tlb_add_queued ? NULL : tlb_batch_leaf;
-}
-
-int tlb_add_queued(struct tlb_batch *b, vaddr_t va)
-{
-	(void)b;
-	(void)va;
-	return 0;
+	/* No add: the gather's own bound decides, no call per leaf. */
+	b->g.leaf = ops->add ? tlb_batch_leaf : NULL;
 }
 
 int tlb_add_flush_first(struct tlb_batch *b, vaddr_t va)

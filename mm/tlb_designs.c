@@ -45,14 +45,13 @@ const struct tlb_ops tlb_ops_naive = {
 			  "before 4.3 (2015), applied here to any unmap",
 		.unit = "page",
 		.promises = DESIGN_PROMISES(
-			{ PCPU_TLB_SHOOTDOWNS, 1, 1, false, false },
-			{ PCPU_IPI_SENT, 1, 1, true, false }
+			PROMISE(PCPU_TLB_SHOOTDOWNS, 1, 1),
+			PROMISE(PCPU_IPI_SENT, 1, 1, .per_target = true)
 		),
 	},
 	/* The previous page's round (IPI, wait, free) before the next page goes. */
 	.add = tlb_add_flush_first,
 	.flush = tlb_flush_send,
-	.target_flush = tlb_target_flush,
 };
 
 /* ---- batched ---- */
@@ -65,13 +64,11 @@ const struct tlb_ops tlb_ops_batched = {
 			  "unmapping pages\" (Linux 4.3, 2015)",
 		.unit = "page",
 		.promises = DESIGN_PROMISES(
-			{ PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES, false, false },
-			{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, false }
+			PROMISE(PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES),
+			PROMISE(PCPU_IPI_SENT, 1, PT_GATHER_PAGES, .per_target = true)
 		),
 	},
-	.add = tlb_add_queued,
 	.flush = tlb_flush_send,
-	.target_flush = tlb_target_flush,
 };
 
 /* ---- serial ---- */
@@ -99,13 +96,11 @@ const struct tlb_ops tlb_ops_serial = {
 			  "TLBs concurrently\" (4ce94eabac16, 1436 -> 1225 ns at 2 threads)",
 		.unit = "page",
 		.promises = DESIGN_PROMISES(
-			{ PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES, false, false },
-			{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, false }
+			PROMISE(PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES),
+			PROMISE(PCPU_IPI_SENT, 1, PT_GATHER_PAGES, .per_target = true)
 		),
 	},
-	.add = tlb_add_queued,
 	.flush = tlb_flush_serial,
-	.target_flush = tlb_target_flush,
 };
 
 /* ---- no-remote: the detector's control ---- */
@@ -126,9 +121,7 @@ const struct tlb_ops tlb_ops_no_remote = {
 		.unit = "page",
 		.control = true, /* promises nothing */
 	},
-	.add = tlb_add_queued,
 	.flush = tlb_flush_no_remote,
-	.target_flush = tlb_target_flush,
 };
 
 /* ---- the table ---- */

@@ -325,14 +325,12 @@ const struct tlb_ops tlb_ops_early_ack = {
 			  "early acknowledgement",
 		.unit = "page",
 		.promises = DESIGN_PROMISES(
-			{ PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES, false, false },
-			{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, false }
+			PROMISE(PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES),
+			PROMISE(PCPU_IPI_SENT, 1, PT_GATHER_PAGES, .per_target = true)
 		),
 		.counters = DESIGN_COUNTERS(PCPU_TLB_EARLY_ACKS, PCPU_TLB_EARLY_KEPT),
 	},
-	.add = tlb_add_queued,
 	.flush = tlb_flush_early_ack,
-	.target_flush = tlb_target_flush,
 	.enable = tlb_enable_early_ack,
 	.settle = tlb_settle_early_ack,
 	.quiesce = tlb_quiesce_early_ack,
@@ -357,7 +355,5 @@ const struct tlb_ops tlb_ops_early_ack_at_ack = {
 		.unit = "page",
 		.control = true, /* promises nothing */
 	},
-	.add = tlb_add_queued,
 	.flush = tlb_flush_early_ack_at_ack,
-	.target_flush = tlb_target_flush,
 };

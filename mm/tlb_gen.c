@@ -165,17 +165,16 @@ const struct tlb_ops tlb_ops_gen = {
 			  "flushing algorithm\" (Linux 4.14, b0579ade7cd8)",
 		.unit = "page",
 		.promises = DESIGN_PROMISES(
-			{ PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES, false, false },
-			{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, true }
+			PROMISE(PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES),
+			PROMISE(PCPU_IPI_SENT, 1, PT_GATHER_PAGES, .per_target = true,
+				.at_most = true)
 		),
 		.counters = gen_counters,
 	},
-	.add = tlb_add_queued,
 	.flush = tlb_flush_gen,
 	/*
 	 * What a plain request (no generation: the unmap loop's, before
 	 * tlb_flush_gen() wraps it) would get; gen's own carry tlb_target_gen.
 	 */
-	.target_flush = tlb_target_flush,
 	.settled = gen_counters,
 };

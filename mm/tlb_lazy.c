@@ -589,16 +589,14 @@ const struct tlb_ops tlb_ops_lazy = {
 		.completes_later = true,
 		.remotes_flush_at_drain = true,
 		.promises = DESIGN_PROMISES(
-			{ PCPU_TLB_LAZY_QUEUED, 1, PT_GATHER_PAGES, true, false },
-			{ PCPU_TLB_SHOOTDOWNS, 0, 1, false, false },
-			{ PCPU_IPI_SENT, 0, 1, true, false },
-			{ PCPU_TLB_LAZY_FALLBACKS, 0, 1, false, false }
+			PROMISE(PCPU_TLB_LAZY_QUEUED, 1, PT_GATHER_PAGES, .per_target = true),
+			PROMISE(PCPU_TLB_SHOOTDOWNS, 0, 1),
+			PROMISE(PCPU_IPI_SENT, 0, 1, .per_target = true),
+			PROMISE(PCPU_TLB_LAZY_FALLBACKS, 0, 1)
 		),
 		.counters = DESIGN_COUNTERS(PCPU_TLB_LAZY_QUEUED, PCPU_TLB_LAZY_FALLBACKS),
 	},
-	.add = tlb_add_queued,
 	.flush = tlb_flush_lazy,
-	.target_flush = tlb_target_flush,
 	.enable = tlb_enable_lazy,
 	.settle = tlb_settle_lazy,
 	.gather_flush = tlb_lazy_gather_flush,

@@ -24,16 +24,14 @@
 			.source = "tests/run-all.sh, verify that can fail",                        \
 			.unit = "page",                                                            \
 			.promises = DESIGN_PROMISES(                                               \
-				{ PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES, false, false },         \
-				{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, false }                 \
+				PROMISE(PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES),                  \
+				PROMISE(PCPU_IPI_SENT, 1, PT_GATHER_PAGES, .per_target = true)     \
 			),                                                                         \
 		},                                                                                 \
-		.add = tlb_add_queued,                                                             \
 		.flush = flush_fn,                                                                 \
 		.target_flush = target_fn,                                                         \
 	}
-#define BROKEN_TLB_DESIGN(dname, what, flush_fn)                                                   \
-	BROKEN_TLB_DESIGN_T(dname, what, flush_fn, tlb_target_flush)
+#define BROKEN_TLB_DESIGN(dname, what, flush_fn) BROKEN_TLB_DESIGN_T(dname, what, flush_fn, NULL)
 
 /* A new generation, then @mask = the mm's CPUs but this one, as a round's targets. */
 static void broken_targets(const struct tlb_flush_req *req, cpumask_t *mask)

@@ -45,13 +45,12 @@ const struct tlb_ops tlb_ops_example = {
 		.completes_later = false,
 		.remotes_flush_at_drain = false,
 		.promises = DESIGN_PROMISES(
-			{ PCPU_TLB_EXAMPLE_ROUNDS, 1, 1, false, false },
-			{ PCPU_TLB_SHOOTDOWNS, 1, 1, false, false },
-			{ PCPU_IPI_SENT, 1, 1, true, false }
+			PROMISE(PCPU_TLB_EXAMPLE_ROUNDS, 1, 1),
+			PROMISE(PCPU_TLB_SHOOTDOWNS, 1, 1),
+			PROMISE(PCPU_IPI_SENT, 1, 1, .per_target = true)
 		),
 		.counters = DESIGN_COUNTERS(PCPU_TLB_EXAMPLE_ROUNDS),
 	},
 	.add = tlb_add_example,
 	.flush = tlb_flush_example,
-	.target_flush = tlb_target_flush,
 };

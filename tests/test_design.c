@@ -11,12 +11,12 @@
 static const struct design design_six = {
 	.name = "six",
 	.unit = "page",
-	.promises = DESIGN_PROMISES({ PCPU_TLB_SHOOTDOWNS, 0, 1, false, false },
-				    { PCPU_IPI_SENT, 2, 4, true, false },
-				    { PCPU_IPI_RECEIVED, 1, 1, true, false },
-				    { PCPU_TLB_FLUSH_ONE, 1, 1, false, true },
-				    { PCPU_TLB_FLUSH_ALL, 0, 1, false, false },
-				    { PCPU_PAGE_FAULTS, 3, 8, false, false }),
+	.promises = DESIGN_PROMISES(PROMISE(PCPU_TLB_SHOOTDOWNS, 0, 1),
+				    PROMISE(PCPU_IPI_SENT, 2, 4, .per_target = true),
+				    PROMISE(PCPU_IPI_RECEIVED, 1, 1, .per_target = true),
+				    PROMISE(PCPU_TLB_FLUSH_ONE, 1, 1, .at_most = true),
+				    PROMISE(PCPU_TLB_FLUSH_ALL, 0, 1),
+				    PROMISE(PCPU_PAGE_FAULTS, 3, 8)),
 };
 
 static const struct design design_none = { .name = "none", .unit = "page" };

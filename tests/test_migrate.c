@@ -96,7 +96,7 @@ static u64 mig_expected_flushes(const struct tlb_ops *ops)
 {
 	if (ops->add == tlb_add_flush_first)
 		return MIG_PAGES;
-	if (ops->add == tlb_add_queued && !ops->gather_flush)
+	if (!ops->add && !ops->gather_flush)
 		return (MIG_PAGES + MIGRATE_BATCH - 1) / MIGRATE_BATCH;
 	return 0;
 }

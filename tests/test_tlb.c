@@ -43,7 +43,7 @@ static const struct tlb_ops *ops_of(struct ktest *t)
 /* The design's rounds promise: one round per this many pages (every real design makes it). */
 static const struct design_promise *rounds_promise(struct ktest *t)
 {
-	static const struct design_promise none = { PCPU_TLB_SHOOTDOWNS, 0, 1, false, false };
+	static const struct design_promise none = PROMISE(PCPU_TLB_SHOOTDOWNS, 0, 1);
 	const struct design_promise *p = design_promise(&ops_of(t)->d, PCPU_TLB_SHOOTDOWNS);
 
 	KEXPECT(t, p != NULL);
