@@ -272,6 +272,7 @@ const struct fault_lock_ops fault_lock_ops_naive = {
 					   PROMISE(PCPU_VMA_LOCKS, 0, 1)) },
 	.lock_of = fault_lock_of_naive,
 };
+DESIGN_REGISTER(fault_lock_designs, fault_lock_ops_naive, 0);
 
 /*
  * Locks only on shareable regions: no mapping-lock count the fault count
@@ -284,6 +285,7 @@ const struct fault_lock_ops fault_lock_ops_fixed = {
 	       .promises = DESIGN_PROMISES(PROMISE(PCPU_VMA_LOCKS, 0, 1)) },
 	.lock_of = fault_lock_of_fixed,
 };
+DESIGN_REGISTER(fault_lock_designs, fault_lock_ops_fixed, 10);
 
 /*
  * Never the mapping lock, the promise that tells it from fixed; its vma
@@ -298,10 +300,10 @@ const struct fault_lock_ops fault_lock_ops_vma_lock = {
 	       .promises = DESIGN_PROMISES(PROMISE(PCPU_MAPPING_LOCKS, 0, 1)) },
 	.lock_of = fault_lock_of_vma,
 };
+DESIGN_REGISTER(fault_lock_designs, fault_lock_ops_vma_lock, 20);
 
-const struct design *const fault_lock_designs[] = { &fault_lock_ops_naive.d,
-						    &fault_lock_ops_fixed.d,
-						    &fault_lock_ops_vma_lock.d, NULL };
+/* Filled from the design_set section (DESIGN_REGISTER above). */
+const struct design *fault_lock_designs[DESIGN_TABLE_SLOTS];
 
 rwlock_t *mapping_fault_lock(const struct mm_region *r)
 {

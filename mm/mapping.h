@@ -78,7 +78,7 @@ extern const struct fault_lock_ops fault_lock_ops_naive, fault_lock_ops_fixed;
 extern const struct fault_lock_ops fault_lock_ops_vma_lock;
 
 /* Every fault-lock design, naive first, NULL-terminated. */
-extern const struct design *const fault_lock_designs[];
+extern const struct design *fault_lock_designs[DESIGN_TABLE_SLOTS];
 
 static inline const struct fault_lock_ops *fault_lock_ops_of(const struct design *d)
 {

@@ -102,6 +102,7 @@ const struct pin_flag_ops pin_flag_ops_naive = {
 	.note_pinned = note_pinned_naive,
 	.pin_large = pin_large_per_page,
 };
+DESIGN_REGISTER(pin_flag_designs, pin_flag_ops_naive, 0);
 
 /*
  * At most one write per CPU racing past the test, then none: per target
@@ -116,6 +117,7 @@ const struct pin_flag_ops pin_flag_ops_fixed = {
 	.note_pinned = note_pinned_fixed,
 	.pin_large = pin_large_per_page,
 };
+DESIGN_REGISTER(pin_flag_designs, pin_flag_ops_fixed, 10);
 
 /* fixed's flag (at most once per CPU per mm); ref atomics one per folio run. */
 const struct pin_flag_ops pin_flag_ops_folio = {
@@ -129,6 +131,7 @@ const struct pin_flag_ops pin_flag_ops_folio = {
 	.note_pinned = note_pinned_fixed,
 	.pin_large = pin_large_per_folio,
 };
+DESIGN_REGISTER(pin_flag_designs, pin_flag_ops_folio, 20);
 
 #ifdef MMLAB_TEST_DESIGN_BROKEN
 /*
@@ -147,6 +150,7 @@ static const struct pin_flag_ops pin_flag_ops_broken_always = {
 	.note_pinned = note_pinned_naive,
 	.pin_large = pin_large_per_page,
 };
+DESIGN_REGISTER(pin_flag_designs, pin_flag_ops_broken_always, 30);
 
 /* naive's write on every call, never counted: only a watch on the line sees it. */
 static void note_pinned_uncounted(struct mm *mm)
@@ -164,16 +168,11 @@ static const struct pin_flag_ops pin_flag_ops_broken_uncounted = {
 	.note_pinned = note_pinned_uncounted,
 	.pin_large = pin_large_per_page,
 };
+DESIGN_REGISTER(pin_flag_designs, pin_flag_ops_broken_uncounted, 40);
 #endif
 
-const struct design *const pin_flag_designs[] = {
-	&pin_flag_ops_naive.d, &pin_flag_ops_fixed.d, &pin_flag_ops_folio.d,
-#ifdef MMLAB_TEST_DESIGN_BROKEN
-	&pin_flag_ops_broken_always.d,
-	&pin_flag_ops_broken_uncounted.d,
-#endif
-	NULL,
-};
+/* Filled from the design_set section (DESIGN_REGISTER above). */
+const struct design *pin_flag_designs[DESIGN_TABLE_SLOTS];
 
 /* ---- pagemap: naive ---- */
 
@@ -217,6 +216,7 @@ const struct pin_pagemap_ops pin_pagemap_ops_naive = {
 	.after_page = pagemap_after_naive,
 	.done = pagemap_done,
 };
+DESIGN_REGISTER(pin_pagemap_designs, pin_pagemap_ops_naive, 0);
 
 const struct pin_pagemap_ops pin_pagemap_ops_cached = {
 	.d = { .name = "cached", .desc = "keeps the last pagemap while pages fall in it",
@@ -228,6 +228,7 @@ const struct pin_pagemap_ops pin_pagemap_ops_cached = {
 	.after_page = pagemap_after_cached,
 	.done = pagemap_done,
 };
+DESIGN_REGISTER(pin_pagemap_designs, pin_pagemap_ops_cached, 10);
 
 /*
  * ---- pagemap: none ----
@@ -250,10 +251,10 @@ const struct pin_pagemap_ops pin_pagemap_ops_none = {
 					   PROMISE(PCPU_PAGEMAP_REFS, 0, 1)) },
 	.done = pagemap_done,
 };
+DESIGN_REGISTER(pin_pagemap_designs, pin_pagemap_ops_none, 20);
 
-const struct design *const pin_pagemap_designs[] = { &pin_pagemap_ops_naive.d,
-						     &pin_pagemap_ops_cached.d,
-						     &pin_pagemap_ops_none.d, NULL };
+/* Filled from the design_set section (DESIGN_REGISTER above). */
+const struct design *pin_pagemap_designs[DESIGN_TABLE_SLOTS];
 
 const struct pin_policy pin_policy_default = { &pin_flag_ops_fixed, &pin_pagemap_ops_cached };
 

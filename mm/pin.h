@@ -80,8 +80,8 @@ extern const struct pin_pagemap_ops pin_pagemap_ops_naive, pin_pagemap_ops_cache
 extern const struct pin_pagemap_ops pin_pagemap_ops_none;
 
 /* The designs of each choice, naive first, NULL-terminated. */
-extern const struct design *const pin_flag_designs[];
-extern const struct design *const pin_pagemap_designs[];
+extern const struct design *pin_flag_designs[DESIGN_TABLE_SLOTS];
+extern const struct design *pin_pagemap_designs[DESIGN_TABLE_SLOTS];
 
 static inline const struct pin_flag_ops *pin_flag_ops_of(const struct design *d)
 {

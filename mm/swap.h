@@ -190,7 +190,7 @@ struct swap_free_ops {
 extern const struct swap_free_ops swap_free_ops_naive, swap_free_ops_batched;
 extern const struct swap_free_ops swap_free_ops_cluster;
 /* Every swap-free design, naive first, NULL-terminated. */
-extern const struct design *const swap_free_designs[];
+extern const struct design *swap_free_designs[DESIGN_TABLE_SLOTS];
 
 static inline const struct swap_free_ops *swap_free_of(const struct design *d)
 {

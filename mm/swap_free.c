@@ -84,6 +84,7 @@ const struct swap_free_ops swap_free_ops_naive = {
 	       .promises = DESIGN_PROMISES(PROMISE(PCPU_SWAP_CLUSTER_LOCKS, 1, 1)) },
 	.free = swap_free_range_naive,
 };
+DESIGN_REGISTER(swap_free_designs, swap_free_ops_naive, 0);
 
 const struct swap_free_ops swap_free_ops_batched = {
 	.d = { .name = "batched", .desc = "one cluster lock per folio's run of slots",
@@ -93,6 +94,7 @@ const struct swap_free_ops swap_free_ops_batched = {
 	       .promises = DESIGN_PROMISES(PROMISE(PCPU_SWAP_CLUSTER_LOCKS, 1, 1)) },
 	.free = swap_free_range_batched,
 };
+DESIGN_REGISTER(swap_free_designs, swap_free_ops_batched, 10);
 
 /*
  * ---- cluster ----
@@ -123,7 +125,7 @@ const struct swap_free_ops swap_free_ops_cluster = {
 		       PROMISE(PCPU_SWAP_DEVICE_LOCKS, 1, 1, .at_most = true)) },
 	.free = swap_free_range_cluster,
 };
+DESIGN_REGISTER(swap_free_designs, swap_free_ops_cluster, 20);
 
-const struct design *const swap_free_designs[] = { &swap_free_ops_naive.d,
-						   &swap_free_ops_batched.d,
-						   &swap_free_ops_cluster.d, NULL };
+/* Filled from the design_set section (DESIGN_REGISTER above). */
+const struct design *swap_free_designs[DESIGN_TABLE_SLOTS];

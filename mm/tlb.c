@@ -1,7 +1,7 @@
 /*
  * TLB shootdown (see mm/tlb.h): the flush machinery every design shares.
  * The unmap loop that drives a design's hooks is in mm/tlb_batch.c, the
- * designs themselves in mm/tlb_designs.c. The real designs' requests
+ * designs in files of their own that register themselves. The real designs' requests
  * travel through smp_call(): kernel/smp.c is the only place that sends
  * IPIs, so they pay for exactly the same IPI machinery and differ only in
  * how many rounds they send and what each target does.
@@ -31,6 +31,9 @@ PCPU_COUNTER(PCPU_TLB_FLUSH_ALL, "tlb_flush_all");
 PCPU_COUNTER(PCPU_TLB_SHOOTDOWNS, "tlb_shootdowns");
 
 BUILD_ASSERT(sizeof(struct tlb_flush_req) <= SMP_CALL_DATA_MAX);
+
+/* Every design's file joins it (DESIGN_REGISTER); design_tables_fill() fills it. */
+const struct design *tlb_designs[DESIGN_TABLE_SLOTS];
 
 static unsigned flush_ceiling = TLB_FLUSH_CEILING;
 /* tlb_ceiling=: the knee of every flush, set before any CPU flushes. */

@@ -173,7 +173,7 @@ extern const struct tlb_ops tlb_ops_naive, tlb_ops_batched, tlb_ops_serial; /* m
 extern const struct tlb_ops tlb_ops_no_remote;
 
 /* Every TLB design, naive first, NULL-terminated (mm/tlb_designs.c). */
-extern const struct design *const tlb_designs[];
+extern const struct design *tlb_designs[DESIGN_TABLE_SLOTS];
 
 /* The tlb_ops that design header @d (an entry of tlb_designs[]) begins. */
 static inline const struct tlb_ops *tlb_ops_of(const struct design *d)

@@ -53,6 +53,7 @@ const struct tlb_ops tlb_ops_naive = {
 	.add = tlb_add_flush_first,
 	.flush = tlb_flush_send,
 };
+DESIGN_REGISTER(tlb_designs, tlb_ops_naive, 0);
 
 /* ---- batched ---- */
 
@@ -70,6 +71,7 @@ const struct tlb_ops tlb_ops_batched = {
 	},
 	.flush = tlb_flush_send,
 };
+DESIGN_REGISTER(tlb_designs, tlb_ops_batched, 10);
 
 /* ---- serial ---- */
 
@@ -102,6 +104,7 @@ const struct tlb_ops tlb_ops_serial = {
 	},
 	.flush = tlb_flush_serial,
 };
+DESIGN_REGISTER(tlb_designs, tlb_ops_serial, 20);
 
 /* ---- no-remote: the detector's control ---- */
 
@@ -123,34 +126,4 @@ const struct tlb_ops tlb_ops_no_remote = {
 	},
 	.flush = tlb_flush_no_remote,
 };
-
-/* ---- the table ---- */
-
-#ifdef MMLAB_TEST_DESIGN
-extern const struct tlb_ops tlb_ops_example;
-#endif
-#ifdef MMLAB_TEST_DESIGN_BROKEN
-/* tests/design_broken.c */
-extern const struct tlb_ops tlb_ops_broken_skip, tlb_ops_broken_early_free;
-extern const struct tlb_ops tlb_ops_broken_ack_skip, tlb_ops_broken_ack_early;
-#endif
-
-const struct design *const tlb_designs[] = {
-	&tlb_ops_naive.d,
-	&tlb_ops_batched.d,
-	&tlb_ops_serial.d,
-	&tlb_ops_lazy.d, /* mm/tlb_lazy.c */
-	&tlb_ops_early_ack.d, /* mm/tlb_early_ack.c */
-	&tlb_ops_gen.d,	      /* mm/tlb_gen.c */
-	&tlb_ops_no_remote.d,
-#ifdef MMLAB_TEST_DESIGN
-	&tlb_ops_example.d, /* tests/design_example.c, make TEST_DESIGN=1 only */
-#endif
-#ifdef MMLAB_TEST_DESIGN_BROKEN
-	&tlb_ops_broken_skip.d, /* tests/design_broken.c, make TEST_DESIGN=broken only */
-	&tlb_ops_broken_early_free.d,
-	&tlb_ops_broken_ack_skip.d,
-	&tlb_ops_broken_ack_early.d,
-#endif
-	NULL,
-};
+DESIGN_REGISTER(tlb_designs, tlb_ops_no_remote, 60);

@@ -337,6 +337,7 @@ const struct tlb_ops tlb_ops_early_ack = {
 	.gather_flush = tlb_early_ack_gather_flush,
 	.report = tlb_early_ack_report,
 };
+DESIGN_REGISTER(tlb_designs, tlb_ops_early_ack, 40);
 
 /* ---- the control: frames released at acknowledgement time ---- */
 

@@ -178,3 +178,4 @@ const struct tlb_ops tlb_ops_gen = {
 	 */
 	.settled = gen_counters,
 };
+DESIGN_REGISTER(tlb_designs, tlb_ops_gen, 50);

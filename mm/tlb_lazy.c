@@ -605,3 +605,4 @@ const struct tlb_ops tlb_ops_lazy = {
 	.queued = PCPU_TLB_LAZY_QUEUED,
 	.fallbacks = PCPU_TLB_LAZY_FALLBACKS,
 };
+DESIGN_REGISTER(tlb_designs, tlb_ops_lazy, 30);

@@ -16,8 +16,8 @@
  * Both claim batched's promises (one round per gather, one IPI per remote)
  * and break them their own way, in @flush or in the target's @target_fn.
  */
-#define BROKEN_TLB_DESIGN_T(dname, what, flush_fn, target_fn)                                     \
-	const struct tlb_ops tlb_ops_##dname = {                                                   \
+#define BROKEN_TLB_DESIGN_T(dname, order, what, flush_fn, target_fn)                               \
+	static const struct tlb_ops tlb_ops_##dname = {                                           \
 		.d = {                                                                             \
 			.name = #dname,                                                            \
 			.desc = "batched's promises, but " what,                                   \
@@ -30,8 +30,10 @@
 		},                                                                                 \
 		.flush = flush_fn,                                                                 \
 		.target_flush = target_fn,                                                         \
-	}
-#define BROKEN_TLB_DESIGN(dname, what, flush_fn) BROKEN_TLB_DESIGN_T(dname, what, flush_fn, NULL)
+	};                                                                                         \
+	DESIGN_REGISTER(tlb_designs, tlb_ops_##dname, order)
+#define BROKEN_TLB_DESIGN(dname, order, what, flush_fn)                                            \
+	BROKEN_TLB_DESIGN_T(dname, order, what, flush_fn, NULL)
 
 /* A new generation, then @mask = the mm's CPUs but this one, as a round's targets. */
 static void broken_targets(const struct tlb_flush_req *req, cpumask_t *mask)
@@ -55,7 +57,7 @@ static int tlb_flush_broken_skip(const struct tlb_flush_req *req)
 	return tlb_flush_send_mask(req, sizeof(*req), &mask);
 }
 
-BROKEN_TLB_DESIGN(broken_skip, "one remote CPU is never sent the round", tlb_flush_broken_skip);
+BROKEN_TLB_DESIGN(broken_skip, 80, "one remote CPU is never sent the round", tlb_flush_broken_skip);
 
 /* A target of broken_early_free: the request's own flush, as any round's. */
 static void broken_target(void *arg)
@@ -80,7 +82,7 @@ static int tlb_flush_broken_early_free(const struct tlb_flush_req *req)
 	return smp_call_copy(&mask, broken_target, (void *)req, sizeof(*req), false);
 }
 
-BROKEN_TLB_DESIGN(broken_early_free, "frames freed before the acknowledgements",
+BROKEN_TLB_DESIGN(broken_early_free, 81, "frames freed before the acknowledgements",
 		  tlb_flush_broken_early_free);
 
 /* As a target (in the call): acknowledged, and no flush. The initiator's own flush is kept. */
@@ -90,7 +92,7 @@ static void broken_target_ack_skip(const struct tlb_flush_req *req)
 		tlb_target_flush(req);
 }
 
-BROKEN_TLB_DESIGN_T(broken_ack_skip, "a target acknowledges and skips its flush",
+BROKEN_TLB_DESIGN_T(broken_ack_skip, 82, "a target acknowledges and skips its flush",
 		    tlb_flush_send, broken_target_ack_skip);
 
 /* As a target: acknowledged first, so the initiator frees the frames while we flush. */
@@ -100,5 +102,5 @@ static void broken_target_ack_early(const struct tlb_flush_req *req)
 	tlb_target_flush(req);
 }
 
-BROKEN_TLB_DESIGN_T(broken_ack_early, "a target acknowledges before it flushes",
+BROKEN_TLB_DESIGN_T(broken_ack_early, 83, "a target acknowledges before it flushes",
 		    tlb_flush_send, broken_target_ack_early);

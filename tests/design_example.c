@@ -5,11 +5,11 @@
  * and it owns what a real design owns: a counter defined here (its rounds,
  * PCPU_TLB_EXAMPLE_ROUNDS) that every BENCH line of its benchmarks reports
  * (design.counters), its traits, and a promise on that counter that the
- * tlb benchmark's verify checks with the others. This file and one line
- * in tlb_designs[] put it in the benchmark (BENCH lines with
+ * tlb benchmark's verify checks with the others. This file alone (its
+ * DESIGN_REGISTER line) puts it in the benchmark (BENCH lines with
  * "variant":"example", and so in the table and plots), in every
  * design-table suite of the kernel and the host tests, with no other file
- * touched; tests/run-all.sh checks that they do. Context: as naive's.
+ * touched; tests/run-all.sh checks that it does. Context: as naive's.
  */
 #include "mm/tlb.h"
 
@@ -31,7 +31,7 @@ static int tlb_flush_example(const struct tlb_flush_req *req)
 	return tlb_flush_send(req);
 }
 
-const struct tlb_ops tlb_ops_example = {
+static const struct tlb_ops tlb_ops_example = {
 	.d = {
 		.name = "example",
 		.desc = "naive's order, with a round counter of its own: docs/design.md's example",
@@ -54,3 +54,4 @@ const struct tlb_ops tlb_ops_example = {
 	.add = tlb_add_example,
 	.flush = tlb_flush_example,
 };
+DESIGN_REGISTER(tlb_designs, tlb_ops_example, 70);

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernel/design.h"
 #include "kernel/percpu.h"
 #include "mm/mm.h"
 #include "mm/mm_hook.h"
@@ -431,6 +432,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	design_tables_fill();
 #ifdef TORTURE_ASAN
 	__sanitizer_set_death_callback(death_report);
 #endif
