@@ -56,9 +56,10 @@ KERNEL_SRCS := kernel/cmdline.c kernel/crash.c kernel/design.c kernel/json.c ker
 	kernel/rwlock.c kernel/smp.c kernel/smp_wait.c kernel/spinlock.c kernel/timing.c kernel/trace.c \
 	kernel/version.c
 LIB_SRCS := lib/errno.c lib/format.c lib/parse.c lib/stats.c lib/string.c
-# Every mm/*.c, so a new design file is built into the kernel and the host
-# tests with no Makefile line (docs/adding-a-design.md).
-MM_SRCS := $(sort $(wildcard mm/*.c))
+# Every .c of mm/ and of each mechanism's folder and its designs/, so a new
+# design file is built into the kernel and every host test binary with no
+# Makefile line (docs/adding-a-design.md).
+MM_SRCS := $(sort $(wildcard mm/*.c mm/*/*.c mm/*/designs/*.c))
 BENCH_SRCS := bench/bench.c bench/bench_design.c bench/bench_faultlock.c bench/bench_ipi.c \
 	bench/bench_mode.c bench/bench_pagemap.c bench/bench_pin.c bench/bench_result.c \
 	bench/bench_runs.c bench/bench_swapfree.c bench/bench_tlb.c bench/bench_tlb_multi.c \

@@ -22,7 +22,7 @@
 #include "mm/mm.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 #include <arch/arch.h>
 
 #define MIGRATE_BASE 0x40000000ul

@@ -39,7 +39,7 @@
 #include "mm/mm.h"
 #include "mm/pt.h"
 #include "mm/swap.h"
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 #include <arch/arch.h>
 
 #define RECLAIM_BATCH 32 /* SWAP_CLUSTER_MAX: pages shrink_page_list() takes at a time */

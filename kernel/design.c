@@ -15,7 +15,8 @@ static unsigned design_place(const struct design_entry *e)
 	unsigned n = 0;
 
 	for (const struct design_entry *f = __start_design_set; f < __stop_design_set; f++)
-		if (f->table == e->table && (f->order < e->order || (f->order == e->order && f < e)))
+		if (f->table == e->table &&
+		    (f->order < e->order || (f->order == e->order && f < e)))
 			n++;
 	return n;
 }

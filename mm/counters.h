@@ -11,11 +11,11 @@
 
 #include "kernel/percpu.h"
 
-/* mm/tlb.c */
+/* mm/tlb/tlb.c */
 PCPU_COUNTER_DECLARE(PCPU_TLB_FLUSH_ONE);  /* single-page invalidations */
 PCPU_COUNTER_DECLARE(PCPU_TLB_FLUSH_ALL);  /* full (non-global) flushes */
 PCPU_COUNTER_DECLARE(PCPU_TLB_SHOOTDOWNS); /* rounds this CPU initiated, one IPI wave each */
-/* gather flushes that returned with a call unacknowledged (mm/tlb_batch.c) */
+/* gather flushes that returned with a call unacknowledged (mm/tlb/tlb_batch.c) */
 PCPU_COUNTER_DECLARE(PCPU_TLB_UNACKED_FREES);
 /* mm/fault.c */
 PCPU_COUNTER_DECLARE(PCPU_PAGE_FAULTS); /* page faults handled */

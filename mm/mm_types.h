@@ -1,7 +1,7 @@
 /*
  * The address-space type (struct mm, its regions and flags) and the inline
  * accessors the TLB shootdown and mapping code need, without mm/mm.c's
- * functions: mm/tlb.c includes this, not mm/mm.h, so that mm.c can call
+ * functions: mm/tlb/tlb.c includes this, not mm/mm.h, so that mm.c can call
  * into tlb.c with no arrow back (docs/design.md, layering rules). Locking
  * and the rest of the interface: mm/mm.h.
  */

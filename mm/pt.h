@@ -152,7 +152,7 @@ struct pt_gather {
 	 */
 	pt_page_fn *release;
 	pt_swap_fn *swap_free;
-	/* Optional: called before each leaf is removed (a TLB design's add, mm/tlb_batch.c). */
+	/* Optional: called before each leaf is removed (a TLB design's add, mm/tlb/tlb_batch.c). */
 	pt_leaf_fn *leaf;
 	/*
 	 * Set after pt_gather_init() for an unmap under a read side (the

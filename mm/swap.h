@@ -264,7 +264,7 @@ int swap_out_folio(struct mm *mm, vaddr_t va, unsigned nr, unsigned type);
 struct pt_gather;
 /*
  * swap_out_folio() through gather @g, fresh from mm_gather_init() or a TLB
- * design's tlb_batch_begin() (mm/tlb.h): the @nr pages' leaves go into it,
+ * design's tlb_batch_begin() (mm/tlb/tlb.h): the @nr pages' leaves go into it,
  * each after @g's leaf hook (naive's per-page flush), and it is finished
  * here, once, before the copies. Reclaim's batch of pages is one call: the
  * design decides how many shootdown rounds it costs (bench/bench_reclaim.c).

@@ -2,14 +2,14 @@
  * Deliberately broken TLB designs (make TEST_DESIGN=broken, own O=), never
  * in a real table: each claims batched's promises and breaks them one way
  * (see each below) that the tlb verify must catch and name, by what layers
- * the design does not own count (mm/tlb.c's flushes, kernel/smp.c's IPIs,
+ * the design does not own count (mm/tlb/tlb.c's flushes, kernel/smp.c's IPIs,
  * acknowledgements and pending call), never by a counter of the design's;
  * tests/run-all.sh checks it. Broken ipi and pin designs: beside their tables.
  */
 #include "kernel/smp.h"
 #include "lib/atomic.h"
 #include "mm/mm.h"
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 #include <arch/arch.h>
 
 /*

@@ -11,7 +11,7 @@
  * design-table suite of the kernel and the host tests, with no other file
  * touched; tests/run-all.sh checks that it does. Context: as naive's.
  */
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 
 /* The rounds this design sent: one per page unmapped, its own promise. */
 PCPU_COUNTER(PCPU_TLB_EXAMPLE_ROUNDS, "tlb_example_rounds");

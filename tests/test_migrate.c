@@ -11,7 +11,7 @@
 #include "mm/mm.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 #include "tests/ktest.h"
 #include "tests/mm_emul.h"
 #ifdef HOST_BUILD

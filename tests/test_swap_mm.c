@@ -14,7 +14,7 @@
 #include "mm/mm.h"
 #include "mm/pmm.h"
 #include "mm/swap.h"
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 #include "tests/ktest.h"
 #include "tests/mm_test.h"
 #include "tests/mm_emul.h"

@@ -1,5 +1,5 @@
 /*
- * Self-tests of TLB shootdown (mm/tlb.c), run once per design (suites
+ * Self-tests of TLB shootdown (mm/tlb/tlb.c), run once per design (suites
  * tlb_naive, tlb_batched, tlb_serial, tlb_lazy): exact IPI and invalidation counts for given
  * pages and CPUs, no IPI to CPUs outside mm_cpumask, frames freed only
  * after the flush that covers them, a CPU that switched away (lazy) never
@@ -22,8 +22,8 @@
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "mm/quarantine.h"
-#include "mm/tlb.h"
-#include "mm/tlb_lazy.h"
+#include "mm/tlb/tlb.h"
+#include "mm/tlb/designs/lazy.h"
 #include "tests/cpu_hold.h"
 #include "tests/ktest.h"
 #include <arch/arch.h>

@@ -16,7 +16,7 @@
 #include "mm/quarantine.h"
 #include "mm/swap.h"
 #include "mm/swapdev.h"
-#include "mm/tlb_lazy.h"
+#include "mm/tlb/designs/lazy.h"
 #include "tests/mm_emul.h"
 #include "tests/torture/torture_internal.h"
 #include <arch/arch.h>

@@ -26,7 +26,7 @@
 #include "mm/page.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
-#include "mm/tlb_lazy.h"
+#include "mm/tlb/designs/lazy.h"
 #include "tests/host/fake_arch.h"
 #include "tests/host/fake_cpus.h"
 #include "tests/host/fake_tlb.h"

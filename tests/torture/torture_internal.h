@@ -7,7 +7,7 @@
 
 #include "mm/mapping.h"
 #include "mm/mm.h"
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 #include "tests/torture/torture.h"
 
 #define T_SLOTS 4

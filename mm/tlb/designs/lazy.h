@@ -1,11 +1,11 @@
 /*
- * The lazy TLB design (mm/tlb_lazy.c): what its table line, its self-tests
+ * The lazy TLB design (mm/tlb/designs/lazy.c): what its table line, its self-tests
  * and its benchmark knobs need of it.
  */
 #ifndef MM_TLB_LAZY_H
 #define MM_TLB_LAZY_H
 
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 
 /*
  * Invalidations each CPU's queue holds before a flush to it falls back to

@@ -3,7 +3,8 @@
  * that has it loaded (mm_cpumask), and the gather that unmapping uses:
  * collect unmapped pages (and emptied page-table pages), flush, then free.
  * Designs behind one interface (struct tlb_ops), chosen per call from the
- * table tlb_designs[] (mm/tlb_designs.c); each design's file says what it
+ * table tlb_designs[], which each design in mm/tlb/designs/ joins itself
+ * (DESIGN_REGISTER); each design's file says what it
  * does and where it comes from, and its traits (kernel/design.h) say what
  * callers must know of it: whether its flush completes after it returns,
  * whether remotes flush at their next drain rather than in an IPI.
@@ -164,7 +165,7 @@ struct tlb_batch {
 	struct pt_gather g; /* mm_gather_init()'s: g.err is the first flush error */
 };
 
-extern const struct tlb_ops tlb_ops_naive, tlb_ops_batched, tlb_ops_serial; /* mm/tlb_designs.c */
+extern const struct tlb_ops tlb_ops_naive, tlb_ops_batched; /* mm/tlb/designs/ */
 /*
  * The control run of the stale-translation detector: flushes the calling
  * CPU only, never the others. Wrong on purpose (design.control): only the
@@ -172,7 +173,7 @@ extern const struct tlb_ops tlb_ops_naive, tlb_ops_batched, tlb_ops_serial; /* m
  */
 extern const struct tlb_ops tlb_ops_no_remote;
 
-/* Every TLB design, naive first, NULL-terminated (mm/tlb_designs.c). */
+/* Every TLB design, naive first, NULL-terminated (mm/tlb/designs/, design_tables_fill()). */
 extern const struct design *tlb_designs[DESIGN_TABLE_SLOTS];
 
 /* The tlb_ops that design header @d (an entry of tlb_designs[]) begins. */

@@ -1,6 +1,6 @@
 /*
- * TLB shootdown (see mm/tlb.h): the flush machinery every design shares.
- * The unmap loop that drives a design's hooks is in mm/tlb_batch.c, the
+ * TLB shootdown (see mm/tlb/tlb.h): the flush machinery every design shares.
+ * The unmap loop that drives a design's hooks is in mm/tlb/tlb_batch.c, the
  * designs in files of their own that register themselves. The real designs' requests
  * travel through smp_call(): kernel/smp.c is the only place that sends
  * IPIs, so they pay for exactly the same IPI machinery and differ only in
@@ -13,7 +13,7 @@
  * the range; this file takes no lock. Targets run in the call IPI with
  * interrupts off.
  */
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 #include "mm/counters.h"
 #include "errno.h"
 #include "kernel/cmdline.h"

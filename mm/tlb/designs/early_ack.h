@@ -1,11 +1,11 @@
 /*
- * The early_ack TLB design (mm/tlb_early_ack.c): its table line, and its
+ * The early_ack TLB design (mm/tlb/designs/early_ack.c): its table line, and its
  * control and gap hook for the self-tests.
  */
 #ifndef MM_TLB_EARLY_ACK_H
 #define MM_TLB_EARLY_ACK_H
 
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 
 extern const struct tlb_ops tlb_ops_early_ack;
 
@@ -14,7 +14,7 @@ PCPU_COUNTER_DECLARE(PCPU_TLB_EARLY_ACKS); /* requests acknowledged before the f
 PCPU_COUNTER_DECLARE(PCPU_TLB_EARLY_KEPT); /* frames kept past their gather, to the next */
 
 /*
- * early_ack's control (mm/tlb_early_ack.c): its targets acknowledge before
+ * early_ack's control (mm/tlb/designs/early_ack.c): its targets acknowledge before
  * they flush and the frames are released at acknowledgement time, before
  * the flush. Wrong on purpose, not in tlb_designs[]: only
  * tests/test_tlb_early_ack.c uses it, to show that test catches it.

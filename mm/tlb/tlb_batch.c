@@ -1,15 +1,15 @@
 /*
- * The unmap loop that drives a TLB design's hooks (see mm/tlb.h): a gather
+ * The unmap loop that drives a TLB design's hooks (see mm/tlb/tlb.h): a gather
  * of @mm's (mm_gather_init()) whose flush travels the design's way, filled
  * by one walk of the page tables over the whole range (pt_unmap()), which
  * calls the design's add before each leaf it removes. Above both mm/mm.c
- * and mm/tlb.c: mm.c flushes through tlb.c, and this loop needs mm.c's
+ * and mm/tlb/tlb.c: mm.c flushes through tlb.c, and this loop needs mm.c's
  * gather, so it lives in neither (docs/design.md, layering).
  *
  * Locking: tlb_unmap_pages() takes mm->lock's write side; tlb_batch_begin()
  * callers hold it.
  */
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 #include "kernel/smp.h"
 #include "mm/mm.h"
 

@@ -34,7 +34,7 @@
  *
  * Locking: a CPU's kept frames are under its ea_keep lock (task context:
  * its own next gather, or any CPU's settle) -> the frame allocator's locks.
- * Context: as mm/tlb.h. Targets run in the call IPI, interrupts off.
+ * Context: as mm/tlb/tlb.h. Targets run in the call IPI, interrupts off.
  */
 #include "errno.h"
 #include "kernel/json.h"
@@ -45,8 +45,8 @@
 #include "mm/mm.h"
 #include "mm/pmm.h"
 #include "mm/quarantine.h"
-#include "mm/tlb.h"
-#include "mm/tlb_early_ack.h"
+#include "mm/tlb/tlb.h"
+#include "mm/tlb/designs/early_ack.h"
 #include <arch/arch.h>
 
 PCPU_COUNTER(PCPU_TLB_EARLY_ACKS, "tlb_early_acks");
@@ -156,7 +156,7 @@ static int ea_send(const struct tlb_flush_req *req, bool early, bool wait, cpuma
 
 	if (early)
 		r.target = ea_target_early;
-	/* Before the mask is read, as tlb_flush_send() (mm/tlb.c). */
+	/* Before the mask is read, as tlb_flush_send() (mm/tlb/tlb.c). */
 	atomic_fetch_add(&r.mm->tlb_gen, 1);
 	cpumask_copy_acquire(mask, mm_cpumask(r.mm));
 	cpumask_clear_cpu(arch_cpu_id(), mask);

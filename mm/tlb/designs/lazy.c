@@ -1,5 +1,5 @@
 /*
- * TLB design `lazy` (see mm/tlb.h): LATR, Mohan Kumar et al., "LATR: Lazy
+ * TLB design `lazy` (see mm/tlb/tlb.h): LATR, Mohan Kumar et al., "LATR: Lazy
  * Translation Coherence", ASPLOS 2018, who reported munmap() latency cut by
  * 70.8%. No IPI: the initiator flushes its own TLB and queues the
  * invalidation on every other CPU of the mm's mask; each CPU drains its
@@ -44,8 +44,8 @@
 #include "mm/pmm.h"
 #include "mm/pt_internal.h" /* pt_table_free(): deferred table pages are the gather's to free */
 #include "mm/quarantine.h"
-#include "mm/tlb.h"
-#include "mm/tlb_lazy.h"
+#include "mm/tlb/tlb.h"
+#include "mm/tlb/designs/lazy.h"
 #include "torture_hook.h"
 #include <arch/arch.h>
 

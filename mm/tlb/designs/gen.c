@@ -17,13 +17,13 @@
  * generation without a record, so the next gen request on that mm
  * flushes in full: never less than needed.
  *
- * Context: as mm/tlb.h. Targets run in the call IPI, interrupts off.
+ * Context: as mm/tlb/tlb.h. Targets run in the call IPI, interrupts off.
  */
 #include "kernel/percpu.h"
 #include "lib/atomic.h"
 #include "mm/mm.h"
-#include "mm/tlb.h"
-#include "mm/tlb_gen.h"
+#include "mm/tlb/tlb.h"
+#include "mm/tlb/designs/gen.h"
 #include <arch/arch.h>
 
 PCPU_COUNTER(PCPU_TLB_GEN_UPTODATE, "tlb_gen_uptodate");
@@ -37,7 +37,7 @@ static const struct pcpu_counter *const gen_counters[] = {
 	PCPU_TLB_GEN_UPTODATE, PCPU_TLB_GEN_IPI_SKIPPED, NULL
 };
 
-/* What a target gets: the request and its generation (copied whole, mm/tlb.h). */
+/* What a target gets: the request and its generation (copied whole, mm/tlb/tlb.h). */
 struct gen_req {
 	struct tlb_flush_req req;
 	u64 gen;
@@ -139,7 +139,7 @@ static int tlb_flush_gen(const struct tlb_flush_req *req)
 	cpumask_t mask, send;
 
 	gr.req.target = tlb_target_gen;
-	/* Before the mask is read, as tlb_flush_send() (mm/tlb.c). */
+	/* Before the mask is read, as tlb_flush_send() (mm/tlb/tlb.c). */
 	gr.gen = atomic_fetch_add(&req->mm->tlb_gen, 1) + 1;
 	if (tlb_gen_bumped)
 		tlb_gen_bumped(req->mm);
