@@ -27,7 +27,7 @@
 #include "mm/mm.h"
 #include "mm/page.h"
 #include "mm/pt.h"
-#include "mm/swap.h"
+#include "mm/swap/swap.h"
 #include <arch/arch.h>
 
 #define SF_BASE 0x40000000ul

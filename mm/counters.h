@@ -32,7 +32,7 @@ PCPU_COUNTER_DECLARE(PCPU_PAGEMAP_REFS);    /* device pagemap references taken *
 /* mm/mapping.c */
 PCPU_COUNTER_DECLARE(PCPU_MAPPING_LOCKS); /* mapping rwlock takes on the fault path */
 PCPU_COUNTER_DECLARE(PCPU_VMA_LOCKS);	  /* per-region fault lock takes on the fault path */
-/* mm/swap_cluster.c, mm/swap_free.c, mm/swap_mm.c */
+/* mm/swap/swap_cluster.c, mm/swap/swap_free.c, mm/swap/swap_mm.c */
 PCPU_COUNTER_DECLARE(PCPU_SWAP_CLUSTER_LOCKS);	 /* swap cluster lock acquisitions */
 PCPU_COUNTER_DECLARE(PCPU_SWAP_DEVICE_LOCKS);	 /* swap device lock acquisitions */
 PCPU_COUNTER_DECLARE(PCPU_SWAP_SLOTS_FREED);	 /* swap slots returned to their cluster */

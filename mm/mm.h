@@ -5,7 +5,7 @@
  * CPUs that have the root loaded. Regions are anonymous memory, private
  * (copy-on-write after mm_fork() or mm_cow_protect()) or shared (mm_fork()
  * shares the frames); pages come in on demand through mm/fault.c, and
- * private pages may be swapped out (mm/swap_mm.c).
+ * private pages may be swapped out (mm/swap/swap_mm.c).
  *
  * Locking, in order: mm->lock (rwlock) -> mm->pt_lock (spinlock) -> the
  * frame allocator's locks. The read side of mm->lock covers region lookups
@@ -26,7 +26,7 @@ struct page;
 struct pt_gather;
 struct pt_slot;
 
-/* What the swap subsystem (mm/swap_mm.c) plugs in; see mm_swap. */
+/* What the swap subsystem (mm/swap/swap_mm.c) plugs in; see mm_swap. */
 struct mm_swap_hooks {
 	/*
 	 * Brings back the page of swap entry @swp and maps it at s->va in @r,

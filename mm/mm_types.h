@@ -79,7 +79,7 @@ struct mm {
 	unsigned long flags;
 	/*
 	 * The swap-free design unmap and swap-in use for this mm's slots
-	 * (mm/swap.h swap_free_designs[]; NULL: swap_free_ops_batched). Set
+	 * (mm/swap/swap.h swap_free_designs[]; NULL: swap_free_ops_batched). Set
 	 * with swap_mm_set_free() while no unmap runs; a fork inherits it.
 	 */
 	const struct swap_free_ops *swap_free;

@@ -121,7 +121,7 @@ struct pt_gather_batch;
 /*
  * Swap entries an unmap removed from @n consecutive 4 KiB pages of one
  * level-1 table, in address order: a folio swapped out whole arrives in one
- * call, so its slots can be freed together (mm/swap.h).
+ * call, so its slots can be freed together (mm/swap/swap.h).
  */
 typedef void pt_swap_fn(struct pt_gather *g, const u64 *swp, unsigned n);
 

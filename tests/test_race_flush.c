@@ -16,7 +16,7 @@
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "mm/quarantine.h"
-#include "mm/swap.h"
+#include "mm/swap/swap.h"
 #include "tests/ktest.h"
 #include "tests/mm_test.h"
 #include "tests/mm_emul.h"

@@ -22,7 +22,7 @@
 #include "mm/pin.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
-#include "mm/swap.h"
+#include "mm/swap/swap.h"
 #include "tests/ktest.h"
 #include "tests/mm_test.h"
 #include "tests/mm_emul.h"

@@ -11,7 +11,7 @@
 #include "mm/pagemap.h"
 #include "mm/page.h"
 #include "mm/pt.h"
-#include "mm/swap.h"
+#include "mm/swap/swap.h"
 #include "tests/mm_emul.h"
 #include "tests/torture/torture_internal.h"
 

@@ -9,7 +9,7 @@
 #include "mm/page.h"
 #include "mm/pin.h"
 #include "mm/pt.h"
-#include "mm/swap.h"
+#include "mm/swap/swap.h"
 #include "tests/torture/torture_internal.h"
 
 /*

@@ -23,7 +23,7 @@
  *   target's page walks may still use a freed table until then), so its
  *   frames are freed at once;
  * - a gather that holds no frames (a swap-out's, whose pages are copied
- *   right after the gather and must be final: mm/swap_mm.c) or a bare
+ *   right after the gather and must be final: mm/swap/swap_mm.c) or a bare
  *   flush: the initiator waits for the targets' flushes before returning;
  * - while the design is not enabled (nowhere to keep frames: the room for
  *   a gather's frames comes at enable), as for a bare flush.

@@ -1,5 +1,5 @@
 /*
- * swap_check_consistency() (mm/swap.h): every invariant of a device's swap
+ * swap_check_consistency() (mm/swap/swap.h): every invariant of a device's swap
  * map, clusters and lists, checked from scratch for tests and benchmark
  * verification. It takes the device lock without counting it (it is not
  * part of any operation) and no cluster lock: callers run it only while no
@@ -8,7 +8,7 @@
  */
 #include "errno.h"
 #include "lib/format.h"
-#include "mm/swap_internal.h"
+#include "mm/swap/swap_internal.h"
 
 static char swap_check_why[128];
 

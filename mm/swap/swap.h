@@ -1,18 +1,19 @@
 /*
  * Swap slots: the swap devices in use, their slot allocator and the swap
  * entries that name a slot. Each device (struct swap_info, its backing store
- * a struct swap_dev from mm/swapdev.h) has a swap map of one byte per slot
+ * a struct swap_dev from mm/swap/swapdev.h) has a swap map of one byte per slot
  * (a reference count plus a has-cache flag) and is cut into clusters of
  * SWAP_CLUSTER_SLOTS slots, each with its own lock and kept on a free,
  * non-full, fragmented or full list. Each CPU allocates from its own
  * current cluster; a folio of 2^k pages gets a naturally aligned run of 2^k
- * slots inside one cluster. Freeing has two designs behind
- * struct swap_free_ops (naive: one slot at a time; batched: a folio's run at
- * once), as Barry Song's 2024 change to Linux's zap_pte_range() does.
- * mm/swap_mm.c connects it to address spaces: swap-out of a folio, swap-in
+ * slots inside one cluster. Freeing has designs behind struct
+ * swap_free_ops, one file each in mm/swap/designs/ (naive: one slot at a
+ * time, against a folio's run at once, as Barry Song's 2024 change to
+ * Linux's zap_pte_range() does).
+ * mm/swap/swap_mm.c connects it to address spaces: swap-out of a folio, swap-in
  * on a fault, and the slots of swap entries an unmap removes.
  *
- * Locking (mm/swap_internal.h has the order): callers take no lock. Every
+ * Locking (mm/swap/swap_internal.h has the order): callers take no lock. Every
  * call may run on any CPU in task context with interrupts on or off, but not
  * from an interrupt handler. swap_on()/swap_off() must not race with other
  * calls on the same device.
@@ -25,7 +26,7 @@
 #include "kernel/design.h"
 #include "kernel/percpu.h"
 #include "mm/pt.h"
-#include "mm/swapdev.h"
+#include "mm/swap/swapdev.h"
 #include "types.h"
 
 #define SWAP_MAX_DEVS 4
@@ -123,7 +124,7 @@ static inline bool swap_entry_from_word(u64 w, swp_entry_t *e)
  */
 int swap_on(struct swap_dev *dev, unsigned *type);
 
-/* swap_on() of a new RAM device (mm/swapdev.h) of @nslots slots. */
+/* swap_on() of a new RAM device (mm/swap/swapdev.h) of @nslots slots. */
 int swap_on_ram(u64 nslots, unsigned *type);
 
 /*
@@ -238,7 +239,7 @@ struct swap_dev *swap_dev_of(unsigned type);
  */
 int swap_check_consistency(unsigned type, const char **why);
 
-/* Swapping address spaces (mm/swap_mm.c) */
+/* Swapping address spaces (mm/swap/swap_mm.c) */
 
 struct mm;
 

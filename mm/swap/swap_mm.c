@@ -1,5 +1,5 @@
 /*
- * Swap and address spaces (see mm/swap.h): swapping a folio of an mm out,
+ * Swap and address spaces (see mm/swap/swap.h): swapping a folio of an mm out,
  * bringing a page back in on a fault, and dropping the slots of swap
  * entries that an unmap removed, which struct mm_swap_hooks plugs into
  * mm/mm.c and mm/fault.c.
@@ -31,7 +31,7 @@
 #include "mm/page.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
-#include "mm/swap_internal.h"
+#include "mm/swap/swap_internal.h"
 #include "torture_hook.h"
 
 PCPU_COUNTER(PCPU_SWAP_OUT_PAGES, "swap_out_pages");

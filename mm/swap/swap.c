@@ -1,18 +1,18 @@
 /*
- * The swap device table (see mm/swap.h and mm/swap_internal.h): the only
+ * The swap device table (see mm/swap/swap.h and mm/swap/swap_internal.h): the only
  * owner of swap_infos[]. swap_on/swap_off, entry checks and error reports,
  * and the public calls that name a device or an entry: allocation, adding
  * and dropping references and the has-cache flag, page I/O and statistics.
  * Each checks its device or entry here and hands the work on one device to
- * mm/swap_cluster.c; freeing designs live in mm/swap_free.c.
+ * mm/swap/swap_cluster.c; freeing designs live in mm/swap/swap_free.c.
  *
- * Locking (the order is in mm/swap_internal.h): swap_lock serialises
+ * Locking (the order is in mm/swap/swap_internal.h): swap_lock serialises
  * swap_on and swap_off; a device's active flag is published with release
  * and read with acquire. No lock is taken from interrupt context.
  */
 #include "errno.h"
 #include "kernel/panic.h"
-#include "mm/swap_internal.h"
+#include "mm/swap/swap_internal.h"
 #include "torture_hook.h"
 
 static struct swap_info swap_infos[SWAP_MAX_DEVS];

@@ -1,5 +1,5 @@
 /*
- * The RAM swap device (see mm/swapdev.h), zRAM-like without compression:
+ * The RAM swap device (see mm/swap/swapdev.h), zRAM-like without compression:
  * one header block of frames holding a directory of chunk pages, each chunk
  * page describing RAM_CHUNK_SLOTS slots, and one frame per stored slot. A
  * slot whose page is one 8-byte word repeated is kept as that word alone.
@@ -7,9 +7,9 @@
  * Locking: none. Chunk pages appear once, installed with a compare-and-swap
  * (a racing loser frees its page) and stay until destroy. A slot's record is
  * written only by the slot's holder (write) or by the allocator freeing it
- * (discard), never both at once (mm/swapdev.h). Counters are atomic.
+ * (discard), never both at once (mm/swap/swapdev.h). Counters are atomic.
  */
-#include "mm/swapdev.h"
+#include "mm/swap/swapdev.h"
 #include "compiler.h"
 #include "errno.h"
 #include "lib/atomic.h"

@@ -1,8 +1,8 @@
 /*
  * Swap backing devices: a store of 4 KiB slots behind a small interface
- * (struct swap_dev_ops), so the slot allocator (mm/swap.h) never knows
+ * (struct swap_dev_ops), so the slot allocator (mm/swap/swap.h) never knows
  * whether slots live in RAM or on a disk. One implementation so far: a
- * RAM-backed, zRAM-like store (mm/swapdev.c).
+ * RAM-backed, zRAM-like store (mm/swap/swapdev.c).
  *
  * Locking: a device has no lock of its own. A slot belongs to whoever holds
  * it allocated: that holder writes it, any holder of a reference reads it,

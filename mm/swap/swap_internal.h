@@ -1,14 +1,15 @@
 /*
  * Inside the swap slot allocator, one file per object, the calls running one
  * way (top to bottom):
- *   mm/swap_mm.c       swap-out, swap-in and unmap of address spaces
- *   mm/swap_free.c     the freeing designs, composed of swap_cluster_put_range()
- *   mm/swap_check.c    the consistency check (reads everything, changes nothing)
- *   mm/swap.c          the device table: swap_infos[], swap_on/swap_off,
- *                      entry checks and reports, the public calls that name a
- *                      device or an entry
- *   mm/swap_cluster.c  one device's clusters: their lists, the slot map,
- *                      allocation, and adding or dropping what slots hold
+ *   mm/swap/swap_mm.c       swap-out, swap-in and unmap of address spaces
+ *   mm/swap/designs/        the freeing designs, one file each, composed of
+ *   mm/swap/swap_free.c     their shared calls over swap_cluster_put_range()
+ *   mm/swap/swap_check.c    the consistency check (reads everything, changes nothing)
+ *   mm/swap/swap.c          the device table: swap_infos[], swap_on/swap_off,
+ *                           entry checks and reports, the public calls that name a
+ *                           device or an entry
+ *   mm/swap/swap_cluster.c  one device's clusters: their lists, the slot map,
+ *                           allocation, and adding or dropping what slots hold
  * Each level calls only the ones below it. The cluster level is handed a
  * struct swap_info that the device table checked, and reports nothing.
  */
@@ -18,8 +19,8 @@
 #include "kernel/percpu.h"
 #include "kernel/spinlock.h"
 #include "lib/atomic.h"
-#include "mm/swap.h"
-#include "mm/swapdev.h"
+#include "mm/swap/swap.h"
+#include "mm/swap/swapdev.h"
 
 #define SWAP_NO_CLUSTER 0xffffffffu
 #define SWAP_ORDER_NONE 0xff
@@ -45,7 +46,7 @@ struct swap_clist {
 
 /*
  * The swap locks, outermost first (this is the one place the order is written):
- *   swap_lock (mm/swap.c)      swap_on/swap_off: which devices are in use
+ *   swap_lock (mm/swap/swap.c)      swap_on/swap_off: which devices are in use
  *   swap_cluster.lock          one cluster: its slots' map bytes, count, order
  *   swap_info.lock             "the device lock": in-use count and the lists
  *   mm/pmm.c locks             frames freed by the device's discard
@@ -53,7 +54,7 @@ struct swap_clist {
  * (to pick a cluster off a list) or inside one cluster lock (to settle the
  * books after that cluster's count changed), never the other way round. None
  * is taken from an interrupt handler, so none disables interrupts. Only
- * mm/swap_cluster.c takes the cluster and device locks, and it counts every
+ * mm/swap/swap_cluster.c takes the cluster and device locks, and it counts every
  * acquisition per CPU (PCPU_SWAP_CLUSTER_LOCKS, PCPU_SWAP_DEVICE_LOCKS), so
  * benchmarks can report lock round trips per page exactly; swap_check.c's
  * uncounted device lock is no operation's.
@@ -66,9 +67,9 @@ struct swap_cluster {
 	u32 next, prev; /* device lock: links on that list */
 } __cacheline_aligned;
 
-/* A swap device: one entry of the device table (mm/swap.c owns the table). */
+/* A swap device: one entry of the device table (mm/swap/swap.c owns the table). */
 struct swap_info {
-	/* The cluster level's (mm/swap_cluster.c), set up by swap_clusters_create(). */
+	/* The cluster level's (mm/swap/swap_cluster.c), set up by swap_clusters_create(). */
 	spinlock_t lock;			/* the device lock */
 	struct swap_clist lists[SWAP_NR_LISTS]; /* device lock */
 	/* Atomic adds only (a cluster-only put skips the device lock). */
@@ -79,7 +80,7 @@ struct swap_info {
 	struct swap_cluster *clusters;
 	struct page *map_block, *cluster_block;
 	unsigned map_order, cluster_order;
-	/* The device table's (mm/swap.c): set by swap_on(), constant until swap_off(). */
+	/* The device table's (mm/swap/swap.c): set by swap_on(), constant until swap_off(). */
 	bool active;
 	unsigned type;
 	u32 gen; /* swap_on() generation, never 0: per-CPU hints of older devices are void */
@@ -100,7 +101,7 @@ static inline u8 swap_map_get(struct swap_info *si, u64 offset)
 	return atomic_load_relaxed(&si->map[offset]);
 }
 
-/* mm/swap.c: the device table */
+/* mm/swap/swap.c: the device table */
 
 /*
  * The device of @e if @e and the @nr - 1 slots after it lie inside an active
@@ -114,7 +115,7 @@ struct swap_info *swap_info_of(unsigned type);
 /* Counts a refused call and warns once per call site kind; returns @err. */
 int swap_report(int err, const char *what, swp_entry_t e);
 
-/* mm/swap_cluster.c: one device's clusters; no call takes a lock the caller holds */
+/* mm/swap/swap_cluster.c: one device's clusters; no call takes a lock the caller holds */
 
 /*
  * Allocates @si's swap map and clusters for @nslots slots (slots past the
@@ -178,5 +179,16 @@ int swap_cluster_get_range(struct swap_info *si, u64 offset, unsigned nr, enum s
  * cluster changes list (the in-use count is an atomic add either way).
  */
 int swap_cluster_put_range(struct swap_info *si, u64 offset, unsigned nr, enum swap_hold how);
+
+/*
+ * What the freeing designs (mm/swap/designs/) share, in mm/swap/swap_free.c:
+ * swap_put_each() drops one reference from each of @nr slots from @e, one
+ * slot and one cluster lock round trip at a time, reporting bad slots;
+ * swap_free_range_run() offers the run in one swap_cluster_put_range() call
+ * under @hold, and falls back to swap_put_each() when it is refused. Both
+ * return 0 or the first error.
+ */
+int swap_put_each(struct swap_info *si, swp_entry_t e, unsigned nr);
+int swap_free_range_run(swp_entry_t e, unsigned nr, enum swap_hold hold);
 
 #endif
