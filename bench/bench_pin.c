@@ -8,7 +8,7 @@
  * The metric is the get time per round in microseconds (the slowest CPU's),
  * with the put time as a second phase and the get time per pinned page.
  * Variants: naive writes the mm's has_pinned on every call; fixed tests a
- * flags bit before setting it once (mm/pin.c).
+ * flags bit before setting it once (mm/pin/pin.c).
  * Parameter region: "shared" (every CPU on the same pages, as gup_test
  * does) or "own" (one region per CPU, isolating the flag's line from the
  * pages' refcounts). Parameter folio: "4k" (order-0 pages, one refcount
@@ -27,7 +27,7 @@
 #include "lib/string.h"
 #include "mm/mm.h"
 #include "mm/page.h"
-#include "mm/pin.h"
+#include "mm/pin/pin.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include <arch/arch.h>

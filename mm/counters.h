@@ -19,14 +19,14 @@ PCPU_COUNTER_DECLARE(PCPU_TLB_SHOOTDOWNS); /* rounds this CPU initiated, one IPI
 PCPU_COUNTER_DECLARE(PCPU_TLB_UNACKED_FREES);
 /* mm/fault.c */
 PCPU_COUNTER_DECLARE(PCPU_PAGE_FAULTS); /* page faults handled */
-/* mm/pin.c */
+/* mm/pin/pin.c */
 PCPU_COUNTER_DECLARE(PCPU_PIN_FLAG_WRITES); /* writes to an mm's shared has_pinned flag */
 PCPU_COUNTER_DECLARE(PCPU_PIN_UNLOADED);    /* pins on a CPU without the mm loaded: walked locked */
 PCPU_COUNTER_DECLARE(PCPU_PIN_RETRIES);	    /* pins undone: entry changed, or fork ran */
 PCPU_COUNTER_DECLARE(PCPU_PIN_REF_ATOMICS); /* atomic adds to a page or folio pin refcount */
 /* mm/migrate.c */
 PCPU_COUNTER_DECLARE(PCPU_MIGRATE_COPIES); /* pages copied to their new frame */
-/* mm/pagemap.c */
+/* mm/pin/pagemap.c */
 PCPU_COUNTER_DECLARE(PCPU_PAGEMAP_LOOKUPS); /* device pagemap tree lookups */
 PCPU_COUNTER_DECLARE(PCPU_PAGEMAP_REFS);    /* device pagemap references taken */
 /* mm/mapping.c */

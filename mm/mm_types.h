@@ -71,7 +71,7 @@ struct mm {
 	u64 tlb_gen __cacheline_aligned;
 	cpumask_t cpumask __cacheline_aligned; /* mm_cpumask(): CPUs with the root loaded */
 	/*
-	 * Pinning state (mm/pin.c), on its own cache line so what the pin
+	 * Pinning state (mm/pin/pin.c), on its own cache line so what the pin
 	 * benchmark measures is this line alone: has_pinned is the old shared
 	 * field that every pin call wrote; flags holds MMF_HAS_PINNED, set once.
 	 */
@@ -97,7 +97,7 @@ static inline cpumask_t *mm_cpumask(struct mm *mm)
  * Fork's write-protect sequence count (Linux's write_protect_seq). The
  * writer, mm_fork() under @mm's write side, makes it odd before it
  * write-protects and checks pins, and even again after. A lockless pinner
- * (mm/pin.c) reads it before its walk and, if it was odd or has changed
+ * (mm/pin/pin.c) reads it before its walk and, if it was odd or has changed
  * after, undoes the walk: a pin taken while fork decided which pages to
  * share could otherwise be on a page fork has just shared.
  */

@@ -19,7 +19,7 @@
 #include "mm/mm.h"
 #include "mm/mm_hook.h"
 #include "mm/page.h"
-#include "mm/pin.h"
+#include "mm/pin/pin.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "mm/swap/swap.h"

@@ -115,7 +115,7 @@ static void swap_out_undo(struct mm *mm, vaddr_t va, unsigned nr, swp_entry_t e,
 /*
  * After the clear and its flush: whether a page gained a reference since
  * swap_out_check_locked(). The write side keeps out every pinner but the
- * lockless one (mm/pin.c), which takes no lock: a pin it took between the
+ * lockless one (mm/pin/pin.c), which takes no lock: a pin it took between the
  * check and the clear is seen only here. Its walk runs with interrupts off
  * on a CPU in mm_cpumask, so the flush waited for that walk to end; and a
  * pin it took after the clear, its re-check of the entry found the swap

@@ -8,7 +8,7 @@
  */
 #include "errno.h"
 #include "mm/devmem.h"
-#include "mm/pagemap.h"
+#include "mm/pin/pagemap.h"
 #include "mm/page.h"
 #include "mm/pt.h"
 #include "mm/swap/swap.h"

@@ -1,15 +1,15 @@
 /*
- * Page pinning (see mm/pin.h). The fast walk runs with interrupts off and
+ * Page pinning (see mm/pin/pin.h). The fast walk runs with interrupts off and
  * no lock, on a CPU that has the mm loaded only: page tables and frames
  * are freed only after every CPU in mm_cpumask acknowledged the flush IPI,
  * which this CPU cannot do until the walk ends. Each pin rechecks the
  * entry it came from, and a walk that overlapped fork's write-protect is
  * undone. Otherwise pages are pinned by a walk under the mm's read side;
  * the slow path faults one page in through mm/fault.c and walks again.
- * The pin designs (has_pinned, and the refcount of a large folio: per page
- * or per folio run) come first, then the pagemap designs, then the walk.
+ * What the pin designs (mm/pin/designs/) share and their tables come
+ * first, then the walk.
  */
-#include "mm/pin.h"
+#include "mm/pin/pin.h"
 #include "mm/counters.h"
 #include "errno.h"
 #include "kernel/panic.h"
@@ -19,7 +19,7 @@
 #include "mm/mapping.h"
 #include "mm/mm.h"
 #include "mm/page.h"
-#include "mm/pagemap.h"
+#include "mm/pin/pagemap.h"
 #include "mm/pt.h"
 #include <arch/arch.h>
 
@@ -29,7 +29,7 @@ PCPU_COUNTER(PCPU_PIN_RETRIES, "pin_retries");
 PCPU_COUNTER(PCPU_PIN_REF_ATOMICS, "pin_ref_atomics");
 
 /* page_pin_nr(), counted: one atomic add to @p's refcount (and a large head's pincount). */
-static int pin_ref(struct page *p, u32 nr)
+int pin_ref(struct page *p, u32 nr)
 {
 	this_cpu_inc(PCPU_PIN_REF_ATOMICS);
 	return page_pin_nr(p, nr);
@@ -42,7 +42,7 @@ static int pin_ref(struct page *p, u32 nr)
  * 2021 (try_grab_page() on every subpage): the head's line takes @nr
  * atomics from this CPU, and from every other CPU pinning the folio.
  */
-static int pin_large_per_page(struct page *head, unsigned nr)
+int pin_large_per_page(struct page *head, unsigned nr)
 {
 	for (unsigned i = 0; i < nr; i++) {
 		int err = pin_ref(head, 1);
@@ -59,7 +59,7 @@ static int pin_large_per_page(struct page *head, unsigned nr)
 
 /* ---- has_pinned: naive ---- */
 
-static void note_pinned_naive(struct mm *mm)
+void note_pinned_naive(struct mm *mm)
 {
 	/* Every call writes the line, even when the value is already 1. */
 	atomic_store_relaxed(&mm->has_pinned, 1);
@@ -68,7 +68,7 @@ static void note_pinned_naive(struct mm *mm)
 
 /* ---- has_pinned: fixed ---- */
 
-static void note_pinned_fixed(struct mm *mm)
+void note_pinned_fixed(struct mm *mm)
 {
 	/* Test before set: after the first call the line stays shared, never written. */
 	if (atomic_load_relaxed(&mm->flags) & (1ul << MMF_HAS_PINNED))
@@ -77,183 +77,14 @@ static void note_pinned_fixed(struct mm *mm)
 	this_cpu_inc(PCPU_PIN_FLAG_WRITES);
 }
 
-/*
- * ---- large folio refcount: per folio (folio) ----
- * Joao Martins, "mm/gup: grab head page refcount once for group of
- * subpages" (2021): pinning a run of pages that lie in one
- * compound page adds the whole run to its head in one atomic, instead of
- * one per subpage; the commit reports a 16 GB hugetlb pin going from
- * 87.6k to 12.8k us. Promises one PCPU_PIN_REF_ATOMICS per run of pages of
- * one folio in a call (an order-0 page being a run of its own), and the
- * has_pinned writes of fixed, whose test-before-set it keeps.
- */
-static int pin_large_per_folio(struct page *head, unsigned nr)
-{
-	return pin_ref(head, nr);
-}
-
-/* Ref atomics per page: every 4 KiB page pinned adds to a refcount once. */
-const struct pin_flag_ops pin_flag_ops_naive = {
-	.d = { .name = "naive", .desc = "writes the mm's shared has_pinned flag on every call",
-	       .source = "Linux's mm->has_pinned, written per call (the 2021 line bounce)",
-	       .unit = "call",
-	       .promises = DESIGN_PROMISES(PROMISE(PCPU_PIN_FLAG_WRITES, 1, 1),
-					   PROMISE(PCPU_PIN_REF_ATOMICS, 1, 1)) },
-	.note_pinned = note_pinned_naive,
-	.pin_large = pin_large_per_page,
-};
-DESIGN_REGISTER(pin_flag_designs, pin_flag_ops_naive, 0);
-
-/*
- * At most one write per CPU racing past the test, then none: per target
- * (CPU) per mm. Ref atomics per page, as naive.
- */
-const struct pin_flag_ops pin_flag_ops_fixed = {
-	.d = { .name = "fixed", .desc = "tests a bit in mm->flags and sets it once",
-	       .source = "Linux's MMF_HAS_PINNED test-before-set (2021)", .unit = "mm",
-	       .promises = DESIGN_PROMISES(PROMISE(PCPU_PIN_FLAG_WRITES, 1, 1, .per_target = true,
-						   .at_most = true),
-					   PROMISE(PCPU_PIN_REF_ATOMICS, 1, 1)) },
-	.note_pinned = note_pinned_fixed,
-	.pin_large = pin_large_per_page,
-};
-DESIGN_REGISTER(pin_flag_designs, pin_flag_ops_fixed, 10);
-
-/* fixed's flag (at most once per CPU per mm); ref atomics one per folio run. */
-const struct pin_flag_ops pin_flag_ops_folio = {
-	.d = { .name = "folio", .desc = "fixed, plus one refcount atomic per folio run, not per page",
-	       .source = "Joao Martins, \"mm/gup: grab head page refcount once for group of "
-			 "subpages\" (2021): 16 GB hugetlb pin 87.6k -> 12.8k us",
-	       .unit = "folio", .counts_folios = true,
-	       .promises = DESIGN_PROMISES(PROMISE(PCPU_PIN_FLAG_WRITES, 1, 1, .per_target = true,
-						   .at_most = true),
-					   PROMISE(PCPU_PIN_REF_ATOMICS, 1, 1)) },
-	.note_pinned = note_pinned_fixed,
-	.pin_large = pin_large_per_folio,
-};
-DESIGN_REGISTER(pin_flag_designs, pin_flag_ops_folio, 20);
-
-#ifdef MMLAB_TEST_DESIGN_BROKEN
-/*
- * make TEST_DESIGN=broken only: fixed's promises (one write per CPU per mm
- * at most) with naive's write on every call, counted (broken_always) or
- * not (broken_uncounted). Wrong on purpose: the pin bench's verify must
- * fail on each, by the write watches on the flag line (tests/run-all.sh
- * checks it does).
- */
-static const struct pin_flag_ops pin_flag_ops_broken_always = {
-	.d = { .name = "broken_always", .desc = "fixed's promises, writes the flag on every call",
-	       .source = "tests/run-all.sh, verify that can fail", .unit = "mm",
-	       .promises = DESIGN_PROMISES(PROMISE(PCPU_PIN_FLAG_WRITES, 1, 1, .per_target = true,
-						   .at_most = true),
-					   PROMISE(PCPU_PIN_REF_ATOMICS, 1, 1)) },
-	.note_pinned = note_pinned_naive,
-	.pin_large = pin_large_per_page,
-};
-DESIGN_REGISTER(pin_flag_designs, pin_flag_ops_broken_always, 30);
-
-/* naive's write on every call, never counted: only a watch on the line sees it. */
-static void note_pinned_uncounted(struct mm *mm)
-{
-	atomic_store_relaxed(&mm->has_pinned, 1);
-}
-
-static const struct pin_flag_ops pin_flag_ops_broken_uncounted = {
-	.d = { .name = "broken_uncounted",
-	       .desc = "fixed's promises, writes the flag on every call without counting",
-	       .source = "tests/run-all.sh, verify that can fail", .unit = "mm",
-	       .promises = DESIGN_PROMISES(PROMISE(PCPU_PIN_FLAG_WRITES, 1, 1, .per_target = true,
-						   .at_most = true),
-					   PROMISE(PCPU_PIN_REF_ATOMICS, 1, 1)) },
-	.note_pinned = note_pinned_uncounted,
-	.pin_large = pin_large_per_page,
-};
-DESIGN_REGISTER(pin_flag_designs, pin_flag_ops_broken_uncounted, 40);
-#endif
-
-/* Filled from the design_set section (DESIGN_REGISTER above). */
-const struct design *pin_flag_designs[DESIGN_TABLE_SLOTS];
-
-/* ---- pagemap: naive ---- */
-
-static struct dev_pagemap *pagemap_get_naive(u64 pfn, struct dev_pagemap *last)
-{
-	(void)last;
-	return pagemap_get(pfn, NULL);
-}
-
-static struct dev_pagemap *pagemap_after_naive(struct dev_pagemap *pgmap)
-{
-	pagemap_put(pgmap);
-	return NULL;
-}
-
-/* ---- pagemap: cached ---- */
-
-static struct dev_pagemap *pagemap_get_cached(u64 pfn, struct dev_pagemap *last)
-{
-	return pagemap_get(pfn, last);
-}
-
-static struct dev_pagemap *pagemap_after_cached(struct dev_pagemap *pgmap)
-{
-	return pgmap;
-}
-
-static void pagemap_done(struct dev_pagemap *pgmap)
+void pagemap_done(struct dev_pagemap *pgmap)
 {
 	if (pgmap)
 		pagemap_put(pgmap);
 }
 
-const struct pin_pagemap_ops pin_pagemap_ops_naive = {
-	.d = { .name = "naive",
-	       .desc = "looks the pagemap up and takes a reference per device page",
-	       .source = "get_user_pages before Busch 2018", .unit = "page",
-	       .promises = DESIGN_PROMISES(PROMISE(PCPU_PAGEMAP_LOOKUPS, 1, 1),
-					   PROMISE(PCPU_PAGEMAP_REFS, 1, 1)) },
-	.get = pagemap_get_naive,
-	.after_page = pagemap_after_naive,
-	.done = pagemap_done,
-};
-DESIGN_REGISTER(pin_pagemap_designs, pin_pagemap_ops_naive, 0);
-
-const struct pin_pagemap_ops pin_pagemap_ops_cached = {
-	.d = { .name = "cached", .desc = "keeps the last pagemap while pages fall in it",
-	       .source = "Keith Busch, \"mm: faster get user pages\" (2018)", .unit = "range",
-	       .counts_ranges = true,
-	       .promises = DESIGN_PROMISES(PROMISE(PCPU_PAGEMAP_LOOKUPS, 1, 1),
-					   PROMISE(PCPU_PAGEMAP_REFS, 1, 1)) },
-	.get = pagemap_get_cached,
-	.after_page = pagemap_after_cached,
-	.done = pagemap_done,
-};
-DESIGN_REGISTER(pin_pagemap_designs, pin_pagemap_ops_cached, 10);
-
-/*
- * ---- pagemap: none ----
- * Alistair Popple, "mm: Remove devmap related functions and page table
- * bits" (2025, the pXX_devmap removal series): ZONE_DEVICE pages became
- * ordinary refcounted pages, so gup never consults the pfn tree nor takes
- * a pagemap reference; the removal's figure is the code gone, the per-page
- * lookup gone with it. Why the page refcount suffices here: a fast pin
- * only reaches a page still mapped, and its unmap waits for this CPU's
- * flush acknowledgment (the walk runs with interrupts off), so by the time
- * mm_unmap_region() returns every pin is either visible in the page's
- * refcount or undone; devmem_destroy() refuses pages with a reference
- * besides their own. Promises none of either counter, per call. (.get NULL
- * tells the walk to pin directly.)
- */
-const struct pin_pagemap_ops pin_pagemap_ops_none = {
-	.d = { .name = "none", .desc = "no pagemap lookup or reference: the page refcount alone",
-	       .source = "Alistair Popple, devmap removal (2025)", .unit = "call",
-	       .promises = DESIGN_PROMISES(PROMISE(PCPU_PAGEMAP_LOOKUPS, 0, 1),
-					   PROMISE(PCPU_PAGEMAP_REFS, 0, 1)) },
-	.done = pagemap_done,
-};
-DESIGN_REGISTER(pin_pagemap_designs, pin_pagemap_ops_none, 20);
-
-/* Filled from the design_set section (DESIGN_REGISTER above). */
+/* Filled from the design_set section (DESIGN_REGISTER, mm/pin/designs/). */
+const struct design *pin_flag_designs[DESIGN_TABLE_SLOTS];
 const struct design *pin_pagemap_designs[DESIGN_TABLE_SLOTS];
 
 const struct pin_policy pin_policy_default = { &pin_flag_ops_fixed, &pin_pagemap_ops_cached };

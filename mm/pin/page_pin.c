@@ -50,7 +50,7 @@ int page_pin_nr(struct page *p, u32 nr)
 	 * plain store; an add in flight then would meet that store, and its
 	 * back-out leave the new owner at 1 - PIN_BIAS. A page freed and
 	 * allocated again before the add is pinned here; the caller's
-	 * re-check of the entry finds it changed and unpins (mm/pin.c).
+	 * re-check of the entry finds it changed and unpins (mm/pin/pin.c).
 	 */
 	old = page_add_if_live(&p->refcount, add, PAGE_REF_MAX);
 	mm_hook_at(MM_HOOK_PIN_REF, p);

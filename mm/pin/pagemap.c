@@ -1,12 +1,12 @@
 /*
- * The pfn-keyed radix tree of device pagemaps (see mm/pagemap.h). Four
+ * The pfn-keyed radix tree of device pagemaps (see mm/pin/pagemap.h). Four
  * levels of 512 slots cover 36-bit pfns (256 TiB); a leaf slot points at
  * the pagemap owning that pfn, so a lookup is four dependent loads, as an
  * xarray walk is. Nodes are whole frames from the buddy allocator.
  *
  * Lock order: pagemap_tree_lock only; it is never held while calling out.
  */
-#include "mm/pagemap.h"
+#include "mm/pin/pagemap.h"
 #include "mm/counters.h"
 #include "errno.h"
 #include "kernel/percpu.h"

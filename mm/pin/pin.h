@@ -45,7 +45,7 @@ struct dev_pagemap;
  * A pin design (kernel/design.h): how a call records has_pinned and how
  * it takes a large folio's refcount. Promises count PCPU_PIN_FLAG_WRITES
  * per call (or per CPU per mm) and PCPU_PIN_REF_ATOMICS per page, or per
- * folio (unit "folio": per run of pages of one folio in one call; an
+ * folio (trait counts_folios: per run of pages of one folio in one call; an
  * order-0 page is a folio of one page).
  */
 struct pin_flag_ops {
@@ -79,9 +79,23 @@ extern const struct pin_flag_ops pin_flag_ops_naive, pin_flag_ops_fixed, pin_fla
 extern const struct pin_pagemap_ops pin_pagemap_ops_naive, pin_pagemap_ops_cached;
 extern const struct pin_pagemap_ops pin_pagemap_ops_none;
 
-/* The designs of each choice, naive first, NULL-terminated. */
+/* The designs of each choice, naive first, NULL-terminated (mm/pin/designs/). */
 extern const struct design *pin_flag_designs[DESIGN_TABLE_SLOTS];
 extern const struct design *pin_pagemap_designs[DESIGN_TABLE_SLOTS];
+
+/*
+ * What the designs share (mm/pin/pin.c), any context: pin_ref() is
+ * page_pin_nr() counted as one PCPU_PIN_REF_ATOMICS; pin_large_per_page()
+ * one of those per 4 KiB page, undone on error; note_pinned_naive() writes
+ * has_pinned every call, note_pinned_fixed() tests the mm flag before it
+ * sets it once (each counting PCPU_PIN_FLAG_WRITES per write);
+ * pagemap_done() drops a held pagemap reference (NULL: none).
+ */
+int pin_ref(struct page *p, u32 nr);
+int pin_large_per_page(struct page *head, unsigned nr);
+void note_pinned_naive(struct mm *mm);
+void note_pinned_fixed(struct mm *mm);
+void pagemap_done(struct dev_pagemap *pgmap);
 
 static inline const struct pin_flag_ops *pin_flag_ops_of(const struct design *d)
 {
