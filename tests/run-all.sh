@@ -522,6 +522,11 @@ v2=$(tlb_per_op "$bench_runs/tlb-ceiling-512.log" 64 tlb_flush_one_per_op)
 o2=$(tlb_per_op "$bench_runs/tlb-ceiling-512.log" 64 tlb_flush_all_per_op)
 check tlb_ceiling_512_page_by_page "$([ "$v2" = 2.000 ] && [ "$o2" = 0.000 ] && echo 1 || echo 0)" \
 	"pages=64: tlb_flush_one_per_op '$v2' (want 2.000), tlb_flush_all_per_op '$o2' (want 0.000)"
+# The one-file promise with a real design, moved out and back in (tests/design_plugin.sh).
+O=$O bash "$here/tests/design_plugin.sh" "$logs/design-plugin" > "$logs/design-plugin.ktap" 2>&1
+dp_rc=$?
+check design_plugin "$([ $dp_rc = 0 ] && echo 1 || echo 0)" \
+	"$(grep -a '^not ok' "$logs/design-plugin.ktap" | tr '\n' ' ')"
 # The "adding a design" proof (docs/design.md): tests/design_example.c is a
 # TLB design with a counter, traits and a promise of its own, which the real
 # table never holds. In a scratch copy of the tracked tree without it (the
