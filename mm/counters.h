@@ -29,7 +29,7 @@ PCPU_COUNTER_DECLARE(PCPU_MIGRATE_COPIES); /* pages copied to their new frame */
 /* mm/pin/pagemap.c */
 PCPU_COUNTER_DECLARE(PCPU_PAGEMAP_LOOKUPS); /* device pagemap tree lookups */
 PCPU_COUNTER_DECLARE(PCPU_PAGEMAP_REFS);    /* device pagemap references taken */
-/* mm/mapping.c */
+/* mm/mapping/mapping.c */
 PCPU_COUNTER_DECLARE(PCPU_MAPPING_LOCKS); /* mapping rwlock takes on the fault path */
 PCPU_COUNTER_DECLARE(PCPU_VMA_LOCKS);	  /* per-region fault lock takes on the fault path */
 /* mm/swap/swap_cluster.c, mm/swap/swap_free.c, mm/swap/swap_mm.c */

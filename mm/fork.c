@@ -12,7 +12,7 @@
 #include "errno.h"
 #include "kernel/panic.h"
 #include "lib/string.h"
-#include "mm/mapping.h"
+#include "mm/mapping/mapping.h"
 #include "mm/mm.h"
 #include "mm/page.h"
 #include "mm/pmm.h"

@@ -39,7 +39,7 @@
 #define MM_PT_SHAREABLE (1u << 4) /* page tables may be shared: faults need region->mapping */
 #define MM_REGION_FLAGS (MM_READ | MM_WRITE | MM_EXEC | MM_SHARED | MM_PT_SHAREABLE)
 
-/* The mapping object regions may be attached to (mm/mapping.h). */
+/* The mapping object regions may be attached to (mm/mapping/mapping.h). */
 struct mm_mapping;
 
 struct mm_region {

@@ -156,7 +156,7 @@ struct pt_gather {
 	pt_leaf_fn *leaf;
 	/*
 	 * Set after pt_gather_init() for an unmap under a read side (the
-	 * shareable zap, mm/mapping.h): only level-1 tables it empties are
+	 * shareable zap, mm/mapping/mapping.h): only level-1 tables it empties are
 	 * unlinked; emptied tables above stay linked, since a fault elsewhere
 	 * under that read side may have stopped its walk in one and resumes
 	 * from it (pt_slot_populate()). The next unmap under the exclusive

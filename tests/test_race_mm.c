@@ -15,7 +15,7 @@
  */
 #include "errno.h"
 #include "mm/fault.h"
-#include "mm/mapping.h"
+#include "mm/mapping/mapping.h"
 #include "mm/mm.h"
 #include "mm/mm_hook.h"
 #include "mm/page.h"

@@ -16,7 +16,7 @@
 #include "kernel/percpu.h"
 #include "lib/atomic.h"
 #include "mm/fault.h"
-#include "mm/mapping.h"
+#include "mm/mapping/mapping.h"
 #include "mm/mm.h"
 #include "mm/page.h"
 #include "mm/pin/pagemap.h"

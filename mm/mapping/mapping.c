@@ -1,11 +1,11 @@
 /*
- * Mapping objects and the fault path's mapping-lock designs (see
- * mm/mapping.h): attaching regions, the writer path that zaps what the
- * attached regions map, and fault_lock_ops_naive / _fixed / _vma_lock.
+ * Mapping objects (see mm/mapping/mapping.h): attaching regions, the
+ * writer path that zaps what the attached regions map, and the fault
+ * path's lock, taken as the fault lock design says (mm/mapping/designs/).
  *
- * Locking and lock order as mm/mapping.h says.
+ * Locking and lock order as mm/mapping/mapping.h says.
  */
-#include "mm/mapping.h"
+#include "mm/mapping/mapping.h"
 #include "mm/counters.h"
 #include "errno.h"
 #include "kernel/percpu.h"
@@ -142,7 +142,7 @@ static rwlock_t *mapping_zap_fault_lock(struct mm_mapping *m, const struct mm_re
 	return l == &m->lock ? NULL : l;
 }
 
-/* Unmaps region @r of @mm; mm->lock (side per mm/mapping.h) and the mapping's write side held. */
+/* Unmaps region @r of @mm; mm->lock (side per mapping.h) and the mapping write side held. */
 static int mapping_zap_locked(struct mm *mm, const struct mm_region *r)
 {
 	struct pt_gather g;
@@ -231,78 +231,7 @@ int mapping_zap(struct mm_mapping *m, struct mm *mm)
 	return err;
 }
 
-/* ---- the fault path: naive ---- */
-
-static rwlock_t *fault_lock_of_naive(const struct mm_region *r)
-{
-	return &r->mapping->lock;
-}
-
-/* ---- the fault path: fixed ---- */
-
-/* Only a region whose tables may be shared can lose a table under the fault. */
-static rwlock_t *fault_lock_of_fixed(const struct mm_region *r)
-{
-	return (r->flags & MM_PT_SHAREABLE) ? &r->mapping->lock : NULL;
-}
-
-/*
- * ---- the fault path: vma_lock ----
- * Mike Kravetz, "hugetlb: add vma based lock for synchronization" (2022,
- * the hugetlb vma_lock series): faults on a hugetlb vma that may share
- * PMDs take a lock of that vma's own instead of the file's i_mmap_rwsem,
- * which only the unsharing writer takes for writing. Reported on a 48-CPU
- * VM: 71,405 faults/s with i_mmap_rwsem in the fault path, 79,048 with
- * the vma lock, 81,191 with no lock at all (the unsafe original), whose
- * fork rate a concurrent fault load had cut from 358 to 67 forks/s. Here:
- * the same regions lock as under fixed (shareable ones), each on its own
- * vma_lock[] line, so K CPUs faulting on K regions share no lock line;
- * the writer takes the region's lock for writing before the mapping's.
- */
-static rwlock_t *fault_lock_of_vma(const struct mm_region *r)
-{
-	return (r->flags & MM_PT_SHAREABLE) ? &r->mapping->vma_lock[r->attach_slot].lock : NULL;
-}
-
-/* One mapping lock per fault, never a vma lock. */
-const struct fault_lock_ops fault_lock_ops_naive = {
-	.d = { .name = "naive", .desc = "every fault on a mapped region takes the mapping lock",
-	       .source = "the 2020 hugetlbfs i_mmap_rwsem regression", .unit = "fault",
-	       .promises = DESIGN_PROMISES(PROMISE(PCPU_MAPPING_LOCKS, 1, 1),
-					   PROMISE(PCPU_VMA_LOCKS, 0, 1)) },
-	.lock_of = fault_lock_of_naive,
-};
-DESIGN_REGISTER(fault_lock_designs, fault_lock_ops_naive, 0);
-
-/*
- * Locks only on shareable regions: no mapping-lock count the fault count
- * alone can state (one per fault there, none elsewhere); never a vma lock.
- */
-const struct fault_lock_ops fault_lock_ops_fixed = {
-	.d = { .name = "fixed", .desc = "only faults on shareable regions take the mapping lock",
-	       .source = "the fix of that regression: lock only where tables may be shared",
-	       .unit = "fault",
-	       .promises = DESIGN_PROMISES(PROMISE(PCPU_VMA_LOCKS, 0, 1)) },
-	.lock_of = fault_lock_of_fixed,
-};
-DESIGN_REGISTER(fault_lock_designs, fault_lock_ops_fixed, 10);
-
-/*
- * Never the mapping lock, the promise that tells it from fixed; its vma
- * locks, like fixed's mapping locks, are one per fault on shareable
- * regions and none elsewhere, which the fault count alone cannot state.
- */
-const struct fault_lock_ops fault_lock_ops_vma_lock = {
-	.d = { .name = "vma_lock", .desc = "faults take their region's own lock, not the mapping's",
-	       .source = "Mike Kravetz, hugetlb vma_lock (2022): 71,405 -> 79,048 faults/s "
-			 "(81,191 with no lock)",
-	       .unit = "fault",
-	       .promises = DESIGN_PROMISES(PROMISE(PCPU_MAPPING_LOCKS, 0, 1)) },
-	.lock_of = fault_lock_of_vma,
-};
-DESIGN_REGISTER(fault_lock_designs, fault_lock_ops_vma_lock, 20);
-
-/* Filled from the design_set section (DESIGN_REGISTER above). */
+/* Filled from the design_set section (DESIGN_REGISTER, mm/mapping/designs/). */
 const struct design *fault_lock_designs[DESIGN_TABLE_SLOTS];
 
 rwlock_t *mapping_fault_lock(const struct mm_region *r)
