@@ -88,13 +88,13 @@ TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/te
 	tests/test_trace.c tests/test_traps.c tests/test_tsc.c tests/test_bench_reclaim.c \
 	tests/test_tlb_gen.c tests/cpu_hold.c tests/test_timing.c \
 	tests/test_bench_exact.c tests/test_bench_migrate.c
-# make TEST_DESIGN=1 (best with its own O=): adds the example designs of
-# tests/design_example.c to their tables, the "adding a design" proof (docs/design.md).
+# make TEST_DESIGN=1 (best with its own O=): adds the example design of
+# tests/design_example.c, which registers itself (docs/adding-a-design.md).
 ifeq ($(TEST_DESIGN),1)
 TEST_KERNEL_SRCS += tests/design_example.c
 endif
 # make TEST_DESIGN=broken (with its own O=): adds the deliberately broken
-# designs (tests/design_broken.c, and beside the ipi and pin tables) whose
+# designs (tests/design_broken.c, bench/bench_ipi.c, mm/pin/designs/) whose
 # verify must fail by name; tests/run-all.sh checks that it does.
 ifeq ($(TEST_DESIGN),broken)
 TEST_KERNEL_SRCS += tests/design_broken.c
@@ -115,8 +115,7 @@ HOST_PORTABLE_SRCS += arch/x86_64/acpi_numa.c arch/x86_64/topology.c
 HOST_PORTABLE_SRCS += bench/placement.c
 HOST_PORTABLE_SRCS += kernel/design.c
 HOST_LIB_SRCS := $(HOST_PORTABLE_SRCS) $(filter-out lib/string.c,$(LIB_SRCS)) $(MM_SRCS)
-# make TEST_DESIGN=1: the example design joins the host builds too (its
-# table line is in mm/tlb_designs.c, which every host binary links).
+# make TEST_DESIGN=1: the example design joins the host builds too.
 ifeq ($(TEST_DESIGN),1)
 HOST_LIB_SRCS += tests/design_example.c
 endif
