@@ -244,12 +244,16 @@ static int ipi_round_batched(void)
 			PROMISE(PCPU_IPI_RECEIVED, 1, 1, .per_target = true),                      \
 			PROMISE(PCPU_IPI_ROUND_WAITS, 1, 1, .per_target = waits_per_target))
 
+/* The benchmark's own design table: its designs below register themselves. */
+static const struct design *ipi_designs[DESIGN_TABLE_SLOTS];
+
 static const struct ipi_ops ipi_ops_naive = {
 	.d = { .name = "naive", .desc = "one target at a time, each acknowledged before the next",
 	       .source = "smp_call_function_single in a loop", .unit = "round",
 	       .promises = IPI_PROMISES(true) },
 	.round = ipi_round_naive,
 };
+DESIGN_REGISTER(ipi_designs, ipi_ops_naive, 0);
 
 static const struct ipi_ops ipi_ops_batched = {
 	.d = { .name = "batched", .desc = "every IPI out first, then one wait for all",
@@ -257,6 +261,7 @@ static const struct ipi_ops ipi_ops_batched = {
 	       .promises = IPI_PROMISES(false) },
 	.round = ipi_round_batched,
 };
+DESIGN_REGISTER(ipi_designs, ipi_ops_batched, 10);
 
 #ifdef MMLAB_TEST_DESIGN_BROKEN
 /*
@@ -282,6 +287,7 @@ static const struct ipi_ops ipi_ops_broken_batched = {
 	       .promises = IPI_PROMISES(false) },
 	.round = ipi_round_naive,
 };
+DESIGN_REGISTER(ipi_designs, ipi_ops_broken_batched, 20);
 
 static const struct ipi_ops ipi_ops_broken_serial = {
 	.d = { .name = "broken_serial",
@@ -290,17 +296,9 @@ static const struct ipi_ops ipi_ops_broken_serial = {
 	       .promises = IPI_PROMISES(false) },
 	.round = ipi_round_serial,
 };
+DESIGN_REGISTER(ipi_designs, ipi_ops_broken_serial, 30);
 #endif
 
-static const struct design *const ipi_designs[] = {
-	&ipi_ops_naive.d,
-	&ipi_ops_batched.d,
-#ifdef MMLAB_TEST_DESIGN_BROKEN
-	&ipi_ops_broken_batched.d,
-	&ipi_ops_broken_serial.d,
-#endif
-	NULL,
-};
 
 static void ipi_run(struct bench_ctx *c, unsigned idx)
 {
