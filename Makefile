@@ -52,14 +52,15 @@ ARCH_SRCS := arch/x86_64/acpi.c arch/x86_64/acpi_report.c arch/x86_64/ap_start.S
 	arch/x86_64/serial.c arch/x86_64/smpboot.c arch/x86_64/traps.c arch/x86_64/tsc.c \
 	arch/x86_64/tsc_sync.c
 ARCH_SRCS += arch/x86_64/acpi_numa.c arch/x86_64/topology.c arch/x86_64/topology_report.c
-KERNEL_SRCS := kernel/cmdline.c kernel/crash.c kernel/json.c kernel/ksyms.c kernel/main.c \
+KERNEL_SRCS := kernel/cmdline.c kernel/crash.c kernel/design.c kernel/json.c kernel/ksyms.c kernel/main.c \
 	kernel/panic.c kernel/percpu.c kernel/printk.c kernel/report.c kernel/run.c kernel/run_modes.c \
 	kernel/rwlock.c kernel/smp.c kernel/smp_wait.c kernel/spinlock.c kernel/timing.c kernel/trace.c \
 	kernel/version.c
 LIB_SRCS := lib/errno.c lib/format.c lib/parse.c lib/stats.c lib/string.c
-# Every mm/*.c, so a new design file is built into the kernel and the host
-# tests with no Makefile line (docs/adding-a-design.md).
-MM_SRCS := $(sort $(wildcard mm/*.c))
+# Every .c of mm/ and of each mechanism's folder and its designs/, so a new
+# design file is built into the kernel and every host test binary with no
+# Makefile line (docs/adding-a-design.md).
+MM_SRCS := $(sort $(wildcard mm/*.c mm/*/*.c mm/*/designs/*.c))
 BENCH_SRCS := bench/bench.c bench/bench_design.c bench/bench_faultlock.c bench/bench_ipi.c \
 	bench/bench_mode.c bench/bench_pagemap.c bench/bench_pin.c bench/bench_result.c \
 	bench/bench_runs.c bench/bench_swapfree.c bench/bench_tlb.c bench/bench_tlb_multi.c \
@@ -88,13 +89,13 @@ TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/te
 	tests/test_trace.c tests/test_traps.c tests/test_tsc.c tests/test_bench_reclaim.c \
 	tests/test_tlb_gen.c tests/cpu_hold.c tests/test_timing.c \
 	tests/test_bench_exact.c tests/test_bench_migrate.c
-# make TEST_DESIGN=1 (best with its own O=): adds the example designs of
-# tests/design_example.c to their tables, the "adding a design" proof (docs/design.md).
+# make TEST_DESIGN=1 (best with its own O=): adds the example design of
+# tests/design_example.c, which registers itself (docs/adding-a-design.md).
 ifeq ($(TEST_DESIGN),1)
 TEST_KERNEL_SRCS += tests/design_example.c
 endif
 # make TEST_DESIGN=broken (with its own O=): adds the deliberately broken
-# designs (tests/design_broken.c, and beside the ipi and pin tables) whose
+# designs (tests/design_broken.c, bench/bench_ipi.c, mm/pin/designs/) whose
 # verify must fail by name; tests/steps/design.sh checks that it does.
 ifeq ($(TEST_DESIGN),broken)
 TEST_KERNEL_SRCS += tests/design_broken.c
@@ -113,9 +114,9 @@ HOST_PORTABLE_SRCS := arch/x86_64/acpi.c arch/x86_64/console.c bench/read_loss.c
 	kernel/rwlock.c kernel/smp_wait.c kernel/spinlock.c kernel/timing.c
 HOST_PORTABLE_SRCS += arch/x86_64/acpi_numa.c arch/x86_64/topology.c
 HOST_PORTABLE_SRCS += bench/placement.c
+HOST_PORTABLE_SRCS += kernel/design.c
 HOST_LIB_SRCS := $(HOST_PORTABLE_SRCS) $(filter-out lib/string.c,$(LIB_SRCS)) $(MM_SRCS)
-# make TEST_DESIGN=1: the example design joins the host builds too (its
-# table line is in mm/tlb_designs.c, which every host binary links).
+# make TEST_DESIGN=1: the example design joins the host builds too.
 ifeq ($(TEST_DESIGN),1)
 HOST_LIB_SRCS += tests/design_example.c
 endif
@@ -188,16 +189,23 @@ $(O)/ksyms0.S: tools/gen-ksyms.sh
 $(O)/%.o: $(O)/%.S
 	$(Q)$(CC) $(KASFLAGS) $(DEPTARGETS) -c $< -o $@
 
-$(O)/mmlab.pass1.elf: $(KOBJS) $(O)/ksyms0.o linker.ld
+# The linker sets' limits (include/linker_sets.h): an implicit script, given
+# to every kernel and host link, whose ASSERTs make one too many a link error.
+SETS_LD := $(O)/sets.ld
+$(SETS_LD): kernel/sets.ld.S include/linker_sets.h
+	@mkdir -p $(@D)
+	$(Q)$(CC) -E -P -undef -x c -Iinclude $< -o $@
+
+$(O)/mmlab.pass1.elf: $(KOBJS) $(O)/ksyms0.o linker.ld $(SETS_LD)
 	$(quiet) LD $@
-	$(Q)$(LD) $(LDFLAGS) -o $@ $(KOBJS) $(O)/ksyms0.o
+	$(Q)$(LD) $(LDFLAGS) -o $@ $(KOBJS) $(O)/ksyms0.o $(SETS_LD)
 
 $(O)/ksyms.S: $(O)/mmlab.pass1.elf tools/gen-ksyms.sh
 	$(Q)sh tools/gen-ksyms.sh $(NM) $< > $@
 
-$(O)/mmlab.elf: $(KOBJS) $(O)/ksyms.o linker.ld
+$(O)/mmlab.elf: $(KOBJS) $(O)/ksyms.o linker.ld $(SETS_LD)
 	$(quiet) LD $@
-	$(Q)$(LD) $(LDFLAGS) -o $@ $(KOBJS) $(O)/ksyms.o
+	$(Q)$(LD) $(LDFLAGS) -o $@ $(KOBJS) $(O)/ksyms.o $(SETS_LD)
 	$(Q)sh tools/gen-ksyms.sh $(NM) $@ | cmp -s - $(O)/ksyms.S || \
 		{ echo "error: symbol table moved between links" >&2; rm -f $@; exit 1; }
 
@@ -250,9 +258,9 @@ $(O)/host/%.c.o: %.c Makefile
 	@mkdir -p $(@D)
 	$(Q)$(HOSTCC) $(HCFLAGS) $(DEPTARGETS) -c $< -o $@
 
-$(O)/test-host: $(HOBJS)
+$(O)/test-host: $(HOBJS) $(SETS_LD)
 	$(quiet) LINK $@
-	$(Q)$(HOSTCC) $(HOST_SAN) -o $@ $(HOBJS) -lpthread
+	$(Q)$(HOSTCC) $(HOST_SAN) -o $@ $(HOBJS) $(SETS_LD) -lpthread
 
 .PHONY: test-host
 test-host: $(O)/test-host
@@ -271,9 +279,9 @@ $(O)/host-smp/%.c.o: %.c Makefile
 	@mkdir -p $(@D)
 	$(Q)$(HOSTCC) $(HCFLAGS) -DFAKE_ARCH_REAL_SMP $(DEPTARGETS) -c $< -o $@
 
-$(O)/test-host-smp: $(HOST_SMP_OBJS)
+$(O)/test-host-smp: $(HOST_SMP_OBJS) $(SETS_LD)
 	$(quiet) LINK $@
-	$(Q)$(HOSTCC) $(HOST_SAN) -o $@ $(HOST_SMP_OBJS) -lpthread
+	$(Q)$(HOSTCC) $(HOST_SAN) -o $@ $(HOST_SMP_OBJS) $(SETS_LD) -lpthread
 
 .PHONY: test-host-smp
 test-host-smp: $(O)/test-host-smp
@@ -310,13 +318,13 @@ $(O)/torture-tsan/%.c.o: %.c Makefile
 	@mkdir -p $(@D)
 	$(Q)$(TORTURE_TSAN_CC) $(TORTURE_CFLAGS) $(TORTURE_TSAN_FLAGS) $(DEPTARGETS) -c $< -o $@
 
-$(O)/test-torture: $(TORTURE_OBJS)
+$(O)/test-torture: $(TORTURE_OBJS) $(SETS_LD)
 	$(quiet) LINK $@
-	$(Q)$(HOSTCC) $(HOST_SAN) -o $@ $(TORTURE_OBJS) -lpthread
+	$(Q)$(HOSTCC) $(HOST_SAN) -o $@ $(TORTURE_OBJS) $(SETS_LD) -lpthread
 
-$(O)/test-torture-tsan: $(TORTURE_TSAN_OBJS)
+$(O)/test-torture-tsan: $(TORTURE_TSAN_OBJS) $(SETS_LD)
 	$(quiet) LINK $@
-	$(Q)$(TORTURE_TSAN_CC) -fsanitize=thread -o $@ $(TORTURE_TSAN_OBJS) -lpthread
+	$(Q)$(TORTURE_TSAN_CC) -fsanitize=thread -o $@ $(TORTURE_TSAN_OBJS) $(SETS_LD) -lpthread
 
 .PHONY: test-torture test-torture-tsan
 test-torture: $(O)/test-torture

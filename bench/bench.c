@@ -47,7 +47,7 @@ static u64 values[BENCH_MAX_RUNS]; /* sorted copies for the statistics */
 static u32 episode_seq;		   /* episodes of the current case so far */
 static u64 rng_state;
 
-/* Sorts the bench_set section by order key into benches[], once. */
+/* Sorts the bench_set section by order key into benches[], once (the linker bounds its size). */
 static void collect_benches(void)
 {
 	static unsigned order[BENCH_MAX_BENCHES];
@@ -56,7 +56,7 @@ static void collect_benches(void)
 
 	if (nbenches)
 		return;
-	for (e = __start_bench_set; e < __stop_bench_set && nbenches < BENCH_MAX_BENCHES; e++) {
+	for (e = __start_bench_set; e < __stop_bench_set; e++) {
 		for (i = nbenches; i > 0 && order[i - 1] > e->order; i--) {
 			benches[i] = benches[i - 1];
 			order[i] = order[i - 1];

@@ -18,6 +18,7 @@
 
 #include "kernel/cmdline.h"
 #include "kernel/design.h"
+#include "linker_sets.h"
 #include "kernel/percpu.h"
 #include "mm/counters.h"
 #include "types.h"
@@ -294,14 +295,16 @@ extern enum opt_remote tlb_bench_remote; /* remote=, default all */
 extern u32 bench_seed;			 /* seed=: the run-order shuffle, default 1 */
 
 
-/* Most benchmarks BENCH_REGISTER may register; more are left out. */
-#define BENCH_MAX_BENCHES 16
-
-/* One registered benchmark and its place in the run (smaller first). */
+/*
+ * One registered benchmark and its place in the run (smaller first). At
+ * most BENCH_MAX_BENCHES register (include/linker_sets.h): one more is a
+ * link error (kernel/sets.ld.S).
+ */
 struct bench_entry {
 	const struct bench *b;
 	unsigned order;
 };
+BUILD_ASSERT(sizeof(struct bench_entry) == BENCH_ENTRY_BYTES);
 
 /*
  * BENCH_REGISTER(bench_x, order), after the definition of struct bench

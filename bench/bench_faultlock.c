@@ -43,7 +43,7 @@
 #include "lib/math.h"
 #include "lib/stats.h"
 #include "mm/fault.h"
-#include "mm/mapping.h"
+#include "mm/mapping/mapping.h"
 #include "mm/mm.h"
 #include "mm/page.h"
 #include "mm/pt.h"

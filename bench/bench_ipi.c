@@ -239,10 +239,13 @@ static int ipi_round_batched(void)
  * calls per round is what the targets saw, whatever the design counts.
  */
 #define IPI_PROMISES(waits_per_target)                                                             \
-	DESIGN_PROMISES({ PCPU_CALLS_POSTED, 1, 1, waits_per_target, false },                      \
-			{ PCPU_IPI_SENT, 1, 1, true, false },                                      \
-			{ PCPU_IPI_RECEIVED, 1, 1, true, false },                                  \
-			{ PCPU_IPI_ROUND_WAITS, 1, 1, waits_per_target, false })
+	DESIGN_PROMISES(PROMISE(PCPU_CALLS_POSTED, 1, 1, .per_target = waits_per_target),          \
+			PROMISE(PCPU_IPI_SENT, 1, 1, .per_target = true),                          \
+			PROMISE(PCPU_IPI_RECEIVED, 1, 1, .per_target = true),                      \
+			PROMISE(PCPU_IPI_ROUND_WAITS, 1, 1, .per_target = waits_per_target))
+
+/* The benchmark's own design table: its designs below register themselves. */
+static const struct design *ipi_designs[DESIGN_TABLE_SLOTS];
 
 static const struct ipi_ops ipi_ops_naive = {
 	.d = { .name = "naive", .desc = "one target at a time, each acknowledged before the next",
@@ -250,6 +253,7 @@ static const struct ipi_ops ipi_ops_naive = {
 	       .promises = IPI_PROMISES(true) },
 	.round = ipi_round_naive,
 };
+DESIGN_REGISTER(ipi_designs, ipi_ops_naive, 0);
 
 static const struct ipi_ops ipi_ops_batched = {
 	.d = { .name = "batched", .desc = "every IPI out first, then one wait for all",
@@ -257,12 +261,13 @@ static const struct ipi_ops ipi_ops_batched = {
 	       .promises = IPI_PROMISES(false) },
 	.round = ipi_round_batched,
 };
+DESIGN_REGISTER(ipi_designs, ipi_ops_batched, 10);
 
 #ifdef MMLAB_TEST_DESIGN_BROKEN
 /*
  * make TEST_DESIGN=broken only, each with batched's promises, wrong on
  * purpose; verify must fail on the call layer's calls per round at 3 CPUs
- * or more (tests/run-all.sh checks it does). broken_batched: naive's
+ * or more (tests/steps/design.sh checks it does). broken_batched: naive's
  * round. broken_serial: one wait counted, but each target's call posted
  * alone, so the next post waits for its acknowledgement (serialised).
  */
@@ -278,29 +283,22 @@ static int ipi_round_serial(void)
 
 static const struct ipi_ops ipi_ops_broken_batched = {
 	.d = { .name = "broken_batched", .desc = "batched's promises, naive's waits: wrong on purpose",
-	       .source = "tests/run-all.sh, verify that can fail", .unit = "round",
+	       .source = "tests/steps/design.sh, verify that can fail", .unit = "round",
 	       .promises = IPI_PROMISES(false) },
 	.round = ipi_round_naive,
 };
+DESIGN_REGISTER(ipi_designs, ipi_ops_broken_batched, 20);
 
 static const struct ipi_ops ipi_ops_broken_serial = {
 	.d = { .name = "broken_serial",
 	       .desc = "batched's promises, one wait counted, each target polled in turn",
-	       .source = "tests/run-all.sh, verify that can fail", .unit = "round",
+	       .source = "tests/steps/design.sh, verify that can fail", .unit = "round",
 	       .promises = IPI_PROMISES(false) },
 	.round = ipi_round_serial,
 };
+DESIGN_REGISTER(ipi_designs, ipi_ops_broken_serial, 30);
 #endif
 
-static const struct design *const ipi_designs[] = {
-	&ipi_ops_naive.d,
-	&ipi_ops_batched.d,
-#ifdef MMLAB_TEST_DESIGN_BROKEN
-	&ipi_ops_broken_batched.d,
-	&ipi_ops_broken_serial.d,
-#endif
-	NULL,
-};
 
 static void ipi_run(struct bench_ctx *c, unsigned idx)
 {

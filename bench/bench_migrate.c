@@ -22,7 +22,7 @@
 #include "mm/mm.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 #include <arch/arch.h>
 
 #define MIGRATE_BASE 0x40000000ul
@@ -201,7 +201,7 @@ static u64 migrate_expected_flushes(const struct tlb_ops *ops, u64 runs)
 {
 	if (ops->add == tlb_add_flush_first)
 		return runs * mb.pages;
-	if (ops->add == tlb_add_queued && !ops->gather_flush)
+	if (!ops->add && !ops->gather_flush)
 		return runs * ((mb.pages + MIGRATE_BATCH - 1) / MIGRATE_BATCH);
 	return 0;
 }

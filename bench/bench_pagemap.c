@@ -19,7 +19,7 @@
 #include "lib/string.h"
 #include "mm/devmem.h"
 #include "mm/mm.h"
-#include "mm/pin.h"
+#include "mm/pin/pin.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
 

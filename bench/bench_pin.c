@@ -8,7 +8,7 @@
  * The metric is the get time per round in microseconds (the slowest CPU's),
  * with the put time as a second phase and the get time per pinned page.
  * Variants: naive writes the mm's has_pinned on every call; fixed tests a
- * flags bit before setting it once (mm/pin.c).
+ * flags bit before setting it once (mm/pin/pin.c).
  * Parameter region: "shared" (every CPU on the same pages, as gup_test
  * does) or "own" (one region per CPU, isolating the flag's line from the
  * pages' refcounts). Parameter folio: "4k" (order-0 pages, one refcount
@@ -27,7 +27,7 @@
 #include "lib/string.h"
 #include "mm/mm.h"
 #include "mm/page.h"
-#include "mm/pin.h"
+#include "mm/pin/pin.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include <arch/arch.h>
@@ -279,7 +279,7 @@ int pin_bench_check_lockless(struct bench_ctx *c)
 }
 
 /*
- * Refcount atomics: one per page pinned, or (unit "folio") one per run of
+ * Refcount atomics: one per page pinned, or (counts_folios) one per run of
  * a call's pages in one folio. Calls are per_call aligned and per_call
  * divides a 2 MiB folio, so a call's pages lie in per_call / run folios.
  */
@@ -288,7 +288,7 @@ static int pin_bench_check_atomics(struct bench_ctx *c)
 	const struct design_promise *p = design_promise(c->design, PCPU_PIN_REF_ATOMICS);
 	u64 got = bench_counter_total(c, PCPU_PIN_REF_ATOMICS);
 	u64 pages = c->runs_done * c->ops * pb.per_call;
-	unsigned run = strcmp(c->design->unit, "folio") || !pb.large ? 1 : pb.per_call;
+	unsigned run = !c->design->counts_folios || !pb.large ? 1 : pb.per_call;
 
 	if (p && design_kept(p, got, pages / run, 1, 1))
 		return 0;

@@ -4,14 +4,14 @@
  * the other CPUs keep reading a mapping while the initiator reclaims
  * (swaps out) pages of the same address space in batches of
  * SWAP_CLUSTER_MAX (32) pages, as shrink_page_list() does. Each batch is
- * one swap_out_gather() call through the TLB design's gather (mm/swap.h):
+ * one swap_out_gather() call through the TLB design's gather (mm/swap/swap.h):
  *   naive:   one shootdown round per page as it is unmapped (the
  *            flush_tlb_page() of try_to_unmap_one() before 4.3)
  *   batched: one round per batch, after its 32 pages were unmapped
  * and the table's other designs as in tlb. A design whose flush completes
  * later (trait completes_later) is left out (runs_design): its flush
  * returns with the invalidations still to come on the readers' CPUs, while
- * swap-out copies each page as soon as the flush returns (mm/swap_mm.c),
+ * swap-out copies each page as soon as the flush returns (mm/swap/swap_mm.c),
  * so a reader could still write a page whose copy is already final; its
  * promises are about an unmap, not a swap-out.
  *
@@ -38,8 +38,8 @@
 #include "lib/string.h"
 #include "mm/mm.h"
 #include "mm/pt.h"
-#include "mm/swap.h"
-#include "mm/tlb.h"
+#include "mm/swap/swap.h"
+#include "mm/tlb/tlb.h"
 #include <arch/arch.h>
 
 #define RECLAIM_BATCH 32 /* SWAP_CLUSTER_MAX: pages shrink_page_list() takes at a time */

@@ -27,7 +27,7 @@
 #include "mm/mm.h"
 #include "mm/page.h"
 #include "mm/pt.h"
-#include "mm/swap.h"
+#include "mm/swap/swap.h"
 #include <arch/arch.h>
 
 #define SF_BASE 0x40000000ul
@@ -164,7 +164,7 @@ static void sf_run(struct bench_ctx *c, unsigned idx)
 static int sf_verify(struct bench_ctx *c)
 {
 	u64 runs = c->runs_done, pages = c->ops / PT_PAGE_4K;
-	u64 units = strcmp(c->design->unit, "folio") == 0 ? pages / SF_FOLIO_PAGES : pages;
+	u64 units = c->design->counts_folios ? pages / SF_FOLIO_PAGES : pages;
 	const struct design_promise *p = design_promise(c->design, PCPU_SWAP_CLUSTER_LOCKS);
 	u64 locks = p ? design_expect(p, units, 0) : 0;
 	u64 freed = bench_counter_total(c, PCPU_SWAP_SLOTS_FREED);

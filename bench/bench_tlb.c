@@ -4,7 +4,7 @@
  * address space that is live on K CPUs. CPU index 0 unmaps; the other K-1
  * have the address space loaded and the pages in their TLBs. Before each
  * run (untimed) the pages are mapped again and touched on every CPU.
- * Variants: every design of tlb_designs[] (mm/tlb_designs.c) but the
+ * Variants: every design of tlb_designs[] (mm/tlb/designs/) but the
  * controls, each described by its table entry; the benchmark reads their
  * traits, never their names. For a design whose flush completes later
  * (trait completes_later) the timed region is the unmap call, whose
@@ -32,7 +32,7 @@
 #include "lib/string.h"
 #include "mm/mm.h"
 #include "mm/pt.h"
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 #include <arch/arch.h>
 
 #define TLB_BENCH_BASE 0x40000000ul

@@ -43,7 +43,7 @@
 #include "lib/string.h"
 #include "mm/mm.h"
 #include "mm/pt.h"
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 #include <arch/arch.h>
 
 #define TM_BASE 0x60000000ul

@@ -1,12 +1,12 @@
 /*
- * The common header of a mechanism's designs (docs/design.md, "Adding a
- * design"). Every mechanism (tlb, ipi, pin flag, pagemap, swapfree,
- * faultlock) has one ops type whose first member is a struct design, and
- * exports one NULL-terminated table of pointers to those headers, the
- * naive baseline first. Benchmarks take their variants from that table,
- * tests run their suites once per entry, and both check each design's
- * promises: exact event counts per unit of work, stated here once instead
- * of in each checker.
+ * The common header of a mechanism's designs (docs/adding-a-design.md).
+ * Every mechanism has one ops type whose first member is a struct design,
+ * and one NULL-terminated table of pointers to those headers, the naive
+ * baseline first, which its designs join themselves (DESIGN_REGISTER, a
+ * linker set): benchmarks take their variants from it, tests run their
+ * suites once per entry, and both check each design's promises, exact
+ * event counts per unit of work, stated here once instead of in each
+ * checker.
  *
  * A promise reads "@count events of @counter for every @per units,
  * rounded up, times the targets when @per_target"; @count 0 promises none
@@ -19,7 +19,9 @@
 #ifndef KERNEL_DESIGN_H
 #define KERNEL_DESIGN_H
 
+#include "compiler.h"
 #include "kernel/percpu.h"
+#include "linker_sets.h"
 #include "types.h"
 
 struct design_promise {
@@ -47,11 +49,14 @@ struct design {
 	 * (settle before reuse; the BENCH line says so); remotes_flush_at_drain:
 	 * the remote CPUs' invalidations happen at their own drains, counted
 	 * apart from the flush policy's; counts_ranges: its promises count per
-	 * pagemap range a call crosses, not per page.
+	 * pagemap range a call crosses, not per page; counts_folios: its
+	 * promises count per large folio (a call's run of pages in one folio,
+	 * whole folios for swap), not per page: the unit it names is "folio".
 	 */
 	bool completes_later;
 	bool remotes_flush_at_drain;
 	bool counts_ranges;
+	bool counts_folios;
 	/* As many as it makes, ended by one with @per 0: DESIGN_PROMISES(). NULL: none. */
 	const struct design_promise *promises;
 	/*
@@ -67,13 +72,50 @@ struct design {
 #define DESIGN_COUNTERS(...) PCPU_COUNTER_LIST(__VA_ARGS__)
 
 /*
- * .promises = DESIGN_PROMISES({ PCPU_X, 1, 1, false, false }, ...): the
- * list, in static storage, with its end marker.
+ * One promise: @count events of @counter per @per units, then the flags
+ * that are set, by name: PROMISE(PCPU_X, 1, PT_GATHER_PAGES, .per_target = true).
+ */
+#define PROMISE(c, n, p, ...) { .counter = (c), .count = (n), .per = (p), __VA_ARGS__ }
+
+/*
+ * .promises = DESIGN_PROMISES(PROMISE(PCPU_X, 1, 1), ...): the list, in
+ * static storage, with its end marker.
  */
 #define DESIGN_PROMISES(...) ((const struct design_promise[]){ __VA_ARGS__, { 0 } })
 
 /* Each promise @p of design @d, in order. */
 #define design_for_each_promise(p, d) for (p = (d)->promises; p && p->per; p++)
+
+/*
+ * A mechanism's table: room for every design registered (the linker holds
+ * their sum to DESIGN_SET_MAX), filled by design_tables_fill() in order.
+ */
+#define DESIGN_TABLE_SLOTS (DESIGN_SET_MAX + 1)
+
+/* One registration: design @d joins @table at place @order. */
+struct design_entry {
+	const struct design **table;
+	const struct design *d;
+	unsigned order;
+};
+BUILD_ASSERT(sizeof(struct design_entry) == DESIGN_ENTRY_BYTES);
+
+/*
+ * DESIGN_REGISTER(tlb_designs, tlb_ops_mine, 70), at file scope after the
+ * definition of @ops (an ops struct whose first member is a struct design
+ * d): @ops joins @table, ordered by @order, smaller first (the baseline,
+ * naive, is 0; equal orders keep link order). No list names it elsewhere.
+ */
+#define DESIGN_REGISTER(table, ops, ord)                                                           \
+	static const struct design_entry design_entry_##ops __used __section("design_set")       \
+		__aligned(8) = { (table), &(ops).d, (ord) }
+
+/*
+ * Fills every mechanism's table from the design_set section; the tables
+ * are empty before. Once, first thing in kmain() and in each host test's
+ * main(), before anything reads a table; the same result every call.
+ */
+void design_tables_fill(void);
 
 /* Entries of a NULL-terminated design table. */
 static inline unsigned design_count(const struct design *const *table)

@@ -12,6 +12,7 @@
  */
 #include "boot/bootinfo.h"
 #include "kernel/cmdline.h"
+#include "kernel/design.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
@@ -84,6 +85,7 @@ void kmain(u32 magic, paddr_t info)
 	int opt_err;
 	bool console_ok;
 
+	design_tables_fill(); /* before anything reads a design table */
 	options_set_defaults(&options);
 	opt_err = cmdline_parse(boot_info.cmdline, &options, err, sizeof(err));
 	console_ok = arch_early_init(opt_err ? NULL : &options);

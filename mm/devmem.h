@@ -1,13 +1,13 @@
 /*
  * "Device memory" for the pinning tests and the pagemap benchmark: RAM set
  * aside as blocks of frames, each block owned by one device pagemap
- * registered in the pfn tree (mm/pagemap.h), its frames marked PG_DEVICE
+ * registered in the pfn tree (mm/pin/pagemap.h), its frames marked PG_DEVICE
  * and made order-0 pages that can be mapped and pinned one by one.
  */
 #ifndef MM_DEVMEM_H
 #define MM_DEVMEM_H
 
-#include "mm/pagemap.h"
+#include "mm/pin/pagemap.h"
 #include "types.h"
 
 #define DEVMEM_MAX_RANGES 16

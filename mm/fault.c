@@ -7,7 +7,7 @@
  * one address space proceed in parallel; when two CPUs race on one page,
  * the loser finds the work done and returns 0 so its access is retried.
  * Around fault_resolve(), the region's mapping lock is taken as the
- * chosen design says (mm/mapping.h): lock order mm->lock, then mapping.
+ * chosen design says (mm/mapping/mapping.h): lock order mm->lock, then mapping.
  *
  * Counts: each CPU's fault_cpu copy is written only by that CPU.
  */
@@ -18,7 +18,7 @@
 #include "kernel/trace.h"
 #include "lib/atomic.h"
 #include "lib/string.h"
-#include "mm/mapping.h"
+#include "mm/mapping/mapping.h"
 #include "mm/mm.h"
 #include "mm/page.h"
 #include "mm/pmm.h"

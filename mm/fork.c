@@ -12,7 +12,7 @@
 #include "errno.h"
 #include "kernel/panic.h"
 #include "lib/string.h"
-#include "mm/mapping.h"
+#include "mm/mapping/mapping.h"
 #include "mm/mm.h"
 #include "mm/page.h"
 #include "mm/pmm.h"
@@ -149,7 +149,7 @@ int mm_fork(struct mm *src, struct mm **out)
 		return err;
 	dst->swap_free = src->swap_free; /* the child frees its slots as the parent does */
 	write_lock(&src->lock);
-	/* Lockless pinners that overlap the copy undo their walk (mm/pin.c). */
+	/* Lockless pinners that overlap the copy undo their walk (mm/pin/pin.c). */
 	mm_wp_seq_write_begin(src);
 	err = fork_copy_locked(src, dst);
 	mm_wp_seq_write_end(src);

@@ -3,7 +3,7 @@
  * a batch of pages switched to copies on the destination node, then one
  * flush for the batch through the design's gather (naive: one per page).
  * Arch-neutral; mm->lock's write side is held per batch, and the flush
- * runs under it as every unmap's does (mm/tlb_batch.c).
+ * runs under it as every unmap's does (mm/tlb/tlb_batch.c).
  */
 #include "mm/migrate.h"
 #include "mm/counters.h"
@@ -13,7 +13,7 @@
 #include "mm/page.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 
 PCPU_COUNTER(PCPU_MIGRATE_COPIES, "migrate_copies");
 

@@ -1,7 +1,7 @@
 /*
  * Page migration (mm/migrate.c): an address space's pages moved to frames
  * of another NUMA node, the old translations flushed through a TLB
- * design's gather (mm/tlb.h), batch by batch as Linux's migrate_pages().
+ * design's gather (mm/tlb/tlb.h), batch by batch as Linux's migrate_pages().
  */
 #ifndef MM_MIGRATE_H
 #define MM_MIGRATE_H

@@ -19,7 +19,7 @@
 #include "mm/page.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 #include "torture_hook.h"
 #include <arch/arch.h>
 
@@ -193,7 +193,7 @@ int mm_map_region(struct mm *mm, vaddr_t start, u64 len, unsigned flags)
 /* flushes */
 
 /* Call function, and the caller's own part: flush if @req's mm is loaded here. */
-/* The shootdown itself (IPIs to mm_cpumask, the ceiling, the counts) lives in mm/tlb.c. */
+/* The shootdown itself (IPIs to mm_cpumask, the ceiling, the counts) lives in mm/tlb/tlb.c. */
 int mm_flush_range(struct mm *mm, vaddr_t start, vaddr_t last)
 {
 	int err;

@@ -5,7 +5,7 @@
  * CPUs that have the root loaded. Regions are anonymous memory, private
  * (copy-on-write after mm_fork() or mm_cow_protect()) or shared (mm_fork()
  * shares the frames); pages come in on demand through mm/fault.c, and
- * private pages may be swapped out (mm/swap_mm.c).
+ * private pages may be swapped out (mm/swap/swap_mm.c).
  *
  * Locking, in order: mm->lock (rwlock) -> mm->pt_lock (spinlock) -> the
  * frame allocator's locks. The read side of mm->lock covers region lookups
@@ -26,7 +26,7 @@ struct page;
 struct pt_gather;
 struct pt_slot;
 
-/* What the swap subsystem (mm/swap_mm.c) plugs in; see mm_swap. */
+/* What the swap subsystem (mm/swap/swap_mm.c) plugs in; see mm_swap. */
 struct mm_swap_hooks {
 	/*
 	 * Brings back the page of swap entry @swp and maps it at s->va in @r,
@@ -123,7 +123,7 @@ const struct mm_region *mm_region_find_locked(struct mm *mm, vaddr_t va);
 /*
  * Sets the mapping of the region that starts at @start (NULL: none) and
  * its @slot in the mapping's table, under the write side. For
- * mm/mapping.c: call mapping_attach() instead. Returns 0 or -EINVAL (no
+ * mm/mapping/mapping.c: call mapping_attach() instead. Returns 0 or -EINVAL (no
  * region starts at @start).
  */
 int mm_region_set_mapping(struct mm *mm, vaddr_t start, struct mm_mapping *mapping,
@@ -229,7 +229,7 @@ int mm_cow_protect(struct mm *mm, vaddr_t start, u64 len);
  * copied for the child at once instead), pages of shared regions are
  * shared writable. @src is flushed before this returns. Task context,
  * interrupts on. Swap entries are copied, each taking one more reference
- * on its slot. A region attached to a mapping (mm/mapping.h) is attached
+ * on its slot. A region attached to a mapping (mm/mapping/mapping.h) is attached
  * to it in the child too: detach it there before destroying the child.
  * Returns 0 with *@out set, -ENOMEM (nothing left behind), -ENOSPC (a
  * mapping's attachment table is full), -ETIMEDOUT (the flush of @src did

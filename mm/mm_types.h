@@ -1,7 +1,7 @@
 /*
  * The address-space type (struct mm, its regions and flags) and the inline
  * accessors the TLB shootdown and mapping code need, without mm/mm.c's
- * functions: mm/tlb.c includes this, not mm/mm.h, so that mm.c can call
+ * functions: mm/tlb/tlb.c includes this, not mm/mm.h, so that mm.c can call
  * into tlb.c with no arrow back (docs/design.md, layering rules). Locking
  * and the rest of the interface: mm/mm.h.
  */
@@ -39,7 +39,7 @@
 #define MM_PT_SHAREABLE (1u << 4) /* page tables may be shared: faults need region->mapping */
 #define MM_REGION_FLAGS (MM_READ | MM_WRITE | MM_EXEC | MM_SHARED | MM_PT_SHAREABLE)
 
-/* The mapping object regions may be attached to (mm/mapping.h). */
+/* The mapping object regions may be attached to (mm/mapping/mapping.h). */
 struct mm_mapping;
 
 struct mm_region {
@@ -71,7 +71,7 @@ struct mm {
 	u64 tlb_gen __cacheline_aligned;
 	cpumask_t cpumask __cacheline_aligned; /* mm_cpumask(): CPUs with the root loaded */
 	/*
-	 * Pinning state (mm/pin.c), on its own cache line so what the pin
+	 * Pinning state (mm/pin/pin.c), on its own cache line so what the pin
 	 * benchmark measures is this line alone: has_pinned is the old shared
 	 * field that every pin call wrote; flags holds MMF_HAS_PINNED, set once.
 	 */
@@ -79,7 +79,7 @@ struct mm {
 	unsigned long flags;
 	/*
 	 * The swap-free design unmap and swap-in use for this mm's slots
-	 * (mm/swap.h swap_free_designs[]; NULL: swap_free_ops_batched). Set
+	 * (mm/swap/swap.h swap_free_designs[]; NULL: swap_free_ops_batched). Set
 	 * with swap_mm_set_free() while no unmap runs; a fork inherits it.
 	 */
 	const struct swap_free_ops *swap_free;
@@ -97,7 +97,7 @@ static inline cpumask_t *mm_cpumask(struct mm *mm)
  * Fork's write-protect sequence count (Linux's write_protect_seq). The
  * writer, mm_fork() under @mm's write side, makes it odd before it
  * write-protects and checks pins, and even again after. A lockless pinner
- * (mm/pin.c) reads it before its walk and, if it was odd or has changed
+ * (mm/pin/pin.c) reads it before its walk and, if it was odd or has changed
  * after, undoes the walk: a pin taken while fork decided which pages to
  * share could otherwise be on a page fork has just shared.
  */

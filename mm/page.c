@@ -1,7 +1,7 @@
 /*
  * The memmap and the direct-map base (see mm/page.h). The memmap variables
  * are written once by pmm_init() before other CPUs run and only read
- * afterwards. Pin accounting on struct page is mm/page_pin.c's: it frees a
+ * afterwards. Pin accounting on struct page is mm/pin/page_pin.c's: it frees a
  * page whose last reference a pin held, so it sits above the frame
  * allocator, which this file sits below.
  */

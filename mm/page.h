@@ -33,7 +33,7 @@
 #define PG_TAIL (1u << 4)     /* another frame of an allocated block of order > 0 */
 #define PG_FREED (1u << 5)    /* freed by page_free(), not allocated since */
 #define PG_PGTABLE (1u << 6)  /* a page-table page; priv counts its present entries */
-#define PG_DEVICE (1u << 7)   /* device memory (mm/pagemap.c): pins need its pagemap */
+#define PG_DEVICE (1u << 7)   /* device memory (mm/pin/pagemap.c): pins need its pagemap */
 #define PG_OWNER_SHIFT 16
 
 #define PIN_BIAS 1024
@@ -217,7 +217,7 @@ static inline struct page *page_list_pop(struct page_list *l)
  */
 void page_memmap_init(void *storage, u64 start_pfn, u64 end_pfn);
 
-/* Pin accounting (mm/page_pin.c). */
+/* Pin accounting (mm/pin/page_pin.c). */
 
 /*
  * Takes one pin on the allocated block headed by @p (FOLL_PIN style, see
@@ -244,7 +244,7 @@ int page_unpin_nr(struct page *p, u32 nr);
 struct page *page_block_head(struct page *p);
 
 /*
- * The two pin readers are inline here, not in mm/page_pin.c, so that the
+ * The two pin readers are inline here, not in mm/pin/page_pin.c, so that the
  * frame allocator can check a freed page without calling up into the pin
  * code, which calls down into it (tools/check-layering.py, mm-no-call-cycle).
  */

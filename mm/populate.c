@@ -1,12 +1,12 @@
 /*
  * Installing pages from outside the fault path (see mm/mm.h): mm_map_page()
- * and mm_populate*(). They sit above mm/mm.c and mm/mapping.c because they
+ * and mm_populate*(). They sit above mm/mm.c and mm/mapping/mapping.c because they
  * take a shareable region's mapping lock (mapping_install_lock()) around
  * mm.c's installers: kept in mm.c, they made mm.c and mapping.c include
  * each other's headers (the layering rule of docs/design.md).
  */
 #include "errno.h"
-#include "mm/mapping.h"
+#include "mm/mapping/mapping.h"
 #include "mm/mm.h"
 #include "mm/page.h"
 #include "mm/pmm.h"

@@ -121,7 +121,7 @@ struct pt_gather_batch;
 /*
  * Swap entries an unmap removed from @n consecutive 4 KiB pages of one
  * level-1 table, in address order: a folio swapped out whole arrives in one
- * call, so its slots can be freed together (mm/swap.h).
+ * call, so its slots can be freed together (mm/swap/swap.h).
  */
 typedef void pt_swap_fn(struct pt_gather *g, const u64 *swp, unsigned n);
 
@@ -152,11 +152,11 @@ struct pt_gather {
 	 */
 	pt_page_fn *release;
 	pt_swap_fn *swap_free;
-	/* Optional: called before each leaf is removed (a TLB design's add, mm/tlb_batch.c). */
+	/* Optional: called before each leaf is removed (a TLB design's add, mm/tlb/tlb_batch.c). */
 	pt_leaf_fn *leaf;
 	/*
 	 * Set after pt_gather_init() for an unmap under a read side (the
-	 * shareable zap, mm/mapping.h): only level-1 tables it empties are
+	 * shareable zap, mm/mapping/mapping.h): only level-1 tables it empties are
 	 * unlinked; emptied tables above stay linked, since a fault elsewhere
 	 * under that read side may have stopped its walk in one and resumes
 	 * from it (pt_slot_populate()). The next unmap under the exclusive

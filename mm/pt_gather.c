@@ -13,7 +13,7 @@
 #include "mm/pmm.h"
 #include "mm/pt_internal.h"
 #include "mm/quarantine.h"
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 #include "torture_hook.h"
 
 struct pt_gather_batch {

@@ -2,38 +2,38 @@
  * Deliberately broken TLB designs (make TEST_DESIGN=broken, own O=), never
  * in a real table: each claims batched's promises and breaks them one way
  * (see each below) that the tlb verify must catch and name, by what layers
- * the design does not own count (mm/tlb.c's flushes, kernel/smp.c's IPIs,
+ * the design does not own count (mm/tlb/tlb.c's flushes, kernel/smp.c's IPIs,
  * acknowledgements and pending call), never by a counter of the design's;
- * tests/run-all.sh checks it. Broken ipi and pin designs: beside their tables.
+ * tests/steps/design.sh checks it. Broken ipi and pin designs: beside their tables.
  */
 #include "kernel/smp.h"
 #include "lib/atomic.h"
 #include "mm/mm.h"
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 #include <arch/arch.h>
 
 /*
  * Both claim batched's promises (one round per gather, one IPI per remote)
  * and break them their own way, in @flush or in the target's @target_fn.
  */
-#define BROKEN_TLB_DESIGN_T(dname, what, flush_fn, target_fn)                                     \
-	const struct tlb_ops tlb_ops_##dname = {                                                   \
+#define BROKEN_TLB_DESIGN_T(dname, order, what, flush_fn, target_fn)                               \
+	static const struct tlb_ops tlb_ops_##dname = {                                           \
 		.d = {                                                                             \
 			.name = #dname,                                                            \
 			.desc = "batched's promises, but " what,                                   \
-			.source = "tests/run-all.sh, verify that can fail",                        \
+			.source = "tests/steps/design.sh, verify that can fail",                   \
 			.unit = "page",                                                            \
 			.promises = DESIGN_PROMISES(                                               \
-				{ PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES, false, false },         \
-				{ PCPU_IPI_SENT, 1, PT_GATHER_PAGES, true, false }                 \
+				PROMISE(PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES),                  \
+				PROMISE(PCPU_IPI_SENT, 1, PT_GATHER_PAGES, .per_target = true)     \
 			),                                                                         \
 		},                                                                                 \
-		.add = tlb_add_queued,                                                             \
 		.flush = flush_fn,                                                                 \
 		.target_flush = target_fn,                                                         \
-	}
-#define BROKEN_TLB_DESIGN(dname, what, flush_fn)                                                   \
-	BROKEN_TLB_DESIGN_T(dname, what, flush_fn, tlb_target_flush)
+	};                                                                                         \
+	DESIGN_REGISTER(tlb_designs, tlb_ops_##dname, order)
+#define BROKEN_TLB_DESIGN(dname, order, what, flush_fn)                                            \
+	BROKEN_TLB_DESIGN_T(dname, order, what, flush_fn, NULL)
 
 /* A new generation, then @mask = the mm's CPUs but this one, as a round's targets. */
 static void broken_targets(const struct tlb_flush_req *req, cpumask_t *mask)
@@ -57,7 +57,7 @@ static int tlb_flush_broken_skip(const struct tlb_flush_req *req)
 	return tlb_flush_send_mask(req, sizeof(*req), &mask);
 }
 
-BROKEN_TLB_DESIGN(broken_skip, "one remote CPU is never sent the round", tlb_flush_broken_skip);
+BROKEN_TLB_DESIGN(broken_skip, 80, "one remote CPU is never sent the round", tlb_flush_broken_skip);
 
 /* A target of broken_early_free: the request's own flush, as any round's. */
 static void broken_target(void *arg)
@@ -82,7 +82,7 @@ static int tlb_flush_broken_early_free(const struct tlb_flush_req *req)
 	return smp_call_copy(&mask, broken_target, (void *)req, sizeof(*req), false);
 }
 
-BROKEN_TLB_DESIGN(broken_early_free, "frames freed before the acknowledgements",
+BROKEN_TLB_DESIGN(broken_early_free, 81, "frames freed before the acknowledgements",
 		  tlb_flush_broken_early_free);
 
 /* As a target (in the call): acknowledged, and no flush. The initiator's own flush is kept. */
@@ -92,7 +92,7 @@ static void broken_target_ack_skip(const struct tlb_flush_req *req)
 		tlb_target_flush(req);
 }
 
-BROKEN_TLB_DESIGN_T(broken_ack_skip, "a target acknowledges and skips its flush",
+BROKEN_TLB_DESIGN_T(broken_ack_skip, 82, "a target acknowledges and skips its flush",
 		    tlb_flush_send, broken_target_ack_skip);
 
 /* As a target: acknowledged first, so the initiator frees the frames while we flush. */
@@ -102,5 +102,5 @@ static void broken_target_ack_early(const struct tlb_flush_req *req)
 	tlb_target_flush(req);
 }
 
-BROKEN_TLB_DESIGN_T(broken_ack_early, "a target acknowledges before it flushes",
+BROKEN_TLB_DESIGN_T(broken_ack_early, 83, "a target acknowledges before it flushes",
 		    tlb_flush_send, broken_target_ack_early);

@@ -5,13 +5,13 @@
  * and it owns what a real design owns: a counter defined here (its rounds,
  * PCPU_TLB_EXAMPLE_ROUNDS) that every BENCH line of its benchmarks reports
  * (design.counters), its traits, and a promise on that counter that the
- * tlb benchmark's verify checks with the others. This file and one line
- * in tlb_designs[] put it in the benchmark (BENCH lines with
+ * tlb benchmark's verify checks with the others. This file alone (its
+ * DESIGN_REGISTER line) puts it in the benchmark (BENCH lines with
  * "variant":"example", and so in the table and plots), in every
  * design-table suite of the kernel and the host tests, with no other file
- * touched; tests/run-all.sh checks that they do. Context: as naive's.
+ * touched; tests/steps/design.sh checks that it does. Context: as naive's.
  */
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 
 /* The rounds this design sent: one per page unmapped, its own promise. */
 PCPU_COUNTER(PCPU_TLB_EXAMPLE_ROUNDS, "tlb_example_rounds");
@@ -31,7 +31,7 @@ static int tlb_flush_example(const struct tlb_flush_req *req)
 	return tlb_flush_send(req);
 }
 
-const struct tlb_ops tlb_ops_example = {
+static const struct tlb_ops tlb_ops_example = {
 	.d = {
 		.name = "example",
 		.desc = "naive's order, with a round counter of its own: docs/design.md's example",
@@ -45,13 +45,13 @@ const struct tlb_ops tlb_ops_example = {
 		.completes_later = false,
 		.remotes_flush_at_drain = false,
 		.promises = DESIGN_PROMISES(
-			{ PCPU_TLB_EXAMPLE_ROUNDS, 1, 1, false, false },
-			{ PCPU_TLB_SHOOTDOWNS, 1, 1, false, false },
-			{ PCPU_IPI_SENT, 1, 1, true, false }
+			PROMISE(PCPU_TLB_EXAMPLE_ROUNDS, 1, 1),
+			PROMISE(PCPU_TLB_SHOOTDOWNS, 1, 1),
+			PROMISE(PCPU_IPI_SENT, 1, 1, .per_target = true)
 		),
 		.counters = DESIGN_COUNTERS(PCPU_TLB_EXAMPLE_ROUNDS),
 	},
 	.add = tlb_add_example,
 	.flush = tlb_flush_example,
-	.target_flush = tlb_target_flush,
 };
+DESIGN_REGISTER(tlb_designs, tlb_ops_example, 70);

@@ -6,7 +6,7 @@
  */
 #include "bench/bench.h"
 #include "kernel/cmdline.h"
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 #include "tests/ktest.h"
 
 extern const struct bench bench_migrate;

@@ -7,8 +7,8 @@
  */
 #include "bench/bench.h"
 #include "kernel/cmdline.h"
-#include "mm/tlb.h"
-#include "mm/tlb_lazy.h"
+#include "mm/tlb/tlb.h"
+#include "mm/tlb/designs/lazy.h"
 #include "tests/ktest.h"
 
 extern const struct bench bench_reclaim;

@@ -13,7 +13,7 @@
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
 #include "lib/atomic.h"
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 #include "tests/ktest.h"
 #include <arch/arch.h>
 

@@ -1,5 +1,5 @@
 /*
- * Self-tests of the fault path's mapping lock (mm/mapping.h), once per
+ * Self-tests of the fault path's mapping lock (mm/mapping/mapping.h), once per
  * design (suites faultlock_naive, faultlock_fixed, faultlock_vma_lock):
  * attaching checks its arguments; the writer path zaps what attached
  * regions map; lock counts match each design's promise exactly (naive: one
@@ -20,7 +20,7 @@
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
 #include "lib/atomic.h"
-#include "mm/mapping.h"
+#include "mm/mapping/mapping.h"
 #include "mm/mm.h"
 #include "mm/page.h"
 #include "mm/pmm.h"

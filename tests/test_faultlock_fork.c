@@ -14,7 +14,7 @@
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
 #include "lib/atomic.h"
-#include "mm/mapping.h"
+#include "mm/mapping/mapping.h"
 #include "mm/mm.h"
 #include "mm/page.h"
 #include "mm/pt.h"

@@ -1,5 +1,5 @@
 /*
- * Tests of mapping objects (mm/mapping.c) that need no loaded address
+ * Tests of mapping objects (mm/mapping/mapping.c) that need no loaded address
  * space: a child made by mm_fork() is attached to its parent's mappings
  * (the writer zaps it, detaching it works), an attached entry keeps its
  * slot while others come and go; on the host, a writer never skips a
@@ -10,7 +10,7 @@
  * the cases that need threads on fake CPUs are host only.
  */
 #include "errno.h"
-#include "mm/mapping.h"
+#include "mm/mapping/mapping.h"
 #include "mm/mm.h"
 #include "mm/page.h"
 #include "mm/pmm.h"

@@ -1,5 +1,5 @@
 /*
- * Self-tests of the mapping writer's flushes (mm/mapping.c mapping_zap()):
+ * Self-tests of the mapping writer's flushes (mm/mapping/mapping.c mapping_zap()):
  * a zap of more pages than one gather holds flushes mid-walk, and those
  * flushes wait for other CPUs, so they must run with mm->pt_lock dropped
  * (a CPU spinning on it with interrupts off would never answer). Debug
@@ -14,7 +14,7 @@
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "lib/atomic.h"
-#include "mm/mapping.h"
+#include "mm/mapping/mapping.h"
 #include "mm/mm.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"

@@ -11,7 +11,7 @@
 #include "mm/mm.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 #include "tests/ktest.h"
 #include "tests/mm_emul.h"
 #ifdef HOST_BUILD
@@ -96,7 +96,7 @@ static u64 mig_expected_flushes(const struct tlb_ops *ops)
 {
 	if (ops->add == tlb_add_flush_first)
 		return MIG_PAGES;
-	if (ops->add == tlb_add_queued && !ops->gather_flush)
+	if (!ops->add && !ops->gather_flush)
 		return (MIG_PAGES + MIGRATE_BATCH - 1) / MIGRATE_BATCH;
 	return 0;
 }

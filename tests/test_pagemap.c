@@ -1,5 +1,5 @@
 /*
- * Device pagemaps (mm/pagemap.c): registration, lookups over range edges,
+ * Device pagemaps (mm/pin/pagemap.c): registration, lookups over range edges,
  * overlap refusal, the cached get's promise (no walk and no new reference
  * while pfns stay inside the cached pagemap), reference accounting, and the
  * tree giving every node back. Host and kernel: the pfns are synthetic (the
@@ -9,7 +9,7 @@
 #include "kernel/percpu.h"
 #include "mm/devmem.h"
 #include "mm/page.h"
-#include "mm/pagemap.h"
+#include "mm/pin/pagemap.h"
 #include "mm/pmm.h"
 #include "tests/ktest.h"
 #include <arch/arch.h>

@@ -10,7 +10,7 @@
 #include "kernel/percpu.h"
 #include "lib/string.h"
 #include "mm/counters.h"
-#include "mm/tlb_gen.h" /* a design's own counter, defined in its file */
+#include "mm/tlb/designs/gen.h" /* a design's own counter, defined in its file */
 #include "tests/ktest.h"
 
 PCPU_COUNTER(PCPU_TEST_PERCPU_PROBE, "test_percpu_probe");

@@ -1,5 +1,5 @@
 /*
- * Self-tests of page pinning (mm/pin.c): pins and unpins leave every
+ * Self-tests of page pinning (mm/pin/pin.c): pins and unpins leave every
  * refcount and pin count as it was, on one CPU and with every CPU pinning
  * overlapping ranges at once; the slow path faults pages in; bad calls are
  * refused; each has_pinned design writes the shared line exactly as often
@@ -15,7 +15,7 @@
 #include "mm/devmem.h"
 #include "mm/mm.h"
 #include "mm/page.h"
-#include "mm/pin.h"
+#include "mm/pin/pin.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "tests/ktest.h"

@@ -1,5 +1,5 @@
 /*
- * Self-tests of pinning large folios (mm/pin.c, pin_flag_designs[]): two
+ * Self-tests of pinning large folios (mm/pin/pin.c, pin_flag_designs[]): two
  * order-9 blocks mapped by 2 MiB leaves, pinned by every pin design with
  * the refcount atomics it promises (per page, or per folio run), from one
  * CPU and from every CPU at once, and left with the same final refcounts
@@ -11,7 +11,7 @@
 #include "lib/string.h"
 #include "mm/mm.h"
 #include "mm/page.h"
-#include "mm/pin.h"
+#include "mm/pin/pin.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "tests/ktest.h"

@@ -11,7 +11,7 @@
 #include "mm/page.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 #include "mm/pt_internal.h"
 #include "tests/ktest.h"
 #include "tests/mm_test.h"

@@ -1,5 +1,5 @@
 /*
- * Tests of the swap slot allocator (mm/swap.h): entry encoding, aligned
+ * Tests of the swap slot allocator (mm/swap/swap.h): entry encoding, aligned
  * runs inside one cluster, cluster list transitions (free, non-full, frag,
  * full and back), each CPU's own current cluster, -ENOSPC that changes
  * nothing, a short last cluster, references and the has-cache flag with
@@ -11,7 +11,7 @@
 #include "errno.h"
 #include "lib/string.h"
 #include "mm/pmm.h"
-#include "mm/swap_internal.h"
+#include "mm/swap/swap_internal.h"
 
 #define SLOTS_4C (4 * SWAP_CLUSTER_SLOTS)
 #define RUN SWAP_FOLIO_SLOTS

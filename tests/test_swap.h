@@ -9,7 +9,7 @@
 #define TESTS_TEST_SWAP_H
 
 #include "kernel/percpu.h"
-#include "mm/swap.h"
+#include "mm/swap/swap.h"
 #include "tests/ktest.h"
 
 /* Most CPUs (host threads) swapt_run_cpus() uses. */

@@ -1,5 +1,5 @@
 /*
- * Tests of the cluster level's get and put calls (mm/swap_internal.h), the
+ * Tests of the cluster level's get and put calls (mm/swap/swap_internal.h), the
  * one primitive the freeing designs compose: all or nothing, a range that
  * leaves its cluster refused with no lock taken, exact lock round trips
  * (one cluster lock per call, one device lock when a slot was released),
@@ -9,7 +9,7 @@
  */
 #include "tests/test_swap.h"
 #include "errno.h"
-#include "mm/swap_internal.h"
+#include "mm/swap/swap_internal.h"
 
 #define RUN SWAP_FOLIO_SLOTS
 

@@ -1,5 +1,5 @@
 /*
- * Tests of the RAM swap device (mm/swapdev.h) and of page I/O through swap
+ * Tests of the RAM swap device (mm/swap/swapdev.h) and of page I/O through swap
  * entries: patterned pages come back with the same checksum, same-filled
  * pages take no frame, rewrites switch between the two, discards and
  * destroy give every frame back, and bad or unwritten slots are refused.
@@ -7,7 +7,7 @@
 #include "errno.h"
 #include "lib/string.h"
 #include "mm/page.h"
-#include "mm/swapdev.h"
+#include "mm/swap/swapdev.h"
 #include "tests/test_swap.h"
 
 #define DEV_SLOTS 1024

@@ -1,5 +1,5 @@
 /*
- * The two designs of freeing swap slots (struct swap_free_ops, mm/swap.h),
+ * The two designs of freeing swap slots (struct swap_free_ops, mm/swap/swap.h),
  * each case run once per design: round trips, the exact lock round trips of
  * a 16-slot folio (naive 16 cluster and 16 device locks, batched 1 and 1),
  * the fallbacks (a count above 1, a has-cache flag, a run straddling two

@@ -1,5 +1,5 @@
 /*
- * Tests for mm/swap_mm.c: swapping folios of an address space out and
+ * Tests for mm/swap/swap_mm.c: swapping folios of an address space out and
  * back in through faults, with every byte of every page checked; the slots
  * an unmap frees (all of them, with exact lock round trips per design);
  * failures that must leave the mapping as it was (out of swap, a device
@@ -13,8 +13,8 @@
 #include "mm/fault.h"
 #include "mm/mm.h"
 #include "mm/pmm.h"
-#include "mm/swap.h"
-#include "mm/tlb.h"
+#include "mm/swap/swap.h"
+#include "mm/tlb/tlb.h"
 #include "tests/ktest.h"
 #include "tests/mm_test.h"
 #include "tests/mm_emul.h"

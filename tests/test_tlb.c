@@ -1,5 +1,5 @@
 /*
- * Self-tests of TLB shootdown (mm/tlb.c), run once per design (suites
+ * Self-tests of TLB shootdown (mm/tlb/tlb.c), run once per design (suites
  * tlb_naive, tlb_batched, tlb_serial, tlb_lazy): exact IPI and invalidation counts for given
  * pages and CPUs, no IPI to CPUs outside mm_cpumask, frames freed only
  * after the flush that covers them, a CPU that switched away (lazy) never
@@ -22,8 +22,8 @@
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "mm/quarantine.h"
-#include "mm/tlb.h"
-#include "mm/tlb_lazy.h"
+#include "mm/tlb/tlb.h"
+#include "mm/tlb/designs/lazy.h"
 #include "tests/cpu_hold.h"
 #include "tests/ktest.h"
 #include <arch/arch.h>
@@ -43,7 +43,7 @@ static const struct tlb_ops *ops_of(struct ktest *t)
 /* The design's rounds promise: one round per this many pages (every real design makes it). */
 static const struct design_promise *rounds_promise(struct ktest *t)
 {
-	static const struct design_promise none = { PCPU_TLB_SHOOTDOWNS, 0, 1, false, false };
+	static const struct design_promise none = PROMISE(PCPU_TLB_SHOOTDOWNS, 0, 1);
 	const struct design_promise *p = design_promise(&ops_of(t)->d, PCPU_TLB_SHOOTDOWNS);
 
 	KEXPECT(t, p != NULL);

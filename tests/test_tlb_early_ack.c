@@ -1,5 +1,5 @@
 /*
- * early_ack's one promise beyond the other designs' (mm/tlb_early_ack.c):
+ * early_ack's one promise beyond the other designs' (mm/tlb/designs/early_ack.c):
  * a target acknowledges before it flushes, yet no frame the request covers
  * is handed on before every target has flushed. Every other CPU loads an
  * address space and caches a page of it; the page is unmapped; the moment
@@ -27,8 +27,8 @@
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "mm/quarantine.h"
-#include "mm/tlb.h"
-#include "mm/tlb_early_ack.h"
+#include "mm/tlb/tlb.h"
+#include "mm/tlb/designs/early_ack.h"
 #include "tests/ktest.h"
 #include <arch/arch.h>
 

@@ -1,5 +1,5 @@
 /*
- * Deterministic tests of gen's two shortcuts (mm/tlb_gen.c), at 2 CPUs:
+ * Deterministic tests of gen's two shortcuts (mm/tlb/designs/gen.c), at 2 CPUs:
  *  - a target already up to date: CPU 1 holds its interrupts off while
  *    CPU 0's request is on its way, reloads the mm meanwhile (a full flush
  *    at the new generation), and then takes the request: tlb_gen_uptodate,
@@ -15,12 +15,12 @@
 #include "kernel/smp.h"
 #include "lib/atomic.h"
 #include "mm/mm.h"
-#include "mm/tlb.h"
-#include "mm/tlb_gen.h"
+#include "mm/tlb/tlb.h"
+#include "mm/tlb/designs/gen.h"
 #include "tests/ktest.h"
 #include <arch/arch.h>
 
-extern void (*tlb_gen_bumped)(struct mm *mm); /* mm/tlb_gen.c */
+extern void (*tlb_gen_bumped)(struct mm *mm); /* mm/tlb/designs/gen.c */
 
 #define GT_VA 0x40000000ul
 #define GT_CPU 1u

@@ -1,5 +1,5 @@
 /*
- * The lazy TLB design (mm/tlb_lazy.c) with more than one initiator, replayed
+ * The lazy TLB design (mm/tlb/designs/lazy.c) with more than one initiator, replayed
  * deterministically on the host: fake CPUs take turns on one thread, and the
  * fake arch's flush hook (fake_flush_hook) is where a test plays another
  * CPU's step or an interrupt arriving, at the exact point of a flush.
@@ -17,8 +17,8 @@
 #include "kernel/percpu.h"
 #include "mm/mm.h"
 #include "mm/page.h"
-#include "mm/tlb.h"
-#include "mm/tlb_lazy.h"
+#include "mm/tlb/tlb.h"
+#include "mm/tlb/designs/lazy.h"
 #include "tests/ktest.h"
 #include "tests/mm_emul.h"
 #include "tests/host/fake_arch.h"

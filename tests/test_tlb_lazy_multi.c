@@ -19,8 +19,8 @@
 #include "mm/mm.h"
 #include "mm/pmm.h"
 #include "mm/quarantine.h"
-#include "mm/tlb.h"
-#include "mm/tlb_lazy.h"
+#include "mm/tlb/tlb.h"
+#include "mm/tlb/designs/lazy.h"
 #include "tests/ktest.h"
 #include "tests/ktest_smp.h"
 #include <arch/arch.h>

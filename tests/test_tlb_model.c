@@ -1,6 +1,6 @@
 /*
  * The host TLB model (tests/host/fake_tlb.h) against the real shootdown
- * code (mm/tlb.c): fake CPUs read pages of an address space, so their
+ * code (mm/tlb/tlb.c): fake CPUs read pages of an address space, so their
  * modelled TLBs cache them; fake CPU 0 unmaps them and rewrites the frames
  * (kept by an extra reference). A reader that then reads the new pattern
  * used a stale entry. The control design (tlb_ops_no_remote) must leave
@@ -17,8 +17,8 @@
 #include "mm/mm.h"
 #include "mm/page.h"
 #include "mm/pt.h"
-#include "mm/tlb.h"
-#include "mm/tlb_lazy.h"
+#include "mm/tlb/tlb.h"
+#include "mm/tlb/designs/lazy.h"
 #include "tests/ktest.h"
 #include "tests/mm_emul.h"
 #include "tests/host/fake_arch.h"

@@ -1,5 +1,5 @@
 /*
- * Tests of the one flush policy (mm/tlb.c tlb_flush_local()) and of the
+ * Tests of the one flush policy (mm/tlb/tlb.c tlb_flush_local()) and of the
  * tlb_ceiling= option that sets it: a gather's default local flush follows
  * the ceiling as a shootdown does, and an address space's gather honours a
  * removed global leaf. Counted through this CPU's PCPU_TLB_FLUSH_ONE/ALL,
@@ -10,7 +10,7 @@
 #include "kernel/percpu.h"
 #include "mm/mm.h"
 #include "mm/pt.h"
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 #include "tests/ktest.h"
 #include "tests/mm_test.h"
 

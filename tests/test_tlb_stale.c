@@ -35,8 +35,8 @@
 #include "mm/page.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
-#include "mm/tlb.h"
-#include "mm/tlb_lazy.h"
+#include "mm/tlb/tlb.h"
+#include "mm/tlb/designs/lazy.h"
 #include "tests/ktest.h"
 #include <arch/arch.h>
 

@@ -12,7 +12,7 @@
 #include "lib/atomic.h"
 #include "kernel/smp.h"
 #include "kernel/trace.h"
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 #include "tests/ktest.h"
 #include <arch/arch.h>
 

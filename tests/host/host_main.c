@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 
+#include "kernel/design.h"
 #include "kernel/printk.h"
 #include "tests/ktest.h"
 
@@ -29,6 +30,7 @@ int main(int argc, char **argv)
 	}
 	/* Line-buffered, so the KTAP so far survives a sanitizer abort. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	design_tables_fill();
 	/* No MMLAB header to wait for: mm's messages go straight out. */
 	printk_release("", 0);
 	ktest_run_all(filter, &tot);

@@ -1,5 +1,5 @@
 /*
- * early_ack (mm/tlb_early_ack.c) on kernel/smp.c's real calls, threads as
+ * early_ack (mm/tlb/designs/early_ack.c) on kernel/smp.c's real calls, threads as
  * CPUs (tests/host/host_smp.h): a target acknowledges, the caller resumes,
  * and the target goes on in a gap (tlb_early_ack_gap) before its flush.
  *   early_ack_threads: no frame goes back before every target flushed;
@@ -15,8 +15,8 @@
 #include "mm/mm.h"
 #include "mm/page.h"
 #include "mm/quarantine.h"
-#include "mm/tlb.h"
-#include "mm/tlb_early_ack.h"
+#include "mm/tlb/tlb.h"
+#include "mm/tlb/designs/early_ack.h"
 #include "tests/ktest.h"
 #include "tests/mm_emul.h"
 #include "tests/host/fake_arch.h"

@@ -15,7 +15,7 @@
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "mm/quarantine.h"
-#include "mm/swap.h"
+#include "mm/swap/swap.h"
 #include "tests/mm_emul.h"
 #include "tests/torture/torture_internal.h"
 

@@ -20,7 +20,7 @@
 #include "kernel/cpumask.h"
 #include "kernel/smp.h"
 #include "lib/format.h"
-#include "mm/tlb_early_ack.h"
+#include "mm/tlb/designs/early_ack.h"
 #include "tests/torture/torture_internal.h"
 #include <arch/arch.h>
 

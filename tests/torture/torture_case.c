@@ -14,9 +14,9 @@
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "mm/quarantine.h"
-#include "mm/swap.h"
-#include "mm/swapdev.h"
-#include "mm/tlb_lazy.h"
+#include "mm/swap/swap.h"
+#include "mm/swap/swapdev.h"
+#include "mm/tlb/designs/lazy.h"
 #include "tests/mm_emul.h"
 #include "tests/torture/torture_internal.h"
 #include <arch/arch.h>

@@ -19,13 +19,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernel/design.h"
 #include "kernel/percpu.h"
 #include "mm/mm.h"
 #include "mm/mm_hook.h"
 #include "mm/page.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
-#include "mm/tlb_lazy.h"
+#include "mm/tlb/designs/lazy.h"
 #include "tests/host/fake_arch.h"
 #include "tests/host/fake_cpus.h"
 #include "tests/host/fake_tlb.h"
@@ -431,6 +432,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	design_tables_fill();
 #ifdef TORTURE_ASAN
 	__sanitizer_set_death_callback(death_report);
 #endif

@@ -5,9 +5,9 @@
 #ifndef TESTS_TORTURE_INTERNAL_H
 #define TESTS_TORTURE_INTERNAL_H
 
-#include "mm/mapping.h"
+#include "mm/mapping/mapping.h"
 #include "mm/mm.h"
-#include "mm/tlb.h"
+#include "mm/tlb/tlb.h"
 #include "tests/torture/torture.h"
 
 #define T_SLOTS 4

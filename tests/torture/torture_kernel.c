@@ -42,7 +42,7 @@
 #include "lib/atomic.h"
 #include "mm/fault.h"
 #include "mm/mm.h"
-#include "mm/tlb_early_ack.h"
+#include "mm/tlb/designs/early_ack.h"
 #include "tests/torture/torture_internal.h"
 #include <arch/arch.h>
 

@@ -8,10 +8,10 @@
  */
 #include "errno.h"
 #include "mm/devmem.h"
-#include "mm/pagemap.h"
+#include "mm/pin/pagemap.h"
 #include "mm/page.h"
 #include "mm/pt.h"
-#include "mm/swap.h"
+#include "mm/swap/swap.h"
 #include "tests/mm_emul.h"
 #include "tests/torture/torture_internal.h"
 

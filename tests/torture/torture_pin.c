@@ -7,9 +7,9 @@
 #include "errno.h"
 #include "kernel/rwlock.h"
 #include "mm/page.h"
-#include "mm/pin.h"
+#include "mm/pin/pin.h"
 #include "mm/pt.h"
-#include "mm/swap.h"
+#include "mm/swap/swap.h"
 #include "tests/torture/torture_internal.h"
 
 /*

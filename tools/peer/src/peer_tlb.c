@@ -44,7 +44,7 @@
 /*
  * The kernel functions the traced pass times, outermost first: Linux
  * 6.1's MADV_DONTNEED path (mm/madvise.c, mm/memory.c, mm/mmu_gather.c,
- * arch/x86/mm/tlb.c). One not traceable here is left out with a note.
+ * arch/x86/mm/tlb/tlb.c). One not traceable here is left out with a note.
  * The whole zap is zap_page_range_single: Debian's 6.1.192 calls it from
  * madvise_dontneed_single_vma (zap_page_range, 6.1.0's, is never called).
  */

@@ -1,0 +1,286 @@
+/*
+ * Swap slots: the swap devices in use, their slot allocator and the swap
+ * entries that name a slot. Each device (struct swap_info, its backing store
+ * a struct swap_dev from mm/swap/swapdev.h) has a swap map of one byte per slot
+ * (a reference count plus a has-cache flag) and is cut into clusters of
+ * SWAP_CLUSTER_SLOTS slots, each with its own lock and kept on a free,
+ * non-full, fragmented or full list. Each CPU allocates from its own
+ * current cluster; a folio of 2^k pages gets a naturally aligned run of 2^k
+ * slots inside one cluster. Freeing has designs behind struct
+ * swap_free_ops, one file each in mm/swap/designs/ (naive: one slot at a
+ * time, against a folio's run at once, as Barry Song's 2024 change to
+ * Linux's zap_pte_range() does).
+ * mm/swap/swap_mm.c connects it to address spaces: swap-out of a folio, swap-in
+ * on a fault, and the slots of swap entries an unmap removes.
+ *
+ * Locking (mm/swap/swap_internal.h has the order): callers take no lock. Every
+ * call may run on any CPU in task context with interrupts on or off, but not
+ * from an interrupt handler. swap_on()/swap_off() must not race with other
+ * calls on the same device.
+ */
+#ifndef MM_SWAP_H
+#define MM_SWAP_H
+
+#include "mm/counters.h"
+#include "compiler.h"
+#include "kernel/design.h"
+#include "kernel/percpu.h"
+#include "mm/pt.h"
+#include "mm/swap/swapdev.h"
+#include "types.h"
+
+#define SWAP_MAX_DEVS 4
+#define SWAP_CLUSTER_SLOTS 512
+/* Runs of 2^0 .. 2^9 slots: 2^9 slots is a 2 MiB folio, one whole cluster. */
+#define SWAP_NR_ORDERS 10
+/* A large folio as the benchmark and tests use it: 16 pages, 64 KiB. */
+#define SWAP_FOLIO_SLOTS 16
+/* Most slots a device may have (16 GiB): its swap map is one block of frames (4 MiB). */
+#define SWAP_MAX_SLOTS (4ull << 20)
+/* Slots per MiB, to size a device from the swap_mb option. */
+#define SWAP_SLOTS_PER_MB ((1u << 20) / SWAP_SLOT_SIZE)
+
+BUILD_ASSERT(SWAP_CLUSTER_SLOTS == 1u << (SWAP_NR_ORDERS - 1));
+BUILD_ASSERT(SWAP_MAX_SLOTS < (1ull << 32)); /* per-CPU hints are u32 */
+
+/* Swap map byte: a reference count (mappings of the slot) and a flag. */
+#define SWAP_MAP_COUNT 0x3f /* mask of the count */
+#define SWAP_MAP_MAX 0x3e   /* most references one slot holds */
+#define SWAP_MAP_BAD 0x3f   /* a slot past the device's end in its last cluster */
+#define SWAP_HAS_CACHE 0x40 /* a page in memory still holds the slot */
+
+/*
+ * A swap entry: a device (its "type", the index of its struct swap_info)
+ * and a slot offset, encoded so that it can be stored as is in a non-present
+ * page-table entry:
+ *   bit 0        0: the present bit is clear
+ *   bit 1        1: tells a swap entry from an empty entry, which is all zero
+ *   bits 2..6    type
+ *   bits 12..51  offset
+ * Every other bit is zero here. The arch page-table code may use them for
+ * its own software flags, or transform the word (x86 Linux inverts the
+ * offset bits against L1TF) as long as it gives swap_entry_from_word() back
+ * the same word.
+ */
+typedef struct {
+	u64 val;
+} swp_entry_t;
+
+#define SWP_ENTRY_MARK (1ull << 1)
+#define SWP_TYPE_SHIFT 2
+#define SWP_TYPE_BITS 5
+#define SWP_OFFSET_SHIFT 12
+#define SWP_OFFSET_BITS 40
+#define SWP_TYPE_MASK (((1ull << SWP_TYPE_BITS) - 1) << SWP_TYPE_SHIFT)
+#define SWP_OFFSET_MASK (((1ull << SWP_OFFSET_BITS) - 1) << SWP_OFFSET_SHIFT)
+
+BUILD_ASSERT(SWAP_MAX_DEVS <= 1u << SWP_TYPE_BITS);
+
+/* The entry for slot @offset of device @type (both must fit their fields). */
+static inline swp_entry_t swap_entry_make(unsigned type, u64 offset)
+{
+	swp_entry_t e = { SWP_ENTRY_MARK | ((u64)type << SWP_TYPE_SHIFT) |
+			  ((offset << SWP_OFFSET_SHIFT) & SWP_OFFSET_MASK) };
+	return e;
+}
+
+static inline unsigned swap_entry_type(swp_entry_t e)
+{
+	return (unsigned)((e.val & SWP_TYPE_MASK) >> SWP_TYPE_SHIFT);
+}
+
+static inline u64 swap_entry_offset(swp_entry_t e)
+{
+	return (e.val & SWP_OFFSET_MASK) >> SWP_OFFSET_SHIFT;
+}
+
+/* The entry @n slots further on the same device. */
+static inline swp_entry_t swap_entry_next(swp_entry_t e, u64 n)
+{
+	return swap_entry_make(swap_entry_type(e), swap_entry_offset(e) + n);
+}
+
+/* The word to store in a non-present page-table entry. */
+static inline u64 swap_entry_to_word(swp_entry_t e)
+{
+	return e.val;
+}
+
+/* True, with *@e set, when @w is a word swap_entry_to_word() made. */
+static inline bool swap_entry_from_word(u64 w, swp_entry_t *e)
+{
+	if ((w & ~(SWP_ENTRY_MARK | SWP_TYPE_MASK | SWP_OFFSET_MASK)) || !(w & SWP_ENTRY_MARK))
+		return false;
+	e->val = w;
+	return true;
+}
+
+/*
+ * Starts using @dev (whose slots must number 1..SWAP_MAX_SLOTS) as a swap
+ * device, which takes it over: swap_off() destroys it. Allocates the swap
+ * map and the clusters (two blocks of frames; 64 MiB of swap takes five
+ * frames). Returns 0 with *@type set, -EINVAL, -EBUSY (every device in use)
+ * or -ENOMEM (then @dev is still the caller's).
+ */
+int swap_on(struct swap_dev *dev, unsigned *type);
+
+/* swap_on() of a new RAM device (mm/swap/swapdev.h) of @nslots slots. */
+int swap_on_ram(u64 nslots, unsigned *type);
+
+/*
+ * Stops using device @type and destroys its swap_dev. Returns 0, -EINVAL if
+ * @type is not in use, or -EBUSY (and nothing changes) while a slot still
+ * holds a reference or the has-cache flag.
+ */
+int swap_off(unsigned type);
+
+/*
+ * Allocates a naturally aligned run of @nr slots (a power of two up to
+ * SWAP_CLUSTER_SLOTS) inside one cluster of device @type, each with a count
+ * of 1: the one mapping the caller is about to make. It is taken from this
+ * CPU's current cluster for that run size, else a free cluster, else a
+ * non-full one. Returns 0 with *@e naming the first slot, -ENOSPC when no
+ * such run is free (nothing changes; a caller may split the folio and ask
+ * for single slots), or -EINVAL for a bad @type or @nr.
+ */
+int swap_slot_alloc(unsigned type, unsigned nr, swp_entry_t *e);
+
+/*
+ * Adds one reference to each of the @nr slots from @e (a mapping copied,
+ * say on fork). Slots must hold a reference or the has-cache flag. All or
+ * nothing: returns 0, -EINVAL (bad entry or range), -ENOENT (a free slot)
+ * or -EOVERFLOW (a count at SWAP_MAP_MAX); on error nothing changes.
+ */
+int swap_dup(swp_entry_t e, unsigned nr);
+
+/*
+ * Sets the has-cache flag on each of the @nr slots from @e: a page in memory
+ * keeps the slots until swap_cache_del(). All or nothing: returns 0,
+ * -EINVAL, -ENOENT (a slot with no reference) or -EEXIST (already set).
+ */
+int swap_cache_add(swp_entry_t e, unsigned nr);
+
+/*
+ * Clears the has-cache flag of each of the @nr slots from @e, freeing those
+ * left with no reference. Returns 0, -EINVAL (bad entry or range, nothing
+ * done) or -ENOENT (some slot had no flag: it is left alone, the rest done).
+ */
+int swap_cache_del(swp_entry_t e, unsigned nr);
+
+/*
+ * The two designs of freeing the swap entries of an unmapped range. free()
+ * drops one reference from each of the @nr slots from @e (any @nr >= 1; the
+ * slots are contiguous, typically a large folio's run) and frees each slot
+ * left with neither a reference nor the has-cache flag: its contents are
+ * discarded and it returns to its cluster. Returns 0, -EINVAL for a bad
+ * entry or range (nothing done, counted in swap_errors() and warned about),
+ * or -ENOENT when some slot held no reference (that slot is left as it was
+ * and counted; the others are still freed). Both designs leave the same
+ * state; they differ in lock round trips (per-CPU counters
+ * PCPU_SWAP_CLUSTER_LOCKS and PCPU_SWAP_DEVICE_LOCKS):
+ *   naive:   per slot, one cluster lock and (when the slot is freed) one
+ *            device lock;
+ *   batched: when the run lies in one cluster and every slot has count 1
+ *            and no has-cache flag, one cluster lock and one device lock for
+ *            the whole run; otherwise the naive path (PCPU_SWAP_BATCH_FALLBACKS).
+ */
+struct swap_free_ops {
+	struct design d; /* first: swap_free_designs[] holds &ops.d (kernel/design.h) */
+	int (*free)(swp_entry_t e, unsigned nr);
+};
+extern const struct swap_free_ops swap_free_ops_naive, swap_free_ops_batched;
+extern const struct swap_free_ops swap_free_ops_cluster;
+/* Every swap-free design, naive first, NULL-terminated. */
+extern const struct design *swap_free_designs[DESIGN_TABLE_SLOTS];
+
+static inline const struct swap_free_ops *swap_free_of(const struct design *d)
+{
+	return container_of(d, struct swap_free_ops, d);
+}
+
+/*
+ * Copies the page @buf (4 KiB) to the slot @e names / the slot's contents to
+ * @buf. The slot must be allocated (hold a reference or the has-cache flag).
+ * Returns 0, -EINVAL (bad entry, counted), -ENOENT (a free slot, or read of
+ * a slot never written), or the device's error (-ENOMEM).
+ */
+int swap_write_page(swp_entry_t e, const void *buf);
+int swap_read_page(swp_entry_t e, void *buf);
+
+/*
+ * The swap map byte of the slot @e names (count | SWAP_HAS_CACHE), or
+ * -EINVAL for a bad entry (not counted as an error). A racy snapshot.
+ */
+int swap_map_read(swp_entry_t e);
+
+/* References to the slot @e names (0 for a free slot or a bad entry). */
+unsigned swap_count(swp_entry_t e);
+
+struct swap_stats {
+	u64 nslots; /* usable slots */
+	u64 inuse;  /* slots holding a reference or the has-cache flag */
+	u32 nclusters;
+	u32 free_clusters, nonfull_clusters, frag_clusters, full_clusters;
+};
+
+/* Fills @s for device @type; 0 or -EINVAL. A snapshot while others run. */
+int swap_stats_get(unsigned type, struct swap_stats *s);
+
+/* The backing device of @type, or NULL. */
+struct swap_dev *swap_dev_of(unsigned type);
+
+/*
+ * Checks device @type against its invariants: every cluster's count equals
+ * its nonzero map bytes, map bytes are valid, slots past the end are marked
+ * bad, each cluster is on the one list its count and order call for, the
+ * lists are well linked and their lengths add up, and the device's in-use
+ * count is the sum of the clusters'. Call only while no other CPU works on
+ * the device. Returns 0, or -EINVAL with *@why describing the first fault.
+ */
+int swap_check_consistency(unsigned type, const char **why);
+
+/* Swapping address spaces (mm/swap/swap_mm.c) */
+
+struct mm;
+
+/* Largest folio swap_out_folio() takes: 256 KiB, a run unmap never splits (mm/pt.h). */
+#define SWAP_OUT_MAX_PAGES PT_GATHER_SWAPS
+
+/*
+ * Swaps out the folio of @nr pages (a power of two up to
+ * SWAP_OUT_MAX_PAGES) at @va (aligned to its size) of @mm to device @type:
+ * takes a run of @nr slots, turns the pages' leaves into swap entries and
+ * flushes them from every CPU (one gather), copies the pages to the device
+ * and frees the frames. Each page must be a private anonymous page mapped
+ * by this mapping alone (one map count, no other reference or pin). Task
+ * context, interrupts on; takes @mm's write side. Returns 0, -EINVAL (bad
+ * arguments, a shared region), -EFAULT (not inside one region), -ENOENT (a
+ * page is not present), -EBUSY (a page is shared or pinned, also when
+ * pinned locklessly during the swap-out), -ENOSPC (no run of @nr slots
+ * free), -ETIMEDOUT (the flush did not complete) or a device error; on
+ * error the mapping is as it was.
+ */
+int swap_out_folio(struct mm *mm, vaddr_t va, unsigned nr, unsigned type);
+
+struct pt_gather;
+/*
+ * swap_out_folio() through gather @g, fresh from mm_gather_init() or a TLB
+ * design's tlb_batch_begin() (mm/tlb/tlb.h): the @nr pages' leaves go into it,
+ * each after @g's leaf hook (naive's per-page flush), and it is finished
+ * here, once, before the copies. Reclaim's batch of pages is one call: the
+ * design decides how many shootdown rounds it costs (bench/bench_reclaim.c).
+ * Pages need not be one folio, only 4 KiB frames as swap_out_folio() says.
+ */
+int swap_out_gather(struct mm *mm, vaddr_t va, unsigned nr, unsigned type, struct pt_gather *g);
+
+/*
+ * Chooses the freeing design unmap and swap-in use for the slots of @mm's
+ * swap entries (an entry of swap_free_designs[]; NULL: the default,
+ * batched). Only while no unmap or fault of @mm runs; a fork inherits it.
+ */
+void swap_mm_set_free(struct mm *mm, const struct swap_free_ops *ops);
+
+/* Bad calls refused so far (bad entries, frees of free slots, ...), all devices. */
+u64 swap_errors(void);
+
+#endif
