@@ -6,7 +6,8 @@
  * (the table's first, naive) run again under a name of its own: an A/A
  * control of the harness, whose ratio to the reference must include 1.
  */
-#include "bench/bench.h"
+#include "bench/bench_ctx.h"
+#include "bench/bench_design.h"
 #include "errno.h"
 
 /* Whether @d is a variant of @b: not a control, and one @b measures. */

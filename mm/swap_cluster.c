@@ -26,7 +26,7 @@
 #include "lib/string.h"
 #include "mm/page.h"
 #include "mm/pmm.h"
-#include "mm/swap_internal.h"
+#include "mm/swap_cluster.h"
 #include <arch/arch.h>
 
 PCPU_COUNTER(PCPU_SWAP_CLUSTER_LOCKS, "swap_cluster_locks");

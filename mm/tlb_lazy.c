@@ -42,7 +42,8 @@
 #include "lib/atomic.h"
 #include "mm/mm.h"
 #include "mm/pmm.h"
-#include "mm/pt_internal.h" /* pt_table_free(): deferred table pages are the gather's to free */
+#include "mm/pt.h"
+#include "mm/pt_root.h" /* pt_table_free(): deferred table pages are the gather's to free */
 #include "mm/quarantine.h"
 #include "mm/tlb.h"
 #include "mm/tlb_lazy.h"
