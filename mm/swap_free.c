@@ -96,18 +96,17 @@ const struct swap_free_ops swap_free_ops_batched = {
 
 /*
  * ---- cluster ----
- * Kairui Song, "mm, swap: rework of swap allocator locks" (Linux 6.14;
- * make -j96 system time -46.7%): a folio's slots are freed under their
- * cluster's lock only; the device lock is taken only when the cluster
- * must change list (it emptied, or stopped being full or fragmented).
- * The device's in-use count stays right without that lock because every
- * change to it is an atomic add (mm/swap_cluster.c), and a cluster's list
- * is changed only under both locks, so the cluster lock alone tells
- * exactly whether a move is needed. Promises one cluster lock per folio
- * and at most one device lock per folio (none while the cluster keeps its
- * list: an exact per-folio count of 0 cannot be promised, since the
- * free that empties a cluster must publish it on the free list). Falls
- * back like batched.
+ * Kairui Song, "mm, swap: rework of swap allocator locks" (Linux 6.14):
+ * a folio's slots are freed under their cluster's lock only; the device
+ * lock is taken only when the cluster must change list (it emptied, or
+ * stopped being full or fragmented). The device's in-use count stays right
+ * without that lock because every change to it is an atomic add
+ * (mm/swap_cluster.c), and a cluster's list is changed only under both
+ * locks, so the cluster lock alone tells exactly whether a move is needed.
+ * Promises one cluster lock per folio and at most one device lock per folio
+ * (none while the cluster keeps its list: an exact per-folio count of 0
+ * cannot be promised, since the free that empties a cluster must publish it
+ * on the free list). Falls back like batched.
  */
 static int swap_free_range_cluster(swp_entry_t e, unsigned nr)
 {

@@ -584,8 +584,7 @@ const struct tlb_ops tlb_ops_lazy = {
 		.desc = "no IPI: invalidations queued per CPU, drained at its tick or switch; "
 			"frames and range reused after all drained (an unmapped range may "
 			"still be translated until then)",
-		.source = "Kumar et al., \"LATR: Lazy Translation Coherence\", ASPLOS 2018 "
-			  "(munmap latency -70.8%)",
+		.source = "Kumar et al., \"LATR: Lazy Translation Coherence\", ASPLOS 2018",
 		.unit = "page",
 		.completes_later = true,
 		.remotes_flush_at_drain = true,
