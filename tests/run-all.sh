@@ -44,7 +44,7 @@ note "layering rules"
 # docs/style.md's machine-checkable rules: no tracked merge leftovers, no
 # trailing blanks, tabs for C indentation, 100 columns.
 note "tree tidiness"
-"$PYTHON" "$here/tools/check-tree.py" --rule leftovers --rule whitespace --rule columns --rule percpu --rule tracker --ktap > "$logs/tree.ktap" 2>&1
+"$PYTHON" "$here/tools/check-tree.py" --rule leftovers --rule whitespace --rule columns --rule percpu --rule tracker --rule prose --ktap > "$logs/tree.ktap" 2>&1
 
 # The committed fuzz corpora and crash regression inputs, once each (clang's libFuzzer).
 note "fuzz corpus replay"
@@ -504,7 +504,7 @@ for v in early_ack gen; do
 	check "bench_tlbmulti_variant_$v" "$(has "$all_log" "^BENCH \\{\"bench\":\"tlbmulti\",\"variant\":\"$v\"")"
 done
 # tlb_ceiling= sets the one flush policy: with 1, each 8-page batch is a full flush on both CPUs
-# (2 per 8 pages); with 512, 64 pages stay page by page (2 invalidations per page, no full flush).
+# (2 for each 8 pages); with 512, 64 pages stay page by page (2 invalidations per page, no full flush).
 tlb_per_op() { # LOG PAGES COUNTER: that counter per page on the batched tlb line for PAGES
 	grep -a '^BENCH {"bench":"tlb","variant":"batched"' "$1" | grep -a "\"pages\":$2[,}]" |
 		head -n 1 | grep -ao "\"$3\":[0-9.]*" | cut -d: -f2
