@@ -388,7 +388,7 @@ static void test_tlb_lazy_cpu(struct ktest *t)
 	if (!load_on(t, &one, 1))
 		return;
 	*(volatile u64 *)TLB_BASE = GOOD(0);
-	KASSERT_EQ(t, smp_call(&one, switch_to, NULL, true), 0); /* CPU 1 goes lazy */
+	KASSERT_EQ(t, smp_call(&one, switch_to, NULL, true), 0); /* CPU 1 in idle lazy mode */
 	KASSERT_EQ(t, pt_lookup(tmm->root, TLB_BASE, &pa, NULL, NULL), 0);
 	old = phys_to_page(pa);
 	page_ref_inc(old); /* keep the frame to poison it */
