@@ -1,17 +1,11 @@
 /*
- * The benchmark harness. A benchmark is a struct bench: its variants (the
- * designs of its mechanism's table, kernel/design.h, naive first), its
- * parameter sets, set-up/run/verify/teardown hooks and its metric. The
- * harness runs every variant of every parameter set at each CPU count of
- * the sweep, back to back in one boot: all participating CPUs are released
- * together from a barrier, each times its own part with the TSC, the
- * slowest CPU's time (less the empty-loop overhead) is the run's time, and
- * exact per-CPU event counters are read around the timed part. Results are
- * printed as BENCH {json} lines (docs/output.md).
- *
- * Context: run() executes on every participating CPU in task context with
- * interrupts on (CPU index 0 is the boot CPU); setup, verify and teardown
- * run on the boot CPU only, outside the timed part.
+ * The benchmark harness as benchmarks see it. A benchmark is a struct bench
+ * (bench/bench_types.h): its variants, parameter sets, hooks and metric.
+ * Participating CPUs leave a barrier together and time their part with the
+ * TSC; the slowest CPU's time less the empty loop's is the run's, with
+ * exact per-CPU counters read around it (BENCH lines: docs/output.md).
+ * run() runs on every participating CPU, task context, interrupts on;
+ * setup, verify and teardown on the boot CPU, outside the timed part.
  */
 #ifndef BENCH_BENCH_H
 #define BENCH_BENCH_H

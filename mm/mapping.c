@@ -267,7 +267,8 @@ static rwlock_t *fault_lock_of_vma(const struct mm_region *r)
 /* One mapping lock per fault, never a vma lock. */
 const struct fault_lock_ops fault_lock_ops_naive = {
 	.d = { .name = "naive", .desc = "every fault on a mapped region takes the mapping lock",
-	       .source = "the 2020 hugetlbfs i_mmap_rwsem regression", .unit = "fault",
+	       .source = "the 2020 hugetlbfs i_mmap_rwsem regression (after c0d0381ade)",
+	       .unit = "fault",
 	       .promises = DESIGN_PROMISES({ PCPU_MAPPING_LOCKS, 1, 1, false, false },
 					   { PCPU_VMA_LOCKS, 0, 1, false, false }) },
 	.lock_of = fault_lock_of_naive,
@@ -279,7 +280,8 @@ const struct fault_lock_ops fault_lock_ops_naive = {
  */
 const struct fault_lock_ops fault_lock_ops_fixed = {
 	.d = { .name = "fixed", .desc = "only faults on shareable regions take the mapping lock",
-	       .source = "the fix of that regression: lock only where tables may be shared",
+	       .source = "the fix of that regression (34ae204f1851): lock only where tables "
+			 "may be shared",
 	       .unit = "fault",
 	       .promises = DESIGN_PROMISES({ PCPU_VMA_LOCKS, 0, 1, false, false }) },
 	.lock_of = fault_lock_of_fixed,
@@ -292,8 +294,8 @@ const struct fault_lock_ops fault_lock_ops_fixed = {
  */
 const struct fault_lock_ops fault_lock_ops_vma_lock = {
 	.d = { .name = "vma_lock", .desc = "faults take their region's own lock, not the mapping's",
-	       .source = "Mike Kravetz, hugetlb vma_lock (2022): 71,405 -> 79,048 faults/s "
-			 "(81,191 with no lock)",
+	       .source = "Mike Kravetz, \"hugetlb: add vma based lock for synchronization\" "
+			 "(2022)",
 	       .unit = "fault",
 	       .promises = DESIGN_PROMISES({ PCPU_MAPPING_LOCKS, 0, 1, false, false }) },
 	.lock_of = fault_lock_of_vma,

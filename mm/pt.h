@@ -1,33 +1,11 @@
 /*
- * Page tables on a root (the physical address of the top table): map,
- * unmap, change protection and look up ranges with 4 KiB, 2 MiB and 1 GiB
- * pages, splitting a huge page when only part of it changes. Table pages
- * come from mm/pmm.c; ones that unmapping empties are unlinked and handed to
- * a struct pt_gather, which frees them only after the TLB flush that covers
- * them (pt_gather_finish()).
- *
- * Every operation is all or nothing: the tables it may need are allocated
- * before it changes anything, so -ENOMEM (like -EEXIST and -EINVAL) leaves
- * the tables exactly as they were.
- *
- * Besides mappings, a level-1 entry may hold a swap entry: a non-present
- * entry with a value the swap subsystem chose. Unmapping removes swap
- * entries too and reports each to the gather.
- *
- * Locking: the caller serialises all calls on one root (the address space's
- * lock); the kernel half, shared by every root, needs one kernel-wide lock.
- * The exceptions are the single-entry operations marked "fault path"
- * below: those may run concurrently with each other (an address space's
- * read side) as long as tables are created only by pt_populate() under a
- * lock of their own and freed only under the exclusive lock, or, for
- * level-1 tables whose whole range the caller owns, under the read side
- * with pt_gather.keep_upper set: a walk of the fault path may stop in any
- * table above level 1 and resume from it later, so those are freed only
- * under the exclusive lock.
- * The CPU's own page walker may run concurrently: entries are written with
- * single atomic stores, and A/D bits the CPU sets are never lost.
- * PML4 entries of the kernel half are never unlinked, so tables they point
- * to stay shared by every root copied from the kernel root.
+ * Page tables on a root: map, unmap, protect and look up ranges of 4 KiB,
+ * 2 MiB and 1 GiB pages, all or nothing (every table an operation needs is
+ * allocated before it changes anything). Tables that unmapping empties go
+ * to a struct pt_gather and are freed after the flush that covers them. A
+ * level-1 entry may hold a swap entry. Locking: the caller serialises the
+ * calls on one root; the "fault path" calls may run concurrently (the rules
+ * above the single-entry operations below).
  */
 #ifndef MM_PT_H
 #define MM_PT_H
@@ -100,6 +78,22 @@ extern u64 pt_debug_root_walks;
 
 /* Single-entry operations (mm/pt_leaf.c); the fault path ones are safe under a read side. */
 
+/*
+ * Locking: the caller serialises all calls on one root (the address space's
+ * lock); the kernel half, shared by every root, needs one kernel-wide lock.
+ * The exceptions are the single-entry operations marked "fault path"
+ * below: those may run concurrently with each other (an address space's
+ * read side) as long as tables are created only by pt_populate() under a
+ * lock of their own and freed only under the exclusive lock, or, for
+ * level-1 tables whose whole range the caller owns, under the read side
+ * with pt_gather.keep_upper set: a walk of the fault path may stop in any
+ * table above level 1 and resume from it later, so those are freed only
+ * under the exclusive lock.
+ * The CPU's own page walker may run concurrently: entries are written with
+ * single atomic stores, and A/D bits the CPU sets are never lost.
+ * PML4 entries of the kernel half are never unlinked, so tables they point
+ * to stay shared by every root copied from the kernel root.
+ */
 
 /* Fault path: walks @root toward @va once and fills *@s. Returns 0, or -EINVAL (bad @va). */
 int pt_slot_find(paddr_t root, vaddr_t va, struct pt_slot *s);

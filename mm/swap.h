@@ -1,21 +1,11 @@
 /*
- * Swap slots: the swap devices in use, their slot allocator and the swap
- * entries that name a slot. Each device (struct swap_info, its backing store
- * a struct swap_dev from mm/swapdev.h) has a swap map of one byte per slot
- * (a reference count plus a has-cache flag) and is cut into clusters of
- * SWAP_CLUSTER_SLOTS slots, each with its own lock and kept on a free,
- * non-full, fragmented or full list. Each CPU allocates from its own
- * current cluster; a folio of 2^k pages gets a naturally aligned run of 2^k
- * slots inside one cluster. Freeing has two designs behind
- * struct swap_free_ops (naive: one slot at a time; batched: a folio's run at
- * once), as Barry Song's 2024 change to Linux's zap_pte_range() does.
- * mm/swap_mm.c connects it to address spaces: swap-out of a folio, swap-in
- * on a fault, and the slots of swap entries an unmap removes.
- *
- * Locking (mm/swap_cluster.h has the order): callers take no lock. Every
- * call may run on any CPU in task context with interrupts on or off, but not
- * from an interrupt handler. swap_on()/swap_off() must not race with other
- * calls on the same device.
+ * Swap slots: the devices in use, their slot allocator (clusters of
+ * SWAP_CLUSTER_SLOTS slots, one lock each; a folio of 2^k pages gets an
+ * aligned run inside one cluster) and the entries that name a slot. Freeing
+ * is a design of swap_free_designs[]; mm/swap_mm.c ties swap to address
+ * spaces. Locking (the order: mm/swap_cluster.h): callers take none; any
+ * CPU, task context, interrupts on or off, never from a handler;
+ * swap_on()/swap_off() must not race other calls on the same device.
  */
 #ifndef MM_SWAP_H
 #define MM_SWAP_H

@@ -1,16 +1,10 @@
 /*
- * Inside the swap slot allocator, one file per object, the calls running one
- * way (top to bottom):
- *   mm/swap_mm.c       swap-out, swap-in and unmap of address spaces
- *   mm/swap_free.c     the freeing designs, composed of swap_cluster_put_range()
- *   mm/swap_check.c    the consistency check (reads everything, changes nothing)
- *   mm/swap.c          the device table: swap_infos[], swap_on/swap_off,
- *                      entry checks and reports, the public calls that name a
- *                      device or an entry
- *   mm/swap_cluster.c  one device's clusters: their lists, the slot map,
- *                      allocation, and adding or dropping what slots hold
- * Each level calls only the ones below it. The cluster level is handed a
- * struct swap_info that the device table checked, and reports nothing.
+ * Inside the swap slot allocator, one file per object, calls running down:
+ * swap_mm.c (address spaces) -> swap_free.c (the freeing designs) ->
+ * swap_check.c (the consistency check, read only) -> swap.c (the device
+ * table: swap_infos[], swap_on/swap_off, entry checks and reports) ->
+ * swap_cluster.c (one device's clusters, slot map and allocation), which
+ * is handed a struct swap_info the table checked, and reports nothing.
  */
 #ifndef MM_SWAP_INTERNAL_H
 #define MM_SWAP_INTERNAL_H
