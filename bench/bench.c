@@ -75,25 +75,6 @@ const char *const *bench_names(void)
 	return names;
 }
 
-void bench_fail(struct bench_ctx *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (atomic_cmpxchg(&c->error, 0, -EINVAL) != 0)
-		return;
-	va_start(ap, fmt);
-	fmt_vsnprintf(c->errmsg, sizeof(c->errmsg), fmt, ap);
-	va_end(ap);
-}
-
-u64 bench_param(const struct bench_ctx *c, const char *name)
-{
-	for (unsigned i = 0; i < BENCH_MAX_PARAMS && c->b->param_names[i]; i++)
-		if (strcmp(c->b->param_names[i], name) == 0)
-			return c->bcase->param[i];
-	return 0;
-}
-
 static void bench_switch_mm(void *mm)
 {
 	mm_switch(mm);
@@ -367,7 +348,7 @@ static bool finish_variant(struct bench_ctx *c, const char *label, const struct 
 	} else {
 		printk("# bench %s %s cpus=%u %s: %u timed runs, each after %u warm-up\n", b->name,
 		       bench_variant_name(b, c->variant), c->ncpus, label, vr->n, c->warmup);
-		median = bench_print_result(c, vr);
+		median = bench_print_result(c, vr, bench_seed);
 	}
 	bench_print_lava(c, !vr->failed, median, opt);
 	return !vr->failed;

@@ -6,7 +6,8 @@
  * bench's null variant, if it names one. And the generic half of verify:
  * each design's promises, checked against the exact counters of its runs.
  */
-#include "bench/bench.h"
+#include "bench/bench_ctx.h"
+#include "bench/bench_design.h"
 #include "errno.h"
 
 /* Whether @d is a variant of @b: not a control, and one @b measures. */

@@ -1,16 +1,10 @@
 /*
- * Benchmark `pagemap`, after Keith Busch's 2018 gup_benchmark runs on
- * device-DAX memory: each of K CPUs pins the same 512 pages of device
- * memory (four pagemap ranges of 128 pages), 512 pages per
- * pin_pages_fast() call, PAGEMAP_BENCH_CALLS times; then, once every CPU
- * has pinned (an untimed barrier), unpins them as many times. Pinning
- * takes a reference on each page's pagemap, a count every pinner shares:
- *   naive:  the pagemap looked up, and a reference taken and dropped, for
- *           every page (pin_pagemap_ops_naive)
- *   cached: the last pagemap kept while the pages stay inside it
- * The metric is the pin phase per round in microseconds (the slowest
- * CPU's), the unpin phase a second phase; the BENCH line adds ns per
- * pinned page, and the tree lookups per call explain the difference.
+ * Benchmark `pagemap`, after Keith Busch's 2018 gup_benchmark on device-DAX
+ * memory: each of K CPUs pins the same device pages, a range at a time,
+ * then unpins them. Pinning takes a reference on each page's pagemap, which
+ * every pinner shares; the designs of pin_pagemap_designs[] differ in how
+ * often they look it up. The metric is the pin phase per round (the
+ * slowest CPU's), unpin a second phase; tree lookups per call explain it.
  */
 #include "bench/bench.h"
 #include "errno.h"

@@ -252,12 +252,13 @@ static void json_phase2(struct json *j, const struct bench_ctx *c, const struct 
  * whether the case's designs, different code doing the same work, are
  * "expected_near_1" (bench.h, control()): that is no control.
  */
-static void json_design(struct json *j, struct bench_ctx *c, const struct variant_runs *vr)
+static void json_design(struct json *j, struct bench_ctx *c, const struct variant_runs *vr,
+			u32 seed)
 {
 	const char *near = c->b->control ? c->b->control(c) : NULL;
 	bool aa = bench_variant_is_aa(c->b, c->variant);
 
-	json_u64(j, "seed", bench_seed);
+	json_u64(j, "seed", seed);
 	json_array_begin(j, "seq");
 	for (unsigned i = 0; i < vr->n; i++)
 		json_elem_u64(j, vr->seq[i]);
@@ -322,7 +323,7 @@ static void json_identity(struct json *j, const struct bench_ctx *c, const struc
 		json_str(j, "spin_pause", "off");
 }
 
-u64 bench_print_result(struct bench_ctx *c, const struct variant_runs *vr)
+u64 bench_print_result(struct bench_ctx *c, const struct variant_runs *vr, u32 seed)
 {
 	const struct bench *b = c->b;
 	const char *tag = results_as_diagnostics ? "# result " : "BENCH ";
@@ -340,7 +341,7 @@ u64 bench_print_result(struct bench_ctx *c, const struct variant_runs *vr)
 	json_samples(&j, "samples", vr->sample, vr->n);
 	json_lost_cpu(&j, vr->n);
 	json_phase2(&j, c, vr);
-	json_design(&j, c, vr);
+	json_design(&j, c, vr, seed);
 	if (b->metric == BENCH_CYCLES_PER_OP && !timing_exact())
 		json_fixed(&j, "median_ns",
 			   (s64)mul_div_u64(st.median, 1000000000u, arch_tsc_hz()), 3);

@@ -6,7 +6,8 @@
 #ifndef BENCH_BENCH_RESULT_H
 #define BENCH_BENCH_RESULT_H
 
-#include "bench/bench.h"
+#include "bench/bench_ctx.h"
+#include "bench/bench_design.h"
 
 /* One variant's timed runs over the episodes of a case, in the order they ran. */
 struct variant_runs {
@@ -38,10 +39,10 @@ bool bench_case_is_headline(const struct bench_ctx *c);
 
 /*
  * Prints the BENCH line of variant c->variant from @vr (at least one
- * sample); report() sees the last episode's counters. Returns the median,
- * in thousandths of the unit.
+ * sample), with @seed the run order's shuffle (seed=); report() sees the
+ * last episode's counters. Returns the median, in thousandths of the unit.
  */
-u64 bench_print_result(struct bench_ctx *c, const struct variant_runs *vr);
+u64 bench_print_result(struct bench_ctx *c, const struct variant_runs *vr, u32 seed);
 
 /* With format=lava, the MMLAB-LAVA line of variant c->variant (@median when @pass). */
 void bench_print_lava(const struct bench_ctx *c, bool pass, u64 median, const struct options *opt);

@@ -217,11 +217,11 @@ const struct bench bench_swapfree = {
 	.ncases = ARRAY_SIZE(sf_cases),
 	.metric = BENCH_BYTES_PER_MS,
 	.min_cpus = 1,
-	/* A run is short (~10 ms of 256 MiB under TCG): more of them steady the median. */
+	/* A run is short against its episode: more of them steady the median. */
 	.iters = 10,
 	/*
-	 * But its untimed part (fill and swap out 256 MiB) makes an episode
-	 * ~3 s under TCG: no adaptive rounds beyond the 10 (CI [x(2), x(9)]).
+	 * But its untimed part (fill and swap out swapfree_mb) makes an episode
+	 * long under TCG: no adaptive rounds beyond the 10 (CI [x(2), x(9)]).
 	 */
 	.max_iters = 10,
 	.warmup = 2,

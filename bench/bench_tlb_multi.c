@@ -1,39 +1,11 @@
 /*
- * Benchmark `tlbmulti`: K CPUs unmap at once, each its own range of P
- * pages of one shared address space that all of them have loaded, so
- * every CPU is an initiator and a target of every other's shootdowns at
- * the same time: the case where generation coalescing (Linux 4.14's
- * tlb_gen) shows, since a target that gets several requests close
- * together can flush once for all of them, and an initiator can find a CPU
- * already flushed past its request. Each CPU's unmap takes the address
- * space's write lock only to clear its entries, then flushes and frees
- * with the lock dropped (Linux's munmap after downgrading mmap_lock), so
- * the flushes of different CPUs overlap (the clearing itself is serialised
- * by the lock: with two CPUs a target mostly takes the requests one after
- * another, so coalescing shows from three CPUs on). Each range has a guard page after
- * it that is never unmapped, so no table is freed (a design that
- * acknowledges before it flushes may do so throughout). Variants: every
- * design of tlb_designs[] but the controls; verify reads their traits and
- * tlb_ops' counter fields, never their names. Metric: cycles per page (the
- * slowest CPU's unmap over all pages). verify holds every design to its
- * promises per unmap (rounds, IPIs; an at-most promise where a design may
- * skip CPUs) and accounts for every (request, CPU) pair exactly: each CPU
- * that has the mm flushed it (page by page or in full), or settled it
- * without a flush as the design counts it (found itself up to date,
- * skipped by its initiator: tlb_ops.settled).
- * A design whose remotes flush at their drain (remotes_flush_at_drain)
- * runs too, K initiators at once (each CPU's gather flush defers its
- * frames while the others' reaps run): it sends no request, so there is
- * nothing to coalesce; what it is held to here (tm_verify_at_drain()) is
- * what holds with several initiators, where a target's queue can fill
- * between two drains or every deferred batch be taken, and the flush then
- * falls back to one IPI round by design: every (gather, target) pair
- * queued exactly once or covered by a fallback round, one round and one
- * IPI per target per fallback, and the flushes exactly the initiators' own
- * plus each fallback round's. Each run's prepare settles (drains every
- * queue and releases every batch), so fallbacks are rare; the count shows
- * as tlb_shootdowns. Such a design's own exact promises (no fallback) are
- * a lone initiator's, held by the self-tests.
+ * Benchmark `tlbmulti`: K CPUs unmap at once, each its own P pages of one
+ * address space all of them have loaded, so every CPU is initiator and
+ * target together: where generation coalescing (Linux 4.14's tlb_gen)
+ * shows. Each unmap clears under the write lock and flushes with it
+ * dropped, as Linux's munmap after downgrading mmap_lock. Variants: the
+ * designs of tlb_designs[] less the controls (verify reads traits, never
+ * names); metric: cycles per page. What verify checks is written below.
  */
 #include "bench/bench.h"
 #include "errno.h"
@@ -45,6 +17,29 @@
 #include "mm/pt.h"
 #include "mm/tlb/tlb.h"
 #include <arch/arch.h>
+
+/*
+ * Each range has a guard page after it that is never unmapped, so no table
+ * is freed (a design that acknowledges before it flushes may do so
+ * throughout). Verify holds every design to its promises per unmap (rounds,
+ * IPIs; an at-most promise where a design may skip CPUs) and accounts for
+ * every (request, CPU) pair exactly: each CPU that has the mm flushed it
+ * (page by page or in full), or settled it without a flush as the design
+ * counts it (found itself up to date, skipped by its initiator:
+ * tlb_ops.settled). A design whose remotes flush at their drain
+ * (remotes_flush_at_drain) runs too, K initiators at once (each CPU's
+ * gather flush defers its frames while the others' reaps run): it sends no
+ * request, so there is nothing to coalesce; what it is held to here
+ * (tm_verify_at_drain()) is what holds with several initiators, where a
+ * target's queue can fill between two drains or every deferred batch be
+ * taken, and the flush then falls back to one IPI round by design: every
+ * (gather, target) pair queued exactly once or covered by a fallback round,
+ * one round and one IPI per target per fallback, and the flushes exactly
+ * the initiators' own plus each fallback round's. Each run's prepare
+ * settles (drains every queue and releases every batch), so fallbacks are
+ * rare; the count shows as tlb_shootdowns. Such a design's own exact
+ * promises (no fallback) are a lone initiator's, held by the self-tests.
+ */
 
 #define TM_BASE 0x60000000ul
 /* One level-1 table per CPU: its P pages and the guard page never share one. */

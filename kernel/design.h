@@ -11,8 +11,8 @@
  * A promise reads "@count events of @counter for every @per units,
  * rounded up, times the targets when @per_target"; @count 0 promises none
  * at all (a design that never looks the pagemap up). Example: batched TLB
- * shootdown promises one PCPU_TLB_SHOOTDOWNS per PT_GATHER_PAGES (8192)
- * pages and one PCPU_IPI_SENT per 8192 pages per remote CPU.
+ * shootdown promises one PCPU_TLB_SHOOTDOWNS per PT_GATHER_PAGES pages
+ * and one PCPU_IPI_SENT per PT_GATHER_PAGES pages per remote CPU.
  *
  * Context: any; these are constant data and pure helpers.
  */

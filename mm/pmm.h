@@ -14,11 +14,9 @@
 #define MM_PMM_H
 
 #include "mm/page.h"
-#include "mm/pmm_ranges.h" /* struct pmm_range, PMM_MAX_USABLE, PMM_MAX_RESERVED */
+#include "mm/pmm_check.h"
+#include "mm/pmm_ranges.h" /* struct pmm_range, PMM_MAX_ORDER, PMM_MAX_USABLE, ... */
 #include "types.h"
-
-/* Largest block: 2^10 frames = 4 MiB, enough for a 2 MiB-aligned 2 MiB page. */
-#define PMM_MAX_ORDER 10
 
 /*
  * A per-CPU cache refills or drains PMM_PCP_BATCH frames per trip to the
@@ -174,11 +172,5 @@ void pmm_sort_free_lists(void);
 
 /* Fills @s with a snapshot; counts taken from different CPUs' caches may be skewed. */
 void pmm_stats_get(struct pmm_stats *s);
-
-/*
- * Fault injection for tests: after @skip more calls succeed normally, the next
- * @count calls to page_alloc() return NULL. pmm_inject_fail(0, 0) disables.
- */
-void pmm_inject_fail(u32 skip, u32 count);
 
 #endif

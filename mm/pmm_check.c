@@ -4,7 +4,9 @@
  * The counters are atomics; the injection state has its own lock, taken
  * with interrupts off, so page_alloc() may consult it in any context.
  */
-#include "mm/pmm.h"
+#include "mm/pmm_check.h"
+#include "mm/page.h"
+#include "mm/pmm_ranges.h"
 #include "errno.h"
 #include "kernel/panic.h"
 #include "kernel/spinlock.h"

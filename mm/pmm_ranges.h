@@ -17,6 +17,9 @@
 #define PMM_MAX_USABLE 256
 #define PMM_MAX_RESERVED 64
 
+/* Largest block: 2^10 frames = 4 MiB, enough for a 2 MiB-aligned 2 MiB page. */
+#define PMM_MAX_ORDER 10
+
 /* A physical address range [start, end) in bytes. */
 struct pmm_range {
 	paddr_t start, end;
@@ -62,21 +65,6 @@ u64 pmm_count_runs(u64 lo, u64 hi);
  * reserved table is full.
  */
 int pmm_memmap_place(u64 limit_pfn, u64 *frames);
-
-/*
- * Guards (mm/pmm_check.c). pmm_check_free(): 0 when @p heads an allocated,
- * unused block of @order, else an error with *@why. pmm_report(): counts
- * and prints (a bounded number of) refused frees; returns @err.
- * pmm_inject_now(): whether this allocation is one pmm_inject_fail() asked
- * to fail. pmm_check_reset(): counters and injection back to zero.
- */
-struct page;
-bool pmm_in_memmap(const struct page *p);
-int pmm_check_free(const struct page *p, unsigned order, const char **why);
-int pmm_report(const struct page *p, unsigned order, int err, const char *why, void *caller);
-bool pmm_inject_now(void);
-u64 pmm_check_errors(void);
-void pmm_check_reset(void);
 
 /*
  * Node tables (mm/pmm_node.c). pmm_nodes_load() replaces the node ranges

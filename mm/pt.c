@@ -15,7 +15,7 @@
 #include "errno.h"
 #include "kernel/panic.h"
 #include "mm/pmm.h"
-#include "mm/pt_internal.h"
+#include "mm/pt_entry.h"
 #include <arch/arch.h>
 
 enum pt_kind { PT_OP_MAP, PT_OP_UNMAP, PT_OP_PROTECT };

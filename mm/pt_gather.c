@@ -7,11 +7,12 @@
  * to PT_GATHER_PAGES, mm/pt.h), which it keeps across the flushes of one
  * walk and frees at pt_gather_finish().
  */
-#include "mm/pt.h"
+#include "mm/pt_gather.h"
+#include "mm/pt_root.h"
 #include "kernel/panic.h"
 #include "mm/page.h"
 #include "mm/pmm.h"
-#include "mm/pt_internal.h"
+#include "mm/pt_entry.h"
 #include "mm/quarantine.h"
 #include "mm/tlb/tlb.h"
 #include "torture_hook.h"

@@ -11,7 +11,7 @@
  * Everything else here needs the root serialised as mm/pt.h says.
  */
 #include "mm/pt.h"
-#include "mm/pt_internal.h"
+#include "mm/pt_entry.h"
 
 /* the slot a walk stopped at */
 

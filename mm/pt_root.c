@@ -6,10 +6,10 @@
  *
  * Locking: none here; the caller serialises calls on a root (mm/pt.h).
  */
-#include "mm/pt.h"
+#include "mm/pt_root.h"
 #include "errno.h"
 #include "mm/pmm.h"
-#include "mm/pt_internal.h"
+#include "mm/pt_entry.h"
 #include "torture_hook.h"
 
 /* table pages */

@@ -11,6 +11,7 @@
  * design-table suite of the kernel and the host tests, with no other file
  * touched; tests/steps/design.sh checks that it does. Context: as naive's.
  */
+#include "mm/pt.h"
 #include "mm/tlb/tlb.h"
 
 /* The rounds this design sent: one per page unmapped, its own promise. */

@@ -9,7 +9,7 @@
 #include "mm/mm.h"
 #include "mm/pmm.h"
 #include "mm/pt.h"
-#include "mm/pt_internal.h"
+#include "mm/pt_entry.h"
 #include "tests/ktest.h"
 #include "tests/mm_emul.h"
 #ifdef HOST_BUILD

@@ -12,7 +12,7 @@
 #include "mm/pmm.h"
 #include "mm/pt.h"
 #include "mm/tlb/tlb.h"
-#include "mm/pt_internal.h"
+#include "mm/pt_entry.h"
 #include "tests/ktest.h"
 #include "tests/mm_test.h"
 #include <arch/pte.h>

@@ -1,5 +1,5 @@
 /*
- * Tests of the cluster level's get and put calls (mm/swap/swap_internal.h), the
+ * Tests of the cluster level's get and put calls (mm/swap/swap_cluster.h), the
  * one primitive the freeing designs compose: all or nothing, a range that
  * leaves its cluster refused with no lock taken, exact lock round trips
  * (one cluster lock per call, one device lock when a slot was released),

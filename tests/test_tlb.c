@@ -1,16 +1,10 @@
 /*
- * Self-tests of TLB shootdown (mm/tlb/tlb.c), run once per design (suites
- * tlb_naive, tlb_batched, tlb_serial, tlb_lazy): exact IPI and invalidation counts for given
- * pages and CPUs, no IPI to CPUs outside mm_cpumask, frames freed only
- * after the flush that covers them, a CPU that switched away (lazy) never
- * sees a stale translation, and a CPU that does not acknowledge goes out
- * of the run with the frames it may still reach quarantined. A design that
- * queues (lazy: a PCPU_TLB_LAZY_QUEUED promise) is held to the same with
- * its own counts: queue entries instead of IPIs, the targets' invalidations
- * at their drain (tlb_settle()), frames kept until every target drained,
- * and a full queue falling back to one counted IPI round. The
- * stale-translation detector is tests/test_tlb_stale.c.
- * Kernel only.
+ * Self-tests of TLB shootdown (mm/tlb/tlb.c), one suite per design of
+ * tlb_designs[] (tlb_<design>): exact IPI and invalidation counts, no IPI
+ * outside mm_cpumask, frames freed only after the flush that covers them,
+ * no stale translation on a CPU that switched away, and a silent CPU
+ * written off with its frames quarantined. A design that queues is held to
+ * the same with its own counts. Kernel only (stale reads: test_tlb_stale.c).
  */
 #include "errno.h"
 #include "kernel/percpu.h"
@@ -394,7 +388,7 @@ static void test_tlb_lazy_cpu(struct ktest *t)
 	if (!load_on(t, &one, 1))
 		return;
 	*(volatile u64 *)TLB_BASE = GOOD(0);
-	KASSERT_EQ(t, smp_call(&one, switch_to, NULL, true), 0); /* CPU 1 goes lazy */
+	KASSERT_EQ(t, smp_call(&one, switch_to, NULL, true), 0); /* CPU 1 in idle lazy mode */
 	KASSERT_EQ(t, pt_lookup(tmm->root, TLB_BASE, &pa, NULL, NULL), 0);
 	old = phys_to_page(pa);
 	page_ref_inc(old); /* keep the frame to poison it */

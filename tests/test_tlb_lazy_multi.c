@@ -18,6 +18,7 @@
 #include "lib/atomic.h"
 #include "mm/mm.h"
 #include "mm/pmm.h"
+#include "mm/pt.h"
 #include "mm/quarantine.h"
 #include "mm/tlb/tlb.h"
 #include "mm/tlb/designs/lazy.h"

@@ -6,7 +6,7 @@
  * used a stale entry. The control design (tlb_ops_no_remote) must leave
  * exactly one stale entry per page and reader, and naive and batched none,
  * for 1, 34 (above the ceiling) and 129 pages (two gather batches); a CPU
- * that switched away (lazy) or whose ASID went to another address space
+ * that switched away (idle lazy mode) or whose ASID went to another address space
  * must not see the old translations either; and no design may free a
  * frame before the flush (the model flags a flush that drops an entry of a
  * frame already freed, shown here with that order by hand); the lazy design,

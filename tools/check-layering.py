@@ -3,7 +3,7 @@
 
 usage: check-layering.py [--root DIR] [--rule NAME]... [--all] [--ktap]
 
-Rules (default: the first three; --all: every rule):
+Rules (default: all but kernel-no-bench; --all: every rule):
   arch-floor       arch/ and boot/ are the floor: a file there includes only
                    arch/, boot/, lib/ and include/ headers ("types.h", ...),
                    <arch/...>, and these kernel/ services: %(kernel)s.
@@ -23,6 +23,12 @@ Rules (default: the first three; --all: every rule):
                    and includes nothing from arch/ or boot/ by path.
   kernel-no-bench  nothing under kernel/, mm/, arch/, boot/, lib/ or include/
                    includes bench/ or tests/ ("kernel/ knows no benchmark").
+  no-circle        no circle of files inside mm/ or inside bench/: X.c reaches
+                   Y.c when it includes Y.h (directly or through other headers
+                   of its folder) or calls a non-static function Y.c defines,
+                   and no two files reach each other. Types and constants that
+                   both sides need go in a header with no .c of its name
+                   (mm/mm_types.h, bench/bench_types.h).
 
 Each violation is printed as 'FILE:LINE: rule NAME: what is wrong'. With
 --ktap the result is KTAP v1, one case per rule, violations as '# ' lines.
@@ -48,8 +54,12 @@ ARCH_KERNEL_ALLOWED = frozenset(
 ARCH_DIRS = ("arch", "boot")
 NO_BENCH_DIRS = ("kernel", "mm", "arch", "boot", "lib", "include")
 MM_ARCH_ALLOWED = frozenset(("arch/arch.h", "arch/mmu.h"))
-RULES = ("arch-floor", "mm-no-cycle", "mm-no-call-cycle", "mm-arch-iface", "kernel-no-bench")
-DEFAULT_RULES = ("arch-floor", "mm-no-cycle", "mm-no-call-cycle", "mm-arch-iface")
+RULES = ("arch-floor", "mm-no-cycle", "mm-no-call-cycle", "mm-arch-iface", "kernel-no-bench",
+         "no-circle")
+DEFAULT_RULES = ("arch-floor", "mm-no-cycle", "mm-no-call-cycle", "mm-arch-iface", "no-circle")
+# Folders whose files may not reach each other in a loop (arch/ and kernel/
+# keep the interrupt upcall: a trap calls up into kernel/ that calls arch/).
+CIRCLE_DIRS = ("mm", "bench")
 # A C comment or a string or character literal: blanked before calls are read.
 C_NOISE = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 # A function definition at file scope: its head starts in column 0 and a body follows.
@@ -104,36 +114,36 @@ def check_arch_floor(root):
     return out
 
 
-def mm_header_includes(root, rel):
-    """(line, mm header) of every quoted mm/*.h that file rel includes directly."""
+def mm_header_includes(root, rel, top="mm"):
+    """(line, header) of every quoted top/*.h that file rel includes directly."""
     return [(n, name) for n, quote, name in includes(root, rel)
-            if quote == '"' and name.startswith("mm/") and name.endswith(".h")
+            if quote == '"' and name.startswith(top + "/") and name.endswith(".h")
             and os.path.isfile(os.path.join(root, name))]
 
 
-def mm_reach(root, rel):
-    """{mm header: (line in rel, [headers on the way])} of every mm header rel
-    includes, directly or through other mm headers."""
+def mm_reach(root, rel, top="mm"):
+    """{top header: (line in rel, [headers on the way])} of every top/ header
+    rel includes, directly or through other top/ headers."""
     reach = {}
-    todo = [(name, n, []) for n, name in mm_header_includes(root, rel)]
+    todo = [(name, n, []) for n, name in mm_header_includes(root, rel, top)]
     while todo:
         name, n, via = todo.pop(0)
         if name in reach:
             continue
         reach[name] = (n, via)
-        todo += [(inner, n, via + [name]) for _, inner in mm_header_includes(root, name)]
+        todo += [(inner, n, via + [name]) for _, inner in mm_header_includes(root, name, top)]
     return reach
 
 
-def mm_graph(root):
-    """{mm/X.c: {mm/Y.c: (line, via)}} for every mm/X.c that includes mm/Y.h,
-    directly or through other mm headers, with mm/Y.c present."""
+def mm_graph(root, top="mm"):
+    """{top/X.c: {top/Y.c: (line, via)}} for every top/X.c that includes top/Y.h,
+    directly or through other top/ headers, with top/Y.c present."""
     graph = {}
-    for rel in sources(root, "mm"):
+    for rel in sources(root, top):
         if not rel.endswith(".c"):
             continue
         edges = graph.setdefault(rel, {})
-        for name, (n, via) in sorted(mm_reach(root, rel).items()):
+        for name, (n, via) in sorted(mm_reach(root, rel, top).items()):
             target = name[:-2] + ".c"
             if target != rel and os.path.isfile(os.path.join(root, target)):
                 edges.setdefault(target, (n, via))
@@ -195,10 +205,10 @@ def code_of(root, rel):
     return C_NOISE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
 
 
-def mm_functions(root):
-    """{function name: mm/X.c} of every non-static function an mm/*.c defines."""
+def mm_functions(root, top="mm"):
+    """{function name: top/X.c} of every non-static function a top/*.c defines."""
     owner = {}
-    for rel in sources(root, "mm"):
+    for rel in sources(root, top):
         if rel.endswith(".c"):
             for m in C_DEFINITION.finditer(code_of(root, rel)):
                 if "static" not in m.group(1).split():
@@ -206,11 +216,11 @@ def mm_functions(root):
     return owner
 
 
-def mm_call_graph(root):
-    """{mm/X.c: {mm/Y.c: (line, function)}}: X calls a non-static function of Y."""
-    owner = mm_functions(root)
+def mm_call_graph(root, top="mm"):
+    """{top/X.c: {top/Y.c: (line, function)}}: X calls a non-static function of Y."""
+    owner = mm_functions(root, top)
     graph = {}
-    for rel in sources(root, "mm"):
+    for rel in sources(root, top):
         if not rel.endswith(".c"):
             continue
         edges = graph.setdefault(rel, {})
@@ -235,6 +245,36 @@ def check_mm_no_call_cycle(root):
                 if dst in members:
                     out.append((src, n, "calls %s() of %s, and %s reaches %s back (circle: %s)"
                                 % (fn, dst, dst, src, ", ".join(comp))))
+    return out
+
+
+def file_graph(root, top):
+    """{top/X.c: {top/Y.c: why}}: X includes Y's header (directly or through
+    other top/ headers) or calls a non-static function Y defines."""
+    graph = {}
+    for rel, edges in mm_call_graph(root, top).items():
+        graph[rel] = {dst: (n, "calls %s() of %s" % (fn, dst)) for dst, (n, fn) in edges.items()}
+    for rel, edges in mm_graph(root, top).items():
+        for dst, (n, via) in edges.items():
+            how = " (through %s)" % " -> ".join(via) if via else ""
+            graph.setdefault(rel, {}).setdefault(dst, (n, "includes %s.h%s" % (dst[:-2], how)))
+    return graph
+
+
+def check_no_circle(root):
+    """Violations of no-circle: one per arrow that lies on a circle of files."""
+    out = []
+    for top in CIRCLE_DIRS:
+        graph = file_graph(root, top)
+        for comp in strongly_connected(graph):
+            if len(comp) < 2:
+                continue
+            members = set(comp)
+            for src in comp:
+                for dst, (n, why) in sorted(graph[src].items()):
+                    if dst in members:
+                        out.append((src, n, "%s, and %s reaches %s back (circle: %s)"
+                                    % (why, dst, src, ", ".join(comp))))
     return out
 
 
@@ -269,6 +309,7 @@ CHECKS = {
     "mm-no-cycle": check_mm_no_cycle,
     "mm-no-call-cycle": check_mm_no_call_cycle,
     "mm-arch-iface": check_mm_arch_iface,
+    "no-circle": check_no_circle,
     "kernel-no-bench": check_kernel_no_bench,
 }
 

@@ -24,6 +24,15 @@ Rules (default: all):
   tracker     no text file outside docs/notes/ and CHANGELOG.md names a
               tracker entry ("issue N"): a reader of the tree cannot look
               it up; name the defect, design or measurement instead.
+  prose       no C, assembly, shell or Markdown file outside docs/notes/ and
+              CHANGELOG.md restates what the code or a dated note owns:
+              "per N pages" (name the constant: PT_GATHER_PAGES); a list of
+              three or more design names joined by commas, "and", "or" or
+              "/" (say "every design of tlb_designs[]"; the names are each
+              `.d = { .name = "..." }` of mm/, bench/ and tests/design_*.c);
+              a measured figure: a before -> after pair with a unit
+              (ns, us, ms, s, cycles, %), a signed percentage (-33.4%), an
+              approximate time (~10 ms) or "N times faster/slower".
 
 The files are those `git ls-files` lists under DIR (every file when DIR is
 not a git work tree). Each problem is printed as 'FILE:LINE: rule NAME:
@@ -37,7 +46,7 @@ import re
 import subprocess
 import sys
 
-RULES = ("leftovers", "whitespace", "columns", "percpu", "tracker")
+RULES = ("leftovers", "whitespace", "columns", "percpu", "tracker", "prose")
 LEFTOVER = re.compile(r"(\.orig|\.rej|~|\.sw[op])$")
 C_EXTS = (".c", ".h", ".S")
 TEXT_EXTS = C_EXTS + (".py", ".sh", ".md", ".ld", ".cfg", ".yaml", ".json", ".txt")
@@ -174,8 +183,62 @@ def check_tracker(root, files):
             for n, line in enumerate(lines_of(root, rel), 1) if TRACKER.search(line)]
 
 
+PROSE_EXTS = C_EXTS + (".sh", ".md")
+PER_PAGES = re.compile(r"\bper [0-9]+ pages\b")
+DESIGN_DEF = re.compile(r'\.d\s*=\s*\{[^}]*?\.name\s*=\s*"([\w-]+)"', re.S)
+LIST_SEP = r"(?:\s*,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\s*/\s*)"
+NUM = r"[0-9][0-9,]*(?:\.[0-9]+)?"
+UNIT = r"(?:ns|us|µs|ms|s|cycles|%)"
+FIGURE = re.compile(
+    NUM + r"\s*" + UNIT + r"?\s*(?:->|→)\s*" + NUM + r"\s*" + UNIT + r"(?!\w)"
+    r"|(?<![\w.)\]])[+\-−]" + NUM + r"\s*%"
+    r"|~\s*" + NUM + r"\s*(?:ns|us|µs|ms|s|cycles)\b"
+    r"|\b" + NUM + r"\s*(?:x|times) (?:faster|slower)\b")
+
+
+def design_names(root, files):
+    """Every design's name: the .name of a `.d = { ... }` design header."""
+    names = set()
+    for rel in files:
+        if rel.endswith(".c") and rel.startswith(("mm/", "bench/", "tests/design_")):
+            names.update(DESIGN_DEF.findall("\n".join(lines_of(root, rel))))
+    return names
+
+
+def design_list(names):
+    """A pattern for three or more of @names in a row, as a list in prose."""
+    if not names:
+        return None
+    name = "`?(?:%s)`?(?![\\w-])" % "|".join(
+        sorted(map(re.escape, names), key=len, reverse=True))
+    return re.compile(r"(?<![\w/.-])" + name + "(?:" + LIST_SEP + name + "){2,}")
+
+
+def check_prose(root, files):
+    listing = design_list(design_names(root, files))
+    problems = []
+    for rel in files:
+        if not rel.endswith(PROSE_EXTS) or rel.startswith(TRACKER_ALLOWED):
+            continue
+        for n, line in enumerate(lines_of(root, rel), 1):
+            m = PER_PAGES.search(line)
+            if m:
+                problems.append("%s:%d: rule prose: '%s' restates a bound; name its constant"
+                                % (rel, n, m.group(0)))
+            m = listing.search(line) if listing else None
+            if m:
+                problems.append("%s:%d: rule prose: '%s' lists designs; name the table"
+                                % (rel, n, m.group(0)))
+            m = FIGURE.search(line)
+            if m:
+                problems.append("%s:%d: rule prose: '%s' is a measured figure; it belongs in "
+                                "a dated note under docs/notes/" % (rel, n, m.group(0)))
+    return problems
+
+
 CHECKS = {"leftovers": check_leftovers, "whitespace": check_whitespace,
-          "columns": check_columns, "percpu": check_percpu, "tracker": check_tracker}
+          "columns": check_columns, "percpu": check_percpu, "tracker": check_tracker,
+          "prose": check_prose}
 
 
 def main(argv):

@@ -1,17 +1,21 @@
 /*
  * Mapping objects: what regions of several address spaces map in common
  * (a file, say), with the reader-writer lock that stands in for Linux's
- * i_mmap_rwsem, and the fault path's designs for taking it (a mapping's
- * own, given to mapping_init(); table fault_lock_designs[]):
- *   naive: every fault on a region attached to a mapping takes the lock's
- *          read side (hugetlbfs after c0d0381ade, 2020);
- *   fixed: only faults on regions whose page tables may be shared
- *          (MM_PT_SHAREABLE) take it, the only ones a writer can pull a
- *          table from under (34ae204f1851);
- *   vma_lock: those faults take their region's own lock (vma_lock[] of the
- *          region's attachment slot, on a line of its own) instead, so
- *          faults of different regions share no line (Kravetz 2022).
- *
+ * i_mmap_rwsem, and the fault path's designs for taking it
+ * (fault_lock_designs[]; a mapping's own, given to mapping_init()), from
+ * every fault taking it to only the faults that can race a table's removal.
+ * The lock order and what the writer takes are written once, below.
+ */
+#ifndef MM_MAPPING_H
+#define MM_MAPPING_H
+
+#include "mm/counters.h"
+#include "compiler.h"
+#include "kernel/design.h"
+#include "kernel/rwlock.h"
+#include "types.h"
+
+/*
  * Lock order: mm->lock -> a region's vma_lock -> mapping->lock ->
  * mm->pt_lock -> frame allocator. Faults take mm->lock's read side, then
  * (as the design says) the mapping's or their region's read side. The
@@ -32,14 +36,6 @@
  * the mapping lock one after the other, never nested.
  * Nothing here is taken from interrupt handlers.
  */
-#ifndef MM_MAPPING_H
-#define MM_MAPPING_H
-
-#include "mm/counters.h"
-#include "compiler.h"
-#include "kernel/design.h"
-#include "kernel/rwlock.h"
-#include "types.h"
 
 struct mm;
 struct mm_region;

@@ -6,7 +6,7 @@
  * Each checks its device or entry here and hands the work on one device to
  * mm/swap/swap_cluster.c; freeing designs live in mm/swap/swap_free.c.
  *
- * Locking (the order is in mm/swap/swap_internal.h): swap_lock serialises
+ * Locking (the order is in mm/swap/swap_cluster.h): swap_lock serialises
  * swap_on and swap_off; a device's active flag is published with release
  * and read with acquire. No lock is taken from interrupt context.
  */

@@ -1,5 +1,5 @@
 /*
- * One swap device's clusters (see mm/swap/swap_internal.h): the swap map and the
+ * One swap device's clusters (see mm/swap/swap_cluster.h): the swap map and the
  * cluster array, the free / non-full / frag / full lists, slot allocation,
  * and adding or dropping what a range of slots holds. Every call is handed
  * a struct swap_info the device table (mm/swap/swap.c) checked, and reports
@@ -11,7 +11,7 @@
  * and other non-full clusters. Preferring free clusters gives each CPU a
  * cluster of its own while they last, so CPUs rarely meet on one cluster lock.
  *
- * Locking (the order is in mm/swap/swap_internal.h): a cluster is picked off a
+ * Locking (the order is in mm/swap/swap_cluster.h): a cluster is picked off a
  * list under the device lock alone, then locked and re-checked, since it may
  * have changed in between; its slots change under its lock, and the device
  * lock is taken inside it to settle the in-use count and the lists. The
@@ -26,7 +26,7 @@
 #include "lib/string.h"
 #include "mm/page.h"
 #include "mm/pmm.h"
-#include "mm/swap/swap_internal.h"
+#include "mm/swap/swap_cluster.h"
 #include <arch/arch.h>
 
 PCPU_COUNTER(PCPU_SWAP_CLUSTER_LOCKS, "swap_cluster_locks");

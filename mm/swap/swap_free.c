@@ -7,7 +7,7 @@
  * and nothing else; and their table.
  *
  * Locking: none here; the cluster level takes and counts every lock (order
- * in mm/swap/swap_internal.h).
+ * in mm/swap/swap_cluster.h).
  */
 #include "errno.h"
 #include "mm/counters.h"

@@ -1,17 +1,11 @@
 /*
- * TLB shootdown (see mm/tlb/tlb.h): the flush machinery every design shares.
- * The unmap loop that drives a design's hooks is in mm/tlb/tlb_batch.c, the
- * designs in files of their own that register themselves. The real designs' requests
- * travel through smp_call(): kernel/smp.c is the only place that sends
- * IPIs, so they pay for exactly the same IPI machinery and differ only in
- * how many rounds they send and what each target does.
- *
- * struct mm comes from mm/mm_types.h, not mm/mm.h: mm.c flushes through
- * this file, and nothing here calls back into mm.c.
- *
- * Locking: callers hold mm->lock's write side (mm/mm.h) or otherwise own
- * the range; this file takes no lock. Targets run in the call IPI with
- * interrupts off.
+ * TLB shootdown (mm/tlb/tlb.h): the flush machinery every design shares;
+ * the unmap loop is mm/tlb/tlb_batch.c, the designs register themselves
+ * from mm/tlb/designs/. Requests travel through smp_call() alone, so designs
+ * differ only in how many rounds they send and what each target does.
+ * struct mm comes from mm/mm_types.h: mm.c flushes through here and nothing
+ * here calls mm.c. Locking: callers hold mm->lock's write side or own the
+ * range; targets run in the call IPI with interrupts off.
  */
 #include "mm/tlb/tlb.h"
 #include "mm/counters.h"

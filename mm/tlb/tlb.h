@@ -32,7 +32,7 @@
 #include "kernel/cpumask.h"
 #include "kernel/design.h"
 #include "mm/counters.h"
-#include "mm/pt.h"
+#include "mm/pt_types.h"
 #include "types.h"
 
 struct json;

@@ -9,6 +9,7 @@
  * Locking: tlb_unmap_pages() takes mm->lock's write side; tlb_batch_begin()
  * callers hold it.
  */
+#include "mm/pt.h"
 #include "mm/tlb/tlb.h"
 #include "kernel/smp.h"
 #include "mm/mm.h"

@@ -66,7 +66,7 @@ static struct fake_tlb_entry *tlb_slot(struct fake_tlb *t, vaddr_t va, u64 size)
  * A flush drops @e while its CPU runs the ASID: had its frame been freed
  * already, the CPU could have reached the frame's next owner through it.
  * Load-time flushes are not checked: a CPU away from an address space
- * (lazy) may keep entries of frames freed meanwhile, as it cannot use them.
+ * (idle lazy mode) may keep entries of frames freed meanwhile, as it cannot use them.
  */
 static void tlb_drop_checked(struct fake_tlb_entry *e)
 {

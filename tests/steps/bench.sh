@@ -106,7 +106,7 @@ for v in early_ack gen; do
 	check "bench_tlbmulti_variant_$v" "$(has "$all_log" "^BENCH \\{\"bench\":\"tlbmulti\",\"variant\":\"$v\"")"
 done
 # tlb_ceiling= sets the one flush policy: with 1, each 8-page batch is a full flush on both CPUs
-# (2 per 8 pages); with 512, 64 pages stay page by page (2 invalidations per page, no full flush).
+# (2 for each 8 pages); with 512, 64 pages stay page by page (2 invalidations per page, no full flush).
 tlb_per_op() { # LOG PAGES COUNTER: that counter per page on the batched tlb line for PAGES
 	grep -a '^BENCH {"bench":"tlb","variant":"batched"' "$1" | grep -a "\"pages\":$2[,}]" |
 		head -n 1 | grep -ao "\"$3\":[0-9.]*" | cut -d: -f2

@@ -11,7 +11,7 @@
  * only the kernel half's are (pt_root_alloc() copies those entries).
  */
 #include "mm/page.h"
-#include "mm/pt_internal.h"
+#include "mm/pt_entry.h"
 #include "tests/torture/torture_internal.h"
 
 /* Table page -> the slot whose root reached it (open addressing, emptied at each audit). */

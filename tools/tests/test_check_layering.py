@@ -187,6 +187,64 @@ class MmNoCallCycle(unittest.TestCase):
         self.assertEqual(rc, 0, out)
 
 
+class NoCircle(unittest.TestCase):
+    # The harness calls its helper; the helper must not reach back.
+    BENCH = ('#include "bench/bench.h"\n#include "bench/bench_result.h"\n'
+             "void bench_fail(void)\n{\n}\n"
+             "void bench_run(void)\n{\n\tbench_print_result();\n}\n")
+
+    def test_clean_tree_passes(self):
+        with tree({}) as root:
+            rc, out, _ = cli(root, "--rule", "no-circle")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("rule no-circle: holds", out)
+
+    def test_helper_taking_types_only_passes(self):
+        with tree({"bench/bench.c": self.BENCH,
+                   "bench/bench_result.c": '#include "bench/bench_result.h"\n'
+                                           "void bench_print_result(void)\n{\n}\n",
+                   "bench/bench_result.h": '#include "bench/bench_types.h"\n',
+                   "bench/bench_types.h": ""}) as root:
+            rc, out, _ = cli(root, "--rule", "no-circle")
+        self.assertEqual(rc, 0, out)
+
+    def test_helper_calling_back_fails(self):
+        with tree({"bench/bench.c": self.BENCH,
+                   "bench/bench_result.c": '#include "bench/bench_result.h"\n'
+                                           "void bench_print_result(void)\n{\n\tbench_fail();\n}\n",
+                   "bench/bench_result.h": ""}) as root:
+            rc, out, _ = cli(root, "--rule", "no-circle")
+        self.assertEqual(rc, 1)
+        self.assertIn("bench/bench.c:8: rule no-circle: calls bench_print_result() of "
+                      "bench/bench_result.c", out)
+        self.assertIn("bench/bench_result.c:4: rule no-circle: calls bench_fail() of bench/bench.c",
+                      out)
+
+    def test_include_one_way_and_call_the_other_fails(self):
+        # Neither mm-no-cycle nor mm-no-call-cycle sees this one alone.
+        with tree({"mm/swap.c": '#include "mm/swap.h"\n'
+                                "void swap_on(void)\n{\n\tswap_clusters_create();\n}\n",
+                   "mm/swap.h": "",
+                   "mm/swap_cluster.c": '#include "mm/swap_internal.h"\n'
+                                        "void swap_clusters_create(void)\n{\n}\n",
+                   "mm/swap_internal.h": '#include "mm/swap.h"\n'}) as root:
+            rc, out, _ = cli(root, "--rule", "no-circle", "--rule", "mm-no-cycle",
+                             "--rule", "mm-no-call-cycle")
+        self.assertEqual(rc, 1)
+        self.assertIn("rule mm-no-cycle: holds", out)
+        self.assertIn("rule mm-no-call-cycle: holds", out)
+        self.assertIn("mm/swap_cluster.c:1: rule no-circle: includes mm/swap.h "
+                      "(through mm/swap_internal.h)", out)
+        self.assertIn("circle: mm/swap.c, mm/swap_cluster.c", out)
+
+    def test_arch_and_kernel_may_call_each_other(self):
+        with tree({"arch/x86_64/traps.c": '#include "kernel/printk.h"\n'
+                                          "void trap(void)\n{\n\tkernel_irq();\n}\n",
+                   "kernel/printk.c": "void kernel_irq(void)\n{\n\ttrap();\n}\n"}) as root:
+            rc, out, _ = cli(root, "--rule", "no-circle")
+        self.assertEqual(rc, 0, out)
+
+
 class MmArchIface(unittest.TestCase):
     def test_clean_tree_passes(self):
         with tree({}) as root:
@@ -246,13 +304,14 @@ class Cli(unittest.TestCase):
         with tree({"kernel/run.c": '#include "bench/bench.h"\n'}) as root:
             rc, out, _ = cli(root, "--all", "--ktap")
         self.assertEqual(rc, 1)
-        self.assertEqual(out.splitlines()[:2], ["KTAP version 1", "1..5"])
+        self.assertEqual(out.splitlines()[:2], ["KTAP version 1", "1..6"])
         self.assertIn("ok 1 layering_arch_floor", out)
         self.assertIn("ok 2 layering_mm_no_cycle", out)
         self.assertIn("ok 3 layering_mm_no_call_cycle", out)
         self.assertIn("ok 4 layering_mm_arch_iface", out)
         self.assertIn("# kernel/run.c:1: rule kernel-no-bench", out)
         self.assertIn("not ok 5 layering_kernel_no_bench", out)
+        self.assertIn("ok 6 layering_no_circle", out)
 
 
 if __name__ == "__main__":

@@ -143,6 +143,43 @@ class CheckTreeTest(unittest.TestCase):
         self.assertEqual(out, ["tests/run-all.sh:1: rule tracker: names a tracker entry; "
                                "say what it was"])
 
+    DESIGNS = ('const struct tlb_ops tlb_ops_naive = { .d = { .name = "naive" } };\n'
+               'const struct tlb_ops tlb_ops_batched = { .d = { .name = "batched" } };\n'
+               'const struct tlb_ops tlb_ops_lazy = {\n\t.d = {\n\t\t.name = "lazy",\n\t},\n};\n')
+
+    def prose(self, rel, text):
+        return run(dict(CLEAN, **{"mm/tlb_designs.c": self.DESIGNS, rel: text}), ["prose"])
+
+    def test_prose_clean_tree_passes(self):
+        self.assertEqual(self.prose("docs/design.md", "Every design of `tlb_designs[]`.\n"),
+                         (0, []))
+
+    def test_per_n_pages_fails_outside_dated_notes(self):
+        rc, lines = self.prose("docs/design.md", "one round per 128 pages\n")
+        self.assertEqual((rc, lines), (1, ["docs/design.md:1: rule prose: 'per 128 pages' "
+                                           "restates a bound; name its constant"]))
+        self.assertEqual(self.prose("docs/notes/2026-12-06-x.md", "per 128 pages\n"), (0, []))
+
+    def test_design_list_fails_but_two_names_pass(self):
+        rc, lines = self.prose("mm/tlb.h", "/* naive, batched and `lazy` share it */\n")
+        self.assertEqual(rc, 1)
+        self.assertEqual(lines, ["mm/tlb.h:1: rule prose: 'naive, batched and `lazy`' lists "
+                                 "designs; name the table"])
+        self.assertEqual(self.prose("mm/tlb.h", "/* naive against batched; lazy apart */\n"),
+                         (0, []))
+
+    def test_measured_figures_fail(self):
+        for text in ("reported 1436 -> 1225 ns per shootdown", "munmap latency -70.8%",
+                     "a run is short (~10 ms)", "3 times faster"):
+            rc, lines = self.prose("mm/pt.c", "/* %s */\n" % text)
+            self.assertEqual(rc, 1, text)
+            self.assertIn("is a measured figure", lines[0])
+
+    def test_bounds_and_ranges_are_no_figures(self):
+        for text in ("within 0.1% of the reference", "the last 20-40 % of the case",
+                     "writes 1 -> 0 per call", "timeout_ms (default 1000 ms)"):
+            self.assertEqual(self.prose("docs/testing.md", text + "\n"), (0, []), text)
+
     def test_mm_array_of_max_cpus_fails(self):
         bad = "struct q { int n; };\n\nstatic struct q qs[MAX_CPUS];\n"
         rc, lines = run(dict(CLEAN, **{"mm/lazy.c": bad}), ["percpu"])

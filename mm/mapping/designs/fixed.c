@@ -18,7 +18,8 @@ static rwlock_t *fault_lock_of_fixed(const struct mm_region *r)
  */
 const struct fault_lock_ops fault_lock_ops_fixed = {
 	.d = { .name = "fixed", .desc = "only faults on shareable regions take the mapping lock",
-	       .source = "the fix of that regression: lock only where tables may be shared",
+	       .source = "the fix of that regression (34ae204f1851): lock only where tables "
+			 "may be shared",
 	       .unit = "fault",
 	       .promises = DESIGN_PROMISES(PROMISE(PCPU_VMA_LOCKS, 0, 1)) },
 	.lock_of = fault_lock_of_fixed,

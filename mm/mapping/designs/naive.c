@@ -15,7 +15,8 @@ static rwlock_t *fault_lock_of_naive(const struct mm_region *r)
 /* One mapping lock per fault, never a vma lock. */
 const struct fault_lock_ops fault_lock_ops_naive = {
 	.d = { .name = "naive", .desc = "every fault on a mapped region takes the mapping lock",
-	       .source = "the 2020 hugetlbfs i_mmap_rwsem regression", .unit = "fault",
+	       .source = "the 2020 hugetlbfs i_mmap_rwsem regression (after c0d0381ade)",
+	       .unit = "fault",
 	       .promises = DESIGN_PROMISES(PROMISE(PCPU_MAPPING_LOCKS, 1, 1),
 					   PROMISE(PCPU_VMA_LOCKS, 0, 1)) },
 	.lock_of = fault_lock_of_naive,

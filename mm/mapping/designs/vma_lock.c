@@ -22,8 +22,8 @@ static rwlock_t *fault_lock_of_vma(const struct mm_region *r)
  */
 const struct fault_lock_ops fault_lock_ops_vma_lock = {
 	.d = { .name = "vma_lock", .desc = "faults take their region's own lock, not the mapping's",
-	       .source = "Mike Kravetz, hugetlb vma_lock (2022): 71,405 -> 79,048 faults/s "
-			 "(81,191 with no lock)",
+	       .source = "Mike Kravetz, \"hugetlb: add vma based lock for synchronization\" "
+			 "(2022)",
 	       .unit = "fault",
 	       .promises = DESIGN_PROMISES(PROMISE(PCPU_MAPPING_LOCKS, 0, 1)) },
 	.lock_of = fault_lock_of_vma,

@@ -44,6 +44,7 @@
 #include "lib/atomic.h"
 #include "mm/mm.h"
 #include "mm/pmm.h"
+#include "mm/pt.h"
 #include "mm/quarantine.h"
 #include "mm/tlb/tlb.h"
 #include "mm/tlb/designs/early_ack.h"

@@ -1,10 +1,10 @@
 /*
  * TLB design `lazy` (see mm/tlb/tlb.h): LATR, Mohan Kumar et al., "LATR: Lazy
- * Translation Coherence", ASPLOS 2018, who reported munmap() latency cut by
- * 70.8%. No IPI: the initiator flushes its own TLB and queues the
- * invalidation on every other CPU of the mm's mask; each CPU drains its
- * queue at its next tick (a periodic local APIC timer, arch_tick_start())
- * or address-space switch (mm_switch() through its switch_out hook). Until then a
+ * Translation Coherence", ASPLOS 2018. No IPI: the initiator flushes its
+ * own TLB and queues the invalidation on every other CPU of the mm's mask;
+ * each CPU drains its queue at its next tick (a periodic local APIC timer,
+ * arch_tick_start()) or address-space switch (mm_switch() through its
+ * switch_out hook). Until then a
  * CPU may still translate the unmapped range to its old frames: that window
  * is what the design trades for the IPIs. So the frames and page-table
  * pages of each flush are not released when it returns, but put on a
@@ -42,7 +42,8 @@
 #include "lib/atomic.h"
 #include "mm/mm.h"
 #include "mm/pmm.h"
-#include "mm/pt_internal.h" /* pt_table_free(): deferred table pages are the gather's to free */
+#include "mm/pt.h"
+#include "mm/pt_root.h" /* pt_table_free(): deferred table pages are the gather's to free */
 #include "mm/quarantine.h"
 #include "mm/tlb/tlb.h"
 #include "mm/tlb/designs/lazy.h"
@@ -583,8 +584,7 @@ const struct tlb_ops tlb_ops_lazy = {
 		.desc = "no IPI: invalidations queued per CPU, drained at its tick or switch; "
 			"frames and range reused after all drained (an unmapped range may "
 			"still be translated until then)",
-		.source = "Kumar et al., \"LATR: Lazy Translation Coherence\", ASPLOS 2018 "
-			  "(munmap latency -70.8%)",
+		.source = "Kumar et al., \"LATR: Lazy Translation Coherence\", ASPLOS 2018",
 		.unit = "page",
 		.completes_later = true,
 		.remotes_flush_at_drain = true,

@@ -10,10 +10,9 @@
  * only then called flush_tlb_others(), so the initiator's own invalidation
  * never overlapped the IPIs' flight and the targets' work. Nadav Amit's
  * "x86/mm/tlb: Flush remote and local TLBs concurrently" (Linux 5.13,
- * commit 4ce94eabac16) sends first; he reported 1436 -> 1225 ns per
- * shootdown at 2 threads. serial is batched with the old order and nothing
- * else changed (same gather, same smp_call() rounds, same target), so
- * batched against serial measures that reordering alone.
+ * commit 4ce94eabac16) sends first. serial is batched with the old order
+ * and nothing else changed (same gather, same smp_call() rounds, same
+ * target), so batched against serial measures that reordering alone.
  */
 static int tlb_flush_serial(const struct tlb_flush_req *req)
 {
@@ -25,7 +24,7 @@ const struct tlb_ops tlb_ops_serial = {
 		.name = "serial",
 		.desc = "batched, but the local flush before the IPIs, not overlapping them",
 		.source = "Linux before 5.13; Nadav Amit, \"x86/mm/tlb: Flush remote and local "
-			  "TLBs concurrently\" (4ce94eabac16, 1436 -> 1225 ns at 2 threads)",
+			  "TLBs concurrently\" (4ce94eabac16)",
 		.unit = "page",
 		.promises = DESIGN_PROMISES(
 			PROMISE(PCPU_TLB_SHOOTDOWNS, 1, PT_GATHER_PAGES),

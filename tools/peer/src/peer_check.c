@@ -3,7 +3,7 @@
  * readers on cpus - 1 other CPUs, each flush call interrupts each of them
  * once, so naive (one madvise per page) makes pages x (cpus - 1) and
  * batched (one for all) cpus - 1. A run with fewer found a reader absent
- * (not yet scheduled on its CPU, or the mm lazily dropped there): its time
+ * (not yet scheduled on its CPU, or its CPU in idle lazy mode): its time
  * holds no shootdown, so it is rejected, counted and run again. More is
  * allowed: another process's flush may land in the window.
  */

@@ -1,18 +1,17 @@
 /*
- * What mm/pt.c (range operations) and mm/pt_leaf.c (single-entry
- * operations) share: entry access, protection encoding and the walk to
- * the leaf that maps an address. Not for use outside those two files.
- *
- * A table page's struct page holds in priv its number of non-zero entries:
- * present ones, plus swap entries in level-1 tables (mm/pt.h).
+ * Entry access for the files of mm/pt*.c: reading and writing entries,
+ * the protection encoding and the walk to the leaf that maps an address.
+ * Only inlines and constants of its own, so any of those files includes
+ * it without reaching another. A table page's struct page holds in priv
+ * its number of non-zero entries (present ones, plus level-1 swap entries).
  */
-#ifndef MM_PT_INTERNAL_H
-#define MM_PT_INTERNAL_H
+#ifndef MM_PT_ENTRY_H
+#define MM_PT_ENTRY_H
 
 #include "errno.h"
 #include "lib/atomic.h"
 #include "mm/page.h"
-#include "mm/pt.h"
+#include "mm/pt_types.h"
 #include <arch/mmu.h>
 
 /*
@@ -81,7 +80,11 @@ _Static_assert(ARCH_PT_LEVELS <= PT_MAX_LEVELS, "struct pt_slot cannot hold the 
 /* mm/pt.h promises swap values up to PT_SWAP_MAX: the arch's entries must hold them. */
 _Static_assert(PT_SWAP_MAX <= ARCH_SWAP_MAX, "swap entries do not fit the arch's entries");
 
-/* A walk starts at a root: counted in host builds only (mm/pt.h pt_debug_root_walks). */
+#ifdef HOST_BUILD
+extern u64 pt_debug_root_walks; /* mm/pt.h */
+#endif
+
+/* A walk starts at a root: counted in host builds only. */
 static inline void pt_count_root_walk(void)
 {
 #ifdef HOST_BUILD
@@ -120,34 +123,5 @@ static inline void pt_slot_descend(struct pt_slot *s)
 		s->level--;
 	}
 }
-
-
-/* Widens @g's flush range to [start, last] (mm/pt_gather.c). */
-void pt_gather_range(struct pt_gather *g, vaddr_t start, vaddr_t last, bool global);
-
-/* Queues table page @p, unlinked, to be freed after @g's flush (flushing first if @g is full). */
-void pt_gather_table(struct pt_gather *g, struct page *p);
-
-/* Queues the frame removed 4 KiB leaf @old mapped for g->release; its range is gathered already. */
-void pt_gather_page(struct pt_gather *g, pte_t old);
-
-/* Queues swap entry @swp, removed from the page at @va, for g->swap_free. */
-void pt_gather_swap(struct pt_gather *g, vaddr_t va, u64 swp);
-
-/* Hands the pending run of swap entries to g->swap_free. */
-void pt_gather_swaps_flush(struct pt_gather *g);
-
-/*
- * A zeroed table page, counted, with no entries, from the node of table
- * @near (the one it will hang from), others serving when that node has
- * none; NULL when out of memory (mm/pt_root.c).
- */
-struct page *pt_table_alloc(paddr_t near);
-
-/* Frees (or forgets, for an adopted boot table) table page @p (mm/pt_root.c). */
-void pt_table_free(struct page *p);
-
-/* Counts a table page allocated or adopted (+1) or freed (-1) in pt_table_pages(). */
-void pt_tables_account(s64 delta);
 
 #endif
