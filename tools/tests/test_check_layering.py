@@ -237,6 +237,20 @@ class NoCircle(unittest.TestCase):
                       "(through mm/swap_internal.h)", out)
         self.assertIn("circle: mm/swap.c, mm/swap_cluster.c", out)
 
+    def test_circle_inside_an_mm_subfolder_fails(self):
+        # The mechanisms live in mm/<mech>/ and mm/<mech>/designs/: walked too.
+        with tree({"mm/swap/swap.c": '#include "mm/swap/swap.h"\n'
+                                     "void swap_on(void)\n{\n\tswap_clusters_create();\n}\n",
+                   "mm/swap/swap.h": "",
+                   "mm/swap/designs/naive.c": '#include "mm/swap/swap_internal.h"\n'
+                                              "void swap_clusters_create(void)\n{\n}\n",
+                   "mm/swap/swap_internal.h": '#include "mm/swap/swap.h"\n'}) as root:
+            rc, out, _ = cli(root, "--rule", "no-circle")
+        self.assertEqual(rc, 1)
+        self.assertIn("mm/swap/designs/naive.c:1: rule no-circle: includes mm/swap/swap.h "
+                      "(through mm/swap/swap_internal.h)", out)
+        self.assertIn("circle: mm/swap/designs/naive.c, mm/swap/swap.c", out)
+
     def test_arch_and_kernel_may_call_each_other(self):
         with tree({"arch/x86_64/traps.c": '#include "kernel/printk.h"\n'
                                           "void trap(void)\n{\n\tkernel_irq();\n}\n",

@@ -168,6 +168,19 @@ class CheckTreeTest(unittest.TestCase):
         self.assertEqual(self.prose("mm/tlb.h", "/* naive against batched; lazy apart */\n"),
                          (0, []))
 
+    def test_names_of_registered_design_files_count(self):
+        # One file per design in mm/<mech>/designs/, joined by DESIGN_REGISTER.
+        tree = dict(CLEAN, **{
+            "mm/swap/designs/%s.c" % n: ('const struct swap_free_ops swap_free_ops_%s = {\n'
+                                         '\t.d = { .name = "%s", .unit = "folio" },\n};\n'
+                                         'DESIGN_REGISTER(swap_free_designs, swap_free_ops_%s, 0);\n'
+                                         % (n, n, n))
+            for n in ("naive", "batched", "cluster")})
+        tree["mm/swap/README.md"] = "naive, batched or cluster\n"
+        rc, lines = run(tree, ["prose"])
+        self.assertEqual((rc, lines), (1, ["mm/swap/README.md:1: rule prose: 'naive, batched "
+                                           "or cluster' lists designs; name the table"]))
+
     def test_measured_figures_fail(self):
         for text in ("reported 1436 -> 1225 ns per shootdown", "munmap latency -70.8%",
                      "a run is short (~10 ms)", "3 times faster"):
