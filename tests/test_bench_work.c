@@ -325,10 +325,14 @@ static void test_bench_tlb_busy_readers(struct ktest *t)
 	KEXPECT_EQ(t, out.passed, bench_tlb.ncases / 2 * bench_nvariants(&bench_tlb));
 	KEXPECT_EQ(t, out.failed, 0);
 	tlb_readers_totals(&base, &timed); /* of the last case: batched, 512 pages */
+	/*
+	 * One counted window each (the timed run's): a reader the host kept
+	 * off its core through it has all its cycles booked as stolen.
+	 */
 	KEXPECT_GT(t, base.reads, 0);
-	KEXPECT_GT(t, base.cycles, 0);
+	KEXPECT_GT(t, base.cycles + base.stolen, 0);
 	KEXPECT_GT(t, timed.reads, 0);
-	KEXPECT_GT(t, timed.cycles, 0);
+	KEXPECT_GT(t, timed.cycles + timed.stolen, 0);
 }
 
 /*
