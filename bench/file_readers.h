@@ -54,8 +54,8 @@ u64 file_readers_wrong(void);
  * can be handed on while a target's TLB still reaches it. arm: every
  * reader turns its interrupts off (so a shootdown IPI waits), reads the
  * first word of the @pages pages at @base (caching their translations)
- * and keeps reading them, until released or until @window_cycles passed
- * (then it takes the pending IPIs: a design that waits for them goes on).
+ * and waits, until released or until @window_cycles passed (then it takes
+ * the pending IPIs: a design that waits for them goes on).
  * Returns once every reader has read them once: 0 or -ETIMEDOUT.
  * release: the caller has swapped the pages out and written a new owner's
  * word into the frames it got back from the allocator; a reader still in
