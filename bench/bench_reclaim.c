@@ -10,6 +10,7 @@
 #include "bench/bench_result.h"
 #include "bench/file_readers.h"
 #include "bench/read_loss.h"
+#include "bench/reuse_probe.h"
 #include "errno.h"
 #include "kernel/json.h"
 #include "kernel/percpu.h"
@@ -23,8 +24,6 @@
 #include "lib/string.h"
 #include "mm/fault.h"
 #include "mm/mm.h"
-#include "mm/page.h"
-#include "mm/pmm.h"
 #include "mm/pt.h"
 #include "mm/swap.h"
 #include "mm/tlb.h"
@@ -43,19 +42,7 @@
 #define RECLAIM_MAX_EPISODES 256 /* per variant and case; later ones are not summarised */
 /* The reuse probe's batch (verify, after the timed runs), beyond the range. */
 #define RECLAIM_PROBE_BASE 0x50000000ul
-/* Frames the probe takes back from the allocator as their new owner: the batch's, and spares. */
-#define RECLAIM_PROBE_HANDON (2 * RECLAIM_BATCH)
-/*
- * How long a reader keeps its interrupts off in the probe: far longer than
- * CPU 0's swap-out and hand-on of a batch, which under TCG on a loaded host
- * took more than 5 ms; in exact mode that work is a fixed count of
- * instructions, well inside the shorter window, which every correct
- * design's probe waits out.
- */
-#define RECLAIM_PROBE_WINDOW_US 50000
-#define RECLAIM_PROBE_WINDOW_EXACT_US 1000
-/* The word a new owner writes in each frame it got: no page's tag. */
-#define RECLAIM_NEW_OWNER 0x6e65776f776e6572ull
+BUILD_ASSERT(REUSE_PROBE_PAGES == RECLAIM_BATCH);
 
 enum reclaim_flush { RECLAIM_FLUSH_RANGED, RECLAIM_FLUSH_FULL };
 
@@ -359,88 +346,13 @@ static void reclaim_run(struct bench_ctx *c, unsigned idx)
 		bench_fail(c, "reclaim failed (%s)", errno_name(err));
 }
 
-/* The probe's batch mapped, tagged and its frames noted in @pa. */
-static int probe_map(paddr_t *pa)
-{
-	u64 len = RECLAIM_BATCH * PAGE_SIZE, size;
-	int err = mm_map_region(rb.mm, RECLAIM_PROBE_BASE, len, MM_READ | MM_WRITE);
-
-	if (!err)
-		err = mm_populate(rb.mm, RECLAIM_PROBE_BASE, len);
-	for (unsigned i = 0; i < RECLAIM_BATCH && !err; i++) {
-		vaddr_t va = RECLAIM_PROBE_BASE + (vaddr_t)i * PAGE_SIZE;
-
-		*(volatile u64 *)va = file_page_tag(i);
-		err = pt_lookup(rb.mm->root, va, &pa[i], NULL, &size);
-	}
-	return err;
-}
-
-/*
- * The allocator's next frames, each written by its new owner: how many
- * were frames of the batch (@pa), the ones a stale translation reaches.
- */
-static unsigned probe_hand_on(const paddr_t *pa, struct page **got)
-{
-	unsigned handed = 0;
-
-	for (unsigned k = 0; k < RECLAIM_PROBE_HANDON; k++) {
-		got[k] = page_alloc(0, 0);
-		if (!got[k])
-			continue;
-		*(volatile u64 *)page_address(got[k]) = RECLAIM_NEW_OWNER;
-		for (unsigned i = 0; i < RECLAIM_BATCH; i++)
-			handed += page_to_phys(got[k]) == pa[i];
-	}
-	return handed;
-}
-
-/*
- * What the targets observe of a batch's frames (tests/design_broken.c's
- * broken_early_free is what it is for): the readers cache the batch's
- * translations and hold the shootdown off (interrupts off), CPU 0 swaps
- * the batch out through the design and takes frames back from the
- * allocator as their new owner; a reader that then reads the new owner's
- * word read a frame handed on under its live translation.
- */
-static int reclaim_probe_reuse(struct bench_ctx *c, u64 *handed, u64 *stale)
-{
-	static struct page *got[RECLAIM_PROBE_HANDON];
-	paddr_t pa[RECLAIM_BATCH];
-	u64 window = arch_tsc_hz() / 1000000 *
-		     (timing_exact() ? RECLAIM_PROBE_WINDOW_EXACT_US : RECLAIM_PROBE_WINDOW_US);
-	struct tlb_batch tb;
-	int err = probe_map(pa), e;
-
-	*handed = *stale = 0;
-	if (!err)
-		err = file_readers_probe_arm(RECLAIM_PROBE_BASE, RECLAIM_BATCH, window);
-	if (!err) {
-		tlb_batch_begin(&tb, rb.mm, tlb_ops_of(c->design));
-		err = swap_out_gather(rb.mm, RECLAIM_PROBE_BASE, RECLAIM_BATCH, rb.type, &tb.g);
-		err = err ? err : tb.err;
-		*handed = err ? 0 : probe_hand_on(pa, got);
-		file_readers_probe_release();
-		e = file_readers_probe_wait(stale);
-		err = err ? err : e;
-		for (unsigned k = 0; k < RECLAIM_PROBE_HANDON && *handed; k++)
-			if (got[k])
-				page_free(got[k], 0);
-	}
-	e = tlb_settle(tlb_ops_of(c->design), rb.mm);
-	err = err ? err : e;
-	e = mm_unmap_region(rb.mm, RECLAIM_PROBE_BASE, RECLAIM_BATCH * PAGE_SIZE);
-	return err ? err : e;
-}
-
 /* Verify's last part: the reuse probe, booked for the report; fails @c on a stale read. */
 static int reclaim_verify_reuse(struct bench_ctx *c)
 {
 	struct reclaim_episodes *e = &eps[c->variant];
 	u64 handed, stale;
-	int err;
-
-	err = reclaim_probe_reuse(c, &handed, &stale);
+	int err = reuse_probe(tlb_ops_of(c->design), rb.mm, RECLAIM_PROBE_BASE, rb.type, &handed,
+			      &stale);
 
 	e->probe_handed += handed;
 	e->probe_stale += stale;
@@ -452,7 +364,7 @@ static int reclaim_verify_reuse(struct bench_ctx *c)
 		return 0;
 	bench_fail(c, "%s: %lu reads of a new owner's data through stale translations, %lu "
 		   "of %u frames handed on before the flush completed", c->design->name,
-		   (unsigned long)stale, (unsigned long)handed, RECLAIM_BATCH);
+		   (unsigned long)stale, (unsigned long)handed, REUSE_PROBE_PAGES);
 	return -EINVAL;
 }
 
