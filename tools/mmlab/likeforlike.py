@@ -1,17 +1,10 @@
 """mmlab beside Linux on one estimand: the in-kernel unmap per call at N CPUs less at 1 CPU.
 
-Both sides' figure is the cost inside the kernel of one unmap call (its
-clearing, its flush with the initiator's own local flush, and the freeing),
-at N CPUs less the same at 1 CPU, per boot: mmlab's timed unmap (its
-median per page times the pages one call drops) and Linux's traced
-zap_page_range_single per call (the tracer's cost is in both terms and
-cancels). Linux's flush_tlb_mm_range per call, N less 1, is shown too: the
-flush alone, local and remote (6.1's native_flush_tlb_multi() flushes the
-initiator's TLB with the remotes'), its local part cancelled the same way.
-The boot is the unit: each boot's difference is one observation; the mean
-over boots has a Student t interval, the ratio mmlab/Linux a bootstrap
-interval over boots, and a ratio whose interval is wider than the ratio
-itself is not given.
+Per boot: mmlab's timed unmap (median per page times the pages one call
+drops) and Linux's traced zap_page_range_single and flush_tlb_mm_range per
+call (traced at N and at 1: the tracer's cost and the local flush cancel).
+Each boot's difference is one observation; a ratio whose bootstrap interval
+over boots is wider than the ratio is not given (docs/output.md).
 """
 from __future__ import annotations
 

@@ -1,15 +1,11 @@
 """mmlab's ipi rounds beside kvm-unit-tests' ipi rounds: the same statistics from both.
 
 usage: python3 tools/mmlab/roundhist.py [--variant V] LOG...
-
-Each LOG is one boot: an mmlab serial log run with `round_hist=1` (its
-`ipi target=one` BENCH line of variant V, default naive, carries
-`round_hist`, the timed rounds' cycles in 1,000-cycle buckets), or
-kvm-unit-tests' vmexit `ipi` output with tools/peer/kut/ipi-round-hist.patch
-applied (its `ipi_hist` line: the rounds of the pass whose mean it prints).
-Per boot both get the same figures: the mean per round (each tool's own,
-exact), the median round (a bucket's middle), the main mode (the fullest
-bucket) and the share of rounds within 25% of it, above 1.25x and above 4x.
+Each LOG is one boot: mmlab's serial log with round_hist=1 (the ipi
+target=one line of V, default naive) or kvm-unit-tests' vmexit ipi output
+with tools/peer/kut/ipi-round-hist.patch. Per boot: the mean per round (each
+tool's own), the median round and the main mode (1,000-cycle buckets) and
+the shares of rounds within 25% of the mode, above 1.25x and above 4x.
 """
 from __future__ import annotations
 
@@ -114,7 +110,7 @@ def main(argv):
     if paths[:1] == ["--variant"]:
         variant, paths = paths[1], paths[2:]
     if not paths:
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        print(__doc__.split("\n\n")[1].splitlines()[0], file=sys.stderr)
         return 2
     rows = {}
     for path in paths:

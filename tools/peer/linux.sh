@@ -9,12 +9,7 @@
 # usage: tools/peer/linux.sh [--out DIR] [--accel tcg|kvm] [--smp N] [--mem SIZE]
 #                            [--cpu MODEL] [--machine pc|q35] [--timeout SEC]
 #                            [--exact] [--fetch-only] [-- MMPEER-WORDS...]
-# --exact: QEMU counts instructions (-icount shift=0,sleep=off -rtc clock=vm,
-# as mmlab's exact mode; the guest's TSC then counts one per instruction) and
-# Linux boots its first CPU only (maxcpus=1): the init script brings the
-# others online. Booted with all of them, the boot CPU's bring-up loop
-# (schedule() until the AP calls in) never yields the emulator's one host
-# thread, and the AP stops in wait_for_master_cpu() for good.
+# --exact: QEMU counts instructions, as mmlab's exact mode (see boot()).
 # The packages are cached in $MMLAB_PEER_CACHE (default $O/peer, O=build)
 # and reused; $MMLAB_PEER_META names another kernel meta package. Exit status: 0 the workloads passed, 1 one failed (or the
 # kernel crashed), 2 usage error, 3 the guest hung or timed out, 4 the
@@ -151,6 +146,11 @@ make_initramfs() {
 
 # ---- the boot ---------------------------------------------------------------------
 
+# --exact: -icount shift=0,sleep=off -rtc clock=vm (the guest's TSC counts
+# one per instruction) and maxcpus=1: the init script brings the other CPUs
+# online. Booted with all of them, the boot CPU's bring-up loop (schedule()
+# until the AP calls in) never lets the emulator's one host thread run the
+# AP, which stays in wait_for_master_cpu() for good.
 boot() {
 	local args status append="console=ttyS0,115200 quiet loglevel=3 panic=-1 rdinit=/init"
 	[ "$exact" = 0 ] || append+=" maxcpus=1"
