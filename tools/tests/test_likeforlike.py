@@ -54,6 +54,11 @@ class TestRatio(unittest.TestCase):
         ratio, why = ratio_ci([1.0, 100.0, -80.0], [100.0, 5.0, 300.0])
         self.assertEqual(why, TOO_WIDE)
 
+    def test_two_boots_whose_linux_interval_spans_zero_give_no_ratio(self):
+        # The exact-mode run's pages=1 row: Linux's mean over two boots has a
+        # t interval of -1305..3219; a bootstrap of the boots gave 0.71..1.04.
+        self.assertEqual(ratio_ci([808.0, 808.0], [779.0, 1135.0])[1], TOO_WIDE)
+
     def test_one_boot_a_side_gives_no_interval(self):
         self.assertEqual(ratio_ci([1.0], [2.0, 2.0])[1], TOO_FEW)
 
