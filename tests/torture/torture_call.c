@@ -80,7 +80,6 @@ static void t_ack_gap(const struct tlb_flush_req *req)
 	int dark = torture_dark_cpu();
 	bool beside = dark >= 0 && !torture_env_cpu_written_off((unsigned)dark);
 
-	(void)req;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	q0 = __atomic_load_n(&t_quiesce_begun, __ATOMIC_SEQ_CST);
 	t_path_count(beside ? T_PATH_STALL_BESIDE_DARK : T_PATH_ACK_STALL);
