@@ -289,20 +289,25 @@ void t_dead_unmap_held(struct tcpu *c)
  * dark CPU's, it writes off any CPU after it that is merely behind. So
  * while the dark CPU is not yet written off in the slow-tick lazy case
  * (queues drained every 100 ms), the live CPUs numbered above it run no
- * operation (each would settle, and wait for the dark CPU; their unmap of
- * its page is the CPUs' below) but push a bare flush to each other every
- * T_PUSH_MS (t_dead_push()), with an address space the dark CPU does not
- * hold loaded: their queues are seldom empty when the settle of a CPU
- * below the dark one reaches them. Each must get a deadline of its own,
- * and drains well within it.
+ * operation from just before its death (each would settle, and wait for
+ * the dark CPU; their unmap of its page is the CPUs' below) but push a
+ * bare flush to each other every T_PUSH_MS (t_dead_push()), with an
+ * address space the dark CPU does not hold loaded: their queues are
+ * seldom empty when the settle of a CPU below the dark one reaches them.
+ * Each must get a deadline of its own, and drains well within it.
  */
 #define T_PUSH_MS 20
+/* They start before the death, so no operation of theirs is in flight then. */
+#define T_PUSH_LEAD_MS 500
 static u64 t_push_next[TORTURE_MAX_CPUS];
 
 bool t_dead_pushing(unsigned cpu)
 {
-	return t_slow_tick && __atomic_load_n(&t_dead_now, __ATOMIC_ACQUIRE) &&
-	       (int)cpu > t_dead_cpu && !torture_env_cpu_written_off((unsigned)t_dead_cpu);
+	bool dark = __atomic_load_n(&t_dead_now, __ATOMIC_ACQUIRE);
+
+	return t_slow_tick && t_dead_cpu > 0 && (int)cpu > t_dead_cpu &&
+	       (dark || torture_env_now_ms() + T_PUSH_LEAD_MS >= t_dead_at_ms) &&
+	       !torture_env_cpu_written_off((unsigned)t_dead_cpu);
 }
 
 /* The lowest live slot the dark CPU does not hold, with a reference; NULL: none. */
