@@ -67,6 +67,7 @@ BENCH_SRCS := bench/bench.c bench/bench_design.c bench/bench_faultlock.c bench/b
 	bench/read_loss.c bench/tlb_readers.c bench/bench_reclaim.c bench/bench_migrate.c
 BENCH_SRCS += bench/placement.c
 BENCH_SRCS += bench/bench_ctx.c
+BENCH_SRCS += bench/file_readers.c bench/reuse_probe.c
 # Tests that build for both the host and the kernel, then kernel-only ones.
 TEST_COMMON_SRCS := tests/acpi_fw.c tests/mm_emul.c tests/test_acpi.c tests/test_cmdline.c \
 	tests/test_console.c tests/test_cpumask.c tests/test_format.c tests/test_json.c \

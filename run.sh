@@ -163,7 +163,6 @@ check_args() {
 	peer_check_args
 	if [ "$timing" = exact ] && [ "$accel" = kvm ]; then die_usage "--exact counts instructions under TCG: not with --accel kvm"; fi
 	if [ "$timing" = exact ] && [ "$emulator" = bochs ]; then die_usage "--exact needs QEMU's icount: not with --emulator bochs"; fi
-	if [ "$timing" = exact ] && [ -n "$peer" ]; then die_usage "--exact counts instructions; --peer's guest is timed: use --timing with --peer"; fi
 	if [ "$boot" = kernel ] && [ "$firmware" = uefi ]; then
 		die_usage "--boot kernel uses QEMU's multiboot1 loader, which needs --firmware bios"
 	fi
@@ -241,8 +240,8 @@ pick_accel() {
 # ---- boot media and QEMU -----------------------------------------------------
 
 # Benchmarks: exact mode where the accelerator is an emulator (TCG), time
-# mode under KVM and beside a --peer (whose guest runs without icount, so
-# only time compares the two). Self-tests and the torture keep every vCPU
+# mode under KVM and, unless --exact is given, beside a --peer (the peer's
+# traced in-kernel figures are times). Self-tests and the torture keep every vCPU
 # on its own host thread (real concurrency for their races) unless --exact.
 pick_timing() {
 	[ -n "$timing" ] || { timing=time; [ "$mode" = bench ] && [ "$accel" = tcg ] && [ "$emulator" = qemu ] && [ -z "$peer" ] && timing=exact; }

@@ -24,6 +24,7 @@
 #include "kernel/smp.h"
 #include "lib/atomic.h"
 #include "lib/math.h"
+#include "lib/string.h"
 #include <arch/arch.h>
 
 #define IPI_ROUNDS 200
@@ -170,6 +171,21 @@ static void ipi_gap(struct bench_ctx *c)
 	c->excluded_cycles += arch_tsc_read() - t0;
 }
 
+/*
+ * round_hist=1: each timed round's cycles, rdtsc before and after the
+ * round as kvm-unit-tests' ipi() reads it, counted in IPI_HIST_STEP-cycle
+ * buckets per variant over a case's timed runs (the last bucket: the rest),
+ * so the rounds' distribution (one mode or two) shows per boot. Off by
+ * default: the reads are instructions of the timed run.
+ */
+static u32 ipi_round_hist;
+OPTION_UINT(round_hist, ipi_round_hist, 0, 1, 0);
+
+#define IPI_HIST_STEP 1000
+#define IPI_HIST_N 128
+#define IPI_HIST_VARIANTS 5 /* the designs (broken ones too) and aa */
+static u32 ipi_hist[IPI_HIST_VARIANTS][IPI_HIST_N];
+
 static int ipi_setup(struct bench_ctx *c)
 {
 	unsigned last = bench_param(c, "target") == IPI_TARGET_ONE ? 2 : c->ncpus;
@@ -181,6 +197,8 @@ static int ipi_setup(struct bench_ctx *c)
 	}
 	ipi.ntargets = last - 1;
 	ipi.npollers = 0;
+	if (c->episode == 0) /* a new case */
+		memset(ipi_hist, 0, sizeof(ipi_hist)); /* every variant's rounds start again */
 	c->ops = IPI_ROUNDS;
 	if (bench_param(c, "target_state") == IPI_POLLING)
 		return ipi_polling_start(c, last);
@@ -300,11 +318,40 @@ DESIGN_REGISTER(ipi_designs, ipi_ops_broken_serial, 30);
 #endif
 
 
+/* The variant's histogram (aa apart from the design it copies), or NULL when round_hist is off. */
+static u32 *ipi_hist_of(const struct bench_ctx *c)
+{
+	return ipi_round_hist && c->variant < IPI_HIST_VARIANTS ? ipi_hist[c->variant] : NULL;
+}
+
+/*
+ * round_hist=1's timed run: ipi_run() calls this in place of the design's
+ * round, which it times into the variant's histogram. The round loop stays
+ * the one the default run executes.
+ */
+static int (*ipi_hist_round)(void);
+static u32 *ipi_hist_now;
+
+static int ipi_round_hist_timed(void)
+{
+	u64 t0 = arch_tsc_read();
+	int err = ipi_hist_round();
+
+	ipi_hist_now[MIN((arch_tsc_read() - t0) / IPI_HIST_STEP, IPI_HIST_N - 1ull)]++;
+	return err;
+}
+
 static void ipi_run(struct bench_ctx *c, unsigned idx)
 {
 	int (*round)(void) = container_of(c->design, struct ipi_ops, d)->round;
+	u32 *hist = c->runs_done == c->warmup ? ipi_hist_of(c) : NULL; /* the timed run */
 
 	(void)idx; /* only index 0 runs: idle_targets */
+	if (hist) {
+		ipi_hist_round = round;
+		ipi_hist_now = hist;
+		round = ipi_round_hist_timed;
+	}
 	for (u64 r = 0; r < c->ops; r++) {
 		int err = round();
 
@@ -315,6 +362,23 @@ static void ipi_run(struct bench_ctx *c, unsigned idx)
 		}
 		ipi_gap(c);
 	}
+}
+
+/* round_hist=1: the design's buckets, up to its last non-empty one. */
+static void ipi_report_hist(const struct bench_ctx *c, struct json *j)
+{
+	const u32 *hist = ipi_hist_of(c);
+	unsigned n = IPI_HIST_N;
+
+	if (!hist)
+		return;
+	while (n > 1 && !hist[n - 1])
+		n--;
+	json_u64(j, "round_hist_step", IPI_HIST_STEP);
+	json_array_begin(j, "round_hist");
+	for (unsigned i = 0; i < n; i++)
+		json_elem_u64(j, hist[i]);
+	json_array_end(j);
 }
 
 /*
@@ -330,6 +394,7 @@ static void ipi_report(const struct bench_ctx *c, struct json *j, u64 median)
 	json_fixed(j, "hlt_wakes_per_round",
 		   (s64)mul_div_u64(bench_counter_total(c, PCPU_IPI_HLT_WAKES), 1000, rounds), 3);
 	json_u64(j, "gap_cycles", ipi_gap_cycles);
+	ipi_report_hist(c, j);
 }
 
 /* Each design's promises: IPIs per target per round, sent and received. */

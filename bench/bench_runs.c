@@ -339,6 +339,7 @@ void bench_run_case_runs(struct bench_ctx *c, struct variant_runs *vr, u32 seq, 
 {
 	memset(&rs, 0, sizeof(rs));
 	memset(c->counter_total, 0, sizeof(c->counter_total));
+	c->runs_done = 0; /* this episode's: prepare and run tell its warm-up runs by it */
 	rs.c = c;
 	rs.vr = vr;
 	rs.seq = seq;

@@ -5,7 +5,11 @@
  * overflow, so sums over hours of runs and hundreds of readers still work.
  */
 #include "bench/read_loss.h"
+#include "compiler.h"
+#include "errno.h"
 #include "lib/math.h"
+#include "lib/stats.h"
+#include <arch/layout.h>
 
 /* a * b / c for any a <= c-ish magnitudes: a and c lose low bits together if needed. */
 static u64 ratio_mul(u64 a, u64 b, u64 c)
@@ -68,4 +72,81 @@ u64 read_stolen_pct_milli(const struct read_window *w)
 struct read_window read_window_whole(const struct read_window *w)
 {
 	return (struct read_window){ w->reads, w->cycles + w->stolen, 0 };
+}
+
+s64 read_episode_loss_milli(u64 timed, u64 null)
+{
+	u64 mag = timed > null ? timed - null : null - timed;
+	s64 pct;
+
+	if (!timed || !null)
+		return 0;
+	pct = (s64)ratio_mul(mag, 100000, timed);
+	return timed >= null ? pct : -pct;
+}
+
+/* Signed values as unsigned ones in the same order, for lib/stats. */
+#define SERIES_BIAS (1ull << 62)
+
+int read_series_summary(const s64 *v, unsigned n, u64 *scratch, struct read_series *out)
+{
+	u64 lo, hi, med;
+
+	if (!n)
+		return -EINVAL;
+	for (unsigned i = 0; i < n; i++)
+		scratch[i] = (u64)v[i] + SERIES_BIAS;
+	stats_sort(scratch, n); /* not stats_compute(): its mean would overflow at this bias */
+	med = scratch[n / 2];
+	if (n % 2 == 0)
+		med = scratch[n / 2 - 1] + (scratch[n / 2] - scratch[n / 2 - 1]) / 2;
+	stats_median_ci(scratch, n, &lo, &hi);
+	*out = (struct read_series){ n, (s64)(med - SERIES_BIAS), (s64)(lo - SERIES_BIAS),
+				     (s64)(hi - SERIES_BIAS) };
+	return 0;
+}
+
+bool read_series_agree(const struct read_series *a, const struct read_series *b)
+{
+	return a->n && b->n && a->lo <= b->hi && b->lo <= a->hi;
+}
+
+bool read_rate_within(u64 a, u64 b, u64 ppm)
+{
+	u64 hi = MAX(a, b), lo = MIN(a, b);
+
+	return ratio_mul(hi - lo, 1000000, MAX(hi, 1ull)) <= ppm;
+}
+
+/* Counts the @n pages from @va into their entries of @count (saturating). */
+static void layout_count(u8 *count, vaddr_t va, unsigned n, unsigned entries)
+{
+	for (unsigned i = 0; i < n; i++) {
+		u8 *c = &count[((va >> PAGE_SHIFT) + i) & (entries - 1)];
+
+		*c = (u8)MIN(*c + 1u, 255u);
+	}
+}
+
+unsigned read_layout_aliases(vaddr_t shared, unsigned ns, vaddr_t priv, unsigned np,
+			     unsigned entries)
+{
+	u8 count[READ_LAYOUT_MAX_ENTRIES] = { 0 };
+	unsigned n = 0;
+
+	if (!entries || entries > READ_LAYOUT_MAX_ENTRIES || (entries & (entries - 1)))
+		return 0;
+	layout_count(count, shared, ns, entries);
+	layout_count(count, priv, np, entries);
+	for (unsigned e = 0; e < entries; e++)
+		n += count[e] > 1 ? count[e] : 0;
+	return n;
+}
+
+vaddr_t read_layout_colour(vaddr_t shared, unsigned ns, vaddr_t priv, unsigned entries)
+{
+	u64 want = ((shared >> PAGE_SHIFT) + ns) & (entries - 1);
+	u64 have = (priv >> PAGE_SHIFT) & (entries - 1);
+
+	return priv + (((want - have) & (entries - 1)) << PAGE_SHIFT);
 }

@@ -10,6 +10,7 @@
 #include "bench/bench.h"
 #include "errno.h"
 #include "kernel/percpu.h"
+#include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/timing.h"
 #include "lib/atomic.h"
@@ -181,6 +182,30 @@ static int wait_readers(bool stopping)
 	return 0;
 }
 
+vaddr_t tlb_readers_priv(const struct tlb_readers_layout *lay, unsigned idx)
+{
+	vaddr_t slot = lay->priv_base + idx * lay->priv_stride;
+
+	if (lay->priv_stride < (u64)(TLB_READERS_DM_ENTRIES + lay->npriv) * PAGE_SIZE)
+		return slot; /* no room to move it within its slot */
+	return read_layout_colour(lay->shared, lay->nshared, slot, TLB_READERS_DM_ENTRIES);
+}
+
+/* A set that fits the TLB but evicts itself: warned at start, its rate being the layout's. */
+static void warn_aliases(const struct tlb_readers_layout *lay, unsigned idx)
+{
+	unsigned n;
+
+	if (lay->nshared + lay->npriv > TLB_READERS_DM_ENTRIES)
+		return;
+	n = read_layout_aliases(lay->shared, lay->nshared, tlb_readers_priv(lay, idx), lay->npriv,
+				TLB_READERS_DM_ENTRIES);
+	if (n)
+		printk("# WARN tlb readers: reader %u's %u pages share entries of a %u-entry "
+		       "direct-mapped TLB (%u pages)\n", idx, lay->nshared + lay->npriv,
+		       TLB_READERS_DM_ENTRIES, n);
+}
+
 int tlb_readers_start(const struct bench_ctx *c, const struct tlb_readers_layout *lay)
 {
 	memset(&trs, 0, sizeof(trs));
@@ -191,9 +216,10 @@ int tlb_readers_start(const struct bench_ctx *c, const struct tlb_readers_layout
 
 		r->page[0] = (const u64 *)lay->shared;
 		r->npages[0] = lay->nshared;
-		r->page[1] = (const u64 *)(lay->priv_base + idx * lay->priv_stride);
+		r->page[1] = (const u64 *)tlb_readers_priv(lay, idx);
 		r->npages[1] = lay->npriv;
 		r->check = lay->check_shared;
+		warn_aliases(lay, idx);
 		r->seen = ~0u; /* not a phase: start waits for the reader's first look */
 		r->running = 1;
 		err = smp_run_async(c->cpu[idx], reader_main, r);
@@ -339,7 +365,7 @@ int tlb_readers_map_private(const struct bench_ctx *c, struct mm *mm,
 	int err = 0;
 
 	for (unsigned idx = 1; idx < c->ncpus && !err; idx++) {
-		vaddr_t priv = lay->priv_base + idx * lay->priv_stride;
+		vaddr_t priv = tlb_readers_priv(lay, idx);
 
 		err = mm_map_region(mm, priv, len, flags);
 		if (!err)

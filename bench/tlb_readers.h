@@ -20,7 +20,18 @@
 struct bench_ctx;
 struct mm;
 
-/* Where reader @idx (1..ncpus-1) reads: @nshared pages at @shared, @npriv at its private base. */
+/*
+ * The direct-mapped TLB the readers' sets are laid out for: the smallest a
+ * TCG vCPU's has. Each reader's private set starts at the entry after the
+ * shared set's last (tlb_readers_priv()), so a set of at most this many
+ * pages never evicts itself.
+ */
+#define TLB_READERS_DM_ENTRIES 64
+
+/*
+ * Where reader @idx (1..ncpus-1) reads: @nshared pages at @shared, @npriv
+ * from tlb_readers_priv() (its private base, coloured).
+ */
 struct tlb_readers_layout {
 	vaddr_t shared;
 	unsigned nshared;
@@ -82,6 +93,9 @@ u64 tlb_readers_wrong(void);
 
 /* Counted windows summed over the readers (after tlb_readers_stop(), final). */
 void tlb_readers_totals(struct read_window *base, struct read_window *timed);
+
+/* Reader @idx's private pages: its slot, moved up to the entries after the shared set's. */
+vaddr_t tlb_readers_priv(const struct tlb_readers_layout *lay, unsigned idx);
 
 /*
  * Maps and populates reader idx's private region of @lay in @mm for every

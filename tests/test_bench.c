@@ -28,6 +28,7 @@
 
 struct probe_counts {
 	u32 setup, prepare, verify, teardown;
+	u32 counted_prepares; /* prepares that saw their episode's warm-up runs done */
 	u8 order[PROBE_ORDER_MAX]; /* the variant of each setup, in order */
 	const struct design *design[PROBE_ORDER_MAX]; /* the design each setup ran */
 	u32 prepare_cpu[MAX_CPUS];
@@ -66,8 +67,8 @@ static int probe_setup(struct bench_ctx *c)
 
 static int probe_prepare(struct bench_ctx *c)
 {
-	(void)c;
 	probe.prepare++;
+	probe.counted_prepares += c->runs_done >= c->warmup;
 	return 0;
 }
 
@@ -165,6 +166,8 @@ static void test_bench_counts_calls(struct ktest *t)
 	KEXPECT_EQ(t, probe.teardown, episodes);
 	KEXPECT_EQ(t, probe.verify, episodes);
 	KEXPECT_EQ(t, probe.prepare, episodes * runs);
+	/* runs_done is this episode's: only the timed run's prepare sees the warm-up done. */
+	KEXPECT_EQ(t, probe.counted_prepares, episodes);
 	for (unsigned cpu = 0; cpu < ncpus_online; cpu++) {
 		KEXPECT_EQ(t, probe.runs[cpu], episodes * runs);
 		KEXPECT_EQ(t, probe.prepare_cpu[cpu], episodes * runs);

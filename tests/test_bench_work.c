@@ -333,10 +333,14 @@ static void test_bench_tlb_busy_readers(struct ktest *t)
 	ref = tlb_readers_sums(0);
 	null = tlb_readers_sums(bench_nvariants(&bench_tlb) - 1);
 	KEXPECT(t, bench_variant_is_null(&bench_tlb, bench_nvariants(&bench_tlb) - 1));
+	/*
+	 * Counted windows only (warm-up runs' are not): a reader the host kept
+	 * off its core through one has all its cycles booked as stolen.
+	 */
 	KEXPECT_GT(t, ref->base.reads, 0);
-	KEXPECT_GT(t, ref->base.cycles, 0);
+	KEXPECT_GT(t, ref->base.cycles + ref->base.stolen, 0);
 	KEXPECT_GT(t, ref->timed.reads, 0);
-	KEXPECT_GT(t, ref->timed.cycles, 0);
+	KEXPECT_GT(t, ref->timed.cycles + ref->timed.stolen, 0);
 	KEXPECT_GT(t, null->base.reads, 0);
 	KEXPECT_EQ(t, null->episodes, ref->episodes);
 }

@@ -41,7 +41,7 @@ static u64 t_settles_done;  /* settles t_paths_service() finished */
 static const char *const t_path_names[T_PATHS] = {
 	"ack_stalls", "ack_stalls_beside_dark", "deaths_at_liveness_check",
 	"deaths_at_liveness_check_lazy", "calls_onto_dark", "unmaps_dark_held",
-	"lockless_pin_stalls", "settles_in_stall",
+	"lockless_pin_stalls", "settles_in_stall", "pushes_beside_dark",
 };
 
 struct t_call_msg {
@@ -55,34 +55,70 @@ void t_path_count(enum t_path k)
 }
 
 /*
+ * Quiesces t_paths_service() ran (early_ack's quiesce hook: it returns
+ * once every CPU flushed every early request it started): the number of
+ * the last begun, and of the last that returned 0.
+ */
+static u64 t_quiesce_begun, t_quiesce_done;
+
+/*
  * early_ack's gap (tlb_early_ack_gap): on the target, after it
  * acknowledged, before it flushes, interrupts off. Stalls there every
  * time; counted apart while a dark CPU is not yet written off (a wait
- * over both meets a late CPU beside one that missed its deadline).
+ * over both meets a late CPU beside one that missed its deadline). The
+ * observer of what the initiator's side believes: a quiesce begun after
+ * this target acknowledged (its start counted, then the fence) must not
+ * return before it flushed, or a release judged on the same counts frees
+ * frames this CPU still translates to (a start counted after the
+ * acknowledgement, a wait reading another CPU's counts).
  */
 static void t_ack_gap(const struct tlb_flush_req *req)
 {
 	static u64 acks;
-	u64 mine = __atomic_add_fetch(&acks, 1, __ATOMIC_RELAXED), until;
+	u64 mine = __atomic_add_fetch(&acks, 1, __ATOMIC_RELAXED), until, q0;
 	u64 settled = __atomic_load_n(&t_settles_done, __ATOMIC_ACQUIRE);
 	int dark = torture_dark_cpu();
 	bool beside = dark >= 0 && !torture_env_cpu_written_off((unsigned)dark);
 
-	(void)req;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	q0 = __atomic_load_n(&t_quiesce_begun, __ATOMIC_SEQ_CST);
 	t_path_count(beside ? T_PATH_STALL_BESIDE_DARK : T_PATH_ACK_STALL);
 	__atomic_store_n(&t_settle_wanted, 1, __ATOMIC_RELEASE);
 	until = torture_env_now_ms() + T_ACK_STALL_MS;
 	while (torture_env_now_ms() < until && !torture_failed() &&
 	       __atomic_load_n(&acks, __ATOMIC_RELAXED) < mine + T_ACK_STALL_ACKS &&
-	       __atomic_load_n(&t_settles_done, __ATOMIC_ACQUIRE) == settled)
+	       __atomic_load_n(&t_settles_done, __ATOMIC_ACQUIRE) == settled &&
+	       __atomic_load_n(&t_quiesce_done, __ATOMIC_ACQUIRE) <= q0)
 		arch_cpu_relax();
+	if (__atomic_load_n(&t_quiesce_done, __ATOMIC_ACQUIRE) > q0)
+		torture_fail("%s: a quiesce returned while CPU %u had acknowledged a flush of "
+			     "0x%lx and not done it", t_unmap_ops->d.name, arch_cpu_id(),
+			     (unsigned long)req->start);
+}
+
+/* early_ack's quiesce, numbered for the stalled targets' check (above). */
+static void t_paths_quiesce(void)
+{
+	u64 id, done;
+
+	if (!t_unmap_ops->quiesce)
+		return;
+	id = __atomic_add_fetch(&t_quiesce_begun, 1, __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (tlb_quiesce(t_unmap_ops))
+		return; /* a CPU written off: checked as every write-off is */
+	done = __atomic_load_n(&t_quiesce_done, __ATOMIC_RELAXED);
+	while (done < id && !__atomic_compare_exchange_n(&t_quiesce_done, &done, id, false,
+							  __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
 }
 
 /*
  * From t_service(), on a CPU in task context with interrupts on: while a
- * target stalls after acknowledging, one settle releases what every CPU
- * kept (early_ack's settle), so a release that misjudges the stalled
- * target meets it before it flushes.
+ * target stalls after acknowledging, a quiesce (which must wait for it)
+ * and one settle, which releases what every CPU kept (early_ack's
+ * settle), so a release that misjudges the stalled target meets it
+ * before it flushes.
  */
 void t_paths_service(void)
 {
@@ -90,6 +126,7 @@ void t_paths_service(void)
 	    !__atomic_exchange_n(&t_settle_wanted, 0, __ATOMIC_ACQ_REL) || !arch_irqs_enabled())
 		return;
 	t_path_count(T_PATH_SETTLE_IN_STALL);
+	t_paths_quiesce();
 	(void)tlb_settle(t_unmap_ops, NULL); /* a dark CPU's late flush: quarantined, checked */
 	__atomic_add_fetch(&t_settles_done, 1, __ATOMIC_RELEASE);
 }
@@ -170,9 +207,14 @@ void t_op_call(struct tcpu *c, unsigned self)
 	 * caller's deadline stalls the others soon (they queue behind that
 	 * caller's locks), so the calls that can meet a write-off are few.
 	 */
+	/*
+	 * Never the slow-tick case's victim: there a settle must be what
+	 * writes it off (torture_dead.c's pushes), not a call in flight.
+	 */
 	cpumask_clear(&mask);
 	for (unsigned i = 0; i < ncpus; i++)
-		if (i != self && ((dark_live && (int)i == dark) || t_rand(c) % 2)) {
+		if (i != self && !(t_slow_tick && (int)i == t_dead_cpu) &&
+		    ((dark_live && (int)i == dark) || t_rand(c) % 2)) {
 			cpumask_set_cpu(torture_env_cpu(i), &mask);
 			picked |= 1u << i;
 		}

@@ -22,6 +22,7 @@
 #include "errno.h"
 #include "mm/mm.h"
 #include "mm/page.h"
+#include "mm/pt.h"
 #include "tests/torture/torture_internal.h"
 #include <arch/arch.h>
 
@@ -35,6 +36,21 @@ static unsigned t_deaths;
 static unsigned t_dead_served[TORTURE_MAX_CPUS];
 static void (*t_revive)(unsigned cpu);
 static void (*t_audit_dark)(unsigned cpu);
+
+/*
+ * The frames the dark CPU's translations may reach: what its address
+ * space mapped at the tracked pages once its interrupts were off (it wrote
+ * each just before, so its TLB holds them, and it flushes nothing from
+ * then on). Until its revival none of them may be freed or handed on
+ * unless quarantined: the kernel's observer of a frame released under a
+ * stale translation, where there is no model TLB (t_dead_frames_check()).
+ */
+#define T_DEAD_FRAMES (T_REGIONS * T_PAGES)
+static struct {
+	vaddr_t va;
+	u64 pfn;
+} t_dead_frames[T_DEAD_FRAMES];
+static unsigned t_dead_nframes;
 
 /*
  * Quarantined frames of this case and the references each keeps
@@ -115,6 +131,61 @@ static void t_dead_write(struct tcpu *c, struct tslot *s, unsigned r, unsigned i
 	t_unlock(&p->lock);
 }
 
+/* Notes what @s maps at its tracked pages (none: nothing noted); interrupts off, @s loaded. */
+static void t_dead_note_frames(struct tslot *s)
+{
+	unsigned n = 0;
+
+	for (unsigned r = 0; s && r < T_REGIONS; r++)
+		for (unsigned i = 0; i < T_PAGES; i++) {
+			vaddr_t va = t_base[r] + (vaddr_t)i * T_KB4;
+			paddr_t pa;
+			u64 size;
+
+			if (pt_lookup(s->mm->root, va, &pa, NULL, &size) || size != T_KB4 ||
+			    page_test_flags(phys_to_page(pa), PG_DEVICE))
+				continue;
+			t_dead_frames[n].va = va;
+			t_dead_frames[n++].pfn = pa >> 12;
+		}
+	__atomic_store_n(&t_dead_nframes, n, __ATOMIC_RELEASE);
+}
+
+/*
+ * Frame @pfn met @how at @va (a leaf elsewhere; 0: freed): fails when the
+ * dark CPU may reach it at another address and it was not quarantined.
+ */
+static void t_dead_frame_met(u64 pfn, vaddr_t va, const char *how)
+{
+	unsigned n = __atomic_load_n(&t_dead_nframes, __ATOMIC_ACQUIRE);
+
+	if (!__atomic_load_n(&t_dead_now, __ATOMIC_ACQUIRE))
+		return;
+	for (unsigned k = 0; k < n; k++)
+		if (t_dead_frames[k].pfn == pfn && t_dead_frames[k].va != va &&
+		    !t_quarantined_refs(pfn))
+			torture_fail("frame 0x%lx %s while dark CPU %u may still reach it at 0x%lx "
+				     "(%s case, not quarantined)",
+				     (unsigned long)(pfn << 12), how, t_dead_cpu,
+				     (unsigned long)t_dead_frames[k].va, t_unmap_ops->d.name);
+}
+
+void t_dead_leaf_seen(u64 pfn, vaddr_t va)
+{
+	t_dead_frame_met(pfn, va, "mapped elsewhere (handed on)");
+}
+
+/* At an audit: no frame the dark CPU may reach is back in the allocator. */
+static void t_dead_frames_check(void)
+{
+	unsigned n = __atomic_load_n(&t_dead_nframes, __ATOMIC_ACQUIRE);
+
+	for (unsigned k = 0; k < n; k++)
+		if (page_test_flags(pfn_to_page(t_dead_frames[k].pfn), PG_FREED))
+			t_dead_frame_met(t_dead_frames[k].pfn, 0, "freed");
+	__atomic_add_fetch(&t_checks, 1, __ATOMIC_RELAXED);
+}
+
 unsigned long t_dead_enter(unsigned cpu)
 {
 	struct tcpu *c = &t_cpus[cpu];
@@ -142,6 +213,7 @@ unsigned long t_dead_enter(unsigned cpu)
 	if (!t_dead_slot)
 		mm_switch(NULL);
 	flags = arch_irq_save();
+	t_dead_note_frames(t_dead_slot);
 	__atomic_add_fetch(&t_deaths, 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&t_dead_since_ms, torture_env_now_ms(), __ATOMIC_RELAXED);
 	__atomic_store_n(&t_dead_now, true, __ATOMIC_SEQ_CST);
@@ -187,6 +259,8 @@ void t_dead_unmap_held(struct tcpu *c)
 	unsigned r = t_rand(c) % 2 ? R_PRIV : R_SHARE, i = (unsigned)(t_rand(c) % T_PAGES);
 	vaddr_t va = t_base[r] + i * T_KB4;
 	struct tpage *p;
+	paddr_t pa;
+	u64 size;
 	int err, serr;
 
 	if (!s || !__atomic_load_n(&t_dead_now, __ATOMIC_ACQUIRE))
@@ -194,8 +268,13 @@ void t_dead_unmap_held(struct tcpu *c)
 	p = &s->model[r]->p[i];
 	t_path_count(T_PATH_UNMAP_DARK_HELD);
 	t_lock(&p->lock);
+	if (pt_lookup(s->mm->root, va, &pa, NULL, &size) || size != T_KB4)
+		pa = 0;
 	err = tlb_unmap_pages(s->mm, va, 1, t_unmap_ops);
 	serr = t_unmap_ops->d.completes_later ? tlb_settle(t_unmap_ops, s->mm) : 0;
+	/* The dark CPU never flushed it: whatever the design did, it is not free. */
+	if (pa && page_test_flags(phys_to_page(pa), PG_FREED))
+		t_dead_frame_met(pa >> 12, 0, "freed by its unmap");
 	if ((err && err != -ENOMEM && !t_dead_err(err)) ||
 	    (serr && serr != -ENOMEM && !t_dead_err(serr)))
 		torture_fail("unmap through %s of 0x%lx held by the dark CPU: %d, settle %d",
@@ -205,11 +284,85 @@ void t_dead_unmap_held(struct tcpu *c)
 	t_rec(c, OP_UNMAP, (unsigned)(s - t_slots), va, 1, err ? err : serr);
 }
 
+/*
+ * A settle that judges every CPU on one deadline: once it waited out the
+ * dark CPU's, it writes off any CPU after it that is merely behind. So
+ * while the dark CPU is not yet written off in the slow-tick lazy case
+ * (queues drained every 100 ms), the live CPUs numbered above it run no
+ * operation from just before its death (each would settle, and wait for
+ * the dark CPU; their unmap of its page is the CPUs' below) but push a
+ * bare flush to each other every T_PUSH_MS (t_dead_push()), with an
+ * address space the dark CPU does not hold loaded: their queues are
+ * seldom empty when the settle of a CPU below the dark one reaches them.
+ * Each must get a deadline of its own, and drains well within it.
+ */
+#define T_PUSH_MS 20
+/* They start before the death, so no operation of theirs is in flight then. */
+#define T_PUSH_LEAD_MS 500
+static u64 t_push_next[TORTURE_MAX_CPUS];
+
+bool t_dead_pushing(unsigned cpu)
+{
+	bool dark = __atomic_load_n(&t_dead_now, __ATOMIC_ACQUIRE);
+
+	return t_slow_tick && t_dead_cpu > 0 && (int)cpu > t_dead_cpu &&
+	       (dark || torture_env_now_ms() + T_PUSH_LEAD_MS >= t_dead_at_ms) &&
+	       !torture_env_cpu_written_off((unsigned)t_dead_cpu);
+}
+
+/* The lowest live slot the dark CPU does not hold, with a reference; NULL: none. */
+static struct tslot *t_push_slot(void)
+{
+	struct tslot *dark = __atomic_load_n(&t_dead_slot, __ATOMIC_ACQUIRE);
+
+	for (unsigned k = 0; k < T_SLOTS; k++) {
+		struct tslot *s = &t_slots[k];
+
+		if (s == dark || __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != SLOT_LIVE)
+			continue;
+		__atomic_add_fetch(&s->users, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&s->state, __ATOMIC_SEQ_CST) == SLOT_LIVE)
+			return s;
+		t_slot_put(s);
+	}
+	return NULL;
+}
+
+void t_dead_push(struct tcpu *c)
+{
+	unsigned cpu = (unsigned)(c - t_cpus);
+	u64 now = torture_env_now_ms();
+	struct tlb_flush_req req;
+	struct tslot *s;
+	int err;
+
+	if (now < t_push_next[cpu])
+		return;
+	t_push_next[cpu] = now + T_PUSH_MS;
+	s = t_push_slot();
+	if (!s)
+		return;
+	__atomic_add_fetch(&t_ops, 1, __ATOMIC_RELAXED);
+	req = (struct tlb_flush_req){ .mm = s->mm, .target = t_unmap_ops->target_flush,
+				      .start = t_base[R_PRIV], .last = t_base[R_PRIV] + T_KB4 - 1,
+				      .frees_no_tables = true };
+	mm_switch(s->mm);
+	c->dark_at_start = true; /* and it does not hold this address space: no excuse */
+	err = t_unmap_ops->flush(&req);
+	if (err && !t_dead_err_mm(c, err, s->mm))
+		torture_fail("bare flush through %s of mm %lu beside the dark CPU: %d",
+			     t_unmap_ops->d.name, (unsigned long)s->id, err);
+	t_path_count(T_PATH_PUSH_BESIDE_DARK);
+	t_rec(c, OP_UNMAP, (unsigned)(s - t_slots), req.start, 0, err);
+	t_slot_put(s);
+}
+
 /* At the case's end (every other CPU out of its loop): back, as after a reset. */
 void t_dead_leave(unsigned cpu, unsigned long flags)
 {
 	t_revive(cpu);
 	__atomic_store_n(&t_dead_now, false, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&t_dead_nframes, 0, __ATOMIC_RELEASE);
 	arch_irq_restore(flags);
 	mm_switch(NULL);
 	if (t_dead_slot)
@@ -224,6 +377,8 @@ void t_dead_audit(void)
 {
 	int dark = torture_dark_cpu();
 
+	if (dark >= 0)
+		t_dead_frames_check();
 	if (dark >= 0 && t_audit_dark)
 		t_audit_dark((unsigned)dark);
 }

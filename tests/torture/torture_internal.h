@@ -58,6 +58,7 @@ extern struct tslot t_slots[T_SLOTS];
 extern struct mm_mapping t_mapping;
 extern u32 t_map_lock; /* zap-all, attach, detach, fork, create, destroy */
 extern const struct tlb_ops *t_unmap_ops; /* the case's design */
+extern bool t_slow_tick; /* the case is lazy at its slowest tick (torture_slow_tick_case) */
 extern unsigned t_swap_type;
 extern u64 t_ops, t_checks;
 
@@ -134,6 +135,7 @@ enum t_path {
 	T_PATH_UNMAP_DARK_HELD,	  /* unmap of a frame the dark CPU can write, not written off */
 	T_PATH_LOCKLESS_PIN_STALL, /* the lockless pin walk stalled at its page check (host) */
 	T_PATH_SETTLE_IN_STALL,	  /* a settle (early_ack: every release) while a target stalled */
+	T_PATH_PUSH_BESIDE_DARK,  /* lazy: a bare flush among the CPUs above a dark one */
 	T_PATHS
 };
 void t_path_count(enum t_path k);
@@ -162,8 +164,16 @@ bool t_dead_unmap_due(unsigned cpu);
 /* Every live CPU of @ncpus began its t_dead_unmap_held() for this death. */
 bool t_dead_all_served(unsigned ncpus);
 void t_dead_unmap_held(struct tcpu *c);
+/*
+ * While true, @cpu (above the dark one, slow-tick lazy case) runs only
+ * t_dead_push(): a bare flush every few milliseconds.
+ */
+bool t_dead_pushing(unsigned cpu);
+void t_dead_push(struct tcpu *c);
 void t_dead_check(unsigned ncpus, const char *when);
 void t_dead_audit(void);
+/* At the audit: a leaf maps @pfn at @va (a frame the dark CPU reaches elsewhere: handed on). */
+void t_dead_leaf_seen(u64 pfn, vaddr_t va);
 bool t_dead_err(int err);
 bool t_dead_err_mm(const struct tcpu *c, int err, struct mm *mm);
 /* References quarantined frame @pfn keeps that no leaf accounts for. */

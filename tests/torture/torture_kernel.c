@@ -17,7 +17,8 @@
  * address space the dark CPU runs, the frames it may reach quarantined.
  * At the case's end it flushes its whole TLB and is put back in the run
  * (smp_cpu_revive()). The core counts quarantined frames through
- * mm/mm_hook.h's point.
+ * mm/mm_hook.h's point, and notes the frames the dark CPU's TLB may reach
+ * when it goes dark: none may be freed or handed on unless quarantined.
  *
  * Not in the kernel run: the hook points of include/torture_hook.h (random
  * delays at lock and atomic points, injected allocation failures). They
@@ -120,6 +121,25 @@ static void kernel_revive(unsigned idx)
 	}
 	if (err)
 		torture_fail("dark CPU %u not back in the run: %d", cpu, err);
+}
+
+/*
+ * The core's hook, and two checks of points the real mm code passes (the
+ * same image the benchmarks run, where mm_hook is NULL):
+ * - a lockless pin walk (interrupts off, page checked) on a CPU with no
+ *   address space loaded, where no shootdown waits for it: the torture's
+ *   locked pins run there on purpose (tests/torture/torture_pin.c);
+ * - a flush that returned 0 while its call still went unacknowledged.
+ */
+static void kernel_mm_hook(enum mm_hook_point at, void *arg)
+{
+	torture_mm_hook(at, arg);
+	if (at == MM_HOOK_PIN_CHECKED && !arch_irqs_enabled() && !mm_current())
+		torture_fail("a lockless pin walk (interrupts off) on CPU %u with no address "
+			     "space loaded: no shootdown waits for it", arch_cpu_id());
+	if (at == MM_HOOK_FLUSHED && !*(int *)arg && smp_call_pending())
+		torture_fail("a flush on CPU %u returned before its targets acknowledged",
+			     arch_cpu_id());
 }
 
 struct touch {
@@ -297,7 +317,7 @@ static __noreturn void torture_mode_run(const struct options *opt)
 	printk("KTAP version 1\n# torture: seed=%lu cpus=%u seconds=%u (of %u online)%s\n1..%u\n",
 	       (unsigned long)kcfg.seed, kcfg.ncpus, kcfg.seconds, ncpus_online,
 	       torture_controls ? " controls (must fail)" : "", n);
-	mm_hook = torture_mm_hook; /* before any other CPU runs the torture's mm code */
+	mm_hook = kernel_mm_hook; /* before any other CPU runs the torture's mm code */
 	t_paths_install();
 	if (torture_setup(&kcfg))
 		torture_fail("setup (swap device, device memory, designs) failed");

@@ -420,6 +420,10 @@ void torture_op(unsigned cpu)
 	unsigned op = op_pick(c);
 	struct tslot *s;
 
+	if (t_dead_pushing(cpu)) { /* counts its pushes */
+		t_dead_push(c);
+		return;
+	}
 	__atomic_add_fetch(&t_ops, 1, __ATOMIC_RELAXED);
 	c->dark_at_start = __atomic_load_n(&t_dead_now, __ATOMIC_SEQ_CST);
 	if (t_dead_unmap_due(cpu)) { /* a CPU just went dark: meet it (torture_dead.c) */

@@ -33,6 +33,7 @@ from .compare import render_compare, render_compare_page
 from .headline import render_headline
 from .log import parse_log
 from .html import PAGE_NAME, write_run_page
+from .likeforlike import like_for_like, render_like_for_like
 from .peer import MMLAB, boot_ratios, record_system, render_boot_ratios, split_systems
 from .plot import GnuplotMissing, plot_groups, plotted_groups
 from .problems import Problem
@@ -56,10 +57,11 @@ def cmd_report(args):
         return _fail(f"{args.log}: {log.problems[0].message}", 2)
     own = split_systems(log.benches)[0]
     peers = [_merge_peer(log, path) for path in args.peer]
-    ratios = _boot_ratios(own, log.benches, args) if args.peer else None
+    ratios, lfl = _boot_ratios(own, log.benches, args) if args.peer else (None, None)
     os.makedirs(args.outdir, exist_ok=True)
     results_path = os.path.join(args.outdir, RESULTS_NAME)
-    write_results_json(log, results_path, peers=peers or None, boot_ratios=ratios)
+    write_results_json(log, results_path, peers=peers or None, boot_ratios=ratios,
+                       like_for_like=lfl)
     if args.incomplete:
         _mark_incomplete(results_path, args.incomplete)
     table = render_results_table(log.benches, log.header, log.problems, log.failures,
@@ -67,7 +69,7 @@ def cmd_report(args):
     boots = []
     if args.boot or args.peer_boot:
         system = next((record_system(r) for r in log.benches if record_system(r) != MMLAB), "peer")
-        boots = render_boot_ratios(ratios, system.split("-")[0])
+        boots = render_boot_ratios(ratios, system.split("-")[0]) + render_like_for_like(lfl)
         table += "\n".join(boots) + "\n"
     headline = render_headline(log.benches)
     table_path = os.path.join(args.outdir, TABLE_NAME)
@@ -122,12 +124,12 @@ def _merge_peer(log, path):
 
 
 def _boot_ratios(own, merged, args):
-    """mmlab/peer with the boot as the unit: this log and --boot, the first --peer and --peer-boot."""
+    """(boot_ratios, like_for_like): the boot as the unit, this log and --boot, the first --peer and --peer-boot."""
     peer_first = [r for r in merged if record_system(r) != MMLAB]
     mmlab_boots = [own] + [[r for r in parse_log(p).benches if record_system(r) == MMLAB]
                            for p in args.boot]
     peer_boots = [peer_first] + [parse_log(p).benches for p in args.peer_boot]
-    return boot_ratios(mmlab_boots, peer_boots)
+    return boot_ratios(mmlab_boots, peer_boots), like_for_like(mmlab_boots, peer_boots)
 
 
 def _write_plots(log, plot_dir, gnuplot):

@@ -23,7 +23,7 @@ RESULTS_NAME = "results.json"
 FORMAT = "mmlab-results 1"
 
 
-def write_results_json(log, path, peers=None, boot_ratios=None):
+def write_results_json(log, path, peers=None, boot_ratios=None, like_for_like=None):
     """Write log as results.json at path; peers (a list of dicts) goes in as "peers".
 
     Beside the log's own parts it holds what the tools derive from the
@@ -31,13 +31,16 @@ def write_results_json(log, path, peers=None, boot_ratios=None):
     (mmlab.fits), `kernel_components` (a peer's in-kernel figures,
     mmlab.inkernel), `warnings` (failed A/A controls: harness bias),
     `level_shifts` and `unstable` (the comparisons with no ratio, and why;
-    mmlab.rounds); with a peer, `boot_ratios` (mmlab.peer).
+    mmlab.rounds); with a peer, `boot_ratios` (mmlab.peer) and `like_for_like`
+    (mmlab.likeforlike).
     """
     doc = {"format": FORMAT, **log.to_dict(), **derived(log.benches)}
     if peers is not None:
         doc["peers"] = peers
     if boot_ratios is not None:
         doc["boot_ratios"] = boot_ratios
+    if like_for_like is not None:
+        doc["like_for_like"] = like_for_like
     with open(path, "w") as f:
         json.dump(doc, f, indent=2)
         f.write("\n")

@@ -3,7 +3,8 @@
 # mounts the kernel's file systems (tracefs too, for mmpeer's in-kernel
 # timing of tlb: tools/peer/src/peer_ftrace.c), loads the modules listed in
 # /modules.load (zram and what it needs, in load order), makes a zram swap
-# device, runs /mmpeer with the words in /peer.args, and powers off. Its
+# device, brings every CPU online (linux.sh --exact boots with maxcpus=1),
+# runs /mmpeer with the words in /peer.args, and powers off. Its
 # output goes to the serial console; mmpeer's last line is the trailer.
 # The initramfs has no device nodes: until devtmpfs is up this shell has no
 # standard streams, so nothing may print before the exec below.
@@ -31,6 +32,10 @@ if [ -e /sys/block/zram0/disksize ]; then
 else
 	say "no /sys/block/zram0: the zram module did not load"
 fi
+for c in /sys/devices/system/cpu/cpu[0-9]*; do
+	[ ! -e "$c/online" ] || [ "$(cat "$c/online")" = 1 ] || echo 1 > "$c/online" ||
+		say "cannot bring ${c##*/} online"
+done
 say "$(uname -sr), $(grep -c ^processor /proc/cpuinfo) CPUs"
 /mmpeer $(cat /peer.args)
 say "mmpeer exit status $?"

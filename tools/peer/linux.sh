@@ -8,7 +8,8 @@
 #
 # usage: tools/peer/linux.sh [--out DIR] [--accel tcg|kvm] [--smp N] [--mem SIZE]
 #                            [--cpu MODEL] [--machine pc|q35] [--timeout SEC]
-#                            [--fetch-only] [-- MMPEER-WORDS...]
+#                            [--exact] [--fetch-only] [-- MMPEER-WORDS...]
+# --exact: QEMU counts instructions, as mmlab's exact mode (see boot()).
 # The packages are cached in $MMLAB_PEER_CACHE (default $O/peer, O=build)
 # and reused; $MMLAB_PEER_META names another kernel meta package. Exit status: 0 the workloads passed, 1 one failed (or the
 # kernel crashed), 2 usage error, 3 the guest hung or timed out, 4 the
@@ -18,7 +19,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 src=$here/tools/peer
 cache=${MMLAB_PEER_CACHE:-${O:-$here/build}/peer}
-out="" accel=tcg smp=$(nproc) mem=1G cpu="" machine=pc timeout_s=900 fetch_only=0 words=()
+out="" accel=tcg smp=$(nproc) mem=1G cpu="" machine=pc timeout_s=900 fetch_only=0 exact=0 words=()
 
 die() { echo "peer: $1" >&2; exit "${2:-1}"; }
 say() { echo "peer: $*" >&2; }
@@ -34,6 +35,7 @@ parse_args() {
 			esac
 			shift ;;
 		--fetch-only) fetch_only=1 ;;
+		--exact) exact=1 ;;
 		--) shift; words=("$@"); break ;;
 		*) die "unknown option '$1'" 2 ;;
 		esac
@@ -45,6 +47,7 @@ parse_args() {
 	[[ $mem =~ ^[1-9][0-9]*[MG]$ ]] || die "bad --mem '$mem' (e.g. 512M or 1G)" 2
 	[[ $timeout_s =~ ^[1-9][0-9]*$ ]] || die "bad --timeout '$timeout_s'" 2
 	[ -n "$cpu" ] || { cpu=max; [ "$accel" = kvm ] && cpu=host,-arch-capabilities; }
+	[ "$exact" = 0 ] || [ "$accel" = tcg ] || die "--exact counts instructions under TCG: not with --accel $accel" 2
 	[ "$fetch_only" = 1 ] || [ -n "$out" ] || die "--out DIR is needed" 2
 }
 
@@ -128,7 +131,7 @@ make_initramfs() {
 	rm -rf "$stage" && mkdir -p "$stage"/{bin,proc,sys,dev,modules} || die "cannot create $stage"
 	cp "$bbroot/bin/busybox" "$stage/bin/" && cp "$src/init.sh" "$stage/init" &&
 		cp "$cache/mmpeer" "$stage/mmpeer" || die "cannot fill $stage"
-	printf '%s\n' "${words[*]-}" > "$stage/peer.args"
+	printf '%s\n' "${words[*]-}$([ "$exact" = 0 ] || echo ' exact=1')" > "$stage/peer.args"
 	zram=$(grep -o '^kernel/drivers/block/zram/zram\.ko' "$kroot/lib/modules/$kver/modules.dep")
 	[ -n "$zram" ] || die "$kpkg has no zram module"
 	: > "$stage/modules.load"
@@ -143,16 +146,22 @@ make_initramfs() {
 
 # ---- the boot ---------------------------------------------------------------------
 
+# --exact: -icount shift=0,sleep=off -rtc clock=vm (the guest's TSC counts
+# one per instruction) and maxcpus=1: the init script brings the other CPUs
+# online. Booted with all of them, the boot CPU's bring-up loop (schedule()
+# until the AP calls in) never lets the emulator's one host thread run the
+# AP, which stays in wait_for_master_cpu() for good.
 boot() {
-	local args status
+	local args status append="console=ttyS0,115200 quiet loglevel=3 panic=-1 rdinit=/init"
+	[ "$exact" = 0 ] || append+=" maxcpus=1"
 	args=(-machine "$machine,accel=$accel" -cpu "$cpu" -smp "$smp" -m "$mem"
 		-display none -monitor none -no-reboot
 		-kernel "$kroot/boot/vmlinuz-$kver" -initrd "$out/initramfs.cpio.gz"
-		-append "console=ttyS0,115200 quiet loglevel=3 panic=-1 rdinit=/init"
-		-serial "file:$out/serial.log")
+		-append "$append" -serial "file:$out/serial.log")
+	[ "$exact" = 0 ] || args+=(-icount shift=0,sleep=off -rtc clock=vm)
 	printf '%q ' qemu-system-x86_64 "${args[@]}" > "$out/qemu-cmd.txt"
 	echo >> "$out/qemu-cmd.txt"
-	say "booting $kpkg: $accel, $machine, -cpu $cpu, $smp CPUs, $mem; mmpeer ${words[*]-}"
+	say "booting $kpkg: $accel$([ "$exact" = 0 ] || echo ' exact'), $machine, -cpu $cpu, $smp CPUs, $mem; mmpeer ${words[*]-}"
 	timeout -s KILL "$timeout_s" qemu-system-x86_64 "${args[@]}" 2> "$out/qemu.log"
 	status=$?
 	[ $status != 137 ] || die "the Linux guest timed out after ${timeout_s}s (killed); see $out/serial.log" 3

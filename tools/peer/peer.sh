@@ -4,7 +4,7 @@
 # same results folder (peer-<name>/serial.log; results.json; the table's
 # peer columns). Only "linux" exists (tools/peer/linux.sh). Uses run.sh's
 # variables: accel, smp, mem, machine, cpu_model, bench, extra, timeout_s,
-# results, emulator, mode, rc, verdict, and its qemu_args, run_qemu and
+# results, emulator, mode, timing, rc, verdict, and its qemu_args, run_qemu and
 # decode_status for mmlab's further boots.
 
 PEER_BENCHES=(tlb swapfree faultlock pin) # what mmpeer has an equivalent of
@@ -80,12 +80,13 @@ peer_mmlab_boot() {
 # the report with option $3 (--peer for the first, --peer-boot after).
 # Status 1 when it did not pass (rc set as run_peer says).
 peer_boot() {
-	local dir=$1 words=$2 opt=$3 cpu=max status
+	local dir=$1 words=$2 opt=$3 cpu=max status exact=()
+	[ "${timing-}" != exact ] || exact=(--exact) # Linux counts instructions too
 	[ "$accel" = kvm ] && cpu=host,-arch-capabilities
 	[ -z "$cpu_model" ] || cpu=$cpu_model
 	# shellcheck disable=SC2086 # words are plain key=value tokens
 	O=$O bash "$here/tools/peer/$peer.sh" --out "$dir" --accel "$accel" --smp "$smp" --mem "$mem" \
-		--machine "$machine" --cpu "$cpu" --timeout "$timeout_s" -- $words &
+		--machine "$machine" --cpu "$cpu" --timeout "$timeout_s" "${exact[@]+"${exact[@]}"}" -- $words &
 	wait $! # a signal to run.sh cuts the wait short (tools/run-signals.sh)
 	status=$?
 	[ -s "$dir/serial.log" ] && peer_report_args+=("$opt" "$dir/serial.log")

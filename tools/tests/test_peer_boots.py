@@ -21,6 +21,7 @@ DRIVER = textwrap.dedent(r"""
     here=$1 results=$2 order=$2/order
     peer=linux bench=tlb extra=(iters=4) accel=tcg smp=2 mem=1G machine=pc cpu_model=""
     timeout_s=60 emulator=qemu mode=bench rc=0 verdict=pass O=$2/build
+    [ -z "${FAKE_TIMING-}" ] || timing=$FAKE_TIMING
     say() { :; }
     die_usage() { echo "usage: $*"; exit 2; }
     qemu_args() { :; }
@@ -36,6 +37,7 @@ FAKE_LINUX = textwrap.dedent(r"""
     out=$2
     mkdir -p "$out"
     echo "linux $out" >> "$(dirname "$0")/../../order"
+    echo "$*" >> "$(dirname "$0")/../../args"
     echo log > "$out/serial.log"
     exit "${MMLAB_FAKE_PEER_RC:-0}"
 """)
@@ -75,6 +77,21 @@ class AlternatingBoots(unittest.TestCase):
             "--peer", f"{t}/peer-linux/serial.log",
             "--boot", f"{t}/boot-2/serial.log", "--peer-boot", f"{t}/peer-linux/boot-2/serial.log",
             "--boot", f"{t}/boot-3/serial.log", "--peer-boot", f"{t}/peer-linux/boot-3/serial.log"])
+
+    def linux_args(self):
+        with open(os.path.join(self.tmp, "args")) as f:
+            return [line.split() for line in f]
+
+    def test_exact_mode_boots_linux_exact(self):
+        self.run_peer(MMLAB_PEER_BOOTS="2", FAKE_TIMING="exact")
+        args = self.linux_args()
+        self.assertEqual(len(args), 2)
+        for a in args:
+            self.assertIn("--exact", a[:a.index("--")])
+
+    def test_time_mode_boots_linux_timed(self):
+        self.run_peer(MMLAB_PEER_BOOTS="1", FAKE_TIMING="time")
+        self.assertNotIn("--exact", self.linux_args()[0])
 
     def test_boot_count_from_the_environment(self):
         _, order = self.run_peer(MMLAB_PEER_BOOTS="1")

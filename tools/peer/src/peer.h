@@ -31,6 +31,7 @@ struct peer_opts {
 	long fault_pages; /* faultlock: pages each thread writes */
 	long pin_pages;	  /* pin: pages per registration */
 	int ktrace;	  /* tlb: time Linux's functions inside the kernel (ftrace) */
+	int exact;	  /* QEMU counts instructions: busy loops PAUSE, as mmlab's do */
 	double tsc_hz;
 	char system[80]; /* "linux-<uname -r>" */
 };

@@ -1,6 +1,6 @@
 /*
  * mmpeer's entry: parses key=value words (bench=, iters=, warmup=, cpus=,
- * pages=, swapfree_mb=, fault_pages=, pin_pages=, ktrace=), prints a header in the
+ * pages=, swapfree_mb=, fault_pages=, pin_pages=, ktrace=, exact=), prints a header in the
  * shape of mmlab's MMLAB line, runs the asked workloads on CPU 0 and ends
  * with an MMLAB-DONE trailer. A bad word is named, and exits 2.
  */
@@ -131,9 +131,11 @@ static void parse_word(const char *word)
 		peer_opts.pin_pages = parse_one(word, eq + 1, 1 << 18);
 	else if (KEY("ktrace"))
 		peer_opts.ktrace = !strcmp(eq + 1, "1") ? 1 : !strcmp(eq + 1, "0") ? 0 : -1;
+	else if (KEY("exact"))
+		peer_opts.exact = !strcmp(eq + 1, "1") ? 1 : !strcmp(eq + 1, "0") ? 0 : -1;
 	else
 		usage_error("unknown word '%s'", word);
-	if (peer_opts.ktrace < 0)
+	if (peer_opts.ktrace < 0 || peer_opts.exact < 0)
 		usage_error("bad value in '%s' (0 or 1)", word);
 #undef KEY
 }

@@ -4,7 +4,9 @@
  * ("batched": Linux's mmu_gather flushes once per call), while a reader
  * thread on each other CPU of the case keeps the mm live there, reading
  * the 32 pages that follow the P (never dropped, so it never faults), as
- * mmlab's remote=busy readers do. The shootdown IPIs are the
+ * mmlab's remote=busy readers do; before each run, once the P pages are
+ * written again, every reader reads all P (tlb_touch_range()), so its TLB
+ * holds the whole range when it is dropped, as mmlab's remotes' do. The shootdown IPIs are the
  * /proc/interrupts "TLB" row, summed over CPUs, around each timed call.
  * The variants alternate run by run; the main thread runs on CPU 0.
  * Each reader is created with its CPU already its affinity and says, with
@@ -105,10 +107,24 @@ struct tlb_reader {
 	int cpu;
 	volatile char *base;
 	volatile int *stop;
+	volatile char *range;	  /* the P pages dropped: read once per run */
+	long range_pages;
+	volatile unsigned touched; /* the last tlb_touch.gen it read the range for */
 	volatile int running_on; /* sched_getcpu() once started; -1 before */
 	int policy;		  /* sched_getscheduler() once started */
 	unsigned long sink;
 };
+
+/*
+ * The readers of the case being run and the run they last read the range
+ * for: tlb_run() bumps gen once the range is written and waits until every
+ * reader has read it.
+ */
+static struct {
+	struct tlb_reader *readers;
+	int n;
+	volatile unsigned gen;
+} tlb_touch;
 
 static void *tlb_reader_main(void *arg)
 {
@@ -117,11 +133,47 @@ static void *tlb_reader_main(void *arg)
 
 	r->policy = sched_getscheduler(0);
 	__atomic_store_n(&r->running_on, sched_getcpu(), __ATOMIC_RELEASE);
-	while (!*r->stop)
-		for (int i = 0; i < TLB_READ_PAGES; i++)
+	while (!*r->stop) {
+		unsigned gen = __atomic_load_n(&tlb_touch.gen, __ATOMIC_ACQUIRE);
+
+		if (gen != r->touched) {
+			for (long i = 0; i < r->range_pages; i++)
+				sink += r->range[i * PEER_PAGE];
+			__atomic_store_n(&r->touched, gen, __ATOMIC_RELEASE);
+		}
+		for (int i = 0; i < TLB_READ_PAGES; i++) {
 			sink += r->base[i * PEER_PAGE];
+			/*
+			 * Exact mode: the emulator runs one vCPU at a time and
+			 * moves on at a PAUSE; mmlab's readers pause every
+			 * TR_CHUNK (16) reads there, and so do these.
+			 */
+			if (peer_opts.exact && i % 16 == 15)
+				__builtin_ia32_pause();
+		}
+	}
 	r->sink = sink;
 	return NULL;
+}
+
+/*
+ * Every reader reads the whole range (just written) before the run is
+ * timed. 0, or -1 when one has not after TLB_READY_SPINS turns.
+ */
+static int tlb_touch_range(void)
+{
+	unsigned gen = __atomic_add_fetch(&tlb_touch.gen, 1, __ATOMIC_ACQ_REL);
+
+	for (int i = 0; i < tlb_touch.n; i++) {
+		long spin = 0;
+
+		while (__atomic_load_n(&tlb_touch.readers[i].touched, __ATOMIC_ACQUIRE) != gen)
+			if (++spin == TLB_READY_SPINS)
+				return -1;
+			else
+				__builtin_ia32_pause();
+	}
+	return 0;
 }
 
 /*
@@ -138,6 +190,8 @@ static int tlb_run(char *base, long pages, int batched, double *out, long *irqs,
 
 	for (long i = 0; i < pages; i++)
 		base[i * PEER_PAGE] = 1;
+	if (tlb_touch_range())
+		return -ETIMEDOUT;
 	*huge = peer_proc_kb("/proc/self/smaps_rollup", "AnonHugePages");
 	before = peer_proc_interrupts("TLB");
 	if (traced)
@@ -176,7 +230,8 @@ static const char *tlb_episode(char *base, long pages, int batched, double *v, l
 		rc = tlb_run(base, pages, batched, v, irqs, &huge, traced);
 	}
 	if (rc) {
-		snprintf(why, sizeof(why), "madvise(MADV_DONTNEED) failed: %s", strerror(-rc));
+		snprintf(why, sizeof(why), "%s: %s", rc == -ETIMEDOUT ? "a reader never read the range"
+			 : "madvise(MADV_DONTNEED) failed", strerror(-rc));
 		return why;
 	}
 	if (huge > 0) {
@@ -527,7 +582,7 @@ static void tlb_measure(struct peer_case *c, char *base, long pages, struct peer
  * in a row for 5-34 missing interrupts. RT throttling still gives the
  * CPU's kernel threads 5% of each second.
  */
-static int tlb_start_readers(struct tlb_reader *readers, int n, char *base,
+static int tlb_start_readers(struct tlb_reader *readers, int n, char *base, long pages,
 			     volatile int *stop)
 {
 	for (int i = 0; i < n; i++) {
@@ -536,7 +591,9 @@ static int tlb_start_readers(struct tlb_reader *readers, int n, char *base,
 		cpu_set_t set;
 		int rc;
 
-		readers[i] = (struct tlb_reader){ .cpu = i + 1, .stop = stop, .base = base,
+		readers[i] = (struct tlb_reader){ .cpu = i + 1, .stop = stop,
+						  .base = base + pages * PEER_PAGE, .range = base,
+						  .range_pages = pages, .touched = tlb_touch.gen,
 						  .running_on = -1 };
 		CPU_ZERO(&set);
 		CPU_SET(i + 1, &set);
@@ -590,9 +647,11 @@ static int tlb_case(int cpus, long pages, int tracing)
 	static struct peer_series s[2];
 	struct tlb_reader readers[PEER_MAX_LIST];
 	volatile int stop = 0;
+	/* Exact mode: the TSC counts one per instruction, mmlab's metric there. */
 	struct peer_case c = { .bench = "tlb",
-			       .metric = "cycles_per_page",
-			       .unit = "cycles",
+			       .metric = peer_opts.exact ? "instructions_per_page"
+							 : "cycles_per_page",
+			       .unit = peer_opts.exact ? "instructions" : "cycles",
 			       .better = "lower",
 			       .cpus = cpus,
 			       .ops_per_run = pages,
@@ -611,7 +670,9 @@ static int tlb_case(int cpus, long pages, int tracing)
 		return -1;
 	}
 	memset(base + pages * PEER_PAGE, 1, TLB_READ_PAGES * PEER_PAGE);
-	started = tlb_start_readers(readers, cpus - 1, base + pages * PEER_PAGE, &stop);
+	started = tlb_start_readers(readers, cpus - 1, base, pages, &stop);
+	tlb_touch.readers = readers;
+	tlb_touch.n = started;
 	peer_series_init(&s[0], "naive");
 	peer_series_init(&s[1], "batched");
 	for (int b = 0; b < 2; b++) {
@@ -631,6 +692,7 @@ static int tlb_case(int cpus, long pages, int tracing)
 	stop = 1;
 	for (int i = 0; i < started; i++)
 		pthread_join(readers[i].thread, NULL);
+	tlb_touch.n = 0;
 	munmap(base, len);
 	return peer_failed == before ? 0 : -1;
 }
