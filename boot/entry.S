@@ -1,11 +1,10 @@
 /*
  * First instructions: both boot protocols enter _start32 in 32-bit protected
- * mode, paging off, EAX = boot magic, EBX = physical address of the boot
- * information. This code runs at its physical address, clears the BSS,
- * builds the boot page tables (low 4 GiB identity-mapped and direct-mapped,
- * first 1 GiB at KERNEL_VIRT_BASE, all with 2 MiB pages), enters long mode
- * and jumps to the higher-half kernel, which calls kmain(magic, info).
- * The boot tables live in .bss until mm/ builds the kernel's own.
+ * mode, paging off, EAX = boot magic, EBX = boot information. Runs at its
+ * physical address: clears the BSS, builds the boot page tables (low 4 GiB
+ * identity- and direct-mapped, the first 1 GiB at KERNEL_VIRT_BASE, 2 MiB
+ * pages), enters long mode and jumps to kmain(magic, info) in the higher
+ * half. The boot tables live in .bss until mm/ builds the kernel's own.
  */
 #include <arch/layout.h>
 #include <arch/qemu_exit.h>

@@ -1,17 +1,9 @@
 /*
- * Boot loader headers. One image carries both: GRUB's multiboot2 command
- * reads the multiboot2 header and loads the ELF64 segments at their physical
- * addresses; QEMU's -kernel (and iPXE) speak only multiboot1 and need the
- * a.out-kludge address fields, which describe the image as one contiguous
- * file region (the linker script keeps it so). Both enter boot/entry.S in
- * 32-bit protected mode with paging off.
- *
- * No framebuffer request (multiboot2 tag type 5): under a BIOS it makes
- * GRUB set a video mode through the VGA BIOS, and with Bochs' VGA BIOS GRUB
- * then fails before entering the kernel. mmlab talks only to a UART. The
- * price is one harmless line from GRUB-EFI, which has no text mode to hand
- * over: "WARNING: no console will be available to OS". GRUB 2.06 prints it
- * for every multiboot kernel without the tag; no grub.cfg setting avoids it.
+ * Boot loader headers, both in one image: GRUB's multiboot2 loads the ELF64
+ * segments at their physical addresses; QEMU's -kernel and iPXE speak only
+ * multiboot1 and need the a.out-kludge fields, which describe the image as
+ * one contiguous file region (linker.ld keeps it so). Both enter
+ * boot/entry.S in 32-bit protected mode, paging off.
  */
 #include <arch/layout.h>
 
@@ -29,6 +21,13 @@ mb2_header:
 	.long mb2_header_end - mb2_header
 	.long -(MB2_MAGIC + MB2_ARCH_I386 + (mb2_header_end - mb2_header))
 
+	/*
+	 * No framebuffer request (tag type 5): under a BIOS it makes GRUB set a
+	 * video mode through the VGA BIOS, and with Bochs' VGA BIOS GRUB then
+	 * fails before entering the kernel; mmlab talks only to a UART. The price
+	 * is GRUB-EFI's harmless "WARNING: no console will be available to OS",
+	 * printed for every multiboot kernel without the tag (GRUB 2.06).
+	 */
 	/*
 	 * information request: command line, memory map, ACPI (old and new), EFI
 	 * tags; all optional

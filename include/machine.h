@@ -1,18 +1,9 @@
 /*
- * The machine as the architecture describes it to mm at boot, and what mm
- * hands back once it has built the kernel's memory from that description.
- *
- * The arrows run one way: arch fills a struct machine_desc from the loader's
- * memory map, the linker's section symbols and CPUID (it knows the hardware,
- * not the policy); mm/boot_mem.c turns it into the frame allocator, the
- * kernel map, the stack area and mm_init(), and returns a struct
- * machine_kmap; arch loads that (CR3, CR4, the AP trampoline) and starts the
- * APs on it. kernel/main.c drives the order. Neither side calls the other:
- * the description and the built map are plain data, and the two ways of
- * adding to the kernel half later (device registers, firmware tables) reach
- * arch as function pointers in the built map, as the ACPI parser gets its
- * physical-memory accessor (acpi_set_map()). The idea follows lk's
- * mmu_initial_mappings table, which the platform fills and kernel/vm reads.
+ * The machine as arch describes it to mm at boot (struct machine_desc) and
+ * the map mm hands back (struct machine_kmap); kernel/main.c drives the
+ * order. Neither side calls the other: both are plain data, and later
+ * additions to the kernel half reach arch as function pointers in the map.
+ * After lk's mmu_initial_mappings, which the platform fills and vm reads.
  */
 #ifndef MACHINE_H
 #define MACHINE_H

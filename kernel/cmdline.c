@@ -1,13 +1,10 @@
 /*
- * Strict kernel command-line parsing. The line is split on blanks into
- * key=value words; each key is looked up in the cmdline_opts linker set,
- * whose entry says how to parse the value and where to store it: a field
- * of struct options (the kernel's own options, declared below) or the owning
- * module's variable (OPTION_* next to its code). This file provides only
- * the option types; the names a list accepts come from the module. Nothing
- * is ignored: an unknown key, a bad or empty value, a repeated key or a
- * malformed list fails the whole parse with a message quoting the word.
- * Runs once on the boot CPU before SMP bring-up; no locks, no allocation.
+ * Strict command-line parsing: key=value words, each key looked up in the
+ * cmdline_opts linker set, whose entry says how to parse the value and where
+ * to store it (struct options below, or the owning module's OPTION_*). An
+ * unknown key, a bad, empty or repeated value or a malformed list fails the
+ * whole parse, quoting the word: nothing is silently ignored.
+ * Boot CPU, before SMP bring-up; no locks, no allocation.
  */
 #include "kernel/cmdline.h"
 #include "kernel/run.h"

@@ -1,20 +1,10 @@
 /*
- * The common header of a mechanism's designs (docs/adding-a-design.md).
- * Every mechanism has one ops type whose first member is a struct design,
- * and one NULL-terminated table of pointers to those headers, the naive
- * baseline first, which its designs join themselves (DESIGN_REGISTER, a
- * linker set): benchmarks take their variants from it, tests run their
- * suites once per entry, and both check each design's promises, exact
- * event counts per unit of work, stated here once instead of in each
- * checker.
- *
- * A promise reads "@count events of @counter for every @per units,
- * rounded up, times the targets when @per_target"; @count 0 promises none
- * at all (a design that never looks the pagemap up). Example: batched TLB
- * shootdown promises one PCPU_TLB_SHOOTDOWNS per PT_GATHER_PAGES pages
- * and one PCPU_IPI_SENT per PT_GATHER_PAGES pages per remote CPU.
- *
- * Context: any; these are constant data and pure helpers.
+ * The common header of a mechanism's designs (docs/adding-a-design.md). Each
+ * mechanism has one ops type starting with a struct design, and one
+ * NULL-terminated table, naive baseline first, that designs join through
+ * DESIGN_REGISTER (a linker set). Benchmarks take their variants from it,
+ * tests run their suites per entry, and both check each design's promises
+ * (exact event counts per unit of work), stated here once. Context: any.
  */
 #ifndef KERNEL_DESIGN_H
 #define KERNEL_DESIGN_H
@@ -24,6 +14,13 @@
 #include "linker_sets.h"
 #include "types.h"
 
+/*
+ * A promise reads "@count events of @counter for every @per units, rounded
+ * up, times the targets when @per_target"; @count 0 promises none at all.
+ * Batched TLB shootdown, say, promises one PCPU_TLB_SHOOTDOWNS per
+ * PT_GATHER_PAGES pages and one PCPU_IPI_SENT per PT_GATHER_PAGES pages per
+ * remote CPU.
+ */
 struct design_promise {
 	const struct pcpu_counter *counter;
 	u32 count;	 /* may be 0: "none of these, ever" is a promise too */

@@ -1,14 +1,10 @@
 /*
- * kmain: the boot CPU's path from boot/entry.S to the end of the run. The
- * order matters: boot information and the command line first (the console
- * port is an option), then the console and CPU tables, then the machine:
- * arch describes it (firmware tables, clocks, the memory map, the MMU),
- * mm builds the kernel's memory from that description (frame allocator,
- * kernel map, stacks), arch loads the kernel map, mm frees what only the
- * new map reaches and maps the stacks, arch starts the boot CPU's devices
- * and the other CPUs, and mm drops the APs' first root. Then, on the boot
- * CPU's guarded stack, the header and the run. printk holds everything said before the header, so
- * the header is always the first line, even when bring-up fails.
+ * kmain: the boot CPU's path from boot/entry.S to the end of the run. Order
+ * matters: boot information and command line (the console port is an
+ * option), console, then arch describes the machine, mm builds the kernel's
+ * memory from it, arch loads the map, starts devices and APs, and mm drops
+ * the APs' first root; then the header and the run on a guarded stack.
+ * printk holds earlier output, so the header is always the first line.
  */
 #include "boot/bootinfo.h"
 #include "kernel/cmdline.h"

@@ -1,13 +1,10 @@
 /*
- * Per-CPU data: one struct percpu per CPU in a static array. The struct
- * starts with a self pointer, which this_cpu() reads through the GS base.
- * A CPU writes its own copy, with three exceptions: callers post into a
- * target's mailbox, targets clear their bit in a caller's call descriptor
- * (the acknowledgement), and the boot CPU fills an AP's copy before that
- * AP starts. The mailbox and the descriptor each sit on their own cache
- * lines; another CPU's copy is reached only through percpu_of(), and only
- * in kernel/smp.c and arch/x86_64/. Event counters are incremented with one instruction
- * (this_cpu_inc), so an interrupt on the same CPU cannot lose an update.
+ * Per-CPU data: one struct percpu per CPU, starting with a self pointer that
+ * this_cpu() reads through GS. A CPU writes only its own copy, except that
+ * callers post to a target's mailbox, targets ack in a caller's descriptor
+ * (each on its own cache lines), and the boot CPU fills an AP's before it
+ * starts; percpu_of() is used only in kernel/smp.c and arch/x86_64/. Event
+ * counters take one instruction (this_cpu_inc), so no interrupt loses one.
  */
 #ifndef KERNEL_PERCPU_H
 #define KERNEL_PERCPU_H

@@ -1,25 +1,10 @@
 /*
- * Reader-writer spinlock, writer-preferring: once a writer has announced
- * itself, new readers wait, so a stream of readers cannot starve writers.
- * Writers queue among themselves on an inner ticket spinlock (fair except
- * under QEMU TCG, and the debug checks of kernel/spinlock.h catch a
- * recursive write_lock or a write_unlock by another CPU).
- *
- * Cost model: readers do not share a lock-free path. Every read_lock and
- * read_unlock is an atomic read-modify-write of the lock word, so readers on
- * different CPUs still bounce the lock's cache line between them even though
- * they never wait for each other. The faultlock benchmark measures exactly
- * this cost on the page-fault path.
- *
- * Rules: as for spinlock_t, a lock also taken in interrupt context must be
- * taken with the _irqsave forms everywhere. A CPU that holds the write side
- * must not take the read side (debug builds panic), and read sides do not
- * nest while a writer may be waiting (the inner read_lock would wait for the
- * writer, which waits for the outer read side). The address-space and
- * mapping locks stand in for sleeping locks and may be held across
- * cross-CPU waits (TLB shootdowns), so their write side is not counted by
- * spin_assert_none_held(): never take such a lock with the _irqsave forms,
- * or a CPU waiting for it with interrupts off would never answer.
+ * Reader-writer spinlock, writer-preferring so readers cannot starve writers;
+ * writers queue on an inner ticket spinlock. Each read_lock/unlock is an RMW
+ * of one word, so readers on different CPUs still bounce its cache line.
+ * Rules: _irqsave forms if also taken in interrupt context; no read side
+ * under this CPU's write side, no nested read sides while a writer may wait.
+ * The mm locks are held across cross-CPU waits: never take them _irqsave.
  */
 #ifndef KERNEL_RWLOCK_H
 #define KERNEL_RWLOCK_H

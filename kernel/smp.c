@@ -1,36 +1,10 @@
 /*
- * Cross-CPU calls (see kernel/smp.h). A caller fills its own descriptor
- * (fn, arg or a copy of it, the set of targets still to answer), and for
- * each target sets its bit in the target's mailbox, then that word's bit
- * in the mailbox's pending summary, and sends one IPI. A target takes the
- * summary (one exchange), claims each named word of callers with one
- * exchange (which tells it exactly which callers' bits were still there),
- * runs each claimed caller's function and acknowledges by clearing itself
- * from the caller's waiting set: the ack is its last touch of the
- * descriptor. One round to one target is thus two locked instructions on
- * the caller's side and three on the target's, no scan of empty words.
- *
- * Ordering: the descriptor is written before the mailbox bits are set
- * (fully ordered RMWs), and the target takes the summary and claims the
- * word (full barriers) before it reads the descriptor, so a target never
- * runs a half-written call. A caller bit is set before its summary bit,
- * so a target that took the summary bit finds the caller bit; a summary
- * bit set after the target took the summary comes with its own IPI.
- *
- * A missed deadline: the caller takes its bit back from each late CPU's
- * mailbox with an atomic clear; that and the target's claiming exchange
- * are RMWs of the same word, so exactly one side wins. If the caller wins,
- * the late CPU can never run the call (a summary bit left behind makes it
- * look at an empty word, no more); if the target won, it is running the
- * call (or about to), so the descriptor, and the copy of the argument in
- * it, stay untouched until it acknowledges. Either way the late CPU goes
- * into cpu_dead_mask for good: no call is sent to it again, and every
- * later call that names it fails, so what a flush covered is never reused
- * (mm/quarantine.h). A descriptor is rewritten only once no target can
- * still run the call it holds (its waiting set is empty). A caller whose
- * late targets were written off by another caller's deadline (its own
- * never passed) takes its bits back the same way the next time it needs
- * the descriptor, so it is not wedged by calls those CPUs never claimed.
+ * Cross-CPU calls (kernel/smp.h). A caller fills its own descriptor, sets
+ * each target's bit in that target's mailbox and summary, and sends one IPI;
+ * a target claims the summary and each named word with one exchange, runs
+ * each claimed caller's function and acks by clearing itself from the
+ * caller's waiting set, its last touch of the descriptor. The ordering and
+ * the missed-deadline protocol are at smp_send() and smp_take_back().
  */
 #include "kernel/smp.h"
 #include "errno.h"
@@ -152,6 +126,17 @@ void smp_handle_mailbox(void)
 		smp_handle_word(box, word_first(words), me->cpu_id);
 }
 
+/*
+ * A missed deadline: the caller takes its bit back from each late CPU's
+ * mailbox with an atomic clear, an RMW of the same word as the target's
+ * claiming exchange, so exactly one side wins. If the caller wins, the late
+ * CPU never runs the call (a summary bit left behind shows it an empty
+ * word); if the target won, the descriptor and its argument copy stay
+ * untouched until it acknowledges. Either way the CPU joins cpu_dead_mask
+ * for good, so what a flush covered is never reused (mm/quarantine.h). A
+ * caller whose late targets another caller wrote off takes its bits back the
+ * same way the next time it needs its descriptor.
+ */
 /* Takes the call back from @cpu, late; true if it can never run it. */
 static bool smp_take_back(struct smp_call_desc *d, unsigned self, unsigned cpu)
 {
@@ -384,6 +369,14 @@ static unsigned smp_targets_count(const struct smp_targets *t)
 	return n;
 }
 
+/*
+ * Ordering: the descriptor is written before the mailbox bits are set (fully
+ * ordered RMWs), and a target claims the summary and the word (full
+ * barriers) before it reads the descriptor, so it never runs a half-written
+ * call. A caller bit is set before its summary bit, so a target that took the
+ * summary bit finds the caller bit; a summary bit set after the target took
+ * the summary comes with its own IPI.
+ */
 /* Sends the call in our free descriptor @d to every CPU of @t. */
 static void smp_send(struct smp_call_desc *d, const struct smp_targets *t, unsigned self)
 {

@@ -1,28 +1,10 @@
 /*
- * Cross-CPU calls: the only place that turns "run this function on these
- * CPUs" into IPIs. Each CPU owns one call descriptor (struct smp_call_desc
- * in its percpu) and each CPU has a mailbox naming the CPUs whose
- * descriptor has work for it, so calls to different CPUs never serialise.
- *
- * Deadlock rule: never wait for acknowledgements with interrupts off unless
- * the wait loop also serves this CPU's own mailbox; smp_call's waits do.
- * Called functions run in interrupt context on the target with interrupts
- * off: they must be short and must not call smp_call themselves.
- *
- * A CPU that misses a deadline is out of the run for good (the design a
- * kernel that cannot trust a late CPU needs): it is named on the console
- * once, the caller takes the call back from its mailbox (if it had not
- * claimed it yet it never runs it; if it had, the caller's descriptor and
- * the argument copy in it stay valid until it answers), no call is ever
- * sent to it again, and every later call whose mask names it returns
- * -ETIMEDOUT, though its live targets still run it. A flush that gets
- * -ETIMEDOUT is not known to be complete, so what it covered is never
- * reused (mm/quarantine.h), and the run reports the CPU and fails.
- *
- * Arguments: @fn may run on a late target after the caller gave up and
- * returned, so an argument on the caller's stack must go through
- * smp_call_copy(), which hands @fn a copy that lives in the descriptor.
- * smp_call()'s @arg must outlive any target (static data, or a value).
+ * Cross-CPU calls, the only place that turns "run this on these CPUs" into
+ * IPIs; one descriptor per caller and one mailbox per target, so calls to
+ * different CPUs never serialise. Called functions run in interrupt context,
+ * IRQs off: short, no nested smp_call. Never wait for acks with IRQs off
+ * unless the loop serves this CPU's mailbox. A CPU that misses a deadline is
+ * out of the run for good (smp_call()), so stack arguments need smp_call_copy().
  */
 #ifndef KERNEL_SMP_H
 #define KERNEL_SMP_H
@@ -50,6 +32,10 @@ void arch_send_call_ipi(unsigned cpu);
  * ordered clear of its bit the read sees, as mm_switch() leaving an mm,
  * did everything before the clear first). @arg must outlive every target
  * (see above).
+ * A late CPU is named once and never called again; later calls naming it
+ * return -ETIMEDOUT though their live targets still run them. A flush that
+ * gets -ETIMEDOUT is not known complete, so what it covered is never reused
+ * (mm/quarantine.h).
  * Any context but a call function.
  */
 int smp_call(const cpumask_t *mask, smp_call_fn fn, void *arg, bool wait);

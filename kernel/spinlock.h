@@ -1,17 +1,9 @@
 /*
- * Ticket spinlock: the one mutual-exclusion primitive of mmlab. A CPU takes
- * a ticket (next) and spins with arch_cpu_relax() until the lock serves it
- * (owner), so waiters are granted the lock in arrival order. Where
- * arch_spin_unfair() says a waiter may be a host thread that spinning does
- * not yield to (spinlock=unfair), a CPU instead waits for the lock to be free and
- * then takes the ticket being served, as spin_trylock() does: in arrival
- * order, once more vCPUs than host cores queue, every handover would wait
- * for the host to schedule the next waiter's thread. With
- * MMLAB_DEBUG_LOCKS (on unless NDEBUG_LOCKS is defined) a second acquire by
- * the holding CPU and an unlock by any other CPU panic.
- *
- * Rules: a lock taken from interrupt context must be taken everywhere with
- * spin_lock_irqsave(). Never wait for IPI acknowledgements with IRQs off
+ * Ticket spinlock, mmlab's one mutual-exclusion primitive: waiters are served
+ * in arrival order (but see spinlock=unfair at spin_lock()). Debug builds
+ * (MMLAB_DEBUG_LOCKS unless NDEBUG_LOCKS) panic on a recursive acquire or an
+ * unlock by another CPU. Rules: a lock taken in interrupt context is taken
+ * everywhere with spin_lock_irqsave(); never wait for IPI acks with IRQs off
  * unless the wait loop also serves this CPU's own mailbox.
  */
 #ifndef KERNEL_SPINLOCK_H
@@ -44,6 +36,11 @@ void spin_lock_init(spinlock_t *l, const char *name);
 /*
  * Takes @l, spinning until it is granted. Debug builds panic if this CPU
  * already holds it. Does not touch the interrupt flag.
+ * Where arch_spin_unfair() says a waiter may be a host thread that spinning
+ * does not yield to (spinlock=unfair), it waits for the lock to be free and
+ * takes the ticket being served, as spin_trylock() does: in arrival order,
+ * once more vCPUs than host cores queue, every handover would wait for the
+ * host to schedule the next waiter's thread.
  */
 void spin_lock(spinlock_t *l);
 

@@ -1,17 +1,10 @@
 /*
- * The trace buffers (see kernel/trace.h): trace= and trace_buf=, the
- * per-CPU buffers allocated once before the run, the record path the
- * hooks take while a region is open, the boot-time cost of one record,
- * and the console dump after each case (docs/output.md, "Trace").
- *
- * A buffer fills from the start and never wraps: once full, further
- * records are counted as lost, not stored, so every CPU's record of a case
- * starts at the same first region (which the tool needs to place the
- * variants) and the loss is printed with the dump, never silent.
- *
- * Locking: a CPU writes only its own buffer (one atomic add reserves the
- * slot); the boot CPU reads them all in trace_dump(), after the bench's
- * barriers ended every CPU's part of the region.
+ * The trace buffers (kernel/trace.h): options, the per-CPU buffers allocated
+ * before the run, the record path, the boot-time cost of a record and the
+ * dump after each case (docs/output.md, "Trace"). A buffer never wraps: once
+ * full, records are counted as lost, so every CPU's record of a case starts
+ * at the same region. A CPU writes only its own buffer; the boot CPU reads
+ * them in trace_dump(), after the bench's barriers closed the region.
  */
 #include "kernel/trace.h"
 #include "errno.h"

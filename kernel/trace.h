@@ -1,21 +1,10 @@
 /*
- * Per-CPU event tracing of a benchmark's timed regions (trace=1): IPIs
- * sent and received, acknowledgements, flushes, locks and faults, each a
- * 16-byte record (TSC, event, peer CPU or lock, argument) appended to this
- * CPU's buffer, which is allocated once before the run (trace_buf=
- * records per CPU) and printed over the console after each benchmark case
- * (docs/output.md, "Trace"). Nothing is allocated or printed while a
- * region is open.
- *
- * A hook is one line, trace_event(TRACE_IPI_SENT, cpu, seq): one
- * predictable branch on a read-mostly flag that only trace=1 ever sets,
- * and nothing at all in a kernel built with make TRACE=0 (or for the
- * host), where its arguments are not even evaluated.
- *
- * Context: hooks run anywhere (task, IPI, fault), interrupts on or off;
- * a record's slot is reserved with one atomic add, so a handler that
- * interrupts a record on the same CPU takes the next slot. The other
- * functions run on the boot CPU, between regions.
+ * Per-CPU tracing of a benchmark's timed regions (trace=1): IPIs, acks,
+ * flushes, locks and faults as records in this CPU's buffer, allocated
+ * before the run, printed after each case (docs/output.md, "Trace"). A hook
+ * is one predictable branch on a read-mostly flag (nothing with TRACE=0), in
+ * any context: one atomic add reserves a slot, so an interrupting record
+ * takes the next. Everything else: boot CPU, between regions.
  */
 #ifndef KERNEL_TRACE_H
 #define KERNEL_TRACE_H

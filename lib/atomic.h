@@ -1,11 +1,10 @@
 /*
- * Atomic operations and memory barriers as thin wrappers over the compiler's
- * __atomic builtins, for plain integer and pointer objects (u32, u64, int,
- * pointers); there is no atomic_t. Ordering follows Linux's rules:
- * operations that return a value are fully ordered, atomic_inc/atomic_dec
- * are relaxed, loads and stores name their ordering. Arithmetic is for
- * integers only (on a pointer the builtins add bytes, not elements).
- * Do not include <stdatomic.h> beside this header: some names overlap.
+ * Atomics and barriers as thin wrappers over the compiler's __atomic
+ * builtins, on plain integers and pointers (no atomic_t). Ordering follows
+ * Linux: value-returning operations are fully ordered, atomic_inc/dec are
+ * relaxed, loads and stores name their ordering. Arithmetic is for integers
+ * only (on a pointer the builtins add bytes). Do not include <stdatomic.h>
+ * beside this header: some names overlap.
  */
 #ifndef MMLAB_LIB_ATOMIC_H
 #define MMLAB_LIB_ATOMIC_H

@@ -1,11 +1,9 @@
 /*
- * Kernel implementations of the C memory and string functions declared in
- * lib/string.h. They keep their standard names and external linkage because
- * the compiler emits calls to memcpy, memmove, memset and memcmp by itself
- * (struct copies, large initialisers). They rely on -ffreestanding, which
- * stops gcc from turning their own loops back into calls to themselves.
- * Plain C, no locks, any context. Not built for the host, where libc
- * provides the same functions.
+ * The C memory and string functions of lib/string.h, under their standard
+ * names because the compiler emits calls to memcpy, memmove, memset and
+ * memcmp itself; -ffreestanding keeps gcc from turning their loops back into
+ * calls to themselves. Plain C, no locks, any context. Not built for the
+ * host, where libc provides them.
  */
 #include "lib/string.h"
 

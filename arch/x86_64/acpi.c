@@ -1,11 +1,9 @@
 /*
  * ACPI table parser, shared by the kernel and the host tests: validates the
- * RSDP, walks the XSDT (or the RSDT), checks every table's signature, length
- * and checksum, and decodes the MADT, SPCR, HPET and FADT into struct
- * acpi_info. Physical memory is read only through acpi_map(). A problem is
- * recorded as a message and the parse carries on with what it can trust: a
- * table that fails a check is skipped, a bad MADT entry ends or skips only
- * that entry. Single-threaded: the boot CPU parses before the APs start.
+ * RSDP, walks the XSDT (or RSDT), checks each table's signature, length and
+ * checksum, and decodes the MADT, SPCR, HPET and FADT into struct acpi_info.
+ * Memory is read only through acpi_map(). A bad table is skipped, a bad MADT
+ * entry ends or skips only itself, each with a message. Boot CPU, before APs.
  */
 #include "arch/x86_64/acpi.h"
 #include "errno.h"

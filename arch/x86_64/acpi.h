@@ -1,13 +1,10 @@
 /*
- * ACPI tables as mmlab reads them: the RSDP, the XSDT or RSDT, and the
- * tables that matter for bring-up (MADT, SPCR, HPET, FADT). The parser in
- * acpi.c reads physical memory only through acpi_map(), so the same code
- * runs in the kernel (direct map, acpi_report.c) and on the host over
- * synthetic tables. It never prints: every problem becomes a message in
- * struct acpi_info and the parse goes on with what it can trust.
- * Not thread-safe: parse once on the boot CPU, before the APs start.
- * Layouts follow ACPI 6.5 chapter 5.2, the Microsoft SPCR specification
- * and the IA-PC HPET specification 1.0a.
+ * ACPI tables as mmlab reads them: the RSDP, XSDT or RSDT, and the MADT,
+ * SPCR, HPET and FADT. The parser reads memory only through acpi_map(), so
+ * it runs in the kernel (acpi_report.c) and on the host over synthetic
+ * tables; it never prints, every problem is a message in struct acpi_info.
+ * Not thread-safe: parse once on the boot CPU. Layouts: ACPI 6.5 5.2, the
+ * Microsoft SPCR specification, the IA-PC HPET specification 1.0a.
  */
 #ifndef ARCH_X86_64_ACPI_H
 #define ARCH_X86_64_ACPI_H

@@ -1,11 +1,9 @@
 /*
- * AP trampoline. smpboot.c copies the bytes between ap_trampoline_start and
- * ap_trampoline_end to a page below 1 MiB, patches the parameter block at
- * its end, and starts an AP at that page with INIT-SIPI-SIPI. The AP wakes
- * in real mode at (page << 8):0000 (SDM Vol. 3A 9.4.4), enters protected
- * mode, then long mode on the kernel's page tables, and calls the 64-bit
- * entry with its CPU number on its own stack. The code is position
- * independent: EBX holds the trampoline's linear address throughout.
+ * AP trampoline: smpboot.c copies ap_trampoline_start..end below 1 MiB,
+ * patches the parameter block at its end and sends INIT-SIPI-SIPI. The AP
+ * wakes in real mode (SDM Vol. 3A 9.4.4), goes through protected mode to long
+ * mode on the kernel's tables and calls the 64-bit entry with its CPU number
+ * on its own stack. Position independent: EBX holds the linear address.
  */
 #define TR(sym) ((sym) - ap_trampoline_start)
 

@@ -1,11 +1,9 @@
 /*
- * fwdump=1: hex-dumps the firmware input mmlab parses, as the parsers see
- * it, for tools/fwdump.py (fuzzing seeds from real machines). One region is
- *   FWDUMP region NAME 0xPA LEN
- *   FWDUMP data HEX...           (32 bytes a line, LEN bytes in all)
- * between "FWDUMP begin" and "FWDUMP end N" (N regions). Written straight
- * to the UART, before the header, while the loader's memory is untouched.
- * Boot CPU only, once.
+ * fwdump=1: hex-dumps the firmware input mmlab parses, as the parsers see it,
+ * for tools/fwdump.py (fuzzing seeds from real machines): "FWDUMP region NAME
+ * 0xPA LEN" then "FWDUMP data HEX..." lines, between "FWDUMP begin" and
+ * "FWDUMP end N". Written straight to the UART before the header, while the
+ * loader's memory is untouched. Boot CPU only, once.
  */
 #include "arch/x86_64/fwdump.h"
 #include "arch/x86_64/acpi.h"

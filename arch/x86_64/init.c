@@ -1,13 +1,10 @@
 /*
- * Bringing the machine up after the console, in the steps kernel/main.c
- * calls around mm's: ACPI tables, the TSC clock and the description of the
- * machine's memory (arch_init()); loading the kernel map mm built from it
- * (arch_load_kmap()); the boot CPU's TSS on its guarded stacks, the local
- * APIC and the legacy interrupt controllers (arch_start_boot_cpu()); every
- * other CPU and the TSC synchronisation check (arch_start_aps()); then the
- * facts the MMLAB header records. Boot CPU only. Problems that still leave
- * a usable machine are printed as "# WARN" lines (after the header: printk
- * holds early output).
+ * Machine bring-up after the console, in the steps kernel/main.c calls
+ * around mm's: firmware tables, TSC and memory description (arch_init());
+ * the kernel map mm built (arch_load_kmap()); the boot CPU's TSS, APIC and
+ * legacy controllers (arch_start_boot_cpu()); the APs and the TSC check
+ * (arch_start_aps()). Boot CPU only. Problems that leave a usable machine
+ * are "# WARN" lines, printed after the header (printk holds early output).
  */
 #include "arch/x86_64/acpi.h"
 #include "arch/x86_64/apic.h"

@@ -1,17 +1,9 @@
 /*
- * Loading the kernel's page tables, which mm built from the machine's
- * description (mm/boot_mem.c, mm/kernel_map.c) and handed back as a struct
- * machine_kmap: CR3 and CR4 on the boot CPU in kpt_load(), on each AP in
- * kpt_load_ap(), and the roots of address spaces in arch_load_root().
- *
- * An AP starts on the APs' first root (kernel half plus low memory
- * identity-mapped, as ap_start.S turns paging on at the trampoline's
- * physical address) and switches in ap_main(). With PCID the kernel root
- * runs as PCID 0 and address spaces get their own (mm/mm.c, through
- * arch_load_root()).
- *
- * Later additions to the kernel half (device registers, firmware tables)
- * go through the functions mm put in the map: arch never calls mm.
+ * Loading the kernel page tables mm built (struct machine_kmap): CR3 and CR4
+ * on the boot CPU (kpt_load()), on each AP (kpt_load_ap()), and address
+ * space roots (arch_load_root()). With PCID the kernel root is PCID 0.
+ * Later additions to the kernel half go through the functions mm put in the
+ * map: arch never calls mm.
  */
 #include "arch/x86_64/kpt.h"
 #include "compiler.h"
@@ -40,6 +32,11 @@ void kpt_load(const struct machine_kmap *km)
 	kpt_load_this_cpu();
 }
 
+/*
+ * An AP starts on the APs' first root (the kernel half plus low memory
+ * identity-mapped, as ap_start.S turns paging on at the trampoline's
+ * physical address) and switches to the kernel root here, from ap_main().
+ */
 void kpt_load_ap(void)
 {
 	kpt_load_this_cpu();

@@ -1,11 +1,9 @@
 /*
- * The legacy 8259A pair: master at ports 0x20/0x21, slave at 0xa0/0xa1 on
- * the master's IRQ2. mmlab takes no device interrupts, so bring-up moves
- * both off the exception vectors (the BIOS leaves the master at 8-15, where
- * the timer's IRQ0 looks like a double fault) and masks every line before
- * interrupts are first enabled. What can still arrive is the 8259A's
- * spurious IRQ7/IRQ15 (a request that went away before the CPU's
- * acknowledge), which is counted and dropped. Boot CPU only.
+ * The legacy 8259A pair (master 0x20/0x21, slave 0xa0/0xa1 on IRQ2). mmlab
+ * takes no device interrupts: bring-up moves both off the exception vectors
+ * (the BIOS's master at 8-15 makes the timer look like a double fault) and
+ * masks every line. Only the spurious IRQ7/IRQ15 can still arrive; it is
+ * counted and dropped. Boot CPU only.
  */
 #ifndef ARCH_PIC_H
 #define ARCH_PIC_H

@@ -1,11 +1,9 @@
 /*
- * Exception reports, the fault catcher used by self-tests, and dispatch of
- * interrupt vectors to registered handlers. Runs in interrupt context with
- * interrupts off (all IDT entries are interrupt gates), except that a page
- * fault the page-fault hook (arch_set_fault_hook()) resolves runs with them
- * as the faulting code had them.
- * The handler table is written only during bring-up, before the vector can
- * fire.
+ * Exception reports, the fault catcher self-tests use, and dispatch of
+ * vectors to registered handlers. Interrupt context, interrupts off (all
+ * gates are interrupt gates), except a page fault the fault hook
+ * (arch_set_fault_hook()) resolves, which runs as the faulting code had them.
+ * The handler table is written only during bring-up, before a vector fires.
  */
 #include "arch/x86_64/traps.h"
 #include "arch/x86_64/trap_frame_offsets.h"

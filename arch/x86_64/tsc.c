@@ -1,13 +1,9 @@
 /*
- * TSC frequency. Sources, best first: CPUID leaf 0x15 when it names the
- * crystal frequency (exact: SDM Vol. 3B 18.7.3); the hypervisor timing leaf
- * 0x40000010 (KVM and VMware report the guest TSC in kHz there); the HPET
- * from the ACPI tables, read in pairs with the TSC; the PIT: channel 2
- * counts a known interval while we read the TSC (machines without an
- * HPET). A leaf's stated frequency is checked against the HPET or the PIT
- * (an emulator may state one frequency and count at another).
- * tsc_calibrate= can force the PIT or the HPET. Runs on the boot CPU before any AP exists; the
- * results are read-only afterwards.
+ * TSC frequency, from the best source there is: CPUID leaf 0x15 (exact),
+ * the hypervisor leaf 0x40000010, the HPET, or the PIT's channel 2. A
+ * stated frequency is checked against the HPET or PIT, since an emulator may
+ * state one and count at another; tsc_calibrate= can force PIT or HPET.
+ * Boot CPU, before any AP; the results are read-only afterwards.
  */
 #include "arch/x86_64/tsc.h"
 #include "arch/x86_64/acpi.h"

@@ -1,11 +1,10 @@
 /*
  * TSC synchronisation check: the boot CPU and each AP in turn play ping-pong
- * through the AP's own cache line; the AP's offset is t1 - (t0 + t2) / 2 from
- * the round with the shortest round trip, whose half is the error bound.
- * Each wait is bounded (kernel/smp.h): an AP that misses one is named, out of
- * the run and of the result, and the others are still measured. Each
- * measurement is a session of its own, and the AP acknowledges the call
- * before its first look: however late it runs, it leaves at its session's abort.
+ * through the AP's cache line; the offset is t1 - (t0 + t2) / 2 from the
+ * shortest round trip, whose half bounds the error. Every wait is bounded
+ * (kernel/smp.h): an AP that misses one is named and left out, the others
+ * are still measured. The AP acks before its first look, so it always leaves
+ * at its session's abort however late it runs.
  */
 #include "arch/x86_64/tsc.h"
 #include "arch/x86_64/tsc_sync.h"

@@ -210,6 +210,25 @@ class CheckTreeTest(unittest.TestCase):
                                "mm/y.c": "struct s {\n\tu64 t[MAX_CPUS];\n};\n"})
         self.assertEqual(run(files, ["percpu"]), (0, []))
 
+    def test_head_of_nine_lines_fails_and_of_eight_passes(self):
+        def head(n):
+            return "/*\n" + " * why\n" * (n - 2) + " */\n#include \"x.h\"\n"
+        rc, lines = run(dict(CLEAN, **{"kernel/k.c": head(9)}), ["head"])
+        self.assertEqual((rc, lines), (1, ["kernel/k.c:1: rule head: the head comment is "
+                                           "9 lines (at most 8)"]))
+        self.assertEqual(run(dict(CLEAN, **{"kernel/k.c": head(8)}), ["head"]), (0, []))
+
+    def test_head_counts_every_leading_comment_but_no_later_one(self):
+        split = "// one\n" * 5 + "\n/* two\n * three\n * four\n */\n"
+        rc, _ = run(dict(CLEAN, **{"lib/s.S": split + ".text\n"}), ["head"])
+        self.assertEqual(rc, 1)
+        later = "/* what */\nint x;\n" + "/*\n" + " * why\n" * 20 + " */\n"
+        self.assertEqual(run(dict(CLEAN, **{"lib/s.c": later}), ["head"]), (0, []))
+
+    def test_long_head_outside_the_head_folders_passes(self):
+        long = "/*\n" + " * why\n" * 20 + " */\nint x;\n"
+        self.assertEqual(run(dict(CLEAN, **{"mm/pt.c": long}), ["head"]), (0, []))
+
     def test_not_a_directory_is_a_usage_error(self):
         with contextlib.redirect_stderr(io.StringIO()):
             self.assertEqual(check_tree.main(["--root", "/nonexistent/x"]), 2)

@@ -1,11 +1,9 @@
 /*
  * What a tlb run must show in /proc/interrupts' TLB row to count: with
- * readers on cpus - 1 other CPUs, each flush call interrupts each of them
- * once, so naive (one madvise per page) makes pages x (cpus - 1) and
- * batched (one for all) cpus - 1. A run with fewer found a reader absent
- * (not yet scheduled on its CPU, or its CPU in idle lazy mode): its time
- * holds no shootdown, so it is rejected, counted and run again. More is
- * allowed: another process's flush may land in the window.
+ * readers on the cpus - 1 other CPUs, each flush call interrupts each once,
+ * so naive makes pages x (cpus - 1) and batched cpus - 1. Fewer means a
+ * reader was absent (not yet on its CPU, or in idle lazy mode): the run is
+ * rejected, counted and run again. More is allowed (another process's flush).
  */
 #include "peer.h"
 

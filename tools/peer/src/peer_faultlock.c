@@ -1,12 +1,10 @@
 /*
  * faultlock: anonymous write faults per second on K threads, one per CPU,
- * each writing fault_pages pages of its own private region once (the
- * demand-zero case of mmlab's faultlock). The threads share one mm, so
- * every fault takes that mm's mmap_lock read side (Linux 6.1 has no
- * per-VMA locks): the shape of mmlab's "naive" design, where each fault
- * takes a shared mapping lock's read side. A run's time is the slowest
- * thread's, from a common barrier; the regions are mapped and unmapped
- * outside it.
+ * each writing fault_pages pages of its own region once (mmlab's demand-zero
+ * case). The threads share one mm, so every fault takes its mmap_lock read
+ * side (Linux 6.1 has no per-VMA locks): the shape of mmlab's "naive" design.
+ * A run's time is the slowest thread's, from a common barrier; mapping and
+ * unmapping are outside it.
  */
 #define _GNU_SOURCE
 #include "peer.h"

@@ -1,11 +1,9 @@
 /*
- * Timing Linux's own functions inside the kernel with ftrace's
- * function_graph tracer (tracefs at /sys/kernel/tracing, mounted by
- * init.sh): one function at a time in set_ftrace_filter, only this
- * process (set_ftrace_pid), tracing on around the calls to time. The
- * trace, consumed through trace_pipe, has its durations (trace_clock_local,
- * ns, "X.YYY us") summed per function name, calls and nanoseconds. Called from one thread only; the
- * tracer is left as it was found (nop) by peer_ftrace_stop().
+ * Timing Linux's own functions with ftrace's function_graph tracer (tracefs
+ * at /sys/kernel/tracing, mounted by init.sh): one function at a time in
+ * set_ftrace_filter, this process only, tracing on around the timed calls.
+ * trace_pipe's durations are summed per function (calls and nanoseconds).
+ * One thread only; peer_ftrace_stop() leaves the tracer as found (nop).
  */
 #define _GNU_SOURCE
 #include "peer.h"

@@ -1,12 +1,10 @@
 /*
- * pin: FOLL_PIN from user space. io_uring's buffer registration
- * (IORING_REGISTER_BUFFERS) pins every page of the buffer with
- * pin_user_pages(FOLL_WRITE | FOLL_LONGTERM) in Linux 6.1
- * (io_uring/rsrc.c io_pin_pages) and unregistering unpins them, so one
- * register/unregister pair is a pin and an unpin of pin_pages pages,
- * plus io_uring's own bookkeeping (a bio_vec per page), which the
- * metric includes. Linux 6.1 sets MMF_HAS_PINNED only when it is clear
- * (test before set, 5.13): mmlab's "fixed" pin design. One thread, CPU 0.
+ * pin: FOLL_PIN from user space. io_uring's buffer registration pins every
+ * page with pin_user_pages(FOLL_WRITE | FOLL_LONGTERM) in Linux 6.1
+ * (io_uring/rsrc.c io_pin_pages), unregistering unpins: one pair is a pin and
+ * an unpin of pin_pages pages plus io_uring's bookkeeping, which the metric
+ * includes. Linux 6.1 tests MMF_HAS_PINNED before setting it: mmlab's "fixed"
+ * pin design. One thread, CPU 0.
  */
 #define _GNU_SOURCE
 #include "peer.h"

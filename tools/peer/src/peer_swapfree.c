@@ -1,19 +1,10 @@
 /*
- * swapfree: munmap bandwidth of swapped-out anonymous memory, zram as the
- * swap device (the init script sets it up). Each of K processes, one per
- * CPU, each in its own mm as in mmlab, maps its share of swapfree_mb,
- * fills it with 0x11 (mmlab's fill), swaps it out with MADV_PAGEOUT,
- * checks with mincore() that no page is left resident, then, released
- * together with the others, unmaps it (timed). A run's time is the
- * slowest process's. Linux 6.1 swaps anonymous memory in 4 KiB pages and
- * frees each slot on its own (free_swap_and_cache per PTE): the shape of
- * mmlab's "naive" design, on 4 KiB folios (folio_pages=1). Before the
- * unmap the mm's swap entries (VmSwap) must cover the whole share; after
- * the run the swap device must be as free as before it, but for the
- * slots Linux's per-CPU swap slot caches hold: up to SWAP_SLOTS_CACHE_SIZE
- * (64) allocated ahead and 64 freed but not yet returned, per CPU
- * (mm/swap_slots.c), which SwapFree counts as used, either way (a run
- * may return what an earlier one left in a cache).
+ * swapfree: munmap bandwidth of swapped-out anonymous memory on zram. K
+ * processes, one per CPU, each in its own mm, map their share of
+ * swapfree_mb, fill it, swap it out (MADV_PAGEOUT, checked with mincore()),
+ * then unmap it together (timed; the slowest counts). Linux 6.1 frees each
+ * 4 KiB slot on its own (free_swap_and_cache per PTE): mmlab's "naive"
+ * design with folio_pages=1.
  */
 #define _GNU_SOURCE
 #include "peer.h"
@@ -130,7 +121,13 @@ static const char *sf_run(int cpus, double *bytes_per_ms)
 	return why;
 }
 
-/* An episode: warm-up runs and a timed one, then the swap device must be as before. */
+/*
+ * An episode: warm-up runs and a timed one, then the swap device must be as
+ * before, but for Linux's per-CPU swap slot caches (mm/swap_slots.c): up to
+ * SWAP_SLOTS_CACHE_SIZE slots allocated ahead and as many freed but not yet
+ * returned, per CPU, which SwapFree counts as used either way (a run may
+ * return what an earlier one left in a cache).
+ */
 static const char *sf_episode(int cpus, double *v)
 {
 	static char why[128];

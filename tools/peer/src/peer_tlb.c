@@ -1,23 +1,10 @@
 /*
- * tlb: P touched anonymous 4 KiB pages dropped with MADV_DONTNEED, one
- * call per page ("naive": a flush per call) or one call for all P
- * ("batched": Linux's mmu_gather flushes once per call), while a reader
- * thread on each other CPU of the case keeps the mm live there, reading
- * the 32 pages that follow the P (never dropped, so it never faults), as
- * mmlab's remote=busy readers do; before each run, once the P pages are
- * written again, every reader reads all P (tlb_touch_range()), so its TLB
- * holds the whole range when it is dropped, as mmlab's remotes' do. The shootdown IPIs are the
- * /proc/interrupts "TLB" row, summed over CPUs, around each timed call.
- * The variants alternate run by run; the main thread runs on CPU 0.
- * Each reader is created with its CPU already its affinity and says, with
- * sched_getcpu(), that it runs there before any run is timed; a run whose
- * TLB interrupts miss a reader (peer_check.c) is rejected, counted in the
- * line's rejected_runs, and run again.
- * After a case's timed rounds (untraced), a traced pass times Linux's own
- * functions of the drop inside the kernel (peer_ftrace.c): one function
- * per pass, so no other function's hooks run inside the one timed, and
- * iters episodes of each variant per function, alternating as the timed
- * rounds do. Its figures are the variant's kernel_* members.
+ * tlb: P touched anonymous pages dropped with MADV_DONTNEED, one call per
+ * page ("naive") or one for all ("batched": mmu_gather flushes once per
+ * call), while a reader on each other CPU keeps the mm live and its TLB full
+ * of the range, as mmlab's remote=busy readers do. The shootdowns are
+ * /proc/interrupts' TLB row around each call; a run that misses a reader is
+ * rejected and rerun (peer_check.c). Variants alternate; main runs on CPU 0.
  */
 #define _GNU_SOURCE
 #include "peer.h"

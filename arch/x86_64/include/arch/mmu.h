@@ -1,13 +1,10 @@
 /*
- * What mm/ needs from the architecture about memory, and all it uses: the
- * page-table entry format as accessors (make a leaf, a table or a swap
- * entry; read protection, presence, leaf-ness and address back; split a
- * huge leaf), the walk's shape (levels, entries per table, index and span
- * of a level), the canonical-address check, and the layout boundaries mm
- * works within. mm/ names no PTE bit and no layout constant of its own, so
- * porting mm/ means writing this header (and arch.h's hooks) for the new
- * arch. Built on <arch/pte.h> (x86-64 4-level paging, Intel SDM Vol. 3A
- * 4.5) and <arch/layout.h>; those stay arch/'s and the tests'.
+ * All mm/ needs from the architecture about memory: the PTE format as
+ * accessors, the walk's shape (levels, entries, index and span of a level),
+ * the canonical-address check and the layout boundaries. mm/ names no PTE bit
+ * or layout constant of its own, so porting mm/ means writing this header
+ * (and arch.h's hooks). Built on <arch/pte.h> (SDM Vol. 3A 4.5) and
+ * <arch/layout.h>, which stay arch/'s and the tests'.
  */
 #ifndef ARCH_MMU_H
 #define ARCH_MMU_H
