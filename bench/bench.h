@@ -1,11 +1,10 @@
 /*
- * The benchmark harness as benchmarks see it. A benchmark is a struct bench
- * (bench/bench_types.h): its variants, parameter sets, hooks and metric.
- * Participating CPUs leave a barrier together and time their part with the
- * TSC; the slowest CPU's time less the empty loop's is the run's, with
- * exact per-CPU counters read around it (BENCH lines: docs/output.md).
- * run() runs on every participating CPU, task context, interrupts on;
- * setup, verify and teardown on the boot CPU, outside the timed part.
+ * The benchmark harness as benchmarks see it: a struct bench
+ * (bench/bench_types.h) holds variants, parameter sets, hooks and metric. A
+ * run's time is the slowest CPU's less the empty loop's, with exact per-CPU
+ * counters read around it (BENCH lines: docs/output.md). run() runs on every
+ * participating CPU, task context, interrupts on; setup, verify and teardown
+ * on the boot CPU, outside the timed part.
  */
 #ifndef BENCH_BENCH_H
 #define BENCH_BENCH_H

@@ -1,39 +1,10 @@
 /*
- * Benchmark `faultlock`, after vm-scalability's anon-cow-seq(-hugetlb) and
- * the 2020 hugetlbfs i_mmap_rwsem regression: each of K CPUs faults in its
- * own address space (as separate processes do, so mm->lock is not shared)
- * whose region is attached to ONE shared mapping object (as after fork of
- * a file-backed hugetlb mapping). The timed part is one write pass over
- * the region, and nothing but its faults; the parameter `fault` says which:
- *   demand-zero: the region was zapped (untimed), so each write maps a new
- *                zeroed page;
- *   cow-copy:    the CPU's address space was just forked (untimed) from a
- *                populated parent that keeps its pages, so each write
- *                copies one: vm-scalability's anon-cow-seq, the case the
- *                2020 report measured (there on hugetlb pages);
- *   cow-reuse:   the region was populated and write-protected (untimed)
- *                with no other user, so each write only makes its page
- *                writable again.
- *   naive: every fault takes the shared mapping lock's read side, so its
- *          cache line bounces between the K CPUs (fault_lock_ops_naive)
- *   fixed: only faults on shareable regions take it (fault_lock_ops_fixed)
- *   vma_lock: those take their region's own lock instead, one line per
- *          region (fault_lock_ops_vma_lock, Kravetz 2022)
- * Parameter region: "private" (anonymous private: fixed and vma_lock take
- * no lock) or "shareable" (MM_PT_SHAREABLE: naive and fixed must take the
- * mapping lock, vma_lock the region's). Parameter writer: "none", or
- * "fork": the last CPU of the K is a writer instead of a faulter, as in
- * Kravetz's report, forking an address space of its own whose region is
- * attached to the same mapping (each fork attaches the child's region and
- * detaching it before the child is destroyed takes the mapping's write
- * side twice) for as long as the other K - 1 CPUs fault, in the same timed
- * run; its rate goes on the BENCH line as writer_ops_per_s (the median
- * over the timed runs), so a design that stalls the writer, or that the
- * writer stalls, shows it. (The run's time is the slowest CPU's, so it
- * includes the writer finishing its last fork.) In exact mode the writer's
- * work is fixed instead: one fork per FL_FAULTS_PER_FORK pages of a pass,
- * each faulter yielding after as many faults. Metric: faults per second
- * over the faulting CPUs; the BENCH line adds faults per second per CPU.
+ * Benchmark `faultlock`, after vm-scalability's anon-cow-seq and the
+ * hugetlbfs i_mmap_rwsem regression: K CPUs fault, each in its own address
+ * space, on regions attached to ONE shared mapping object; the timed part is
+ * one write pass. Variants are the fault lock designs (mm/mapping/designs/);
+ * parameters region, fault and writer are described at their enums.
+ * Metric: faults per second over the faulting CPUs.
  */
 #include "bench/bench.h"
 #include "errno.h"
@@ -63,6 +34,19 @@
  */
 #define FL_FAULTS_PER_FORK 16
 
+/*
+ * Parameters. region: "private" (only the naive design takes a lock) or
+ * "shareable" (MM_PT_SHAREABLE: every design takes one). fault: demand-zero
+ * (region zapped, untimed: each write maps a zeroed page), cow-copy (just
+ * forked from a populated parent that keeps its pages: each write copies,
+ * as in anon-cow-seq) or cow-reuse (write-protected with no other user:
+ * each write only makes its page writable again). writer: "none", or
+ * "fork": the last CPU, as in Kravetz's report, forks address spaces
+ * attached to the same mapping while the others fault, in the same timed
+ * run (detaching a child takes the mapping's write side); its rate goes on
+ * the BENCH line as writer_ops_per_s, so a design that stalls the writer,
+ * or that the writer stalls, shows it.
+ */
 enum fl_region { FL_REGION_PRIVATE, FL_REGION_SHAREABLE };
 enum fl_fault { FL_FAULT_ZERO, FL_FAULT_COW_COPY, FL_FAULT_COW_REUSE };
 enum fl_writer { FL_WRITER_NONE, FL_WRITER_FORK };

@@ -1,20 +1,10 @@
 /*
- * Benchmark `ipi`: the round trip of a cross-CPU call that its targets
- * acknowledge, the floor under every shootdown. CPU index 0 calls; the
- * other participating CPUs are idle (halted, interrupts on) and answer.
- * One operation is one round: every target has run the (empty) call
- * function and acknowledged.
- *   naive:   one target at a time, waiting for each acknowledgement
- *   batched: the IPIs to all targets go out first, then one wait for all
- * Both use smp_call() (kernel/smp.c), so the difference is the batching.
- * Parameter target: "one" (CPU index 1 only) or "all" (every other CPU).
- * target=one, and target=all at 2 CPUs, are controls: one target, so both
- * designs do the same work and their ratio must be 1 within noise.
- * Parameter target_state: "halted" (the targets sit in HLT, interrupts on,
- * as an idle machine's CPUs do: each round includes the wake-up) or
- * "polling" (each target spins with interrupts on, pause by pause, so the
- * round is the IPI and the call alone: the floor without the wake-up).
- * The target_state= option keeps one of the two (default: both).
+ * Benchmark `ipi`: the round trip of an acknowledged cross-CPU call, the floor
+ * under every shootdown. CPU index 0 calls, the others answer; one operation
+ * is one round. naive waits for each target in turn, batched sends to all
+ * and waits once; both use smp_call() (kernel/smp.c), so the difference is
+ * the batching. Parameters target (one target is a control) and target_state
+ * (halted targets pay a wake-up) are described at their enums.
  */
 #include "bench/bench.h"
 #include "errno.h"
@@ -31,6 +21,13 @@
 /* A poller's vCPU may be descheduled for long under TCG: generous. */
 #define IPI_POLL_STOP_MS 30000
 
+/*
+ * Parameters. target: "one" (CPU index 1) or "all" (every other CPU); one
+ * target is a control: both designs do the same work. target_state:
+ * "halted" (targets in HLT, interrupts on, as an idle machine's: each round
+ * includes the wake-up) or "polling" (targets spin with interrupts on, so a
+ * round is the IPI and the call alone); target_state= keeps one of them.
+ */
 enum ipi_target { IPI_TARGET_ONE, IPI_TARGET_ALL };
 enum ipi_target_state { IPI_HALTED, IPI_POLLING };
 

@@ -1,16 +1,10 @@
 /*
- * Benchmark `migrate`, after Huang Ying's "migrate_pages: batch flushing
- * TLB" (Linux 6.4): an address space's pages moved from the initiator's
- * node to another (mm_migrate_range(): a frame there, the copy, the leaf
- * switched, the old frame freed after its flush) while readers on the
- * other CPUs keep reading those very pages, each checking the value it
- * reads. naive flushes each page's old translation before the next page,
- * batched once per MIGRATE_BATCH pages; the table's other designs too,
- * keeping the old frames until their flush completed. On one node the
- * pages move within it (a control: dst node = src node on the line).
- * Before each run (untimed) the pages are moved back, so every run starts
- * from the same layout. Metric: pages migrated per second; beside it the
- * readers' cycles per 1000 reads during the migration and without it.
+ * Benchmark `migrate`, after Huang Ying's "migrate_pages: batch flushing TLB":
+ * an address space's pages moved to another node (mm_migrate_range()) while
+ * readers on the other CPUs read and check those very pages. Variants differ
+ * in when the old translations are flushed; one node is a control. Each run
+ * starts from the same layout (untimed move back). Metric: pages migrated per
+ * second, beside the readers' read cost during the migration and without it.
  */
 #include "bench/bench.h"
 #include "bench/tlb_readers.h"

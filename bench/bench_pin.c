@@ -1,22 +1,10 @@
 /*
- * Benchmark `pin`, after gup_test's PIN_FAST_BENCHMARK (-a -m SIZE -j K):
- * each of K CPUs pins every page of a region of one shared address space,
- * per_call pages per pin_pages_fast() call (1, gup_test's default, which
- * made the 2021 has_pinned line bounce; 16; and 512, one 2 MiB folio's
- * pages: gup_test's -m is the region's size in MiB, not pages per call),
- * then, once every CPU has pinned (an untimed barrier), unpins them all.
- * The metric is the get time per round in microseconds (the slowest CPU's),
- * with the put time as a second phase and the get time per pinned page.
- * Variants: naive writes the mm's has_pinned on every call; fixed tests a
- * flags bit before setting it once (mm/pin/pin.c).
- * Parameter region: "shared" (every CPU on the same pages, as gup_test
- * does) or "own" (one region per CPU, isolating the flag's line from the
- * pages' refcounts). Parameter folio: "4k" (order-0 pages, one refcount
- * each) or "2m" (each 2 MiB of the region is one order-9 folio mapped by
- * a 2 MiB leaf: naive and fixed add to its head once per 4 KiB page, the
- * folio design once per run of a call's pages in it, Martins 2021).
- * Variant folio is fixed plus that; verify checks every design's refcount
- * atomics exactly (counter pin_ref_atomics).
+ * Benchmark `pin`, after gup_test's PIN_FAST_BENCHMARK: each of K CPUs pins
+ * every page of a region, per_call pages per pin_pages_fast() call, then
+ * (after an untimed barrier) unpins them. Variants: the has_pinned designs
+ * (mm/pin/designs/); parameters region and folio: at their enums. Metric:
+ * get time per round (slowest CPU), put time as a second phase; verify checks
+ * every design's refcount atomics exactly (counter pin_ref_atomics).
  */
 #include "bench/bench.h"
 #include "errno.h"
@@ -40,6 +28,13 @@
 #define PIN_FOLIO_PAGES (1u << PIN_FOLIO_ORDER)
 #define PIN_FOLIOS (PIN_BENCH_PAGES / PIN_FOLIO_PAGES) /* per region */
 
+/*
+ * Parameters. region: "shared" (every CPU on the same pages, as gup_test)
+ * or "own" (a region per CPU, isolating the flag's line from the pages'
+ * refcounts). folio: "4k" (order-0 pages) or "2m" (each 2 MiB is one
+ * order-9 folio under a 2 MiB leaf: naive and fixed add to its head once
+ * per page, the folio design once per run of a call's pages in it).
+ */
 enum pin_region { PIN_REGION_SHARED, PIN_REGION_OWN };
 enum pin_folio { PIN_FOLIO_4K, PIN_FOLIO_2M };
 

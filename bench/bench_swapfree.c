@@ -1,22 +1,10 @@
 /*
- * Benchmark `swapfree`, after Barry Song's 2024 change ("mm: attempt to
- * batch free swap entries for zap_pte_range()"): map M MiB (swapfree_mb=,
- * default 256, SF_EXACT_MB under timing=exact) with 64 KiB folios, fill
- * it, swap it all out to the RAM device (swap_mb= sizes it), then time the
- * unmap. With K CPUs each has its
- * own address space (as separate processes would) holding M/K of it, all
- * swapped to the one device, and all unmap at once. Before each run
- * (untimed) each CPU maps, fills and swaps out its part again.
- *   naive:   every slot freed on its own: cluster lock, count, device lock
- *   batched: a folio's 16 slots, all in one cluster with count 1, freed
- *            under one cluster lock and one device lock
- *   cluster: the same under the cluster lock only; the device lock just
- *            when a cluster changes list (Kairui Song, Linux 6.14)
- * The fill is one byte (0x11) repeated, as in the original test, so the
- * device keeps each slot as a word with no frame (zRAM's same-filled
- * pages) and the unmap times the slot bookkeeping, not frame freeing.
- * Metric: bytes unmapped per ms over all CPUs; counters per folio give
- * the exact lock round trips.
+ * Benchmark `swapfree`, after Barry Song's "mm: attempt to batch free swap
+ * entries for zap_pte_range()": map a region in 64 KiB folios, fill it, swap
+ * it all out to the RAM device, then time the unmap, with K CPUs each
+ * unmapping its own address space's part. The fill is same-filled, so the
+ * device keeps no frames and the unmap times the slot bookkeeping. Variants:
+ * swap_free_designs[]. Metric: bytes unmapped per ms; counters per folio.
  */
 #include "bench/bench.h"
 #include "errno.h"

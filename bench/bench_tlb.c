@@ -1,27 +1,10 @@
 /*
- * Benchmark `tlb`, after Mel Gorman's 2015 change ("send one IPI per CPU
- * to TLB flush all entries after unmapping pages"): unmap P pages of an
- * address space that is live on K CPUs. CPU index 0 unmaps; the other K-1
- * have the address space loaded and the pages in their TLBs. Before each
- * run (untimed) the pages are mapped again and touched on every CPU.
- * Variants: every design of tlb_designs[] (mm/tlb/designs/) but the
- * controls, each described by its table entry; the benchmark reads their
- * traits, never their names. For a design whose flush completes later
- * (trait completes_later) the timed region is the unmap call, whose
- * completion on the remotes is deferred: the next prepare settles it,
- * untimed, before the range is mapped again, and the BENCH line says so
- * in "note". Counters: the benchmark's list, then each design's own.
- * Parameter remote: "busy" remotes run readers of the mapping during the
- * timed region (bench/tlb_readers.c), as in Gorman's lru-file-mmap-read;
- * their lost read throughput, against a baseline window just before, is
- * the cost the ceiling trades against (refills after a full flush).
- * "idle" remotes sit halted and only answer IPIs (an idle Linux CPU would
- * be lazy and not be interrupted at all: this is the worst case for it).
- * The null variant (after aa) is the reference design with the remotes in
- * another address space: the same readers and prologue, no remote target.
- * Metric: the initiator's cycles per page; counters per page explain it
- * (IPIs, invalidations, full flushes, rounds), and the BENCH line adds the
- * remotes' interrupt rate and, when busy, their lost reads and cycles.
+ * Benchmark `tlb`, after Mel Gorman's "send one IPI per CPU to TLB flush all
+ * entries after unmapping pages": CPU index 0 unmaps P pages of an address
+ * space live in the TLBs of K-1 others. Variants: tlb_designs[] less the
+ * controls, read by traits, never names; a design that completes later is
+ * settled untimed. Parameter remote: busy readers (bench/tlb_readers.c) or
+ * idle CPUs. Metric: the initiator's cycles per page; counters explain it.
  */
 #include "bench/bench.h"
 #include "bench/tlb_readers.h"

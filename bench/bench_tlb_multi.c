@@ -1,11 +1,9 @@
 /*
  * Benchmark `tlbmulti`: K CPUs unmap at once, each its own P pages of one
- * address space all of them have loaded, so every CPU is initiator and
- * target together: where generation coalescing (Linux 4.14's tlb_gen)
- * shows. Each unmap clears under the write lock and flushes with it
- * dropped, as Linux's munmap after downgrading mmap_lock. Variants: the
- * designs of tlb_designs[] less the controls (verify reads traits, never
- * names); metric: cycles per page. What verify checks is written below.
+ * address space all have loaded, so each is initiator and target together,
+ * where generation coalescing shows. Each clears under the write lock and
+ * flushes with it dropped, as Linux's munmap. Variants: tlb_designs[] less
+ * the controls, read by traits; metric: cycles per page.
  */
 #include "bench/bench.h"
 #include "errno.h"

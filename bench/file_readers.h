@@ -1,11 +1,9 @@
 /*
  * Readers of a file-like mapping for the reclaim bench, as in Mel Gorman's
- * lru-file-mmap-read: one per remote CPU, started with smp_run_async()
- * (task context, interrupts on). At each pass the boot CPU opens, every
- * reader reads the first word of every page of the range, a fixed number
- * of times from the first page, faulting back in whatever reclaim swapped
- * out, checks it against the page's tag, and times its own work on its
- * own TSC. Boot CPU only for every call below.
+ * lru-file-mmap-read: one per remote CPU (smp_run_async(), task context,
+ * interrupts on). Each pass, every reader reads every page of the range,
+ * faulting back in what reclaim swapped out, checks each page's tag and times
+ * its work on its own TSC. Boot CPU only for every call below.
  */
 #ifndef BENCH_FILE_READERS_H
 #define BENCH_FILE_READERS_H

@@ -1,14 +1,9 @@
 /*
- * Busy readers for the tlb bench (remote=busy): one per remote CPU, started
- * through smp_run_async() so it runs in task context with interrupts on
- * and answers shootdown IPIs between its reads, as a CPU running a reader
- * thread of the mapping would (Gorman's lru-file-mmap-read). Each reads
- * one word of every page of its working set, round and round: the part of
- * the shared mapping that stays mapped, then a private region. The boot
- * CPU opens and closes windows (baseline, timed) through one phase word;
- * each reader counts its reads and cycles per window on its own TSC.
- *
- * The readers never touch the pages being unmapped, so they never fault.
+ * Busy readers for the tlb bench (remote=busy), as in Gorman's
+ * lru-file-mmap-read: one per remote CPU (smp_run_async(): task context,
+ * interrupts on, so it answers shootdown IPIs), reading the part of the
+ * mapping that stays mapped, so it never faults, and a private region. They
+ * count reads and cycles per window (baseline, timed) the boot CPU opens.
  * Boot CPU only for every call below, interrupts on.
  */
 #ifndef BENCH_TLB_READERS_H

@@ -3,9 +3,7 @@
  * allocator, the kernel map (mm/kernel_map.c), the stack area (mm/kstack.c)
  * and mm_init(). Arch only describes (struct machine_desc) and loads what
  * comes back (struct machine_kmap); kernel/main.c calls the steps in order.
- * Page-table pages for the new tables come from below the boot map's limit,
- * reachable through the boot tables while they are built. Boot CPU, before
- * any AP.
+ * Boot CPU, before any AP.
  */
 #include "mm/boot_mem.h"
 #include "errno.h"

@@ -1,15 +1,10 @@
 /*
- * Page faults (see mm/fault.h): demand-zero pages, copy-on-write of
- * private pages after a write-protect fault, swap entries handed to the
- * swap hook, and spurious faults from stale TLB entries. Everything runs
- * under the address space's read side and changes single leaf entries
- * with compare-and-exchange (mm/pt.h), so faults on different pages of
- * one address space proceed in parallel; when two CPUs race on one page,
- * the loser finds the work done and returns 0 so its access is retried.
- * Around fault_resolve(), the region's mapping lock is taken as the
- * chosen design says (mm/mapping/mapping.h): lock order mm->lock, then mapping.
- *
- * Counts: each CPU's fault_cpu copy is written only by that CPU.
+ * Page faults (see mm/fault.h): demand-zero, copy-on-write, swap entries
+ * (through the swap hook) and spurious faults from stale TLB entries. All
+ * under the address space's read side, changing single leaves by
+ * compare-and-exchange, so a CPU that loses a race returns 0 and retries.
+ * Lock order: mm->lock, then the region's mapping lock (mm/mapping/mapping.h).
+ * Each CPU's fault_cpu copy is written only by that CPU.
  */
 #include "mm/fault.h"
 #include "mm/counters.h"

@@ -1,17 +1,9 @@
 /*
- * The page-fault path, architecture-neutral. The arch's #PF handler calls
- * fault_handle(), through the hook fault_init() registers (arch.h's
- * arch_set_fault_hook()), for a fault on a lower-half address while an
- * address space is loaded, with the error code decoded into FAULT_* flags; a
- * non-zero return means "not resolved": the arch reports the exception as
- * it reports any other. Faults resolved are counted per CPU
- * (PCPU_PAGE_FAULTS), and each kind in fault_event_count().
- *
- * Context: the faulting CPU, under its address space's read side; the
- * arch enables interrupts first when the faulting code had them on (a
- * copy-on-write fault waits for TLB flush IPIs). Code that touches
- * lower-half memory with interrupts off must not race with changes to the
- * address space that flush (see mm/mm.h).
+ * The page-fault path, architecture-neutral: the arch's #PF handler calls
+ * fault_handle() (hooked by fault_init()) with the error code as FAULT_*
+ * flags; non-zero means not resolved, and the arch reports the exception.
+ * Context: the faulting CPU, under its address space's read side, interrupts
+ * on when the faulting code had them (copy-on-write waits for flush IPIs).
  */
 #ifndef MM_FAULT_H
 #define MM_FAULT_H

@@ -1,13 +1,9 @@
 /*
- * Setting up copy-on-write (see mm/mm.h): mm_fork() copies an address
- * space, sharing the pages of its private regions read-only between parent
- * and child; mm_cow_protect() write-protects private pages in place. The
- * write-protect faults that follow are mm/fault.c's. Swap entries are
- * copied, each adding a reference to its slot. Both hold the source's
- * write side throughout and flush it before letting go, so no CPU can
- * still write a page through a stale writable translation once it is
- * shared; when that flush does not complete, fork hands out no child and
- * both return -ETIMEDOUT.
+ * Setting up copy-on-write (see mm/mm.h): mm_fork() copies an address space,
+ * sharing private pages read-only; mm_cow_protect() write-protects them in
+ * place. Both hold the source's write side and flush before letting go, so
+ * no CPU still writes a shared page through a stale translation; if that
+ * flush does not complete, both return -ETIMEDOUT and fork makes no child.
  */
 #include "errno.h"
 #include "kernel/panic.h"

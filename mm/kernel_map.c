@@ -1,21 +1,10 @@
 /*
- * The kernel's own page tables, from the machine's description. kmap_build()
- * makes a fresh root while the boot tables are still loaded: first a table
- * under every kernel-half top-level entry, so every root copied from it
- * later shares all kernel mappings made at any time; then the image by
- * section (with the access the description gives each), and the direct map
- * of RAM (read-write, not executable, 1 GiB pages where the MMU has them,
- * else 2 MiB). Below d->uncached_gaps_below the gaps between RAM are mapped
- * too, uncached, as the boot tables mapped all of it: code that reaches
- * device registers or firmware at ARCH_DIRECT_MAP_BASE + pa there keeps
- * working, with the right memory type. Everything is global. The stack area is
- * mm/kstack.c's. Loading the root is arch's (struct machine_kmap).
- *
- * Kernel-half mappings are only ever added, never removed, so no kernel
- * table is freed while some address-space identifier may still cache it.
- *
- * Locking: kmap_lock serialises additions to the kernel half after boot;
- * kmap_build() runs on the boot CPU before any AP.
+ * The kernel's own page tables, built from the machine's description by
+ * kmap_build() while the boot tables are loaded; loading the root is arch's
+ * (struct machine_kmap). Kernel-half mappings are only added, never removed,
+ * so no kernel table is freed while an address-space identifier caches it.
+ * Locking: kmap_lock serialises additions after boot; kmap_build() runs on
+ * the boot CPU before any AP.
  */
 #include "mm/kernel_map.h"
 #include "errno.h"

@@ -1,13 +1,9 @@
 /*
- * Address spaces (see mm/mm.h): creation and teardown, the region list,
- * unmapping, TLB flushes across the CPUs in mm_cpumask, switching CPUs
- * between address spaces with per-CPU ASID slots, and installing pages.
- * mm/fork.c holds mm_fork() and mm_cow_protect(), mm/fault.c the faults,
- * mm/populate.c mm_map_page() and mm_populate*().
- *
- * Locking as mm/mm.h says. A CPU's mm_asids copy is touched only by that CPU,
- * with interrupts off (mm_switch()); mm_kernel_root_pa and mm_nr_asids
- * are written once at boot.
+ * Address spaces (see mm/mm.h): creation and teardown, regions, unmapping,
+ * flushes across mm_cpumask, and switching CPUs between address spaces with
+ * per-CPU ASID slots. Locking as mm/mm.h says. A CPU's mm_asids copy is
+ * touched only by that CPU, with interrupts off (mm_switch());
+ * mm_kernel_root_pa and mm_nr_asids are written once at boot.
  */
 #include "mm/mm.h"
 #include "errno.h"

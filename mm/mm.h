@@ -1,20 +1,10 @@
 /*
- * Address spaces. A struct mm owns a page-table root whose kernel half is
- * the kernel root's (PML4 slots 256..511, shared by every root), a lower
- * half for benchmark mappings described by regions, and mm_cpumask: the
- * CPUs that have the root loaded. Regions are anonymous memory, private
- * (copy-on-write after mm_fork() or mm_cow_protect()) or shared (mm_fork()
- * shares the frames); pages come in on demand through mm/fault.c, and
- * private pages may be swapped out (mm/swap/swap_mm.c).
- *
- * Locking, in order: mm->lock (rwlock) -> mm->pt_lock (spinlock) -> the
- * frame allocator's locks. The read side of mm->lock covers region lookups
- * and the fault path, which changes single leaf entries only (mm/pt.h);
- * mm->pt_lock serialises the fault path's table allocations. Everything
- * that changes regions or removes and downgrades mappings takes the write
- * side. Neither is taken from interrupt handlers. Functions that change
- * mappings flush other CPUs with IPIs: call them in task context with
- * interrupts on (the deadlock rule of kernel/smp.h).
+ * Address spaces: a page-table root sharing the kernel half, regions of
+ * anonymous memory in the lower half, and mm_cpumask (the CPUs with it
+ * loaded). Lock order: mm->lock (rwlock) -> mm->pt_lock -> the frame
+ * allocator's locks; faults and lookups take the read side, changes to
+ * regions and removed or downgraded mappings the write side. Functions that
+ * change mappings flush with IPIs: task context, interrupts on.
  */
 #ifndef MM_MM_H
 #define MM_MM_H

@@ -2,11 +2,9 @@
  * Test hook points inside mm code: a deterministic test stops an operation
  * at a named step and runs the other side of a race there, on the same
  * CPU (tests/test_race_*.c), or changes what that step saw (a flush that
- * did not complete). mm_hook is NULL outside such a test, so a point costs
- * one load and a branch not taken. A test sets it while no other CPU runs
- * mm code and clears it before it returns (the mm torture, host and
- * kernel, keeps one for its whole run); the hook runs in the context of
- * its point, with that point's locks held (each point says which).
+ * did not complete). mm_hook is NULL outside such a test. A test sets it
+ * while no other CPU runs mm code and clears it before it returns; the hook
+ * runs in its point's context, with that point's locks held.
  */
 #ifndef MM_MM_HOOK_H
 #define MM_MM_HOOK_H

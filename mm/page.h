@@ -1,21 +1,10 @@
 /*
- * struct page, the memmap and the direct map. Every usable physical frame
- * has one struct page in mm_memmap, a flat array from mm_memmap_start_pfn to
- * mm_memmap_end_pfn (holes in between are entries marked PG_RESERVED). Every
- * frame also has a kernel address: phys_to_virt(pa) = pa + mm_direct_map_base.
- *
- * Locking: a frame's struct page belongs to whoever allocated the frame.
- * flags, refcount, mapcount and pincount change only through the atomic
- * helpers below, so owners on different CPUs may share them; the allocator
- * fields (order, lru while free) are guarded by mm/pmm.c's locks.
- *
- * Pinning (FOLL_PIN style, as Linux does it): a pin on an order-0 frame adds
- * PIN_BIAS to its refcount, so "pinned" is refcount >= PIN_BIAS, with a false
- * positive only for a frame that holds 1024 or more plain references. The
- * refcount is an s32, so an order-0 frame takes at most
- * (2^31 - 1) / PIN_BIAS - 1, about 2 million, pins: page_pin() refuses beyond
- * PAGE_REF_MAX instead of wrapping. The head of a block of order > 0 instead
- * counts pins exactly in pincount and adds 1 to its refcount per pin.
+ * struct page, the memmap and the direct map: every usable frame has a struct
+ * page in mm_memmap and a kernel address phys_to_virt(pa). Pins follow
+ * FOLL_PIN: PIN_BIAS on an order-0 refcount, an exact pincount on a large
+ * block's head. Locking: a frame's struct page is its allocator's; flags and
+ * counts change only through the atomic helpers below, the free-list fields
+ * under mm/pmm.c's locks.
  */
 #ifndef MM_PAGE_H
 #define MM_PAGE_H
@@ -36,6 +25,12 @@
 #define PG_DEVICE (1u << 7)   /* device memory (mm/pin/pagemap.c): pins need its pagemap */
 #define PG_OWNER_SHIFT 16
 
+/*
+ * A pin on an order-0 frame adds PIN_BIAS to its refcount, so "pinned" is
+ * refcount >= PIN_BIAS, falsely only for a frame with that many plain
+ * references; page_pin() refuses beyond PAGE_REF_MAX instead of wrapping
+ * the s32. A block of order > 0 counts pins exactly in its head's pincount.
+ */
 #define PIN_BIAS 1024
 #define PAGE_REF_MAX (0x7fffffff - PIN_BIAS)
 

@@ -1,15 +1,10 @@
 /*
- * The physical frame allocator (see mm/pmm.h): set-up (over the range
- * and node tables of mm/pmm_ranges.c and mm/pmm_node.c), each node's buddy
- * lists, the per-CPU order-0 caches; the checks that refuse bad frees are
- * mm/pmm_check.c's.
- *
- * Lock order: pmm_pcps[cpu].lock, then pmm_lock. pmm_lock guards every
- * node's buddy lists and counts, pmm_buddy_frames, pmm_managed and
- * pmm_held_back (one lock for all nodes: NUMA changes where frames come
- * from, not how often the lock is taken); a cache's lock guards its
- * list. Both are taken with interrupts off. The range and node tables are
- * written only by pmm_init() (boot, one CPU).
+ * The physical frame allocator (see mm/pmm.h): set-up over mm/pmm_ranges.c
+ * and mm/pmm_node.c's tables, each node's buddy lists and the per-CPU
+ * order-0 caches; refused frees are mm/pmm_check.c's. Lock order:
+ * pmm_pcps[cpu].lock, then pmm_lock (one lock for all nodes' lists and
+ * counts); both with interrupts off. The tables are written only by
+ * pmm_init() (boot, one CPU).
  */
 #include "mm/pmm.h"
 #include "torture_hook.h"

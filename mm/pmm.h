@@ -1,14 +1,9 @@
 /*
- * The physical frame allocator: a binary buddy allocator over all usable RAM
- * (blocks of 2^0 .. 2^PMM_MAX_ORDER frames, buddies merged on free) with a
- * bounded per-CPU cache of order-0 frames in front of it. Double frees,
- * frees of frames never allocated, and frees of frames still mapped or
- * pinned are refused, counted in pmm_stats.errors and reported with a WARN.
- *
- * Locking: one zone lock guards the buddy lists; each CPU's cache has its own
- * lock (uncontended except when another CPU drains it). Order: cache lock,
- * then zone lock. Both are taken with interrupts disabled, so page_alloc()
- * and page_free() work in any context, exception handlers included.
+ * The physical frame allocator: a binary buddy allocator over usable RAM with
+ * a bounded per-CPU cache of order-0 frames in front. Bad frees (double,
+ * never allocated, still mapped or pinned) are refused, counted and WARNed.
+ * Lock order: cache lock, then zone lock, both with interrupts off, so
+ * page_alloc() and page_free() work in any context.
  */
 #ifndef MM_PMM_H
 #define MM_PMM_H

@@ -1,15 +1,10 @@
 /*
- * Page-table range operations (see mm/pt.h), the protection encoding and
- * the start of the walk to one entry (pt_slot_find()). Each change
- * runs in two passes: the first walks the range without writing, checks it
- * and counts the table pages the second will need; those are allocated up
- * front into a pool, and the second pass then cannot fail. A table page's
- * struct page holds its number of non-zero entries in priv, so an emptied
- * table is noticed without scanning it. Single-entry operations for the
- * fault path are in mm/pt_leaf.c, the unmap gather in mm/pt_gather.c,
- * table pages and roots in mm/pt_root.c.
- *
- * Locking: none here; the caller serialises calls on a root (mm/pt.h).
+ * Page-table range operations (see mm/pt.h). Each change runs in two passes:
+ * the first checks the range and counts the table pages it needs, those are
+ * allocated up front, and the second cannot fail. A table page's struct page
+ * counts its non-zero entries in priv. Single entries are mm/pt_leaf.c's,
+ * the unmap gather mm/pt_gather.c's, roots mm/pt_root.c's. Locking: none
+ * here; the caller serialises calls on a root.
  */
 #include "mm/pt.h"
 #include "errno.h"

@@ -1,11 +1,8 @@
 /*
- * Page tables on a root: map, unmap, protect and look up ranges of 4 KiB,
- * 2 MiB and 1 GiB pages, all or nothing (every table an operation needs is
- * allocated before it changes anything). Tables that unmapping empties go
- * to a struct pt_gather and are freed after the flush that covers them. A
- * level-1 entry may hold a swap entry. Locking: the caller serialises the
- * calls on one root; the "fault path" calls may run concurrently (the rules
- * above the single-entry operations below).
+ * Page tables on a root: map, unmap, protect and look up ranges, all or
+ * nothing. Tables that unmapping empties go to a struct pt_gather and are
+ * freed after the flush that covers them. Locking: the caller serialises
+ * calls on one root; the fault-path calls below may run concurrently.
  */
 #ifndef MM_PT_H
 #define MM_PT_H

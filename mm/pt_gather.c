@@ -1,11 +1,9 @@
 /*
- * The unmap gather (see mm/pt.h): what an unmap leaves behind, the range
- * to flush and the table pages, frames and swap entries to hand on once
- * that flush is done, and the flush itself (the caller's, or this CPU's).
- * mm/pt.c adds to it as it clears entries. Frames go first into the
- * gather's own array, then into batch pages it allocates as it grows (up
- * to PT_GATHER_PAGES, mm/pt.h), which it keeps across the flushes of one
- * walk and frees at pt_gather_finish().
+ * The unmap gather (see mm/pt.h): the range to flush, the table pages, frames
+ * and swap entries to hand on once that flush is done, and the flush itself.
+ * mm/pt.c adds to it as it clears entries. Frames spill from the gather's
+ * own array into batch pages it allocates, up to PT_GATHER_PAGES, kept
+ * across the flushes of one walk and freed at pt_gather_finish().
  */
 #include "mm/pt_gather.h"
 #include "mm/pt_root.h"

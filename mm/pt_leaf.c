@@ -1,14 +1,10 @@
 /*
- * Single-entry page-table operations (see mm/pt.h) on a slot that
- * pt_slot_find() (mm/pt.c) walked to (struct pt_slot: the fault path walks
- * once and hands the slot to the operation): lookups, the fault path's
- * install and replace of one 4 KiB leaf, swap entries, and the walk over
- * leaves. Install and replace change one entry
- * with one compare-and-exchange, and a level-1 table's entry count with an
- * atomic add, so several CPUs may run them on one root at once while no
- * table is added or freed under them: the caller holds its address space's
- * read side and adds tables only with pt_populate() under a lock of its own.
- * Everything else here needs the root serialised as mm/pt.h says.
+ * Single-entry page-table operations (see mm/pt.h) on a slot pt_slot_find()
+ * walked to. Install and replace change one leaf by compare-and-exchange
+ * and a table's entry count atomically, so CPUs may run them on one root at
+ * once under the address space's read side, as long as tables are added
+ * only by pt_populate() under the caller's own lock. Everything else needs
+ * the root serialised as mm/pt.h says.
  */
 #include "mm/pt.h"
 #include "mm/pt_entry.h"

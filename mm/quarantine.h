@@ -1,11 +1,8 @@
 /*
  * The quarantine: frames and page-table pages whose TLB shootdown did not
- * complete. A CPU that missed the flush's deadline (kernel/smp.h: it is out
- * of the run from then on) may still hold translations to them, so they are
- * never handed back to the allocator: the quarantine keeps, for the rest of
- * the run, the reference the unmapper would have dropped, and counts them
- * so the run can report them. Nothing ever leaves the quarantine.
- *
+ * complete. A CPU that missed the deadline may still translate to them, so
+ * they never go back to the allocator: the quarantine keeps the unmapper's
+ * reference for the rest of the run and counts them for the report.
  * Locking: the counters are atomic; any context.
  */
 #ifndef MM_QUARANTINE_H

@@ -1,11 +1,9 @@
 /*
- * Pin accounting on struct page (declared in mm/page.h): pin counts change
- * atomically, a pin adds to a refcount only while it is above zero (a
- * compare-and-exchange loop: the page may be freed meanwhile), and the
- * unpin that drops the last reference frees the page.
- * Apart from mm/page.c because of that free: the frame allocator
- * (mm/pmm.c) uses page.c's memmap, and page.c calling page_free() back
- * made the two files a circle (docs/design.md, layering rules).
+ * Pin accounting on struct page (declared in mm/page.h): counts change
+ * atomically, a pin takes a reference only while the refcount is above zero,
+ * and the unpin that drops the last reference frees the page. Apart from
+ * mm/page.c because of that free: page.c calling page_free() back would make
+ * it and mm/pmm.c a circle (docs/design.md, layering rules).
  */
 #include "errno.h"
 #include "mm/mm_hook.h"

@@ -1,18 +1,10 @@
 /*
- * Device pagemaps: ranges of "device memory" frames (RAM set aside at boot,
- * standing in for device-DAX or persistent memory), each owned by a struct
- * dev_pagemap with its own reference count, registered in a radix tree
- * keyed by pfn. Pinning a device page needs a reference on its pagemap;
- * pagemap_get() is the lookup, and it can reuse the pagemap the caller got
- * for the previous page (the Busch 2018 optimisation).
- *
+ * Device pagemaps: ranges of "device memory" frames, each owned by a struct
+ * dev_pagemap with its own reference count, in a radix tree keyed by pfn.
+ * Pinning a device page needs a reference on its pagemap (pagemap_get()).
  * Locking: registration and removal take pagemap_tree_lock; lookups are
- * lockless (tree nodes are never freed while the tree is in use, and a
- * slot is cleared only when its pagemap has no references). Removal
- * turns the count from 0 to PAGEMAP_REF_DEAD in one atomic step and a
- * reference is taken only on a count that is not dead, so a lookup racing
- * the removal either holds its reference first (and removal fails with
- * -EBUSY) or gets none.
+ * lockless, and removal marks the count PAGEMAP_REF_DEAD in one atomic step,
+ * so a racing lookup either holds its reference first or gets none.
  */
 #ifndef MM_PAGEMAP_H
 #define MM_PAGEMAP_H

@@ -1,13 +1,9 @@
 /*
  * Page pinning (see mm/pin/pin.h). The fast walk runs with interrupts off and
- * no lock, on a CPU that has the mm loaded only: page tables and frames
- * are freed only after every CPU in mm_cpumask acknowledged the flush IPI,
- * which this CPU cannot do until the walk ends. Each pin rechecks the
- * entry it came from, and a walk that overlapped fork's write-protect is
- * undone. Otherwise pages are pinned by a walk under the mm's read side;
- * the slow path faults one page in through mm/fault.c and walks again.
- * What the pin designs (mm/pin/designs/) share and their tables come
- * first, then the walk.
+ * no lock, only on a CPU that has the mm loaded: nothing is freed until every
+ * CPU in mm_cpumask acknowledged the flush IPI, which this CPU cannot do
+ * before the walk ends. Elsewhere pages are pinned under the mm's read side.
+ * What the pin designs (mm/pin/designs/) share comes first, then the walk.
  */
 #include "mm/pin/pin.h"
 #include "mm/counters.h"

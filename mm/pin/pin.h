@@ -1,29 +1,10 @@
 /*
  * Page pinning (FOLL_PIN style): pin_pages_fast() walks an address space's
- * page tables without its lock, with interrupts off on this CPU, and pins
- * each present page. That is safe only while this CPU has the address
- * space loaded (is in mm_cpumask): a concurrent shootdown needs its
- * acknowledgement before it frees anything, so it waits for the walk. On
- * any other CPU the pages are pinned by a walk under the mm's read side
- * instead (counted as PCPU_PIN_UNLOADED). Each pin rechecks the entry it
- * came from and is dropped if the entry changed; a lockless walk that
- * overlapped mm_fork()'s write-protect (its sequence count) is undone and
- * redone under the lock (both counted as PCPU_PIN_RETRIES). Pages that
- * are not there are faulted in by a slow path. Pins are counted on
- * struct page (mm/page.h: PIN_BIAS on order-0 frames, an exact pincount on
- * a large block's head, which is pinned once per call for all the pages of
- * the call it covers). Device pages need a reference on their pagemap.
- *
- * Two design choices are variants, picked by table so tests and benchmarks
- * run both with the same code around them:
- *   has_pinned (and the large-folio refcount): naive writes the mm's
- *     shared flag on every call (the 2021 cache-line bounce); fixed tests
- *     a bit in mm->flags and sets it once; both add to a large folio's
- *     head once per 4 KiB page; folio is fixed plus one add per run of
- *     pages of one folio in a call (Martins 2021).
- *   pagemap: naive looks the pagemap up (and takes and drops a reference)
- *     for every device page; cached keeps the last one while pages fall in
- *     it (Busch 2018); none never looks it up (Popple 2025).
+ * tables without its lock, interrupts off, safe only while this CPU has the
+ * mm loaded; elsewhere it walks under the read side. Each pin rechecks its
+ * entry; a walk that overlapped fork's write-protect is redone. Pins are
+ * counted on struct page (mm/page.h). The has_pinned and pagemap lookups are
+ * designs, picked by table (mm/pin/designs/); each says where it comes from.
  */
 #ifndef MM_PIN_H
 #define MM_PIN_H

@@ -1,14 +1,10 @@
 /*
- * The swap device table (see mm/swap/swap.h and mm/swap/swap_internal.h): the only
- * owner of swap_infos[]. swap_on/swap_off, entry checks and error reports,
- * and the public calls that name a device or an entry: allocation, adding
- * and dropping references and the has-cache flag, page I/O and statistics.
- * Each checks its device or entry here and hands the work on one device to
- * mm/swap/swap_cluster.c; freeing designs live in mm/swap/swap_free.c.
- *
- * Locking (the order is in mm/swap/swap_cluster.h): swap_lock serialises
- * swap_on and swap_off; a device's active flag is published with release
- * and read with acquire. No lock is taken from interrupt context.
+ * The swap device table (see mm/swap/swap.h), sole owner of swap_infos[]:
+ * swap_on/swap_off, entry checks and reports, and the public calls that name
+ * a device or entry; each checks here and hands one device's work to
+ * mm/swap/swap_cluster.c. Locking (order in mm/swap/swap_cluster.h):
+ * swap_lock serialises swap_on and swap_off; a device's active flag is
+ * published with release, read with acquire; nothing from interrupts.
  */
 #include "errno.h"
 #include "kernel/panic.h"

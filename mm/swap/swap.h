@@ -1,11 +1,9 @@
 /*
- * Swap slots: the devices in use, their slot allocator (clusters of
- * SWAP_CLUSTER_SLOTS slots, one lock each; a folio of 2^k pages gets an
- * aligned run inside one cluster) and the entries that name a slot. Freeing
- * is a design of swap_free_designs[] (mm/swap/designs/); mm/swap/swap_mm.c
- * ties swap to address spaces. Locking (the order: mm/swap/swap_cluster.h):
- * callers take none; any CPU, task context, interrupts on or off, never
- * from a handler; swap_on()/swap_off() must not race other calls on the same device.
+ * Swap slots: the devices, their slot allocator (clusters of
+ * SWAP_CLUSTER_SLOTS slots, one lock each; a folio gets an aligned run in one
+ * cluster) and the entries that name a slot. Freeing is a design of
+ * swap_free_designs[]. Callers take no lock; task context, never from a
+ * handler; swap_on()/swap_off() must not race other calls on that device.
  */
 #ifndef MM_SWAP_H
 #define MM_SWAP_H

@@ -1,22 +1,10 @@
 /*
- * One swap device's clusters (see mm/swap/swap_cluster.h): the swap map and the
- * cluster array, the free / non-full / frag / full lists, slot allocation,
- * and adding or dropping what a range of slots holds. Every call is handed
- * a struct swap_info the device table (mm/swap/swap.c) checked, and reports
- * nothing: its callers do.
- *
- * An allocation first tries this CPU's hint (the slot after its last run of
- * that size, in struct percpu), then a free cluster, then a non-full one
- * claimed for the same run size; single slots may also fill holes in frag
- * and other non-full clusters. Preferring free clusters gives each CPU a
- * cluster of its own while they last, so CPUs rarely meet on one cluster lock.
- *
- * Locking (the order is in mm/swap/swap_cluster.h): a cluster is picked off a
- * list under the device lock alone, then locked and re-checked, since it may
- * have changed in between; its slots change under its lock, and the device
- * lock is taken inside it to settle the in-use count and the lists. The
- * device's discard runs under the cluster lock, so a slot cannot be handed
- * out again before its old contents are gone.
+ * One swap device's clusters (see mm/swap/swap_cluster.h): the swap map, the
+ * cluster lists, slot allocation and references, on a struct swap_info the
+ * device table checked; errors are its callers' to report. Locking (order in
+ * mm/swap/swap_cluster.h): a cluster is picked under the device lock, then
+ * locked and re-checked; its slots change under its lock, and discard runs
+ * under it so a slot is not handed out again before its contents are gone.
  */
 #include "errno.h"
 #include "mm/counters.h"

@@ -1,13 +1,9 @@
 /*
- * Freeing the swap slots of unmapped swap entries: what the designs of
- * struct swap_free_ops (mm/swap/swap.h, one file each in mm/swap/designs/)
- * share, each a composition of the device table's entry check
- * (swap_info_get) and the cluster level's one put call
- * (swap_cluster_put_range), so a benchmark measures their lock granularity
- * and nothing else; and their table.
- *
- * Locking: none here; the cluster level takes and counts every lock (order
- * in mm/swap/swap_cluster.h).
+ * Freeing the slots of unmapped swap entries: what the designs of struct
+ * swap_free_ops (mm/swap/designs/) share, each composed of the device
+ * table's entry check and the cluster level's one put call, so a benchmark
+ * measures their lock granularity and nothing else; and their table.
+ * Locking: none here; the cluster level takes and counts every lock.
  */
 #include "errno.h"
 #include "mm/counters.h"

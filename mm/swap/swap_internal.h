@@ -1,11 +1,8 @@
 /*
  * Inside the swap slot allocator, one file per object, calls running down:
- * swap_mm.c (address spaces) -> designs/ (the freeing designs) and
- * swap_free.c (their shared calls) -> swap_check.c (the consistency check,
- * read only) -> swap.c (the device table: swap_infos[], swap_on/swap_off,
- * entry checks and reports) -> swap_cluster.c (one device's clusters, slot
- * map and allocation), which is handed a struct swap_info the table
- * checked, and reports nothing. All in mm/swap/.
+ * swap_mm.c -> designs/ and swap_free.c -> swap_check.c (read only) ->
+ * swap.c (the device table) -> swap_cluster.c (one device's clusters), which
+ * gets a struct swap_info the table checked and reports nothing.
  */
 #ifndef MM_SWAP_INTERNAL_H
 #define MM_SWAP_INTERNAL_H

@@ -1,26 +1,10 @@
 /*
- * Swap and address spaces (see mm/swap/swap.h): swapping a folio of an mm out,
- * bringing a page back in on a fault, and dropping the slots of swap
- * entries that an unmap removed, which struct mm_swap_hooks plugs into
- * mm/mm.c and mm/fault.c.
- *
- * Swap-out holds the mm's write side throughout: the folio's leaves become
- * swap entries and their range is flushed from every CPU before the pages
- * are copied to the device, so no CPU can write a page after its copy was
- * taken, and the frames are freed only after both. The lockless pin takes
- * no lock, so the pages' counts are checked again after that flush, and a
- * page pinned meanwhile puts the whole folio's entries back (-EBUSY): the
- * pinner's writes then land in the page the mm still maps. So does a
- * flush that did not complete (-ETIMEDOUT): a CPU out of the run may still
- * write the pages, so none is copied or freed. Swap-in runs under the
- * read side, like any fault: it sets the slot's has-cache flag first, which
- * keeps the slot (and its contents) from being freed under the read and
- * makes a second CPU faulting on the same page wait (-EAGAIN, a retried
- * access); the compare-and-exchange of the entry decides the race.
- *
- * Unmap hands over the entries of consecutive pages; they are cut into
- * runs of consecutive slots, each no longer than the runs its cluster hands
- * out (a folio's), and each run goes to the chosen freeing design at once.
+ * Swap and address spaces (see mm/swap/swap.h): swap-out of an mm's folio,
+ * swap-in on a fault, and freeing the slots an unmap removed, plugged into
+ * mm/mm.c and mm/fault.c through struct mm_swap_hooks. Swap-out holds the
+ * write side and flushes before copying, so no CPU writes a page after its
+ * copy; swap-in runs under the read side, the slot's has-cache flag keeping
+ * it alive. The why of each step is at the function that takes it.
  */
 #include "errno.h"
 #include "mm/counters.h"

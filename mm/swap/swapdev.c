@@ -1,13 +1,10 @@
 /*
- * The RAM swap device (see mm/swap/swapdev.h), zRAM-like without compression:
- * one header block of frames holding a directory of chunk pages, each chunk
- * page describing RAM_CHUNK_SLOTS slots, and one frame per stored slot. A
- * slot whose page is one 8-byte word repeated is kept as that word alone.
- *
- * Locking: none. Chunk pages appear once, installed with a compare-and-swap
- * (a racing loser frees its page) and stay until destroy. A slot's record is
- * written only by the slot's holder (write) or by the allocator freeing it
- * (discard), never both at once (mm/swap/swapdev.h). Counters are atomic.
+ * The RAM swap device (see mm/swap/swapdev.h), zRAM-like without
+ * compression: a directory of chunk pages describing RAM_CHUNK_SLOTS slots
+ * each, one frame per stored slot, a same-filled page kept as its word.
+ * Locking: none. Chunk pages are installed once by compare-and-swap; a
+ * slot's record is written by its holder or by the freeing allocator, never
+ * both at once. Counters are atomic.
  */
 #include "mm/swap/swapdev.h"
 #include "compiler.h"

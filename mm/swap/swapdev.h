@@ -1,14 +1,9 @@
 /*
- * Swap backing devices: a store of 4 KiB slots behind a small interface
- * (struct swap_dev_ops), so the slot allocator (mm/swap/swap.h) never knows
- * whether slots live in RAM or on a disk. One implementation so far: a
- * RAM-backed, zRAM-like store (mm/swap/swapdev.c).
- *
- * Locking: a device has no lock of its own. A slot belongs to whoever holds
- * it allocated: that holder writes it, any holder of a reference reads it,
- * and the allocator discards it (under the slot's cluster lock) as it frees
- * it. Callers never write one slot from two CPUs at once. No call sleeps;
- * none may be made from interrupt context (they allocate frames).
+ * Swap backing devices: a store of 4 KiB slots behind struct swap_dev_ops,
+ * so the slot allocator never knows whether slots live in RAM or on a disk.
+ * Locking: none of its own. A slot's holder writes it, reference holders
+ * read it, the allocator discards it under the cluster lock. No call
+ * sleeps; none from interrupt context (they allocate frames).
  */
 #ifndef MM_SWAPDEV_H
 #define MM_SWAPDEV_H

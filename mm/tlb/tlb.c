@@ -1,11 +1,9 @@
 /*
- * TLB shootdown (mm/tlb/tlb.h): the flush machinery every design shares;
- * the unmap loop is mm/tlb/tlb_batch.c, the designs register themselves
- * from mm/tlb/designs/. Requests travel through smp_call() alone, so designs
- * differ only in how many rounds they send and what each target does.
- * struct mm comes from mm/mm_types.h: mm.c flushes through here and nothing
- * here calls mm.c. Locking: callers hold mm->lock's write side or own the
- * range; targets run in the call IPI with interrupts off.
+ * TLB shootdown (mm/tlb/tlb.h): the flush machinery every design shares; the
+ * unmap loop is mm/tlb/tlb_batch.c, the designs are in mm/tlb/designs/.
+ * Requests travel through smp_call() alone, so designs differ only in rounds
+ * and what targets do. Locking: callers hold mm->lock's write side or own
+ * the range; targets run in the call IPI with interrupts off.
  */
 #include "mm/tlb/tlb.h"
 #include "mm/counters.h"

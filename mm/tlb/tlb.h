@@ -1,28 +1,9 @@
 /*
- * TLB shootdown: flushing translations of an address space from every CPU
- * that has it loaded (mm_cpumask), and the gather that unmapping uses:
- * collect unmapped pages (and emptied page-table pages), flush, then free.
- * Designs behind one interface (struct tlb_ops), chosen per call from the
- * table tlb_designs[], which each design in mm/tlb/designs/ joins itself
- * (DESIGN_REGISTER); each design's file says what it
- * does and where it comes from, and its traits (kernel/design.h) say what
- * callers must know of it: whether its flush completes after it returns,
- * whether remotes flush at their next drain rather than in an IPI.
- * The hooks follow the shape of Linux's pv_ops.mmu.flush_tlb_multi (a
- * request that says what to flush, and a variant that decides how it
- * reaches the CPUs of a mask). In every design but the controls, a frame is
- * freed only after the flush that covers it completed (for a design whose
- * flush completes later: after every target has flushed): a stale entry
- * on another CPU could otherwise reach the frame's next owner.
- * A flush that did not complete (a CPU missed the deadline: it is out of
- * the run from then on, kernel/smp.h) frees nothing: its frames and tables
- * are quarantined for the rest of the run (mm/quarantine.h), the unmap
- * returns -ETIMEDOUT, and so does every later flush of an mm that CPU has
- * loaded. The request travels as a copy in the call descriptor, so a late
- * target never reads the initiator's stack.
- * CPUs that switched away are not interrupted: the mm's tlb_gen makes
- * them flush its ASID when they switch back (mm/mm.c, mm_switch).
- *
+ * TLB shootdown: flushing an address space's translations from mm_cpumask,
+ * and the unmap gather (collect, flush, then free). Designs implement struct
+ * tlb_ops and join tlb_designs[]; their traits say what callers must know.
+ * A frame is freed only after the flush covering it completed; a flush that
+ * did not complete quarantines its frames and returns -ETIMEDOUT.
  * Context: task context with interrupts on (acknowledgements are awaited).
  */
 #ifndef MM_TLB_H

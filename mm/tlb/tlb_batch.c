@@ -1,11 +1,8 @@
 /*
- * The unmap loop that drives a TLB design's hooks (see mm/tlb/tlb.h): a gather
- * of @mm's (mm_gather_init()) whose flush travels the design's way, filled
- * by one walk of the page tables over the whole range (pt_unmap()), which
- * calls the design's add before each leaf it removes. Above both mm/mm.c
- * and mm/tlb/tlb.c: mm.c flushes through tlb.c, and this loop needs mm.c's
- * gather, so it lives in neither (docs/design.md, layering).
- *
+ * The unmap loop that drives a TLB design's hooks (see mm/tlb/tlb.h): one
+ * page-table walk (pt_unmap()) calls the design's add before each leaf it
+ * removes, into a gather whose flush goes the design's way. It needs
+ * mm/mm.c's gather and mm.c flushes through tlb.c, so it lives in neither.
  * Locking: tlb_unmap_pages() takes mm->lock's write side; tlb_batch_begin()
  * callers hold it.
  */

@@ -1,10 +1,8 @@
 /*
- * fault lock vma_lock: Mike Kravetz, "hugetlb: add vma based lock for
- * synchronization" (2022): faults on a hugetlb vma that may share PMDs take
- * a lock of that vma's own instead of the file's i_mmap_rwsem, which only
- * the unsharing writer takes for writing. Here the same regions lock as
- * under fixed (shareable ones), each on its own vma_lock[] line, so K CPUs
- * faulting on K regions share no lock line; the writer takes the region's
+ * fault lock vma_lock, after Mike Kravetz's "hugetlb: add vma based lock for
+ * synchronization": faults on shareable regions take their region's own lock
+ * (one vma_lock[] line each) instead of the mapping lock, so CPUs faulting
+ * on different regions share no lock line; the writer takes the region's
  * lock for writing before the mapping's.
  */
 #include "mm/mapping/mapping.h"

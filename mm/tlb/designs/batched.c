@@ -1,11 +1,8 @@
 /*
- * batched: pages are gathered (the whole call, up to PT_GATHER_PAGES, then
- * the batch is flushed mid-walk: the bound and its reason are in mm/pt.h);
- * one IPI per target CPU per batch carries the range; a target invalidates
- * page by page up to the ceiling (tlb_ceiling=, default TLB_FLUSH_CEILING)
- * and flushes everything above it; the initiator's own flush overlaps the
- * wait for the acknowledgements. The promise's rounding up is exact except
- * at k * PT_GATHER_PAGES + 1 pages, one round fewer (mm/pt.h).
+ * batched: pages are gathered (up to PT_GATHER_PAGES, see mm/pt.h); one IPI
+ * per target CPU per batch carries the range; a target invalidates page by
+ * page up to the ceiling (TLB_FLUSH_CEILING) and flushes all above it; the
+ * initiator's own flush overlaps the wait for the acknowledgements.
  */
 #include "mm/tlb/tlb.h"
 

@@ -1,40 +1,10 @@
 /*
- * TLB design early_ack: a target acknowledges a shootdown before it
- * flushes, when the request frees no page-table pages (Nadav Amit, Amy
- * Tai, Michael Wei, "Don't shoot down TLB shootdowns!", EuroSys 2020, one
- * of the four techniques the paper combines for its speedups; Linux did
- * not take it over the safety of what the initiator frees meanwhile). The
- * initiator's wait for the acknowledgements ends as soon as every target
- * has entered its handler, and the call returns then: the frames the
- * gather holds are not freed with it but kept, per initiating CPU, and
- * released at that CPU's next gather (or a settle), by when the targets
- * have long flushed. The paper's gain is that return: no initiator waits
- * for a remote flush. Each CPU keeps a "started" and a "flushed" count of
- * the early requests it handles as a target; a release first waits until
- * every target of the kept frames flushed what it had started (acquire:
- * its flush is done before the frames go back), so a slow target delays
- * a release, never makes it early.
- *
- * The range itself is safe to map again once the call returned: a target
- * that acknowledged is inside its handler, interrupts off, and flushes
- * before it runs anything that could use a translation. Only the frames
- * wait. Three cases keep the old order, the flush complete on return:
- * - a request that frees table pages acknowledges after the flush (a
- *   target's page walks may still use a freed table until then), so its
- *   frames are freed at once;
- * - a gather that holds no frames (a swap-out's, whose pages are copied
- *   right after the gather and must be final: mm/swap/swap_mm.c) or a bare
- *   flush: the initiator waits for the targets' flushes before returning;
- * - while the design is not enabled (nowhere to keep frames: the room for
- *   a gather's frames comes at enable), as for a bare flush.
- * Everything else is batched's: the gather, one round per gather, the
- * target's flush policy. Also the detector's second control,
- * tlb_ops_early_ack_at_ack: the same acknowledgement, frames released at
- * acknowledgement time (tests/test_tlb_early_ack.c must catch it).
- *
- * Locking: a CPU's kept frames are under its ea_keep lock (task context:
- * its own next gather, or any CPU's settle) -> the frame allocator's locks.
- * Context: as mm/tlb/tlb.h. Targets run in the call IPI, interrupts off.
+ * TLB design early_ack, after Amit et al., "Don't shoot down TLB
+ * shootdowns!" (EuroSys 2020): a target acknowledges before it flushes, and
+ * the initiator returns then; the gather's frames are kept per initiating
+ * CPU until every target flushed. Requests that free tables, frameless
+ * gathers and a disabled design keep the old order. Locking: a CPU's ea_keep
+ * lock -> the frame allocator's. Targets run in the call IPI, interrupts off.
  */
 #include "errno.h"
 #include "kernel/json.h"
@@ -87,6 +57,9 @@ void (*tlb_early_ack_gap)(const struct tlb_flush_req *req);
  * The early target: copy, count, acknowledge, then flush (the request
  * copy may be rewritten once we acknowledged). Interrupts off throughout,
  * also when the initiator runs it for itself: the counts are this CPU's.
+ * The range may be mapped again once the initiator returns: a target that
+ * acknowledged is in here and flushes before it runs anything that could
+ * use a translation. Only the frames wait.
  */
 static void ea_target_early(const struct tlb_flush_req *req)
 {
@@ -349,6 +322,7 @@ static int tlb_flush_early_ack_at_ack(const struct tlb_flush_req *req)
 	return ea_send(req, true, false, &mask);
 }
 
+/* The detector's second control: tests/test_tlb_early_ack.c must catch it. */
 const struct tlb_ops tlb_ops_early_ack_at_ack = {
 	.d = {
 		.name = "early_ack-at-ack",

@@ -1,22 +1,9 @@
 /*
- * TLB design gen: generation-based coalescing, after Andy Lutomirski's
- * "x86/mm: Track the TLB's tlb_gen and update the flushing algorithm"
- * (Linux 4.14, b0579ade7cd8; its message claims no figure, the point is
- * fewer redundant flushes and the base for PCID). Every request carries
- * the mm generation it brings its targets to (mm->tlb_gen after its
- * bump); each CPU records how far it has flushed the mm it runs. A target
- * already that far (a full flush for a later request covered it) does
- * nothing; one exactly one generation behind flushes the request's range
- * by the usual policy; one further behind flushes in full once and is
- * then up to date for every request still on its way. The initiator
- * skips the CPUs already up to date. Everything else is batched's.
- *
- * The record: per CPU, written by that CPU only with interrupts off and
- * read by initiators under a sequence count (a CPU that changes address
- * space rewrites both fields). A flush of another design moves the
- * generation without a record, so the next gen request on that mm
- * flushes in full: never less than needed.
- *
+ * TLB design gen, after Andy Lutomirski's "x86/mm: Track the TLB's tlb_gen
+ * and update the flushing algorithm": requests carry the mm generation they
+ * bring targets to, and each CPU records how far it flushed, so an up-to-date
+ * target does nothing and one far behind flushes in full once. The record is
+ * per CPU, written by it with interrupts off, read under a sequence count.
  * Context: as mm/tlb/tlb.h. Targets run in the call IPI, interrupts off.
  */
 #include "kernel/percpu.h"

@@ -1,37 +1,10 @@
 /*
- * TLB design `lazy` (see mm/tlb/tlb.h): LATR, Mohan Kumar et al., "LATR: Lazy
- * Translation Coherence", ASPLOS 2018. No IPI: the initiator flushes its
- * own TLB and queues the invalidation on every other CPU of the mm's mask;
- * each CPU drains its queue at its next tick (a periodic local APIC timer,
- * arch_tick_start()) or address-space switch (mm_switch() through its
- * switch_out hook). Until then a
- * CPU may still translate the unmapped range to its old frames: that window
- * is what the design trades for the IPIs. So the frames and page-table
- * pages of each flush are not released when it returns, but put on a
- * deferred list, and go back only once every target has drained past the
- * flush's entry (its epoch); the range may be mapped again only after
- * tlb_settle(). The epoch is per CPU: each queue counts entries pushed and
- * drained; a deferred batch keeps, per target, the pushed count its entry
- * made, and is released when each target's drained count reached it.
- *
- * A full queue (a CPU that has not ticked for TLB_LAZY_QUEUE_MAX flushes)
- * falls back to one IPI round to the mask whose targets drain their whole
- * queue, counted in PCPU_TLB_LAZY_FALLBACKS; the flush is then complete on
- * return and its frames are released at once. A target out of the run
- * (kernel/smp.h) makes the flush fail (-ETIMEDOUT) and quarantines its
- * frames, as the IPI designs do; a live target that does not drain within
- * the timeout_ms bound has the deferred batches quarantined, and settle
- * returns -ETIMEDOUT.
- *
- * The tick runs only while the design is enabled (tlb_design_enable()),
- * on every online CPU at lazy_hz= (default TLB_LAZY_HZ): off, it would not
- * disturb the other benchmarks, which never enable it. A flush while it is
- * off cannot count on a drain, so it takes the fallback round.
- *
- * Locking, in order: lazy_defer_lock (task context) -> a queue's lock
- * (taken with interrupts off; the owner drains under it from its tick) ->
- * the frame allocator's locks. Queue counters are read without the lock
- * through acquire loads.
+ * TLB design `lazy`, after LATR (Kumar et al., ASPLOS 2018): no IPI; each
+ * target drains a queued invalidation at its next tick or switch, so frames
+ * wait on a deferred list until every target drained past its entry, and a
+ * range is remapped only after tlb_settle(). A full queue or stopped tick
+ * falls back to one IPI round. Lock order: lazy_defer_lock -> a queue's lock
+ * (interrupts off) -> the frame allocator's locks.
  */
 #include "errno.h"
 #include "kernel/cmdline.h"
