@@ -30,7 +30,7 @@
  * Everything else is batched's: the gather, one round per gather, the
  * target's flush policy. Also the detector's second control,
  * tlb_ops_early_ack_at_ack: the same acknowledgement, frames released at
- * acknowledgement time (tests/test_tlb_early_ack.c must catch it).
+ * acknowledgement time (tests/mm/tlb/designs/test_tlb_early_ack.c must catch it).
  *
  * Locking: a CPU's kept frames are under its ea_keep lock (task context:
  * its own next gather, or any CPU's settle) -> the frame allocator's locks.
@@ -352,7 +352,7 @@ const struct tlb_ops tlb_ops_early_ack_at_ack = {
 	.d = {
 		.name = "early_ack-at-ack",
 		.desc = "early_ack releasing frames at acknowledgement: before targets flush",
-		.source = "the early_ack detector's control (tests/test_tlb_early_ack.c)",
+		.source = "the early_ack detector's control (tests/mm/tlb/designs/test_tlb_early_ack.c)",
 		.unit = "page",
 		.control = true, /* promises nothing */
 	},
