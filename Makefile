@@ -68,29 +68,20 @@ BENCH_SRCS := bench/bench.c bench/bench_design.c bench/bench_faultlock.c bench/b
 BENCH_SRCS += bench/placement.c
 BENCH_SRCS += bench/bench_ctx.c
 BENCH_SRCS += bench/file_readers.c bench/reuse_probe.c
-# Tests that build for both the host and the kernel, then kernel-only ones.
-TEST_COMMON_SRCS := tests/acpi_fw.c tests/mm_emul.c tests/test_acpi.c tests/test_cmdline.c \
-	tests/test_console.c tests/test_cpumask.c tests/test_format.c tests/test_json.c \
-	tests/test_mapping.c tests/test_mb1_cmdline.c tests/test_mm.c tests/test_mm_cow.c \
-	tests/test_pagemap.c tests/test_parse.c tests/test_percpu.c tests/test_pmm.c tests/test_pt.c \
-	tests/test_pt_leaf.c tests/test_pt_random.c tests/test_race_flush.c tests/test_race_mm.c \
-	tests/test_read_loss.c tests/test_smp_wait.c tests/test_spinlock.c \
-	tests/test_stats.c tests/test_swap.c tests/test_swap_cluster.c tests/test_swap_dev.c \
-	tests/test_swap_fixture.c tests/test_swap_free.c tests/test_swap_mm.c tests/test_tlb_policy.c
-TEST_COMMON_SRCS += tests/test_design.c
-TEST_COMMON_SRCS += tests/test_acpi_x2apic.c
-TEST_COMMON_SRCS += tests/test_acpi_numa.c tests/test_topology.c
-TEST_COMMON_SRCS += tests/test_pmm_node.c
-TEST_COMMON_SRCS += tests/test_placement.c
-TEST_COMMON_SRCS += tests/test_migrate.c
-TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/test_bench.c tests/test_bench_work.c \
-	tests/test_boot.c tests/test_fault.c tests/test_faultlock.c tests/test_faultlock_fork.c \
-	tests/test_kpt.c tests/test_mapping_flush.c tests/test_pic.c tests/test_pin.c \
-	tests/test_pin_folio.c tests/test_smp.c tests/test_smp_mailbox.c tests/test_smpboot.c \
-	tests/test_tlb.c tests/test_tlb_early_ack.c tests/test_tlb_lazy_multi.c tests/test_tlb_stale.c \
-	tests/test_trace.c tests/test_traps.c tests/test_tsc.c tests/test_bench_reclaim.c \
-	tests/test_tlb_gen.c tests/cpu_hold.c tests/test_timing.c \
-	tests/test_bench_exact.c tests/test_bench_migrate.c
+# The tests mirror the source folders (tests/mm/tlb/ tests mm/tlb/, ...):
+# every test_*.c there builds for the host and the kernel, unless the line
+# after its head comment is /* build: kernel only */ or /* build: host only */.
+# Adding a test is one new file.
+TEST_SRCS := $(sort $(wildcard $(addsuffix /test_*.c,tests/arch/x86_64 tests/boot tests/bench \
+	tests/kernel tests/lib tests/mm tests/mm/* tests/mm/*/designs)))
+# One left in tests/ itself would build nowhere, so it stops the build.
+$(if $(wildcard tests/test_*.c),$(error $(wildcard tests/test_*.c): move it \
+	to the folder of tests/ that mirrors what it tests))
+TEST_KERNEL_ONLY := $(shell grep -lx '/[*] build: kernel only [*]/' $(TEST_SRCS))
+TEST_HOST_ONLY := $(shell grep -lx '/[*] build: host only [*]/' $(TEST_SRCS))
+TEST_COMMON_SRCS := tests/acpi_fw.c tests/mm_emul.c \
+	$(filter-out $(TEST_KERNEL_ONLY) $(TEST_HOST_ONLY),$(TEST_SRCS))
+TEST_KERNEL_SRCS := tests/ktest.c tests/ktest_mode.c tests/cpu_hold.c $(TEST_KERNEL_ONLY)
 # make TEST_DESIGN=1 (best with its own O=): adds the example design of
 # tests/design_example.c, which registers itself (docs/adding-a-design.md).
 ifeq ($(TEST_DESIGN),1)
@@ -110,7 +101,7 @@ TEST_KERNEL_SRCS += tests/torture/torture_pin.c
 TEST_KERNEL_SRCS += tests/torture/torture_kernel.c
 # Host-only: the runner and the fake arch interface.
 TEST_HOST_SRCS := tests/ktest.c tests/host/host_main.c tests/host/fake_arch.c tests/host/fake_cpus.c \
-	tests/host/fake_tlb.c tests/host/host_owners.c tests/test_kernel_map.c tests/test_tlb_lazy.c tests/test_tlb_model.c
+	tests/host/fake_tlb.c tests/host/host_owners.c $(TEST_HOST_ONLY)
 HOST_PORTABLE_SRCS := arch/x86_64/acpi.c arch/x86_64/console.c bench/read_loss.c boot/bootinfo.c \
 	boot/mb1_cmdline.c kernel/cmdline.c kernel/json.c kernel/percpu.c kernel/printk.c kernel/run_modes.c \
 	kernel/rwlock.c kernel/smp_wait.c kernel/spinlock.c kernel/timing.c

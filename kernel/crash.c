@@ -9,7 +9,7 @@
 #include "kernel/panic.h"
 #include <arch/arch.h>
 
-/* Low half, PML4 slot 32: never mapped (same address as tests/test_traps.c). */
+/* Low half, PML4 slot 32: never mapped (same address as tests/arch/x86_64/test_traps.c). */
 #define CRASH_UNMAPPED_ADDR 0x0000100000000000ul
 #define CRASH_NONCANONICAL_ADDR 0x8000000000000000ul
 

@@ -1,7 +1,7 @@
 /*
  * Test hook points inside mm code: a deterministic test stops an operation
  * at a named step and runs the other side of a race there, on the same
- * CPU (tests/test_race_*.c), or changes what that step saw (a flush that
+ * CPU (tests/mm/test_race_*.c), or changes what that step saw (a flush that
  * did not complete). mm_hook is NULL outside such a test. A test sets it
  * while no other CPU runs mm code and clears it before it returns; the hook
  * runs in its point's context, with that point's locks held.

@@ -1,5 +1,5 @@
 /*
- * The fixture the swap tests share (tests/test_swap_fixture.c): devices
+ * The fixture the swap tests share (tests/mm/swap/test_swap_fixture.c): devices
  * made for one case and torn down after it, page patterns with checksums,
  * per-CPU counter deltas, and running a function on several CPUs (idle CPUs
  * in the kernel, threads acting as fake CPUs on the host). Suites run on one

@@ -2,7 +2,7 @@
  * Which UART is the console: console= on the command line if given, else
  * the one the ACPI SPCR table names (servers often use COM2 or an MMIO
  * UART for serial-over-LAN), else COM1. The decision is a pure function of
- * its inputs (host-tested in tests/test_console.c); arch_early_init()
+ * its inputs (host-tested in tests/arch/x86_64/test_console.c); arch_early_init()
  * applies it before anything is printed. The result is kept for the MMLAB
  * header's "console" object and the "# console:" boot line.
  */

@@ -49,7 +49,7 @@ class TestMedianInterval(unittest.TestCase):
     def test_ranks_match_the_binomial_and_the_kernel(self):
         for n in range(1, 121):
             self.assertEqual(median_ci_rank(n), exact_rank(n), n)
-        # lib/stats.c's test expects the same ranks (tests/test_stats.c).
+        # lib/stats.c's test expects the same ranks (tests/lib/test_stats.c).
         self.assertEqual([median_ci_rank(n) for n in (5, 6, 10, 20, 50, 100, 120, 200)],
                          [0, 1, 2, 6, 18, 40, 49, 86])
 

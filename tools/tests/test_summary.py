@@ -44,7 +44,7 @@ class TestFailures(unittest.TestCase):
         self.assertEqual(status, 1)
         at = lines.index("  not ok pin.test_pin_has_pinned")
         self.assertEqual(lines[at + 1],
-                         "    # test_pin_has_pinned: EXPECTATION FAILED at tests/test_pin.c:88")
+                         "    # test_pin_has_pinned: EXPECTATION FAILED at tests/mm/pin/test_pin.c:88")
         self.assertEqual(lines[-1], "2 passed, 1 failed, 1 skipped")
 
     def test_plan_mismatch_is_one_failure_named_after_the_log(self):

@@ -322,12 +322,12 @@ static int tlb_flush_early_ack_at_ack(const struct tlb_flush_req *req)
 	return ea_send(req, true, false, &mask);
 }
 
-/* The detector's second control: tests/test_tlb_early_ack.c must catch it. */
+/* The detector's second control: tests/mm/tlb/designs/test_tlb_early_ack.c must catch it. */
 const struct tlb_ops tlb_ops_early_ack_at_ack = {
 	.d = {
 		.name = "early_ack-at-ack",
 		.desc = "early_ack releasing frames at acknowledgement: before targets flush",
-		.source = "the early_ack detector's control (tests/test_tlb_early_ack.c)",
+		.source = "the early_ack detector's control (tests/mm/tlb/designs/test_tlb_early_ack.c)",
 		.unit = "page",
 		.control = true, /* promises nothing */
 	},

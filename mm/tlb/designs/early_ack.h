@@ -17,7 +17,7 @@ PCPU_COUNTER_DECLARE(PCPU_TLB_EARLY_KEPT); /* frames kept past their gather, to 
  * early_ack's control (mm/tlb/designs/early_ack.c): its targets acknowledge before
  * they flush and the frames are released at acknowledgement time, before
  * the flush. Wrong on purpose, not in tlb_designs[]: only
- * tests/test_tlb_early_ack.c uses it, to show that test catches it.
+ * tests/mm/tlb/designs/test_tlb_early_ack.c uses it, to show that test catches it.
  */
 extern const struct tlb_ops tlb_ops_early_ack_at_ack;
 /*

@@ -83,7 +83,7 @@ struct lazy_batch {
  * deferred batch's room for them comes from the allocator at the first
  * enable and stays, so the kernel image does not carry 2 MiB of .bss for a
  * design that may never run (a boot's first usable RAM region must hold
- * the image: tests/test_boot.c, UEFI's holes).
+ * the image: tests/boot/test_boot.c, UEFI's holes).
  */
 #define LAZY_PAGES_ORDER 4
 BUILD_ASSERT(PT_GATHER_PAGES * sizeof(struct page *) <= (PAGE_SIZE << LAZY_PAGES_ORDER));

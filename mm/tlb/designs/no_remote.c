@@ -1,5 +1,5 @@
 /*
- * no-remote: the stale-translation detector's control (tests/test_tlb_stale.c).
+ * no-remote: the stale-translation detector's control (tests/mm/tlb/test_tlb_stale.c).
  * Flushes the initiator only, never the others: stale entries elsewhere,
  * on purpose (design.control), so only the self-tests use it.
  */
@@ -19,7 +19,7 @@ const struct tlb_ops tlb_ops_no_remote = {
 	.d = {
 		.name = "no-remote",
 		.desc = "flushes the initiator only: stale entries elsewhere, on purpose",
-		.source = "the stale-translation detector's control run (tests/test_tlb_stale.c)",
+		.source = "the stale-translation detector's control run (tests/mm/tlb/test_tlb_stale.c)",
 		.unit = "page",
 		.control = true, /* promises nothing */
 	},
