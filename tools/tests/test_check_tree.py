@@ -227,7 +227,7 @@ class CheckTreeTest(unittest.TestCase):
 
     def test_long_head_outside_the_head_folders_passes(self):
         long = "/*\n" + " * why\n" * 20 + " */\nint x;\n"
-        self.assertEqual(run(dict(CLEAN, **{"tests/test_t.c": long}), ["head"]), (0, []))
+        self.assertEqual(run(dict(CLEAN, **{"tools/x.c": long}), ["head"]), (0, []))
 
     def test_not_a_directory_is_a_usage_error(self):
         with contextlib.redirect_stderr(io.StringIO()):
