@@ -1,15 +1,10 @@
 /*
- * The "adding a design" proof (docs/design.md): a small TLB design built
- * only with make TEST_DESIGN=1, never into the real table. It flushes like
- * naive (one round per page, the previous page's before the next goes),
- * and it owns what a real design owns: a counter defined here (its rounds,
- * PCPU_TLB_EXAMPLE_ROUNDS) that every BENCH line of its benchmarks reports
- * (design.counters), its traits, and a promise on that counter that the
- * tlb benchmark's verify checks with the others. This file alone (its
- * DESIGN_REGISTER line) puts it in the benchmark (BENCH lines with
- * "variant":"example", and so in the table and plots), in every
- * design-table suite of the kernel and the host tests, with no other file
- * touched; tests/steps/design.sh checks that it does. Context: as naive's.
+ * The "adding a design" proof (docs/design.md): a small TLB design, built
+ * only with make TEST_DESIGN=1, that flushes like naive and owns what a real
+ * design owns: a counter (PCPU_TLB_EXAMPLE_ROUNDS) its BENCH lines report,
+ * its traits, and a promise the tlb benchmark's verify checks. Its
+ * DESIGN_REGISTER line alone puts it in the benchmark and every design-table
+ * suite; tests/steps/design.sh checks that. Context: as naive's.
  */
 #include "mm/pt.h"
 #include "mm/tlb/tlb.h"

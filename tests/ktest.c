@@ -1,11 +1,9 @@
 /*
  * The ktest runner: finds the suites KTEST_SUITE placed in the ktest_suites
  * section, runs those the filter selects in name order, and prints KTAP v1
- * (Documentation/dev-tools/ktap.rst) through ktest_emit(): a top-level plan
- * over suites, each suite nested two spaces with its own version line and
- * plan. With ktest_set_lava(true) each case is also one MMLAB-LAVA line
- * (docs/output.md). Runs on one CPU, one case at a time; no locks, no
- * allocation.
+ * (Documentation/dev-tools/ktap.rst) through ktest_emit(), with an
+ * MMLAB-LAVA line per case under ktest_set_lava(true) (docs/output.md). Runs
+ * on one CPU, one case at a time; no locks, no allocation.
  */
 #include "tests/ktest.h"
 #include "errno.h"

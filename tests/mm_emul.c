@@ -1,11 +1,9 @@
 /*
- * The software MMU and allocator snapshots of tests/mm_emul.h. One test
- * case at a time; on the host the fake CPU number picks the per-CPU data.
- * On the host an access also loads the address space on the fake CPU
- * (mm_switch(), as a CPU running it would have it) and translates through
- * that CPU's modelled TLB (tests/host/fake_tlb.h), filling it from the page
- * tables on a miss: an entry the kernel forgot to flush is used, stale.
- * In the kernel the hardware TLB cannot be watched, so accesses walk.
+ * The software MMU and allocator snapshots of tests/mm_emul.h; one test case
+ * at a time. On the host an access loads the address space on the fake CPU
+ * and translates through that CPU's modelled TLB (tests/host/fake_tlb.h), so
+ * an entry the kernel forgot to flush is used, stale. In the kernel the
+ * hardware TLB cannot be watched, so accesses walk the tables.
  */
 #include "tests/mm_emul.h"
 #include "errno.h"

@@ -1,14 +1,10 @@
 /*
- * Self-tests of the benchmark harness with a probe benchmark: every
- * participating CPU runs each run exactly once per run, setup/prepare/
- * verify/teardown are called once per episode (one timed run after the
- * warm-up), a failing variant is counted as failed and runs no more while
- * the other goes on, idle_targets keeps the other CPUs out of the loop, the
- * variants' episodes alternate in a seeded order, adaptive runs stay in the
- * bench's range, CPU counts outside it are counted as skipped, a failed
- * teardown fails its case and stops the benchmark's later cases, and the
- * A/A control "aa" runs the reference design again in every round. Kernel
- * only (needs the CPUs).
+ * Self-tests of the benchmark harness with a probe benchmark: each CPU runs
+ * each run exactly once, the episode hooks run once per episode, a failing
+ * variant stops alone, idle_targets keeps the other CPUs out, variants
+ * alternate in a seeded order, CPU counts out of range are skipped, a failed
+ * teardown stops the benchmark, and the A/A control "aa" reruns the
+ * reference design each round. Kernel only (needs the CPUs).
  */
 /* build: kernel only */
 #include "bench/bench.h"

@@ -1,11 +1,9 @@
 /*
- * Self-tests of what the benchmarks time (workload fidelity):
- * the harness keeps a benchmark's two timed phases apart on every CPU; the
- * tlb pages sweep holds both sides of the flush ceiling for both remote
- * modes and remote= selects its half; a busy tlb run keeps its readers
- * reading through the baseline and timed windows and passes its exact
- * counts; faultlock, pin and pagemap pass theirs at every CPU online.
- * Kernel only (needs the CPUs and the benchmarks).
+ * Self-tests of what the benchmarks time (workload fidelity): the harness
+ * keeps a benchmark's timed phases apart on every CPU; the tlb pages sweep
+ * holds both sides of the flush ceiling and remote= selects its half; a busy
+ * tlb run keeps its readers reading through both windows; faultlock, pin and
+ * pagemap pass their exact counts at every CPU count. Kernel only.
  */
 /* build: kernel only */
 #include "bench/bench.h"

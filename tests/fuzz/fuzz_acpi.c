@@ -1,12 +1,10 @@
 /*
- * libFuzzer target for the ACPI parser (arch/x86_64/acpi.c). Input: one
- * flags byte (FUZZ_ACPI_KEEP_*: which checksums the harness leaves alone),
- * then a memory image whose first chunk is the RSDP (tests/fuzz/fuzz_mem.h).
- * Besides what ASan and UBSan catch, checks the promises of acpi.h: counts
- * within their arrays, messages NUL-terminated, found tables whole and
- * valid; and of acpi_numa.h and topology.h over the SRAT and SLIT found:
- * nodes dense and ascending, every CPU and range in one, distances as
- * ACPI allows, every MADT CPU placed.
+ * libFuzzer target for the ACPI parser (arch/x86_64/acpi.c). Input: a flags
+ * byte (FUZZ_ACPI_KEEP_*: checksums the harness leaves alone), then a memory
+ * image whose first chunk is the RSDP (tests/fuzz/fuzz_mem.h). Besides what
+ * the sanitizers catch, checks the promises of acpi.h, acpi_numa.h and
+ * topology.h: counts within their arrays, tables whole and valid, nodes
+ * dense, every CPU and range placed.
  */
 #include "tests/fuzz/fuzz_mem.h"
 

@@ -1,11 +1,9 @@
 /*
  * libFuzzer target for the console choice (arch/x86_64/console.c) from an
- * ACPI SPCR table. Input: a control byte, then the SPCR table's bytes. The
- * harness wraps the table in an RSDP and an XSDT (checksums fixed, the
- * SPCR's too unless bit 2 is set), parses it with acpi.c as the kernel does,
- * and decides the console. Control bits 0-1: console= absent, ttyS0, ttyS1,
- * or the out-of-range index in bits 4-7; bit 3: the UART then does not
- * answer (console_fall_back()).
+ * ACPI SPCR table. Input: a control byte (the console= word, whether the UART
+ * answers, whether checksums stay as given), then the SPCR table's bytes,
+ * which the harness wraps in an RSDP and an XSDT and parses with acpi.c as
+ * the kernel does before deciding the console.
  */
 #include "tests/fuzz/fuzz_mem.h"
 

@@ -1,11 +1,9 @@
 /*
  * libFuzzer target for the multiboot2 parser (boot/bootinfo.c). Input: a
  * memory image (tests/fuzz/fuzz_mem.h) whose first chunk is the multiboot2
- * information block. The harness does what every loader does: the block
- * starts 8-aligned and its total_size is the chunk's length. The 4 KiB
- * after the block are poisoned (but for what the BIOS RSDP scan reads), so
- * a read past the block is reported; other memory reads as zeros up to
- * 4 GiB and faults beyond.
+ * information block, placed as every loader places it (aligned, total_size
+ * its chunk's length). The memory after the block is poisoned, so a read
+ * past the block is reported.
  */
 #include "tests/fuzz/fuzz_mem.h"
 

@@ -1,17 +1,10 @@
 /*
  * The fuzz targets' shared harness (tests/fuzz/fuzz_mem.c): turns a fuzz
- * input into the physical memory a firmware parser reads, and fixes up the
- * checksums and sizes a mutated input would otherwise fail on, so that the
- * fuzzer reaches the code behind them.
- *
- * A memory image is a list of chunks: a little-endian u32 physical address,
- * a u32 length, then that many bytes (cut short at the input's end). The
- * first chunk is where the parser starts (the RSDP, or the multiboot
- * information block). An empty chunk, or one that overlaps an earlier one,
- * is left out, so every address has one value, as in memory.
- * tools/fwdump.py writes real machines' boot information and ACPI tables in
- * this format (tests/fuzz/corpus/). Host only; one input at a time
- * (libFuzzer runs a target single-threaded).
+ * input into the physical memory a firmware parser reads, a list of chunks
+ * (address, length, bytes; the first is where the parser starts), and fixes
+ * up checksums and sizes so the fuzzer reaches the code behind them.
+ * tools/fwdump.py writes real machines' tables in this format
+ * (tests/fuzz/corpus/). Host only; one input at a time.
  */
 #ifndef TESTS_FUZZ_FUZZ_MEM_H
 #define TESTS_FUZZ_FUZZ_MEM_H

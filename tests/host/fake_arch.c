@@ -1,13 +1,10 @@
 /*
  * Host implementations of the arch/arch.h hooks, panic() and warn_report(),
  * and the fake physical memory arena, so mm/ and kernel/ code runs as a
- * normal process under ASan/UBSan. Counters are updated atomically; the CPU
- * number, interrupt flag and panic trap are per thread, so tests may run
- * several threads as several fake CPUs. The TLB hooks also invalidate the
- * fake CPU's modelled TLB (tests/host/fake_tlb.c); smp_call() runs each
- * target's function as that CPU, so a remote flush reaches its TLB.
- * The page-table entry format is not faked here: mm/ reads it only through
- * <arch/mmu.h>'s accessors, data that host and kernel builds share.
+ * process under ASan/UBSan. The CPU number, interrupt flag and panic trap are
+ * per thread, so threads can be fake CPUs. TLB hooks also invalidate the fake
+ * CPU's modelled TLB (tests/host/fake_tlb.c); smp_call() runs each target's
+ * function as that CPU. Page-table entries are <arch/mmu.h>'s, not faked.
  */
 #include <sched.h>
 #include <setjmp.h>

@@ -1,11 +1,9 @@
 /*
  * The threaded fake CPUs of tests/host/fake_cpus.h. An interrupt lock is a
- * word naming its holder (a thread token, 0: free); a thread takes its own
- * CPU's lock at each interrupts-off transition and waits for it without a
- * deadline, a caller of smp_call() takes a target's with one and hands it,
- * with the call, to the target's runner thread, which drops it when the
- * call function returns. A caller's descriptor (struct fake_call) is its
- * own thread's; a runner's hand-off slot is its lock holder's.
+ * word naming its holder: a thread takes its own CPU's lock while its
+ * interrupts are off; a caller of smp_call() takes a target's with a deadline
+ * and hands it, with the call, to the target's runner thread, which drops it
+ * when the call function returns.
  */
 #include <pthread.h>
 #include <sched.h>

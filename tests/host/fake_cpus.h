@@ -1,26 +1,9 @@
 /*
  * Fake CPUs on host threads, each with interrupts of its own
- * (tests/host/fake_cpus.c), for the mm torture. Off until
- * fake_cpus_enable(); the other host tests keep fake_arch.c's plain model.
- *
- * On: each fake CPU has an "interrupt lock" its own thread holds while
- * its interrupts are off. smp_call() takes a target's interrupt lock and
- * hands the call to that CPU's runner thread, which runs the function as
- * that CPU and then drops the lock, so a call function never runs while
- * its target has interrupts off, as on hardware; with interrupts on, it
- * runs concurrently with the target's thread (an interrupt between any
- * two of its instructions). The caller waits (with @wait, or at
- * smp_call_wait()) for each target's acknowledgement: the function's
- * return, or smp_call_ack() inside it, after which the function goes on
- * while the caller resumes, as kernel/smp.c's early acknowledgement. A
- * target whose lock is not free, or whose acknowledgement does not come,
- * within smp_timeout_ms() is written off: out of the run for good
- * (smp_cpu_dead()), as kernel/smp.c does. The calling thread lets go of
- * its own lock while it waits, as the kernel's waits serve their mailbox.
- * Each fake CPU's tick runs whenever its thread spins (arch_cpu_relax())
- * with interrupts on, waits in smp_call() with interrupts on, or calls
- * fake_cpus_service(). fake_cpus_revive() brings a written-off CPU back
- * (the mm torture's dark CPU at its case's end).
+ * (tests/host/fake_cpus.c), for the mm torture; off until fake_cpus_enable().
+ * A call function never runs while its target has interrupts off, and may
+ * run between any two instructions while they are on, as on hardware; a
+ * target that does not answer in time is written off as kernel/smp.c does.
  * Include only under HOST_BUILD.
  */
 #ifndef TESTS_HOST_FAKE_CPUS_H
@@ -43,7 +26,12 @@ void fake_cpus_irq_on(unsigned cpu);
 /* Fake CPUs below this have a runner thread; a call to one above runs on the caller's. */
 #define FAKE_CPUS_RUNNERS 16
 
-/* smp_call(), smp_call_copy() (@len > 0) and smp_call_wait() of the model, as kernel/smp.h. */
+/*
+ * smp_call(), smp_call_copy() (@len > 0) and smp_call_wait() of the model, as kernel/smp.h.
+ * The caller waits for each target's acknowledgement (the function's return, or
+ * fake_cpus_ack() inside it), letting go of its own interrupt lock meanwhile, as
+ * the kernel's waits serve their mailbox.
+ */
 int fake_cpus_call(const cpumask_t *mask, smp_call_fn fn, void *arg, unsigned self, bool wait);
 int fake_cpus_call_copy(const cpumask_t *mask, smp_call_fn fn, void *data, size_t len,
 			unsigned self, bool wait);
@@ -78,7 +66,11 @@ void fake_cpus_revive(unsigned cpu);
 /* CPUs written off so far. */
 unsigned fake_cpus_dead_count(void);
 
-/* An interrupt window: runs this fake CPU's tick if its interrupts are on. */
+/*
+ * An interrupt window: runs this fake CPU's tick if its interrupts are on. The
+ * tick also runs whenever its thread spins (arch_cpu_relax()) or waits in
+ * smp_call() with interrupts on.
+ */
 void fake_cpus_service(void);
 
 #endif

@@ -1,11 +1,9 @@
 /*
- * The fake CPUs' TLBs (see tests/host/fake_tlb.h). Direct-mapped: a page
- * of size S at base b under ASID a sits in entry (b / S + a * stride) %
- * FAKE_TLB_ENTRIES, so an address has one candidate entry per page size. A large page's entry
- * covers its whole range, so one INVLPG anywhere in it drops it, as on
- * hardware. Each CPU's array is behind its own spinning lock: the owner's
- * thread looks up and fills, the thread that sends a fake IPI invalidates.
- * CPUs from FAKE_TLB_CPUS up cache nothing (every access walks).
+ * The fake CPUs' TLBs (see tests/host/fake_tlb.h). Direct-mapped: an address
+ * has one candidate entry per page size; a large page's entry covers its
+ * whole range, so one INVLPG anywhere in it drops it, as on hardware. Each
+ * CPU's array is behind its own spinning lock: the owner's thread looks up
+ * and fills, the thread that sends a fake IPI invalidates.
  */
 #include <sched.h>
 

@@ -1,16 +1,10 @@
 /*
- * The host tests' model of each fake CPU's TLB (tests/host/fake_tlb.c).
- * An entry caches a translation (page base, frame, size, protection)
- * under the ASID that was loaded when the walk filled it, and stays until
- * something invalidates it as the SDM says it would: INVLPG
- * (arch_tlb_flush_one, that address in the current ASID), a CR3 reload
- * (arch_tlb_flush_all, the current ASID), arch_tlb_flush_everything, a
- * root load with flush or without ASIDs (arch_load_root), a page fault at
- * the address, or eviction. Rewriting a page table entry changes nothing
- * here: that is the point. A flush also notices an entry whose frame was
- * freed before it (fake_tlb_early_frees()). The emulated MMU (tests/mm_emul.c) loads and
- * stores through it. Each CPU's entries are under a lock, because a fake
- * IPI runs on the sender's thread. Include only under HOST_BUILD.
+ * The host tests' model of each fake CPU's TLB (tests/host/fake_tlb.c). An
+ * entry caches a translation under the ASID loaded when it was filled and
+ * stays until the SDM says it goes (INVLPG, CR3 reload, root load, a fault,
+ * eviction); rewriting a page-table entry changes nothing here: that is the
+ * point. A flush also notices an entry whose frame was freed before it. Each
+ * CPU's entries are under a lock. Include only under HOST_BUILD.
  */
 #ifndef TESTS_HOST_FAKE_TLB_H
 #define TESTS_HOST_FAKE_TLB_H

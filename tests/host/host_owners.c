@@ -1,11 +1,9 @@
 /*
  * The kernel modules that own run modes and options, stood in for host
- * programs that parse command lines (host tests, fuzz targets): mode=
- * accepts the kernel's words in its order, bench the default
- * (bench/bench_mode.c, tests/ktest_mode.c); bench=, cpus=, iters= and
- * ktest= have the kernel's types and limits, bench= the kernel's names
- * unless a test swaps the list (host_bench_names). Host programs never run
- * a mode, so running one is a bug: it aborts.
+ * programs that parse command lines (host tests, fuzz targets): mode=,
+ * bench=, cpus=, iters= and ktest= accept the kernel's words, types and
+ * limits (bench= the kernel's names unless a test swaps the list). Host
+ * programs never run a mode, so running one is a bug: it aborts.
  */
 #include "tests/host/host_owners.h"
 #include "kernel/run.h"

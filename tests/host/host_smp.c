@@ -2,14 +2,8 @@
  * kernel/smp.c itself on the host, with threads as CPUs (tests/host/host_smp.h):
  * real IPIs between real threads, real deadlines, CPUs written off. Built
  * into build/test-host-smp only (the main host binary fakes smp_call()).
- *   smp_threads: a call to every CPU runs once on each; a CPU that never
- *     answers is written off while the live targets run the call, and the
- *     call taken back from it never runs; a caller whose target another
- *     caller wrote off takes its call back and calls live CPUs again; a
- *     target that answers as the deadline is seen passed is no timeout.
- *   lazy_dead: the lazy TLB design with a CPU out of the run: settle judges
- *     each CPU on its own, a flush still queues to the live targets, and a
- *     target written off inside the push loop fails the flush.
+ * Suites: smp_threads (calls, write-offs and taking calls back) and lazy_dead
+ * (the lazy TLB design with a CPU out of the run).
  */
 #include "errno.h"
 #include "kernel/percpu.h"

@@ -1,10 +1,9 @@
 /*
- * Threads as CPUs for the real kernel/smp.c on the host (build/test-host-smp,
- * tests/host/host_smp_arch.c): the calling thread is CPU 0, one pthread per
- * other CPU serves its mailbox when its "IPI" arrives (arch_send_call_ipi()
- * flags it), with its interrupts off as in the vector handler, ticks the
- * fake timer when asked, and runs work handed to it in task context. A held
- * CPU does none of that until released: a CPU spinning with interrupts off.
+ * Threads as CPUs for the real kernel/smp.c on the host (build/test-host-smp):
+ * the calling thread is CPU 0, one pthread per other CPU serves its mailbox
+ * when its "IPI" arrives, with its interrupts off as in the vector handler,
+ * ticks the fake timer when asked and runs work handed to it in task context. A
+ * held CPU does nothing until released: a CPU spinning with interrupts off.
  * Include only under HOST_BUILD, in that binary.
  */
 #ifndef TESTS_HOST_HOST_SMP_H

@@ -1,12 +1,9 @@
 /*
  * Threads as CPUs (see tests/host/host_smp.h): the arch hooks kernel/smp.c
- * needs beyond tests/host/fake_arch.c (built here with FAKE_ARCH_REAL_SMP,
- * which leaves out its synchronous smp_call()): the call IPI, the idle
- * halt, and printk() as KTAP diagnostics. Each CPU thread's loop stands in
- * for the local APIC delivering the call vector: a flagged IPI makes it
- * run smp_handle_mailbox() with its interrupts off, as arch/x86_64's
- * handler does; a held CPU leaves the flag set, as one spinning with
- * interrupts off leaves the vector pending.
+ * needs beyond tests/host/fake_arch.c (built with FAKE_ARCH_REAL_SMP): the
+ * call IPI, the idle halt, printk() as KTAP diagnostics. Each CPU thread's
+ * loop stands in for the local APIC: a flagged IPI runs smp_handle_mailbox()
+ * with interrupts off; a held CPU leaves the flag set, the vector pending.
  */
 #include <pthread.h>
 #include <sched.h>

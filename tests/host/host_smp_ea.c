@@ -1,12 +1,9 @@
 /*
  * early_ack (mm/tlb/designs/early_ack.c) on kernel/smp.c's real calls, threads as
- * CPUs (tests/host/host_smp.h): a target acknowledges, the caller resumes,
- * and the target goes on in a gap (tlb_early_ack_gap) before its flush.
- *   early_ack_threads: no frame goes back before every target flushed;
- *     the control releasing at acknowledgement is caught; a late target is
- *     judged on its own deadline, never on one an earlier target used up.
- * The gap holds each target until the initiator frees the frame (caught)
- * or spins in a bounded wait (reads the clock: it waits for the flushes).
+ * CPUs (tests/host/host_smp.h): a target acknowledges, the caller resumes, and
+ * the target goes on in a gap (tlb_early_ack_gap) before its flush. No frame
+ * goes back before every target flushed; the control that releases at
+ * acknowledgement is caught; each late target is judged on its own deadline.
  */
 #include "errno.h"
 #include "kernel/percpu.h"

@@ -1,11 +1,9 @@
 /*
  * Tests for kernel/cmdline.c: each key's good values and defaults, and every
- * class of bad input (syntax, unknown keys, duplicates, ranges, enum words,
- * cpu and bench lists, ktest names), checking that the message quotes the
- * offending word. Pure parsing: the same cases run on the host and in the
- * kernel; the options of modules only the kernel links (bench/, arch/'s
- * bring-up, kernel/smp.c) are tested in the kernel run. Each case puts the
- * modules' option values back as the boot command line left them.
+ * class of bad input, checking that the message quotes the offending word.
+ * Pure parsing, so the cases run on the host and in the kernel; options of
+ * modules only the kernel links are tested in the kernel run. Each case puts
+ * the modules' option values back as the boot command line left them.
  */
 #include "errno.h"
 #include "kernel/cmdline.h"

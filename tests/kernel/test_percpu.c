@@ -1,11 +1,9 @@
 /*
- * Tests for the per-CPU counter registry (kernel/percpu.h): every counter
- * a file defines (PCPU_COUNTER) is in the pcpu_counters section once, with
- * a name of its own (the names the BENCH lines print), an index that is its
- * place there, and a slot in every CPU's counters[]. This file defines a
- * counter of its own, the way any file adds one: no other file names it.
- * Then per-CPU data (__pcpu_data): a copy for every CPU that can run, none
- * shared, none for the ids past them.
+ * Tests for the per-CPU counter registry (kernel/percpu.h): every counter a
+ * file defines (PCPU_COUNTER) is registered once, with a name of its own, an
+ * index that is its place, and a slot in every CPU's counters[]. This file
+ * defines a counter the way any file adds one. Then per-CPU data
+ * (__pcpu_data): a private copy for every CPU that can run, none past them.
  */
 #include "kernel/percpu.h"
 #include "lib/string.h"

@@ -1,11 +1,9 @@
 /*
  * Self-tests of CPU bring-up and the cross-CPU call layer: every CPU the
- * MADT lists comes online (or is reported), each answers a call, calls reach
- * exactly their mask with exact IPI counts, locks keep shared counters exact
- * under contention from every CPU, per-CPU data is private, and a call to a
- * CPU that has interrupts off times out naming it, takes that CPU out of
- * the run and is never run by it late; arguments can travel as a copy.
- * Kernel only.
+ * MADT lists comes online, calls reach exactly their mask with exact IPI
+ * counts, locks keep shared counters exact under contention, per-CPU data is
+ * private, and a call to a CPU with interrupts off times out naming it and
+ * is never run by it late. Kernel only.
  */
 /* build: kernel only */
 #include "arch/x86_64/acpi.h"

@@ -1,12 +1,9 @@
 /*
- * Self-tests of the trace buffers (kernel/trace.h): a region records
- * exactly the events its hooks saw, in order, with their arguments; a
- * cross-CPU call leaves the caller's and the target's records with the
- * same sequence, which is what the tool's flow arrows pair; a full buffer
- * keeps its first records and counts the rest as lost; and with trace=0,
- * or outside a region, nothing is recorded. Each case lends the CPUs it
- * uses buffers of its own and gives the previous ones back. Kernel only
- * (on the host the hooks compile to nothing).
+ * Self-tests of the trace buffers (kernel/trace.h): a region records exactly
+ * the events its hooks saw, in order; a cross-CPU call leaves caller and
+ * target records with the same sequence (what the tool's flow arrows pair); a
+ * full buffer keeps its first records and counts the rest lost; trace=0 or no
+ * region records nothing. Kernel only (on the host the hooks are empty).
  */
 /* build: kernel only */
 #include "kernel/percpu.h"

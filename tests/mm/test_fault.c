@@ -1,14 +1,10 @@
 /*
- * Self-tests of the page-fault path on the hardware: address spaces are
- * loaded with mm_switch() and touched with plain loads and stores, so each
- * first touch is a real #PF that arch/x86_64/traps.c hands to mm/fault.c.
- * Demand-zero and copy-on-write contents and counts; faults outside any
- * region reported (caught here with trap_catch); mappings seen by every
- * CPU, and gone from every CPU once unmapped; frames above 4 GiB; page
- * tables freed; and fault throughput passes whose fault counts, kinds and
- * contents are checked exactly, the rate per CPU printed as a diagnostic.
- * Work runs on the other CPUs through smp_run_async(), in task context with
- * interrupts on, as faults that may wait for flush IPIs need. Kernel only.
+ * Self-tests of the page-fault path on the hardware: address spaces loaded
+ * with mm_switch() and touched with plain loads and stores, so a first touch
+ * is a real #PF that arch/x86_64/traps.c hands to mm/fault.c. Contents and
+ * exact counts, bad faults caught (trap_catch), mappings seen and unseen by
+ * every CPU, high frames, tables freed, throughput passes checked exactly.
+ * Other CPUs work through smp_run_async() (interrupts on). Kernel only.
  */
 /* build: kernel only */
 #include "arch/x86_64/traps.h"

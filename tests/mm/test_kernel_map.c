@@ -1,12 +1,10 @@
 /*
  * Host tests of mm/kernel_map.c: a kernel map built from a made-up machine
- * description, on private roots no CPU loads. The direct map takes 1 GiB
- * pages exactly where the description allows them, 2 MiB pages elsewhere,
- * maps the gaps below uncached_gaps_below uncached and nothing above; the
- * image gets each section's access; the APs' first root maps low memory,
- * shares the kernel half, and its tables all go back when freed; a root the
- * description's bound rules out fails with the step named. Host only (the
- * kernel's own map is tests/arch/x86_64/test_kpt.c's).
+ * description, on private roots no CPU loads. The direct map's page sizes and
+ * caching follow the description; the image gets each section's access; the
+ * APs' first root shares the kernel half and frees all its tables; a root the
+ * description rules out fails with the step named. Host only (the kernel's
+ * own map is tests/arch/x86_64/test_kpt.c's).
  */
 /* build: host only */
 #include "errno.h"

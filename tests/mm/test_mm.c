@@ -1,13 +1,10 @@
 /*
  * Tests for mm/mm.c, mm/fork.c and mm/fault.c, with the MMU emulated in
- * software: emul_touch() looks an address up and calls fault_handle_mm() as the
- * hardware would raise a fault, then loads or stores through the direct
- * map. Region bookkeeping, demand-zero and copy-on-write with exact
- * reference and map counts, access errors, swap entries and the swap
- * hook, page-table pages freed, out-of-memory, and mm_destroy() leaving
- * the allocator as it found it. On the host, fake CPUs also check
- * mm_switch(), mm_cpumask, ASID slots and flush IPIs. Host and kernel; the
- * kernel's hardware faults are tests/mm/test_fault.c's.
+ * software (emul_touch() faults as the hardware would): regions, demand-zero
+ * and copy-on-write with exact counts, access errors, swap entries, tables
+ * freed, out-of-memory, mm_destroy() leaving the allocator as found; on the
+ * host also mm_switch(), mm_cpumask, ASIDs and flush IPIs. Host and kernel;
+ * the kernel's hardware faults are tests/mm/test_fault.c's.
  */
 #include "errno.h"
 #include "kernel/percpu.h"

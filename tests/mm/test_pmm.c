@@ -1,13 +1,10 @@
 /*
- * Tests for mm/pmm.c and mm/page.c: the initial layout against an
- * independent per-frame oracle, no frame handed out twice, everything freed
- * comes back and buddies merge back to the initial block layout, per-CPU
- * caches stay bounded and drain, every bad free is refused and counted,
- * out-of-memory returns NULL and leaves the allocator consistent, held-back
- * high memory, pin accounting. On the host every case starts from a fresh
- * allocator over the fake arena (tests/host/fake_arch.c); in the kernel the
- * cases that only use their own allocations run on the live allocator and
- * the rest are skipped.
+ * Tests for mm/pmm.c and mm/page.c against an independent per-frame oracle:
+ * no frame handed out twice, buddies merge back, per-CPU caches stay bounded
+ * and drain, bad frees are refused and counted, out-of-memory leaves the
+ * allocator consistent, held-back high memory, pin accounting. On the host
+ * each case gets a fresh allocator (tests/host/fake_arch.c); the kernel runs
+ * only the cases that use their own allocations.
  */
 #include "errno.h"
 #include "lib/string.h"

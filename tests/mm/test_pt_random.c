@@ -1,12 +1,10 @@
 /*
- * The randomized test of mm/pt.c: long sequences of map, unmap, protect
- * and lookup on 4 KiB, 2 MiB and 1 GiB pages in a window that crosses a
- * PML4 boundary, with out-of-memory injected now and then, each checked
- * against a reference model holding every 4 KiB page's (pa, prot, leaf
- * size). Every few thousand operations a full walk compares every table
- * with the model and checks each table's entry count and that no emptied
- * table stays linked. The seed is printed; MMLAB_SEED and MMLAB_PT_OPS (host)
- * change seed and length. Deterministic for a given seed.
+ * The randomized test of mm/pt.c: long sequences of map, unmap, protect and
+ * lookup at every page size across a PML4 boundary, with out-of-memory
+ * injected, checked against a reference model; periodic full walks check
+ * every table against the model, its entry count, and that no emptied table
+ * stays linked. Deterministic for a seed, which is printed; MMLAB_SEED and
+ * MMLAB_PT_OPS (host) change seed and length.
  */
 #include "errno.h"
 #include "lib/string.h"

@@ -1,11 +1,9 @@
 /*
  * Flushes that do not complete (a CPU did not acknowledge: kernel/smp.h),
- * injected at the mm's flush hook point (mm/mm_hook.h MM_HOOK_FLUSHED),
- * where frames or sharing depend on them: swap-out must keep the page
- * mapped and free nothing, fork must not hand out a child sharing pages a
- * dead CPU may still write, and write-protect, unmap and the mapping's
- * zap must report the error (their frames quarantined, not freed);
- * teardown still completes. Host and kernel.
+ * injected at the mm's flush hook point (mm/mm_hook.h MM_HOOK_FLUSHED): no
+ * frame a dead CPU may still reach is freed or shared; swap-out keeps the
+ * page mapped, fork refuses the child, write-protect, unmap and zap report
+ * the error with their frames quarantined; teardown still completes.
  */
 #include "errno.h"
 #include "mm/fault.h"

@@ -1,17 +1,9 @@
 /*
  * Races replayed deterministically: each case stops one mm operation at a
- * named hook point (mm/mm_hook.h) and runs the other side of the race
- * there, on the same CPU, then checks what the interleaving must leave:
- *   - a shareable zap under mm->lock's read side while a demand-zero fault
- *     on a private region of the same PD has stopped its walk at that PD
- *     (the zap must not free the PD the fault resumes from);
- *   - a lockless pin taken after swap-out checked the page and before it
- *     cleared the entry (swap-out must see it and keep the page mapped, so
- *     the pinner's write is what the mm reads), and one tried after the
- *     clear (it must fail, and swap-out go on);
- *   - a pin whose page is freed and allocated again around its refcount
- *     step (the new owner's count must stay 1).
- * Host and kernel: nothing here needs a second CPU.
+ * named hook point (mm/mm_hook.h) and runs the other side of the race there,
+ * on the same CPU, then checks what the interleaving must leave (a zap racing
+ * a fault's walk, a lockless pin racing swap-out, a pin racing a free and
+ * reallocation). Host and kernel: nothing here needs a second CPU.
  */
 #include "errno.h"
 #include "mm/fault.h"

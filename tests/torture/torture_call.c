@@ -1,20 +1,9 @@
 /*
- * The torture's cross-CPU call: the layer under every shootdown
- * (kernel/smp.c in the kernel, tests/host/fake_cpus.c on the host) driven
- * on its own, in the shape tlb_flush_round() uses it: a call posted to
- * some other CPUs without waiting, this CPU's own work, then the wait.
- *
- * Its rule: a call that ran on no dark CPU completes, and every live
- * target ran it. A caller whose wait is slow (preempted between send and
- * wait, say) matters when a target is late: while its call waits on the
- * dark CPU, another caller's deadline can write that CPU off first, and
- * this caller must then take its call back, or its descriptor stays held
- * and every later call of this CPU fails, to live CPUs too (a caller wedged
- * after another's write-off). So a call whose mask holds the dark CPU, not yet written
- * off, is waited for only once another caller wrote that CPU off (or
- * after two deadlines, when none did): the order that defect needs, which
- * a caller that waits at once almost never meets. Meanwhile this CPU
- * serves interrupts and joins the audits, so the others go on working.
+ * The torture's cross-CPU call: the layer under every shootdown (kernel/smp.c
+ * in the kernel, tests/host/fake_cpus.c on the host) driven on its own, in
+ * the shape tlb_flush_round() uses it: post without waiting, own work, wait.
+ * Its rule: a call that ran on no dark CPU completes, and every live target
+ * ran it. Meanwhile this CPU serves interrupts and joins the audits.
  */
 #include "errno.h"
 #include "kernel/cpumask.h"
@@ -220,6 +209,14 @@ void t_op_call(struct tcpu *c, unsigned self)
 		}
 	if (!picked)
 		return;
+	/*
+	 * A caller that waits late (preempted between send and wait, say) is
+	 * the one a write-off can wedge: while its call waits on the dark CPU,
+	 * another caller's deadline writes that CPU off, and this caller must
+	 * take its call back or every later call of this CPU fails. So a call
+	 * onto the dark CPU is waited for only once another caller wrote it off
+	 * (or after two deadlines): the order that defect needs.
+	 */
 	if (dark_live) {
 		linger = 2 * (u64)torture_env_timeout_ms();
 		t_path_count(T_PATH_CALL_ONTO_DARK);

@@ -1,23 +1,10 @@
 /*
  * Dead-CPU injection (tests/torture/torture.h, struct torture_config's
- * revive): in each case one CPU other than the leader goes dark for the
- * last part of the case, with interrupts off to its end, so the
- * first cross-CPU call that needs it waits timeout_ms and writes it off
- * (-ETIMEDOUT), as a CPU that hangs in hardware would be. It keeps its
- * address space loaded and its TLB as it was: every flush of that
- * address space fails from then on, and whatever the failed flushes
- * covered must stay out of the allocator (quarantined, or the operation
- * backed out) because the dark CPU may still write through its entries.
- * The other CPUs go on with the case; the dark one only arrives at the
- * audit barriers. At the case's end it comes back (the environment
- * resets it: its TLB emptied, its write-off cleared), drops its address
- * space, and the teardown and end checks run on a whole machine again.
- *
- * What is checked: no CPU but the dark one is ever written off (at each
- * audit and at the end); the environment checks each frame freed while
- * the CPU is dark against the dark CPU's TLB, and at each audit what its
- * writable translations reach (t_dead_audit()); an operation's flush may
- * fail only for an mm the dark CPU runs (t_dead_err_mm()).
+ * revive): in each case one CPU other than the leader goes dark, interrupts
+ * off, so a call's deadline writes it off, as a CPU hung in hardware. What
+ * its TLB may still reach must stay out of the allocator until it comes back
+ * at the case's end. Checked: no other CPU written off, freed frames against
+ * its TLB, flushes failing only for an mm it runs.
  */
 #include "errno.h"
 #include "mm/mm.h"

@@ -1,16 +1,10 @@
 /*
- * The host torture (build/test-torture): the core of tests/torture/ on
- * --threads host threads, each a fake CPU of tests/host/fake_cpus.h, over
- * the fake arch and its modelled TLBs, under ASan/UBSan (or TSan in
- * build/test-torture-tsan). Frames the allocator holds free are poisoned,
- * so a touch of one is reported where it happens. KTAP on stdout: a case
- * per TLB design, then a diagnostic line with a JSON object of the
- * operations done, checks made and the seed. Exits 0 when every case
- * passed, 1 on a failure (after printing the seed and each CPU's last
- * operations), 2 on a usage error.
- *
- *   test-torture [--seconds=N] [--threads=N] [--seed=N] [--ops=MASK] [--case=NAME]
- *                [--no-inject] [--controls]
+ * The host torture (build/test-torture): the core of tests/torture/ on host
+ * threads as fake CPUs (tests/host/fake_cpus.h) with modelled TLBs, under
+ * ASan/UBSan (or TSan); free frames are poisoned. KTAP: a case per TLB design,
+ * then a JSON diagnostic of operations, checks and seed. Exits 0 when every
+ * case passed, 1 on a failure (seed and last operations printed), 2 on a
+ * usage error (main()'s usage line lists the options).
  */
 #include <pthread.h>
 #include <stdio.h>

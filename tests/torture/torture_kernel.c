@@ -1,36 +1,10 @@
 /*
- * mode=torture: the mm torture's core (tests/torture/torture.h) in the
- * kernel, on the machine's own CPUs over the real mm code: the boot CPU is
- * the torture's CPU 0 and leads, each other online CPU (up to
- * TORTURE_MAX_CPUS) runs its share as idle-loop work (smp_run_async(), task
- * context, interrupts on, so flush IPIs and lazy's ticks land while it
- * works). An access is a real load or store of the user address with the
- * address space loaded: a #PF goes through arch/x86_64/traps.c to
- * mm/fault.c as any fault does, and one it cannot resolve is caught here
- * (trap_catch) and reported with the fault handler's error.
- *
- * Dead-CPU injection runs here as on the host (tests/torture/torture_dead.c):
- * in each case one CPU other than the boot CPU turns its interrupts off
- * for the last part of the case, so the real kernel/smp.c writes it off
- * at a call's deadline, and the core's invariants must hold with a CPU
- * out of the run: no live CPU written off, a flush failing only for an
- * address space the dark CPU runs, the frames it may reach quarantined.
- * At the case's end it flushes its whole TLB and is put back in the run
- * (smp_cpu_revive()). The core counts quarantined frames through
- * mm/mm_hook.h's point, and notes the frames the dark CPU's TLB may reach
- * when it goes dark: none may be freed or handed on unless quarantined.
- *
- * Not in the kernel run: the hook points of include/torture_hook.h (random
- * delays at lock and atomic points, injected allocation failures). They
- * are compiled in only with MMLAB_TORTURE, and this kernel image is the one
- * the benchmarks measure, so it is built without them; the host torture
- * (build/test-torture) has them. Every operation of the core's mix runs.
- *
- * Output: KTAP, a case per TLB design and one more for lazy with its tick at
- * its slowest (torture_slow_tick_case), `# torture: {...}` with the
- * operations, checks and seed, and on a failure the seed and each CPU's
- * last operations; the trailer's status is pass or fail. seed= replays a
- * run's operation sequences (the interleaving is the machine's).
+ * mode=torture: the mm torture's core (tests/torture/torture.h) in the kernel,
+ * on the machine's CPUs over the real mm code: the boot CPU leads, the others
+ * run their share as idle-loop work, and an access is a real load or store,
+ * so a #PF takes the real fault path. Dead-CPU injection runs as on the host
+ * (tests/torture/torture_dead.c); the torture hook points do not (benchmarks
+ * measure this image). Output: KTAP and `# torture: {...}`; seed= replays.
  */
 #include "arch/x86_64/traps.h"
 #include "errno.h"

@@ -1,14 +1,10 @@
 /*
  * The table audit of the torture (tests/torture/torture_case.c runs it at
- * each audit barrier, every CPU stopped): each table page reachable from
- * the user half of a live address space's root is reachable from that
- * root alone, through one entry, is a live table page (PG_PGTABLE, not
- * freed), and holds as many non-zero entries as its struct page counts
- * (the count by which an emptied table is unlinked and freed). A table
- * linked into a second root, or still linked after its free, is a table
- * another owner may fill or free under this one (the shareable zap that freed upper tables).
- * The user half's tables are never shared between address spaces here:
- * only the kernel half's are (pt_root_alloc() copies those entries).
+ * each audit barrier, every CPU stopped): each user-half table page is
+ * reachable from one live root through one entry, is a live table page, and
+ * holds as many entries as its struct page counts. A table linked twice or
+ * after its free is one another owner may fill or free under this one. Only
+ * the kernel half's tables are shared (pt_root_alloc()).
  */
 #include "mm/page.h"
 #include "mm/pt_entry.h"

@@ -225,9 +225,17 @@ class CheckTreeTest(unittest.TestCase):
         later = "/* what */\nint x;\n" + "/*\n" + " * why\n" * 20 + " */\n"
         self.assertEqual(run(dict(CLEAN, **{"lib/s.c": later}), ["head"]), (0, []))
 
+    def test_build_marker_ends_the_head(self):
+        head = "/*\n" + " * why\n" * 6 + " */\n"
+        marked = head + "/* build: kernel only */\n#include <x.h>\n"
+        self.assertEqual(run(dict(CLEAN, **{"tests/mm/test_t.c": marked}), ["head"]), (0, []))
+        longer = "/*\n" + " * why\n" * 7 + " */\n/* more */\n#include <x.h>\n"
+        rc, _ = run(dict(CLEAN, **{"tests/mm/test_t.c": longer}), ["head"])
+        self.assertEqual(rc, 1)
+
     def test_long_head_outside_the_head_folders_passes(self):
         long = "/*\n" + " * why\n" * 20 + " */\nint x;\n"
-        self.assertEqual(run(dict(CLEAN, **{"tests/test_t.c": long}), ["head"]), (0, []))
+        self.assertEqual(run(dict(CLEAN, **{"tools/x.c": long}), ["head"]), (0, []))
 
     def test_not_a_directory_is_a_usage_error(self):
         with contextlib.redirect_stderr(io.StringIO()):

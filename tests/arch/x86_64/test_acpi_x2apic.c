@@ -1,10 +1,9 @@
 /*
  * Tests for the MADT walk of arch/x86_64/acpi.c at the sizes of large
- * servers, which QEMU's TCG cannot boot (x2APIC IDs from 256 need KVM's
- * irqchip): 256 to MAX_CPUS type 9 entries, type 0 and type 9 mixed,
- * their flags, duplicates, IDs up to the top of the 32-bit space, more
- * CPUs than MAX_CPUS, where the boot CPU is listed, and how bring-up
- * numbers the CPUs listed. Tables come from
+ * servers, which QEMU's TCG cannot boot (x2APIC IDs need KVM's irqchip):
+ * type 0 and type 9 entries up to MAX_CPUS and beyond, their flags,
+ * duplicates, IDs to the top of the 32-bit space, where the boot CPU is
+ * listed and how bring-up numbers the CPUs. Tables come from
  * tests/acpi_fw.c; the same cases run on the host and in the kernel.
  */
 #include "arch/x86_64/acpi.h"

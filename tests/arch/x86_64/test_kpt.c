@@ -1,14 +1,10 @@
 /*
- * Self-tests of the kernel's own page tables (built by mm/kernel_map.c
- * from arch/x86_64/mem.c's description, loaded by arch/x86_64/kpt.c): every
- * CPU runs on the kernel root with global pages (and PCIDs when the CPU
- * has them); every kernel-half PML4 entry exists and address spaces share
- * them; the image is mapped by section; the direct map is RW and NX, with
- * large pages, and uncached in the gaps below 4 GiB; the local APIC is
- * mapped uncached; the boot identity map and the trampoline root are gone.
- * Then the protections are provoked: writing text or rodata, executing
- * from the direct map or data, and touching each CPU's stack guard page all
- * fault as they should. Kernel only.
+ * Self-tests of the kernel's own page tables (mm/kernel_map.c from
+ * arch/x86_64/mem.c's description, loaded by arch/x86_64/kpt.c): every CPU
+ * on the kernel root with global pages and PCIDs where present; the
+ * kernel-half entries shared; the image, direct map and local APIC mapped
+ * with the right access and caching; boot maps gone. Then writes to text,
+ * executes from data and stack-guard touches must fault. Kernel only.
  */
 /* build: kernel only */
 #include "arch/x86_64/acpi.h"

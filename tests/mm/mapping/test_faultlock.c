@@ -1,20 +1,10 @@
 /*
  * Self-tests of the fault path's mapping lock (mm/mapping/mapping.h), once per
- * design (suites faultlock_naive, faultlock_fixed, faultlock_vma_lock):
- * attaching checks its arguments; the writer path zaps what attached
- * regions map; lock counts match each design's promise exactly (naive: one
- * mapping lock per fault on an attached region; fixed: none on private
- * regions, one per fault on shareable ones; vma_lock: as fixed, but the
- * region's own lock instead, never the mapping's); a fault waits for the
- * writer on the lock its design names and on no other, and the writer
- * for a fault holding it; and faults on
- * every other CPU racing the writer on a shareable
- * region never see a torn mapping, by contents and by page-table
- * invariants; and mm_populate() on every other CPU racing the writer
- * leaves every table's entry count right and frees no table in use.
- * Faults are real #PFs on loaded address spaces; other CPUs
- * work through smp_run_async() (task context, interrupts on, as faults
- * that wait behind a flushing writer need). Kernel only.
+ * design: attach checks, the writer's zap, lock counts exactly as each design
+ * promises, a fault waiting for the writer on the lock its design names only,
+ * and faults and mm_populate() on every other CPU racing the writer without a
+ * torn mapping or a wrong table count. Faults are real #PFs; other CPUs work
+ * through smp_run_async() (interrupts on). Kernel only.
  */
 /* build: kernel only */
 #include "errno.h"

@@ -1,14 +1,10 @@
 /*
- * Self-test of the faultlock benchmark's writer (fork) against faults,
- * once per fault-lock design (suites faultlock_fork_<design>): while every
- * other CPU takes copy-on-write faults in address spaces of its own whose
- * regions are attached to one mapping, this CPU forks a populated parent
- * whose regions are attached to it too, checks each child, and detaches
- * and destroys it, so attachment slots (and, under vma_lock, their locks)
- * are reused under the faults. Afterwards: no fault saw a wrong value,
- * the mapping and vma lock counts are exactly what the design promises
- * for the faults taken, the parent's pages are back to one mapping each
- * and only the live regions are attached. Kernel only.
+ * Self-test of the faultlock benchmark's writer (fork) against faults, once
+ * per fault-lock design: while every other CPU takes copy-on-write faults on
+ * regions attached to one mapping, this CPU forks, checks and destroys
+ * children attached to it too, so attachment slots are reused under the
+ * faults. Then: no wrong value, lock counts as the design promises, the
+ * parent's pages and attachments back as they were. Kernel only.
  */
 /* build: kernel only */
 #include "errno.h"

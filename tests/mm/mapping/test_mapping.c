@@ -1,13 +1,10 @@
 /*
  * Tests of mapping objects (mm/mapping/mapping.c) that need no loaded address
- * space: a child made by mm_fork() is attached to its parent's mappings
- * (the writer zaps it, detaching it works), an attached entry keeps its
- * slot while others come and go; on the host, a writer never skips a
- * region that stays attached while one walked before it is detached,
- * mm_populate() and mm_map_page() wait for a writer holding the lock, and
- * populating threads racing the writer leave the entry counts right. The
- * fault path's lock designs are tests/mm/mapping/test_faultlock.c's. Host and kernel;
- * the cases that need threads on fake CPUs are host only.
+ * space: fork attaches a child, the writer zaps and detaching works, slots
+ * stay put; on the host, threads on fake CPUs race the writer and check that
+ * it skips no attached region and that mm_populate() and mm_map_page() wait
+ * for it. The fault path's lock designs are tests/mm/mapping/test_faultlock.c's. Host
+ * and kernel; the threaded cases are host only.
  */
 #include "errno.h"
 #include "mm/mapping/mapping.h"

@@ -1,12 +1,9 @@
 /*
  * Self-tests of the mapping writer's flushes (mm/mapping/mapping.c mapping_zap()):
- * a zap of more pages than one gather holds flushes mid-walk, and those
- * flushes wait for other CPUs, so they must run with mm->pt_lock dropped
- * (a CPU spinning on it with interrupts off would never answer). Debug
- * builds panic when smp_call() is made with a spinlock held
- * (spin_assert_none_held()), so a zap under pt_lock stops the run. Both a
- * shareable region (zapped under mm->lock's read side) and a private one,
- * with exact shootdown rounds, and a CPU that takes pt_lock with
+ * a zap bigger than one gather flushes mid-walk and waits for other CPUs, so
+ * it must drop mm->pt_lock first (a CPU spinning on it with interrupts off
+ * never answers; debug builds panic on smp_call() under a spinlock). Shareable
+ * and private regions, exact shootdown rounds, a CPU taking pt_lock with
  * interrupts off meanwhile. Kernel only.
  */
 /* build: kernel only */

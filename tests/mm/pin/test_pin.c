@@ -1,11 +1,9 @@
 /*
  * Self-tests of page pinning (mm/pin/pin.c): pins and unpins leave every
- * refcount and pin count as it was, on one CPU and with every CPU pinning
- * overlapping ranges at once; the slow path faults pages in; bad calls are
- * refused; each has_pinned design writes the shared line exactly as often
- * as it promises; device pages take exactly the pagemap lookups and
- * references each pagemap design promises (large folios: test_pin_folio.c).
- * Kernel only (real page tables, several CPUs).
+ * refcount and pin count as it was, on one CPU and on all at once; the slow
+ * path faults pages in; bad calls are refused; each has_pinned and pagemap
+ * design writes and looks up exactly as often as it promises (large folios:
+ * test_pin_folio.c). Kernel only (real page tables, several CPUs).
  */
 /* build: kernel only */
 #include "errno.h"

@@ -1,11 +1,9 @@
 /*
  * Tests of the swap slot allocator (mm/swap/swap.h): entry encoding, aligned
- * runs inside one cluster, cluster list transitions (free, non-full, frag,
- * full and back), each CPU's own current cluster, -ENOSPC that changes
- * nothing, a short last cluster, references and the has-cache flag with
- * all-or-nothing rollback, bad entries, swap_on/swap_off and memory, and
- * the consistency check itself. Each case makes its own devices (fixture in
- * tests/mm/swap/test_swap_fixture.c); on the host over a fresh frame allocator.
+ * runs, cluster list transitions, each CPU's current cluster, -ENOSPC that
+ * changes nothing, references and the has-cache flag with all-or-nothing
+ * rollback, swap_on/swap_off, and the consistency check itself. Each case
+ * makes its own devices (tests/mm/swap/test_swap_fixture.c).
  */
 #include "tests/test_swap.h"
 #include "errno.h"

@@ -1,11 +1,9 @@
 /*
- * Tests of the cluster level's get and put calls (mm/swap/swap_cluster.h), the
- * one primitive the freeing designs compose: all or nothing, a range that
- * leaves its cluster refused with no lock taken, exact lock round trips
- * (one cluster lock per call, one device lock when a slot was released),
- * SWAP_HOLD_LAST refusing any slot that holds more than its last reference,
- * and emptied slots released even when they are not contiguous. Each case
- * makes its own device (fixture in tests/mm/swap/test_swap_fixture.c).
+ * Tests of the cluster level's get and put calls (mm/swap/swap_cluster.h),
+ * the one primitive the freeing designs compose: all or nothing, a range
+ * leaving its cluster refused with no lock taken, exact lock round trips,
+ * SWAP_HOLD_LAST, and emptied slots released even when not contiguous. Each
+ * case makes its own device (tests/mm/swap/test_swap_fixture.c).
  */
 #include "tests/test_swap.h"
 #include "errno.h"

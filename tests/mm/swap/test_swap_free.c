@@ -1,11 +1,9 @@
 /*
- * The two designs of freeing swap slots (struct swap_free_ops, mm/swap/swap.h),
+ * The designs of freeing swap slots (struct swap_free_ops, mm/swap/swap.h),
  * each case run once per design: round trips, the exact lock round trips of
- * a 16-slot folio (naive 16 cluster and 16 device locks, batched 1 and 1),
- * the fallbacks (a count above 1, a has-cache flag, a run straddling two
- * clusters), double frees and bad entries, the same final state as naive
- * after one script, and several CPUs allocating and freeing their own runs
- * at once (idle CPUs in the kernel, threads as fake CPUs on the host).
+ * a folio, the fallbacks, double frees and bad entries, the same final state
+ * as naive after one script, and several CPUs freeing their own runs at once
+ * (idle CPUs in the kernel, threads as fake CPUs on the host).
  */
 #include "errno.h"
 #include "lib/atomic.h"

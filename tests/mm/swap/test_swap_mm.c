@@ -1,11 +1,9 @@
 /*
- * Tests for mm/swap/swap_mm.c: swapping folios of an address space out and
- * back in through faults, with every byte of every page checked; the slots
- * an unmap frees (all of them, with exact lock round trips per design);
- * failures that must leave the mapping as it was (out of swap, a device
- * that cannot store, pages that may not go); fork sharing slots; both
- * freeing designs ending in the same state; and K CPUs swapping at once
- * (kernel). Host and kernel, through the software MMU of tests/mm_emul.h.
+ * Tests for mm/swap/swap_mm.c: folios swapped out and back in through
+ * faults, every byte checked; the slots an unmap frees; failures that leave
+ * the mapping as it was; fork sharing slots; the freeing designs ending in
+ * the same state; several CPUs swapping at once (kernel). Host and kernel,
+ * through the software MMU of tests/mm_emul.h.
  */
 #include "errno.h"
 #include "kernel/percpu.h"

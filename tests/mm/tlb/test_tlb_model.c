@@ -1,17 +1,10 @@
 /*
- * The host TLB model (tests/host/fake_tlb.h) against the real shootdown
- * code (mm/tlb/tlb.c): fake CPUs read pages of an address space, so their
- * modelled TLBs cache them; fake CPU 0 unmaps them and rewrites the frames
- * (kept by an extra reference). A reader that then reads the new pattern
- * used a stale entry. The control design (tlb_ops_no_remote) must leave
- * exactly one stale entry per page and reader, and naive and batched none,
- * for 1, 34 (above the ceiling) and 129 pages (two gather batches); a CPU
- * that switched away (idle lazy mode) or whose ASID went to another address space
- * must not see the old translations either; and no design may free a
- * frame before the flush (the model flags a flush that drops an entry of a
- * frame already freed, shown here with that order by hand); the lazy design,
- * with its tick, keeps the frames until every reader ticked. Host only (Makefile
- * TEST_HOST_SRCS): the kernel's own detector is tests/mm/tlb/test_tlb_stale.c.
+ * The host TLB model (tests/host/fake_tlb.h) against the real shootdown code
+ * (mm/tlb/tlb.c): fake CPUs read pages so their modelled TLBs cache them, CPU
+ * 0 unmaps and rewrites the frames, and a reader seeing the new pattern used
+ * a stale entry. The control design (tlb_ops_no_remote) must be caught, the
+ * others never; no design may free a frame before its flush. Host only; the
+ * kernel's own detector is tests/mm/tlb/test_tlb_stale.c.
  */
 /* build: host only */
 #include "errno.h"

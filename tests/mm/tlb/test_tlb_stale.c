@@ -1,30 +1,10 @@
 /*
- * The stale-translation detector, for each TLB shootdown design. Reader
- * CPUs load an address space and answer the initiator (this CPU) step by
- * step (task context, interrupts on, so they take shootdowns):
- *   touch: read every page of the range, so each reader's TLB caches it;
- *   (the initiator unmaps the range through the design, and once that
- *   returned writes poison into the old frames, kept by an extra
- *   reference, and maps fresh frames holding the next pattern)
- *   check: read every page again. The fresh pattern is right; poison means
- *   the reader still used the translation the shootdown should have
- *   removed: a stale read, counted exactly and reported as
- *   "# stale reads: N of M".
- * Unmaps of 1, 33, 34, 64, 65, 512 and 8193 pages cover both sides of the
- * ceiling (page-by-page below, full flush above), of the gather's own
- * array (PT_GATHER_LOCAL: the gather grows into a batch page) and of its
- * bound (PT_GATHER_PAGES: one flush round, or two). The control design
- * (tlb_ops_no_remote, no remote flush) runs first and must see stale
- * reads; where it cannot (a hypervisor whose shadow paging hides missing
- * flushes) the design cases skip, saying so, rather than pass for
- * nothing. Further cases: readers that switch to another address space
- * before the unmap and back after (lazy: no IPI reaches them, mm_switch()
- * must flush), and, with PCIDs, ASID reuse: an address space that gets a
- * reader's ASID of another must not see the other's translations.
- * At most STALE_READERS_MAX of the other CPUs read (a sample spread over
- * them), so a case's work is the same at any CPU count. Set-up failures
- * fail the case. Kernel only; tests/mm/tlb/test_tlb_model.c is the host's
- * counterpart.
+ * The stale-translation detector, for each TLB shootdown design: reader CPUs
+ * cache a range, this CPU unmaps it through the design, poisons the old
+ * frames and maps fresh ones; a reader that still reads poison used a
+ * translation the shootdown should have removed, counted exactly. The control
+ * (tlb_ops_no_remote) must be caught, else the design cases skip. Kernel
+ * only; tests/mm/tlb/test_tlb_model.c is the host's counterpart.
  */
 /* build: kernel only */
 #include "arch/x86_64/cpuinfo.h"

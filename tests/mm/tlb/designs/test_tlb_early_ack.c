@@ -1,22 +1,9 @@
 /*
  * early_ack's one promise beyond the other designs' (mm/tlb/designs/early_ack.c):
- * a target acknowledges before it flushes, yet no frame the request covers
- * is handed on before every target has flushed. Every other CPU loads an
- * address space and caches a page of it; the page is unmapped; the moment
- * its frame goes back (at once for a design that releases at return, at
- * the next gather or a settle for early_ack, which keeps it), this CPU
- * writes the old frame as its next owner would. A hook on each target,
- * between its acknowledgement and its flush (tlb_early_ack_gap), waits up
- * to EA_GAP_MS for that write: a target that sees it still held a
- * translation to a frame already reused, which any read through that
- * entry would have shown. early_ack must leave no target seeing it; its
- * control, tlb_ops_early_ack_at_ack (frames released at acknowledgement),
- * must be caught (by every target that was not descheduled past the gap:
- * at least one). A request that frees a table page acknowledges after the
- * flush (the gap never runs). Exact counts show where the frame went back:
- * kept past the call, released by the next gather.
- * Kernel only: the main host binary's calls run synchronously; the same
- * order on kernel/smp.c's real calls on host threads is tests/host/host_smp_ea.c.
+ * a target acknowledges before it flushes, yet no frame the request covers is
+ * handed on before every target has flushed. early_ack must leave no target
+ * seeing the frame reused; its control (tlb_ops_early_ack_at_ack) must be
+ * caught. Kernel only: the same order on host threads is tests/host/host_smp_ea.c.
  */
 /* build: kernel only */
 #include "errno.h"
@@ -59,6 +46,11 @@ static struct {
 	u32 gap_ms;	 /* 0: EA_GAP_MS */
 } ea;
 
+/*
+ * Each target's hook between its acknowledgement and its flush: waits for
+ * this CPU's write of the old frame. A target that sees it still held a
+ * translation to a frame already reused.
+ */
 static void ea_gap(const struct tlb_flush_req *req)
 {
 	u64 deadline = arch_tsc_read() + arch_tsc_hz() / 1000 * (ea.gap_ms ? ea.gap_ms : EA_GAP_MS);

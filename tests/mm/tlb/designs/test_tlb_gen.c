@@ -1,14 +1,9 @@
 /*
- * Deterministic tests of gen's two shortcuts (mm/tlb/designs/gen.c), at 2 CPUs:
- *  - a target already up to date: CPU 1 holds its interrupts off while
- *    CPU 0's request is on its way, reloads the mm meanwhile (a full flush
- *    at the new generation), and then takes the request: tlb_gen_uptodate,
- *    no flush of the page. Control: without the reload, it flushes the page.
- *  - an initiator skipping an up-to-date CPU: between CPU 0's bump and its
- *    scan of the records (the tlb_gen_bumped hook), CPU 1 makes a gen flush
- *    of its own, which records a later generation: CPU 0 sends no IPI and
- *    counts tlb_gen_ipi_skipped. Control: without the hook, one IPI.
- * Kernel only.
+ * Deterministic tests of gen's two shortcuts (mm/tlb/designs/gen.c): a target
+ * already up to date takes a request without flushing the page
+ * (tlb_gen_uptodate), and an initiator skips a CPU that recorded a later
+ * generation between its bump and its scan (tlb_gen_ipi_skipped). Each has a
+ * control without the interleaving. Kernel only.
  */
 /* build: kernel only */
 #include "errno.h"
@@ -101,6 +96,12 @@ static void gt_hold(void *arg)
 	atomic_store_release(&gt.done, 1);
 }
 
+/*
+ * A target already up to date: CPU 1 holds its interrupts off while CPU 0's
+ * request travels and, with @reload, reloads the mm meanwhile (a full flush
+ * at the new generation); then it takes the request. Reloaded, it counts
+ * tlb_gen_uptodate and flushes no page; the control flushes the page.
+ */
 static void gt_uptodate_case(struct ktest *t, bool reload, u64 want_uptodate, u64 want_one)
 {
 	u64 up, one;
@@ -150,6 +151,12 @@ static void gt_bumped(struct mm *mm)
 	gt.sent_mark = percpu_counter_read(arch_cpu_id(), PCPU_IPI_SENT);
 }
 
+/*
+ * An initiator skipping an up-to-date CPU: with @hook, CPU 1 makes a gen
+ * flush of its own between CPU 0's bump and its scan of the records
+ * (tlb_gen_bumped), recording a later generation, so CPU 0 sends no IPI and
+ * counts tlb_gen_ipi_skipped; the control sends one.
+ */
 static void gt_skip_case(struct ktest *t, bool hook, u64 want_skipped, u64 want_sent)
 {
 	unsigned self = arch_cpu_id();

@@ -2,16 +2,9 @@
  * The lazy TLB design (mm/tlb/designs/lazy.c) with more than one initiator, replayed
  * deterministically on the host: fake CPUs take turns on one thread, and the
  * fake arch's flush hook (fake_flush_hook) is where a test plays another
- * CPU's step or an interrupt arriving, at the exact point of a flush.
- *   lazy_two_initiators: CPU 0's unmap owns a deferred batch that once held
- *     an earlier unmap's frames; while CPU 0 flushes its own TLB (before it
- *     moved its frames into the batch), CPU 1 unmaps and reaps. The reap
- *     must not release the batch's stale content a second time.
- *   lazy_local_drain_irqsafe: the fallback IPI round drains the initiator's
- *     own queue in task context; a tick arriving while that drain holds the
- *     queue's lock must not get in (interrupts off there).
- * Host only (Makefile TEST_HOST_SRCS); the kernel's own two-initiator test
- * is in tests/mm/tlb/test_tlb.c, the dead-CPU cases in tests/host/host_smp.c.
+ * CPU's step or an interrupt, at the exact point of a flush. Host only; the
+ * kernel's own two-initiator test is in tests/mm/tlb/test_tlb.c,
+ * the dead-CPU cases in tests/host/host_smp.c.
  */
 /* build: host only */
 #include "errno.h"

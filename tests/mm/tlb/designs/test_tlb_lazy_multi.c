@@ -1,16 +1,10 @@
 /*
  * The lazy TLB design with two initiators at once (a stale batch once released twice): the
- * boot CPU and another CPU each unmap pages of one address space both have
- * loaded, the flush and free outside the lock as tlbmulti does (so their
- * gather flushes, batch takes and reaps overlap), LM_ROUNDS one-page
- * unmaps each, every one queued to the other CPU, drained by its tick.
- * Then both settle and the space goes. Every frame must come back exactly
- * once: the allocator's free count returns to where it began, no bad free
- * was refused, the quarantine kept nothing, and every unmap succeeded.
- * Before the fix a reap could release a batch its new owner was filling,
- * with the frames of its previous use (double frees, map counts below
- * zero). The host replays that interleaving exactly (tests/mm/tlb/designs/test_tlb_lazy.c);
- * this is the same on two real CPUs. Kernel only.
+ * boot CPU and another CPU each unmap pages of one shared address space, flush
+ * and free outside the lock as tlbmulti does, so their gathers, batch takes
+ * and reaps overlap. Every frame must come back exactly once. The host
+ * replays that interleaving exactly (tests/mm/tlb/designs/test_tlb_lazy.c); this is the same
+ * on real CPUs. Kernel only.
  */
 /* build: kernel only */
 #include "errno.h"
@@ -74,6 +68,13 @@ static void lm_other(void *arg)
 	atomic_inc(&lm.done);
 }
 
+/*
+ * Both initiators' unmaps, each queued to the other CPU and drained by its
+ * tick, then a settle: every frame comes back exactly once (the free count
+ * as it began, no bad free, nothing quarantined, every unmap done). Before
+ * the fix a reap could release a batch its new owner was filling (double
+ * frees, map counts below zero).
+ */
 static void test_tlb_lazy_two_initiators(struct ktest *t)
 {
 	struct pmm_stats before, after;
