@@ -83,6 +83,11 @@ class BenchRecord:
         return self.extra.get("control") is True
 
     @property
+    def is_null(self):
+        """True for a benchmark's null variant (tlb's "null"): a reference, never a design."""
+        return self.extra.get("null") is True
+
+    @property
     def control_why(self):
         """The benchmark's reason for a control, or ''."""
         return self.extra.get("control_why") or ""

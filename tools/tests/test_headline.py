@@ -46,6 +46,12 @@ class TestComparisons(unittest.TestCase):
                             record(FAST_TOO, "batched", expect="near1")])
         self.assertEqual(near[0].kind, NEAR1)
 
+    def test_the_null_variant_is_no_design(self):
+        """tlb's null (no remote target) is what the shootdown component subtracts: a ratio
+        against naive would read as a design that wins."""
+        comps = comparisons(run(record(FAST, "null", null=True)))
+        self.assertEqual([c.design for c in comps], ["batched", "aa"])
+
     def test_verdict_is_the_tables(self):
         ref, rec = record(SLOW, seq=list(range(0, 20, 2))), record(FAST, "batched",
                                                                   seq=list(range(1, 20, 2)))
