@@ -29,12 +29,15 @@ struct mm;
 #define TLB_FLUSH_CEILING 33
 
 struct tlb_batch;
+struct tlb_flush_req;
+
+/* What a flush's target runs, on its own CPU. */
+typedef void (*tlb_target_fn)(const struct tlb_flush_req *req);
 
 /* One flush request: what a target invalidates. Copied to each target (smp_call_copy()). */
 struct tlb_flush_req {
 	struct mm *mm;
-	/* What the target runs: the design's target_flush. */
-	void (*target)(const struct tlb_flush_req *req);
+	tlb_target_fn target;	   /* the design's target_flush: tlb_ops_target() */
 	vaddr_t start, last;	   /* start > last: everything */
 	bool global;
 	/*
@@ -213,6 +216,12 @@ int tlb_flush_send_mask(const struct tlb_flush_req *req, size_t len, const cpuma
 
 /* The target side of the real designs: the flush policy, if the target still has req->mm. */
 void tlb_target_flush(const struct tlb_flush_req *req);
+
+/* What @ops's targets run: its target_flush, or the flush policy when it names none. */
+static inline tlb_target_fn tlb_ops_target(const struct tlb_ops *ops)
+{
+	return ops->target_flush ? ops->target_flush : tlb_target_flush;
+}
 
 /*
  * Starts an unmap of pages of @mm through @ops: the gather every unmap

@@ -25,7 +25,7 @@ PCPU_COUNTER(PCPU_TLB_UNACKED_FREES, "tlb_unacked_frees");
 static void tlb_batch_flush(struct pt_gather *g)
 {
 	struct tlb_batch *b = container_of(g, struct tlb_batch, g);
-	struct tlb_flush_req req = { b->mm, b->ops->target_flush ?: tlb_target_flush, g->start,
+	struct tlb_flush_req req = { b->mm, tlb_ops_target(b->ops), g->start,
 				     g->last, g->global, g->nr_tables == 0 };
 	int err = b->ops->flush(&req);
 

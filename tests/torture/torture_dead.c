@@ -330,7 +330,7 @@ void t_dead_push(struct tcpu *c)
 	if (!s)
 		return;
 	__atomic_add_fetch(&t_ops, 1, __ATOMIC_RELAXED);
-	req = (struct tlb_flush_req){ .mm = s->mm, .target = t_unmap_ops->target_flush,
+	req = (struct tlb_flush_req){ .mm = s->mm, .target = tlb_ops_target(t_unmap_ops),
 				      .start = t_base[R_PRIV], .last = t_base[R_PRIV] + T_KB4 - 1,
 				      .frees_no_tables = true };
 	mm_switch(s->mm);
