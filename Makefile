@@ -67,7 +67,7 @@ BENCH_SRCS := bench/bench.c bench/bench_design.c bench/bench_faultlock.c bench/b
 	bench/read_loss.c bench/tlb_readers.c bench/bench_reclaim.c bench/bench_migrate.c
 BENCH_SRCS += bench/placement.c
 BENCH_SRCS += bench/bench_ctx.c
-BENCH_SRCS += bench/file_readers.c bench/reuse_probe.c
+BENCH_SRCS += bench/file_readers.c bench/reuse_probe.c bench/tlb_deferred.c
 # The tests mirror the source folders (tests/mm/tlb/ tests mm/tlb/, ...):
 # every test_*.c there builds for the host and the kernel, unless the line
 # after its head comment is /* build: kernel only */ or /* build: host only */.

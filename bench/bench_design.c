@@ -3,7 +3,7 @@
  * the table's entries less the controls, in table order; then `aa`, the
  * reference design (the table's first) run again under a name of its own,
  * an A/A control whose ratio to the reference must include 1; then the
- * bench's null variant, if it names one. And the generic half of verify:
+ * bench's null variant and its silent design, if it names them. And the generic half of verify:
  * each design's promises, checked against the exact counters of its runs.
  */
 #include "bench/bench_ctx.h"
@@ -61,7 +61,7 @@ unsigned bench_nvariants(const struct bench *b)
 {
 	unsigned n = bench_ndesigns(b);
 
-	return n ? n + 1 + (b->null_variant != NULL) : 0;
+	return n ? n + 1 + (b->null_variant != NULL) + (b->silent_design != NULL) : 0;
 }
 
 bool bench_variant_is_aa(const struct bench *b, unsigned v)
@@ -74,8 +74,15 @@ bool bench_variant_is_null(const struct bench *b, unsigned v)
 	return b->null_variant && v == bench_ndesigns(b) + 1;
 }
 
+bool bench_variant_is_silent(const struct bench *b, unsigned v)
+{
+	return b->silent_design && v == bench_ndesigns(b) + 1 + (b->null_variant != NULL);
+}
+
 const struct design *bench_variant_design(const struct bench *b, unsigned v)
 {
+	if (bench_variant_is_silent(b, v))
+		return b->silent_design;
 	return bench_design(b, v < bench_ndesigns(b) ? v : 0);
 }
 
@@ -83,6 +90,8 @@ const char *bench_variant_name(const struct bench *b, unsigned v)
 {
 	if (bench_variant_is_null(b, v))
 		return b->null_variant;
+	if (bench_variant_is_silent(b, v))
+		return b->silent_design->name;
 	return bench_variant_is_aa(b, v) ? BENCH_AA_NAME : bench_design(b, v)->name;
 }
 

@@ -18,13 +18,15 @@ const struct design *bench_design(const struct bench *b, unsigned v);
  * The variants a case runs: its designs, then the A/A control "aa", the
  * reference design (bench_design(b, 0)) once more, interleaved with the
  * others like any variant; a benchmark sees it as that design (c->design)
- * under its own c->variant; then the null variant, if @b names one. 0
- * for a bench with no design.
+ * under its own c->variant; then the null variant and the silent
+ * design, if @b names them. 0 for a bench with no design.
  */
 unsigned bench_nvariants(const struct bench *b);
 bool bench_variant_is_aa(const struct bench *b, unsigned v);
-/* Whether @v is @b's null variant (bench.null_variant), the last one when it has one. */
+/* Whether @v is @b's null variant (bench.null_variant), after aa. */
 bool bench_variant_is_null(const struct bench *b, unsigned v);
+/* Whether @v is @b's silent design (bench.silent_design), the last variant when it has one. */
+bool bench_variant_is_silent(const struct bench *b, unsigned v);
 /* The design variant @v runs (aa, null: the reference's) and the name its results carry. */
 const struct design *bench_variant_design(const struct bench *b, unsigned v);
 const char *bench_variant_name(const struct bench *b, unsigned v);

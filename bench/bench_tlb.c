@@ -1,12 +1,13 @@
 /*
  * Benchmark `tlb`, after Mel Gorman's "send one IPI per CPU to TLB flush all
  * entries after unmapping pages": CPU index 0 unmaps P pages of an address
- * space live in the TLBs of K-1 others. Variants: tlb_designs[] less the
- * controls, read by traits, never names; a design that completes later is
- * settled untimed. Parameter remote: busy readers (bench/tlb_readers.c) or
- * idle CPUs. Metric: the initiator's cycles per page; counters explain it.
+ * space live in the TLBs of K-1 others. Variants: the designs read by traits,
+ * then aa, the null and the silent control; a design that completes later is
+ * settled untimed, its release counted apart. Parameter remote: busy readers
+ * (bench/tlb_readers.c) or idle CPUs. Metric: the initiator's cycles per page.
  */
 #include "bench/bench.h"
+#include "bench/tlb_deferred.h"
 #include "bench/tlb_readers.h"
 #include "errno.h"
 #include "kernel/json.h"
@@ -55,29 +56,44 @@ struct tlb_bench {
 
 static struct tlb_bench tb;
 
-/*
- * A completes_later design's deferred cost: the settles after timed runs
- * (the wait until every CPU drained, and the frames' release), per
- * variant over the case's episodes, in cycles, and how many there were.
- */
-static u64 deferred_cycles[BENCH_MAX_VARIANTS], deferred_runs[BENCH_MAX_VARIANTS];
+/* A completes_later design's settles after timed runs: the wait apart from the release. */
+static struct tlb_deferred deferred;
 
-/* tlb_settle(), timed and booked to c's variant when the run it settles was timed. */
 static int tlb_bench_settle(const struct bench_ctx *c)
 {
-	u64 t0 = arch_tsc_read();
-	int err = tlb_settle(tlb_ops_of(c->design), tb.mm);
-
-	if (c->design->completes_later && c->runs_done > c->warmup) {
-		deferred_cycles[c->variant] += arch_tsc_read() - t0;
-		deferred_runs[c->variant]++;
-	}
-	return err;
+	return tlb_deferred_settle(&deferred, c, tb.mm);
 }
 
 static void switch_to_bench_mm(void *arg)
 {
 	mm_switch(arg);
+}
+
+/* Every remote starts each run from the same TLB: none of the last run's translations. */
+static void flush_own_tlb(void *arg)
+{
+	(void)arg;
+	arch_tlb_flush_all();
+}
+
+static void call_nothing(void *arg)
+{
+	(void)arg;
+}
+
+/*
+ * The initiator's next call starts by checking that its last one's targets
+ * let go of its descriptor (kernel/smp.c, smp_drain()), one word per word
+ * of targets. prepare's calls had the remotes as targets (the lone
+ * baseline's waker at 1 CPU): one with none, last, leaves the descriptor
+ * the same at every CPU count, so that check is no part of the setting's cost.
+ */
+static int tlb_bench_call_reset(void)
+{
+	cpumask_t none;
+
+	cpumask_clear(&none);
+	return smp_call(&none, call_nothing, NULL, true);
 }
 
 /* Reads one word of each page, so every CPU holds their translations. */
@@ -158,18 +174,37 @@ static bool tlb_bench_null(const struct bench_ctx *c)
 	return bench_variant_is_null(c->b, c->variant);
 }
 
-/* The address space the remotes load: the unmapped one, or the null's own. */
+/*
+ * The silent design (bench.silent_design, no-remote): the remotes hold the
+ * mm as in every design, and the unmap flushes the initiator alone, so it
+ * sends them nothing and its shootdown component must be 0. It leaves their
+ * translations stale on purpose: each prepare flushes the remotes' TLBs
+ * before anything is mapped again, and they read none of the range between.
+ */
+static bool tlb_bench_silent(const struct bench_ctx *c)
+{
+	return bench_variant_is_silent(c->b, c->variant);
+}
+
+/* The remotes are no target: the null's live in another mm, the silent design sends nothing. */
+static bool tlb_bench_no_target(const struct bench_ctx *c)
+{
+	return tlb_bench_null(c) || tlb_bench_silent(c);
+}
+
+/*
+ * The address space the remotes load: the unmapped one, or the null's own.
+ * Every variant at every CPU count maps the null's, loaded or not: the
+ * frames left free are then the same in each, and so are the buddies the
+ * unmap's frees merge (a cost of the setting, not of a shootdown).
+ */
 static int tlb_bench_remote_mm(struct bench_ctx *c, struct mm **out)
 {
-	int err;
+	int err = bench_mm_create(c, &tb.remote_mm);
 
-	*out = tb.mm;
-	if (!tlb_bench_null(c) || c->ncpus == 1)
-		return 0;
-	err = bench_mm_create(c, &tb.remote_mm);
 	if (!err)
 		err = tlb_bench_map(c, tb.remote_mm, true);
-	*out = tb.remote_mm;
+	*out = tlb_bench_null(c) ? tb.remote_mm : tb.mm;
 	return err;
 }
 
@@ -190,8 +225,7 @@ static int tlb_bench_setup(struct bench_ctx *c)
 	tb.pages = (unsigned)bench_param(c, "pages");
 	if (c->episode == 0) { /* a new case: its variants' sums start again */
 		tlb_readers_sums_reset();
-		memset(deferred_cycles, 0, sizeof(deferred_cycles));
-		memset(deferred_runs, 0, sizeof(deferred_runs));
+		tlb_deferred_reset(&deferred);
 	}
 	memset(tb.flushes, 0, sizeof(tb.flushes));
 	tb.marked = false;
@@ -278,12 +312,16 @@ static int tlb_bench_prepare(struct bench_ctx *c)
 	if (!err && c->design->completes_later)
 		err = tlb_bench_settle(c);
 	if (!err)
+		err = smp_call(&tb.remotes, flush_own_tlb, NULL, true);
+	if (!err)
 		err = mm_populate(tb.mm, TLB_BENCH_BASE, (u64)tb.pages * PAGE_SIZE);
 	if (!err)
 		err = smp_call(&tb.remotes, touch_pages, NULL, true);
 	touch_pages(NULL);
 	if (!err)
 		err = tlb_bench_prologue(c);
+	if (!err)
+		err = tlb_bench_call_reset();
 	tlb_bench_count_flushes(c, true);
 	return err;
 }
@@ -364,22 +402,24 @@ static bool tlb_bench_acks_ok(struct bench_ctx *c)
 }
 
 /*
- * The null variant's remotes, in an address space of their own, received
- * no IPI and flushed nothing in the runs; else fails @c naming the CPU.
+ * The null's and the silent design's remotes (no target: tlb_bench_no_target())
+ * received no IPI and flushed nothing in the runs; else fails @c naming the CPU.
  */
-static bool tlb_bench_null_ok(struct bench_ctx *c)
+static bool tlb_bench_no_target_ok(struct bench_ctx *c)
 {
 	u64 got = bench_counter_total(c, PCPU_IPI_RECEIVED);
+	const char *why = tlb_bench_null(c) ? "another address space" : "sent nothing";
 
-	for (unsigned idx = 1; tlb_bench_null(c) && idx < c->ncpus; idx++) {
+	for (unsigned idx = 1; tlb_bench_no_target(c) && idx < c->ncpus; idx++) {
 		const u64 *f = tb.flushes[idx];
 
 		if (!f[0] && !f[1] && !got)
 			continue;
-		bench_fail(c, "%s: CPU %u (remote, another address space): %lu IPIs taken, "
-			   "%lu invlpg, %lu full flushes in %lu runs; expected none",
-			   TLB_BENCH_NULL_NAME, c->cpu[idx], (unsigned long)got,
-			   (unsigned long)f[0], (unsigned long)f[1], (unsigned long)c->runs_done);
+		bench_fail(c, "%s: CPU %u (remote, %s): %lu IPIs taken, %lu invlpg, %lu full "
+			   "flushes in %lu runs; expected none",
+			   bench_variant_name(c->b, c->variant), c->cpu[idx], why,
+			   (unsigned long)got, (unsigned long)f[0], (unsigned long)f[1],
+			   (unsigned long)c->runs_done);
 		return false;
 	}
 	return true;
@@ -395,11 +435,13 @@ static bool tlb_bench_null_ok(struct bench_ctx *c)
 static int tlb_bench_verify(struct bench_ctx *c)
 {
 	u64 one = 0, all = 0;
-	u64 batch = design_group_units(c->design) ? design_group_units(c->design) : tb.pages;
+	/* A design that promises no group (the silent one) flushes each gather whole. */
+	u64 batch = design_group_units(c->design) ? design_group_units(c->design) : PT_GATHER_PAGES;
 	/* Remotes that flush at their drains are counted apart: only we flush here. */
-	unsigned flushers = c->design->remotes_flush_at_drain || tlb_bench_null(c) ? 1 : c->ncpus;
+	bool one_flusher = c->design->remotes_flush_at_drain || tlb_bench_no_target(c);
+	unsigned flushers = one_flusher ? 1 : c->ncpus;
 	/* The null's remotes are no target: its promises hold with none. */
-	u64 targets = tlb_bench_null(c) ? 0 : c->ncpus - 1;
+	u64 targets = tlb_bench_no_target(c) ? 0 : c->ncpus - 1;
 
 	tlb_bench_count_flushes(c, false);
 	if (bench_counter_total(c, PCPU_TLB_UNACKED_FREES)) {
@@ -408,7 +450,7 @@ static int tlb_bench_verify(struct bench_ctx *c)
 			   (unsigned long)bench_counter_total(c, PCPU_TLB_UNACKED_FREES));
 		return -EINVAL;
 	}
-	if (bench_check_promises(c, tb.pages, targets) || !tlb_bench_null_ok(c))
+	if (bench_check_promises(c, tb.pages, targets) || !tlb_bench_no_target_ok(c))
 		return -EINVAL;
 	/*
 	 * A gather cuts when a frame does not fit: the page whose frame that is
@@ -466,15 +508,14 @@ static void tlb_bench_report(const struct bench_ctx *c, struct json *j, u64 medi
 		 remotes ? mul_div_u64(per_run / remotes, arch_tsc_hz(), run_cycles) : 0);
 	json_u64(j, "flush_ceiling", tlb_ceiling());
 	json_u64(j, "batch_pages", PT_GATHER_PAGES);
-	if (c->design->completes_later) {
+	if (c->design->completes_later)
 		json_str(j, "note", "completion deferred: the remotes drain at their tick and "
 				    "the frames are freed after, outside the timed unmap call");
-		json_bool(j, "deferred", true);
-		json_fixed(j, "deferred_cost",
-			   (s64)mul_div_u64(deferred_cycles[c->variant], 1000,
-					    MAX(deferred_runs[c->variant] * tb.pages, 1ull)), 3);
-		json_str(j, "deferred_what", "the settle after each timed unmap, per page: the "
-					     "wait until every CPU drained (at its tick), then the release");
+	tlb_deferred_report(&deferred, c, j, tb.pages);
+	if (tlb_bench_silent(c)) {
+		json_bool(j, "silent", true);
+		json_str(j, "silent_what", "a control that flushes the initiator alone: the remotes "
+					   "hold the mm and are sent nothing (its component must be 0)");
 	}
 	if (tlb_bench_null(c)) {
 		json_bool(j, "null", true);
@@ -513,7 +554,7 @@ static const char *tlb_control(const struct bench_ctx *c)
 	const struct design_promise *rounds = design_promise(c->design, PCPU_TLB_SHOOTDOWNS);
 
 	/* Not for a design that promises no round at all: there one page is a result. */
-	if (rounds && !rounds->count)
+	if ((rounds && !rounds->count) || tlb_bench_no_target(c))
 		return NULL;
 	return bench_param(c, "pages") == 1 ? "pages=1: both designs send one round" : NULL;
 }
@@ -546,6 +587,7 @@ const struct bench bench_tlb = {
 	.metric_name = "cycles_per_page",
 	.designs = tlb_designs,
 	.null_variant = TLB_BENCH_NULL_NAME,
+	.silent_design = &tlb_ops_no_remote.d,
 	.param_names = { "remote", "pages" },
 	.param_words = { tlb_remote_words, NULL },
 	.cases = tlb_cases,

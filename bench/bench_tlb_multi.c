@@ -6,6 +6,7 @@
  * the controls, read by traits; metric: cycles per page.
  */
 #include "bench/bench.h"
+#include "bench/tlb_deferred.h"
 #include "errno.h"
 #include "kernel/json.h"
 #include "kernel/smp.h"
@@ -50,23 +51,12 @@ static struct {
 	unsigned pages;
 } tm;
 
-/*
- * A completes_later design's deferred cost, as in bench/bench_tlb.c: the
- * settles after timed runs, per variant over the case's episodes.
- */
-static u64 tm_deferred_cycles[BENCH_MAX_VARIANTS], tm_deferred_runs[BENCH_MAX_VARIANTS];
+/* A completes_later design's settles after timed runs, as tlb counts them. */
+static struct tlb_deferred tm_deferred;
 
-/* tlb_settle(), timed and booked to c's variant when the run it settles was timed. */
 static int tm_settle(const struct bench_ctx *c)
 {
-	u64 t0 = arch_tsc_read();
-	int err = tlb_settle(tlb_ops_of(c->design), tm.mm);
-
-	if (c->design->completes_later && c->runs_done > c->warmup) {
-		tm_deferred_cycles[c->variant] += arch_tsc_read() - t0;
-		tm_deferred_runs[c->variant]++;
-	}
-	return err;
+	return tlb_deferred_settle(&tm_deferred, c, tm.mm);
 }
 
 static vaddr_t tm_range(unsigned idx)
@@ -98,8 +88,7 @@ static int tm_setup(struct bench_ctx *c)
 
 	tm.pages = (unsigned)bench_param(c, "pages");
 	if (c->episode == 0) { /* a new case: its variants' sums start again */
-		memset(tm_deferred_cycles, 0, sizeof(tm_deferred_cycles));
-		memset(tm_deferred_runs, 0, sizeof(tm_deferred_runs));
+		tlb_deferred_reset(&tm_deferred);
 	}
 	if (tm.pages > TM_MAX_PAGES)
 		return -EINVAL;
@@ -260,18 +249,11 @@ static int tm_verify(struct bench_ctx *c)
 	return tm_check_pairs(c, requests * c->ncpus, per_round);
 }
 
-/* A completes_later design's deferred settle, per page of every CPU, as tlb reports it. */
+/* A completes_later design's deferred release and wait, per page of every CPU, as tlb's. */
 static void tm_report(const struct bench_ctx *c, struct json *j, u64 median)
 {
 	(void)median;
-	if (!c->design->completes_later)
-		return;
-	json_bool(j, "deferred", true);
-	json_fixed(j, "deferred_cost",
-		   (s64)mul_div_u64(tm_deferred_cycles[c->variant], 1000,
-				    MAX(tm_deferred_runs[c->variant] * c->ops, 1ull)), 3);
-	json_str(j, "deferred_what", "the settle after each timed run, per page: the wait until "
-				     "every CPU drained (at its tick), then the release");
+	tlb_deferred_report(&tm_deferred, c, j, c->ops);
 }
 
 static const struct bench_case tm_cases[] = {

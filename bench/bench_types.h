@@ -18,7 +18,7 @@
 #define BENCH_COUNTERS(...) PCPU_COUNTER_LIST(__VA_ARGS__)
 #define BENCH_MAX_RUNS 1000 /* timed runs per result (iters= at most), all on one BENCH line */
 /* Variants of a case: a table's designs (broken ones too, TEST_DESIGN=broken), aa, a null. */
-#define BENCH_MAX_VARIANTS 12
+#define BENCH_MAX_VARIANTS 16
 /* The A/A control's variant name: the reference design (the table's first) run again. */
 #define BENCH_AA_NAME "aa"
 /* Adaptive runs stop once every variant's median is known within ±this %, 95% confidence. */
@@ -93,6 +93,13 @@ struct bench {
 	 * address space), so what the setting alone costs can be subtracted.
 	 */
 	const char *null_variant;
+	/*
+	 * Optional: a control design run as the last variant, one that sends
+	 * the mechanism's targets nothing (tlb: no-remote, which flushes the
+	 * initiator alone), measured as the designs are: what it costs beside
+	 * the null must be 0, or the null leaves more than the mechanism's work.
+	 */
+	const struct design *silent_design;
 	const char *param_names[BENCH_MAX_PARAMS];
 	/* Optional words for a parameter's values (value i prints as words[i]). */
 	const char *const *param_words[BENCH_MAX_PARAMS];

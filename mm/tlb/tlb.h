@@ -102,6 +102,15 @@ struct tlb_ops {
 	int (*enable)(bool on);
 	int (*settle)(struct mm *mm);
 	/*
+	 * Optional (NULL: settle waits for nothing), for a completes_later
+	 * design: returns once everything settle waits for is done (every CPU
+	 * drained what was queued to it when this began) and releases nothing,
+	 * so a settle right after it only releases: a benchmark counts the
+	 * release, the work the call deferred, apart from the wait. Any CPU,
+	 * task context. Returns 0 or -ETIMEDOUT, as settle.
+	 */
+	int (*settle_wait)(void);
+	/*
 	 * Optional (NULL: every target is done when the flush returns), for a
 	 * design whose targets acknowledge before they finish: returns once
 	 * every CPU finished what the design's flushes sent it, its flushes
@@ -152,8 +161,8 @@ struct tlb_batch {
 extern const struct tlb_ops tlb_ops_naive, tlb_ops_batched; /* mm/tlb/designs/ */
 /*
  * The control run of the stale-translation detector: flushes the calling
- * CPU only, never the others. Wrong on purpose (design.control): only the
- * self-tests use it, the benchmark never does.
+ * CPU only, never the others. Wrong on purpose (design.control): no
+ * benchmark runs it as a design; tlb runs it as its silent control.
  */
 extern const struct tlb_ops tlb_ops_no_remote;
 
@@ -183,6 +192,12 @@ void tlb_mm_switch(void);
 static inline int tlb_settle(const struct tlb_ops *ops, struct mm *mm)
 {
 	return ops->settle ? ops->settle(mm) : 0;
+}
+
+/* @ops->settle_wait(), or 0 for a design whose settle waits for nothing. */
+static inline int tlb_settle_wait(const struct tlb_ops *ops)
+{
+	return ops->settle_wait ? ops->settle_wait() : 0;
 }
 
 /* @ops->quiesce(), or 0 for a design whose targets are done when its flush returns. */

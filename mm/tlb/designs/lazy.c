@@ -537,16 +537,24 @@ static int lazy_wait_drained(unsigned cpu)
  * the run): one reap releases (or quarantines) them. Batches of other
  * initiators' later flushes stay deferred: they are theirs to settle.
  * Any CPU, several at once; task context, interrupts on (drains are ticks).
+ * The wait is settle_wait on its own; settle is the wait, then the reap.
  */
-static int tlb_settle_lazy(struct mm *mm)
+static int tlb_settle_lazy_wait(void)
 {
 	unsigned cpu;
 	int err = 0;
 
-	(void)mm; /* the queues hold every mm's entries in one order */
 	for_each_cpu(cpu, &cpu_online_mask)
 		if (lazy_wait_drained(cpu))
 			err = -ETIMEDOUT;
+	return err;
+}
+
+static int tlb_settle_lazy(struct mm *mm)
+{
+	int err = tlb_settle_lazy_wait();
+
+	(void)mm; /* the queues hold every mm's entries in one order */
 	lazy_reap();
 	return err;
 }
@@ -572,6 +580,7 @@ const struct tlb_ops tlb_ops_lazy = {
 	.flush = tlb_flush_lazy,
 	.enable = tlb_enable_lazy,
 	.settle = tlb_settle_lazy,
+	.settle_wait = tlb_settle_lazy_wait,
 	.gather_flush = tlb_lazy_gather_flush,
 	.switch_out = tlb_lazy_switch,
 	.report = tlb_lazy_report,

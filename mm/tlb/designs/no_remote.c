@@ -1,7 +1,7 @@
 /*
- * no-remote: the stale-translation detector's control (tests/mm/tlb/test_tlb_stale.c).
- * Flushes the initiator only, never the others: stale entries elsewhere,
- * on purpose (design.control), so only the self-tests use it.
+ * no-remote: the stale-translation detector's control (tests/mm/tlb/test_tlb_stale.c)
+ * and tlb's silent control (bench.silent_design). Flushes the initiator
+ * only, never the others: stale entries elsewhere, on purpose (design.control).
  */
 #include "lib/atomic.h"
 #include "mm/mm.h"
