@@ -98,7 +98,7 @@ def _compare_all(records):
         for design in group.improved_variants():
             for cpus in group.cpu_counts():
                 ref, rec = group.result(NAIVE, cpus), group.result(design, cpus)
-                if ref is not None and rec is not None and not rec.is_null:
+                if ref is not None and rec is not None and rec.is_design:
                     out.append(compare(group, design, cpus, ref, rec))
     return out
 

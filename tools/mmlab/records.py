@@ -88,6 +88,17 @@ class BenchRecord:
         return self.extra.get("null") is True
 
     @property
+    def is_silent(self):
+        """True for a benchmark's silent control (tlb's "no-remote"): it sends its targets
+        nothing, so what it adds to the null must be 0; a check, never a design."""
+        return self.extra.get("silent") is True
+
+    @property
+    def is_design(self):
+        """False for the null and the silent control, which no headline shows as a design."""
+        return not (self.is_null or self.is_silent)
+
+    @property
     def control_why(self):
         """The benchmark's reason for a control, or ''."""
         return self.extra.get("control_why") or ""

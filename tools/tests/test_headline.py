@@ -52,6 +52,11 @@ class TestComparisons(unittest.TestCase):
         comps = comparisons(run(record(FAST, "null", null=True)))
         self.assertEqual([c.design for c in comps], ["batched", "aa"])
 
+    def test_the_silent_control_is_no_design(self):
+        """tlb's no-remote sends the remotes nothing: it checks the null, it wins nothing."""
+        comps = comparisons(run(record(FAST, "no-remote", silent=True)))
+        self.assertEqual([c.design for c in comps], ["batched", "aa"])
+
     def test_verdict_is_the_tables(self):
         ref, rec = record(SLOW, seq=list(range(0, 20, 2))), record(FAST, "batched",
                                                                   seq=list(range(1, 20, 2)))

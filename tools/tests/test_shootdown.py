@@ -6,9 +6,10 @@ time mode from per-round differences, so a drift the design and the null
 share in a round cancels (its interval is narrower than the four medians'
 bootstrapped apart); a design equal to the null at both CPU counts has an
 interval holding 0. In exact mode it is exact and judged against the
-A/A's spread. check-shootdown passes a log where the design that sends
-IPIs has a component and the one that sends none has none, and fails the
-swapped log.
+A/A's spread. A deferred design's release after its call is counted at
+each CPU count. check-shootdown passes a log where the design that sends
+IPIs has a component, the silent control none, and the deferred one no
+component below 0; and fails each the other way round.
 """
 import importlib.util
 import os
@@ -29,7 +30,10 @@ DRIFT = (0, 40, -30, 60, -50, 20, 10, -20, 35, -45)
 NOISE = (0.5, -0.5, 0.25, -0.25, 0.0, 0.5, -0.5, 0.25, -0.25, 0.0)
 
 
-def record(variant, cpus, samples, exact=False, pages=8, ipi=0.0):
+SILENT = "no-remote"
+
+
+def record(variant, cpus, samples, exact=False, pages=8, ipi=0.0, **extra):
     n = len(samples)
     srt = sorted(samples)
     obj = {"bench": "tlb", "variant": variant, "cpus": cpus,
@@ -38,7 +42,7 @@ def record(variant, cpus, samples, exact=False, pages=8, ipi=0.0):
            "unit": "instructions" if exact else "cycles", "better": "lower", "runs": n,
            "median": (srt[(n - 1) // 2] + srt[n // 2]) / 2, "min": srt[0], "max": srt[-1],
            "mean": sum(srt) / n, "stddev": 1.0, "counters": {"ipi_sent_per_op": ipi},
-           "samples": list(samples), "seq": list(range(n))}
+           "samples": list(samples), "seq": list(range(n)), **extra}
     rec, problems = bench_from_json(obj, 1)
     assert not problems, problems
     return rec
@@ -56,9 +60,9 @@ def time_case(design, shootdown, ipi=1.0):
             record(NULL, 1, rounds(900, NOISE[::-1]))]
 
 
-def exact_case(design, shootdown, ipi):
-    return [record(design, 2, [1300.0 + shootdown] * 2, True, ipi=ipi),
-            record(design, 1, [1000.0] * 2, True), record(NULL, 2, [1200.0] * 2, True),
+def exact_case(design, shootdown, ipi, **extra):
+    return [record(design, 2, [1300.0 + shootdown] * 2, True, ipi=ipi, **extra),
+            record(design, 1, [1000.0] * 2, True, **extra), record(NULL, 2, [1200.0] * 2, True),
             record(NULL, 1, [900.0] * 2, True), record("naive", 2, [1500.0] * 2, True, ipi=1),
             record("naive", 1, [1000.0] * 2, True), record("aa", 2, [1500.0] * 2, True, ipi=1),
             record("aa", 1, [1000.0] * 2, True)]
@@ -118,28 +122,54 @@ class TestExactMode(unittest.TestCase):
         self.assertTrue(row["zero"])
 
 
+class TestDeferred(unittest.TestCase):
+    def test_release_after_the_call_is_counted(self):
+        # At 2 CPUs the call is 100 cheaper (no frame freed in it) and the release after it
+        # costs 130 against 10 at 1 CPU: the component is -100 + 120 = 20 more than the null's.
+        recs = exact_case("lazy", -100.0, 0.0, deferred=True)
+        recs[0].extra["deferred_cost"], recs[1].extra["deferred_cost"] = 130.0, 10.0
+        (row,) = rows(recs, "lazy")
+        self.assertEqual(row["release"], 120.0)
+        self.assertEqual(row["shootdown"], 20.0)
+        self.assertEqual(row["delta"], 200.0)
+
+    def test_time_mode_release_shifts_the_interval(self):
+        recs = time_case("lazy", -50, ipi=0.0)
+        for r, cost in zip(recs[:2], (70.0, 20.0)):
+            r.extra.update(deferred=True, deferred_cost=cost)
+        (row,) = rows(recs, "lazy")
+        self.assertAlmostEqual(row["shootdown"], 0, delta=1)
+        self.assertTrue(row["zero"])
+
+
 class TestCheck(unittest.TestCase):
+    def _mixed(self, sender, silent, deferred):
+        return (exact_case("batched", sender, 1.0) + exact_case(SILENT, silent, 0.0, silent=True)[:2]
+                + exact_case("lazy", deferred, 0.0, deferred=True)[:2])
+
     def test_passes_when_only_senders_have_a_component(self):
-        recs = exact_case("lazy", 0.0, 0.0) + exact_case("batched", 40.0, 1.0)[:2]
-        results = check_shootdown.checks(recs)
+        results = check_shootdown.checks(self._mixed(40.0, 0.0, 30.0))
         self.assertTrue(all(ok for _, ok, _ in results), results)
-        self.assertIn("shootdown_lazy_remotebusy_8pages_2cpus", [n for n, _, _ in results])
+        self.assertIn("shootdown_no-remote_remotebusy_8pages_2cpus", [n for n, _, _ in results])
 
-    def test_fails_a_silent_design_with_a_component_and_a_sender_without(self):
-        recs = exact_case("lazy", 40.0, 0.0) + exact_case("batched", 0.0, 1.0)[:2]
+    def test_fails_each_the_other_way_round(self):
+        recs = self._mixed(0.0, 40.0, -40.0)
         bad = {n for n, ok, _ in check_shootdown.checks(recs) if not ok}
-        self.assertEqual(bad, {"shootdown_lazy_remotebusy_8pages_2cpus",
-                               "shootdown_batched_remotebusy_8pages_2cpus"})
+        self.assertEqual(bad, {"shootdown_no-remote_remotebusy_8pages_2cpus",
+                               "shootdown_batched_remotebusy_8pages_2cpus",
+                               "shootdown_lazy_remotebusy_8pages_2cpus"})
 
-    def test_a_sender_is_one_at_every_page_count(self):
+    def test_a_sender_too_sparse_to_resolve_must_not_go_below_0(self):
         # 8194 pages: 2 rounds print as 0.000 IPIs per page; 8 pages say it sends.
-        recs = exact_case("batched", 40.0, 1.0)[:2] + exact_case("batched", 0.1, 0.0)[:2]
-        recs[2:4] = [record("batched", 2, [1300.1] * 2, True, pages=8194),
+        for s8194, fails in ((0.1, set()), (-5.0, {"shootdown_batched_remotebusy_8194pages_2cpus"})):
+            recs = exact_case("batched", 40.0, 1.0)[:2]
+            recs += [record("batched", 2, [1300.0 + s8194] * 2, True, pages=8194),
                      record("batched", 1, [1000.0] * 2, True, pages=8194)]
-        recs += exact_case("lazy", 0.0, 0.0)[2:]
-        recs += [record(NULL, c, [v] * 2, True, pages=8194) for c, v in ((2, 1200.0), (1, 900.0))]
-        bad = {n for n, ok, _ in check_shootdown.checks(recs) if not ok}
-        self.assertEqual(bad, {"shootdown_batched_remotebusy_8194pages_2cpus"})
+            recs += exact_case("lazy", 0.0, 0.0)[2:]
+            recs += [record(NULL, c, [v] * 2, True, pages=8194)
+                     for c, v in ((2, 1200.0), (1, 900.0))]
+            bad = {n for n, ok, _ in check_shootdown.checks(recs) if not ok}
+            self.assertEqual(bad, fails)
 
     def test_fails_a_null_that_sent_ipis(self):
         recs = exact_case("lazy", 0.0, 0.0)
