@@ -15,6 +15,10 @@ the comparisons' tests) rather than each its own 95%:
 - else (older logs): the ratio of medians, each side bootstrapped apart.
 A row is unstable, with no ratio and no star, when a design's runs fall
 in two modes or shift level, or the interval spans more than a factor 2.
+In paired rounds the modes and shifts that matter are the per-round
+ratios': a drift both designs share (the emulator's, the host's) cancels
+in each round's ratio, so modes or a shift in the runs whose ratios hold
+one level are kept as a note (Verdict.shared), not as a reason.
 A/A controls and "expected near 1" rows are judged here too, so table.txt,
 the page and results.json say the same.
 """
@@ -46,6 +50,7 @@ class Verdict(NamedTuple):
     significant: bool                 # after the false discovery rate control; exact: > 0.1%
     unstable: List[str]               # why the row is unstable (empty: it is not)
     method: Optional[str]             # PAIRED, INDEPENDENT, EXACT or None (no samples)
+    shared: Tuple[str, ...] = ()      # paired: the runs' modes and shifts the ratios do not show
 
 
 def is_exact(rec):
@@ -89,9 +94,29 @@ def _time_verdict(a, b, better):
             ci = percentile_ci(draws)
             p = bootstrap_p(draws)
     why = [w for r in (a, b) for w in (modes_text(r), shift_text(r)) if w]
+    shared = ()
+    if method == PAIRED and why:
+        moved = ratio_moves(a, b)
+        why, shared = (why + moved, ()) if moved else ([], tuple(why))
     if too_wide(ci):
         why.append(f"interval {ci[0]:.3g}-{ci[1]:.3g}x spans more than a factor 2")
-    return Verdict(ratio, ci, None if why or ci is None else p, False, why, method)
+    return Verdict(ratio, ci, None if why or ci is None else p, False, why, method, shared)
+
+
+def ratio_moves(a, b):
+    """Why the per-round ratios of records a and b (same rounds) do not hold one level:
+    their two modes or level shift, as texts; [] when they hold it."""
+    ratios = [x / y for x, y in zip(run_order(a), run_order(b)) if x > 0 and y > 0]
+    out = []
+    modes = two_modes(ratios)
+    if modes:
+        out.append(f"two modes in the rounds' {a.variant}/{b.variant} ratios: "
+                   f"{modes[0]:.3g} | {modes[1]:.3g}")
+    shift = level_shift(ratios)
+    if shift is not None:
+        out.append(f"level shift in the rounds' {a.variant}/{b.variant} ratios after run "
+                   f"{shift[0]} ({shift[2]:.2f}x)")
+    return out
 
 
 def verdict_of(a, b, better):

@@ -76,7 +76,10 @@ LEGEND = [
     f"{EXACT_TOLERANCE * 100:g}%; a design whose runs differ by more does not hold.",
     f"{UNSTABLE}: a design's runs in two modes (a gap of {MODE_GAP:g}x), a level shift, "
     f"or an interval spanning more than {WIDE_FACTOR:g}x:",
-    "       no ratio, no star; the note shows the modes.",
+    "       no ratio, no star; the note shows the modes. Paired rounds: only modes and shifts "
+    "the rounds' ratios show too;",
+    "       those both designs share cancel in each round's ratio and stay a note "
+    "('in both: the rounds' ratios hold').",
     "±CI: half the median's 95% confidence interval (order statistics), as % of the median; "
     f"the harness aims at ±{CI_TARGET_PCT:g}%.",
     "outliers: runs outside Tukey's fences (1.5 IQR), on each design's row. They stay in "
@@ -304,7 +307,8 @@ def _note(naive, better, v):
     lost = [f"{r.variant} lost the CPU in {lost_runs(r)} run(s)" for r in (naive, better)
             if lost_runs(r)]
     deferred = better.extra.get("deferred_cost") if better.extra.get("deferred") else None
-    text = "; ".join(filter(None, [_row_note(naive, better, v), *v.unstable, *lost,
+    shared = [f"{w}, in both: the rounds' ratios hold" for w in v.shared]
+    text = "; ".join(filter(None, [_row_note(naive, better, v), *v.unstable, *shared, *lost,
                                    f"deferred: {format_number(deferred)} more outside the "
                                    "timed call" if deferred is not None else ""]))
     if isinstance(own, str) and own:

@@ -14,6 +14,8 @@ from test_confidence import FAST, FAST_TOO, SLOW, record
 SLOW_TOO = [201.0, 199.0, 200.0, 203.0, 198.0, 200.5, 199.5, 202.0, 200.0, 200.0]
 # The halted IPI round's two modes.
 MODES = [15.0e3, 32.0e3, 15.2e3, 31.0e3, 15.1e3, 32.5e3, 15.3e3, 31.5e3, 15.2e3, 32.2e3]
+# A design at half of them, out of step: its rounds' ratios to MODES fall in two modes too.
+MODES_OFF = [v / 2 for v in MODES[1:] + MODES[:1]]
 EXACT = {"unit": "instructions", "metric": "instructions_per_op"}
 
 
@@ -133,12 +135,13 @@ class TestReadFirst(unittest.TestCase):
         self.assertIn(f"  ... {40 - MAX_AA_LINES} more: table.txt's WARNING lines", lines)
 
     def test_unstable_rows_print_first_with_their_modes(self):
-        recs = [record(MODES, headline=True), record([v / 2 for v in MODES], "batched",
-                                                       headline=True)]
+        recs = [record(MODES, headline=True), record(MODES_OFF, "batched", headline=True)]
         lines = render_headline(recs)
         self.assertEqual(lines[1], "UNSTABLE: 1 comparison(s), no ratio (1 in headline rows):")
         self.assertEqual(lines[2], "  ipi target=all at 2 CPUs, batched: two modes in naive: "
-                                   "1.52e+04 | 3.2e+04; two modes in batched: 7600 | 1.6e+04")
+                                   "1.52e+04 | 3.2e+04; two modes in batched: 7600 | 1.6e+04; "
+                                   "two modes in the rounds' naive/batched ratios: 0.944 | 4.21; "
+                                   "interval 0.938-4.25x spans more than a factor 2")
         row = next(line for line in lines if line.strip().startswith("batched"))
         self.assertIn("unstable", row)
         self.assertNotIn("2.00x", row)
@@ -217,7 +220,7 @@ class TestForest(unittest.TestCase):
         self.assertLess(svg.index(">ipi, 1 CPU</text>"), svg.index(">ipi, 2 CPUs</text>"))
 
     def test_unstable_row_has_no_dot(self):
-        recs = [record(MODES), record([v / 2 for v in MODES], "batched")]
+        recs = [record(MODES), record(MODES_OFF, "batched")]
         svg = render_forest(comparisons(recs))
         row = svg[svg.index('<g class="forest-row"'):]
         self.assertIn(">unstable</text>", row)

@@ -117,16 +117,42 @@ class TestUnstable(unittest.TestCase):
 
     def test_bimodal_row_has_no_ratio_and_shows_the_modes(self):
         modes = [15.0e3, 32.0e3, 15.2e3, 31.0e3, 15.1e3, 32.5e3, 15.3e3, 31.5e3]
-        a, b = record(modes), record([v * 0.5 for v in modes], "batched")
+        # The design's modes out of step with naive's: the rounds' ratios are bimodal too.
+        a, b = record(modes), record([v * 0.5 for v in modes[1:] + modes[:1]], "batched")
         v = verdict_of(a, b, "lower")
         self.assertFalse(v.significant)
         self.assertIsNone(v.p)
         self.assertIn("two modes in naive: 1.515e+04 | 3.175e+04", v.unstable)
+        self.assertTrue(any(w.startswith("two modes in the rounds' naive/batched ratios")
+                            for w in v.unstable), v.unstable)
         text = render_results_table([a, b])
         row = next(line for line in text.splitlines() if " batched " in line)
         self.assertIn("unstable", row)
         self.assertNotIn("2.00x", row)
         self.assertEqual(unstable_rows([a, b])[0]["design"], "batched")
+
+    def test_modes_both_designs_share_leave_the_ratio(self):
+        """A round's mode (a halted target, the host) moves both designs: each round's ratio
+        holds one level, so the paired estimate stands and the modes are a note."""
+        modes = [15.0e3, 32.0e3, 15.2e3, 31.0e3, 15.1e3, 32.5e3, 15.3e3, 31.5e3, 15.2e3, 32.2e3]
+        a, b = record(modes), record([v * 0.5 * (1 + 0.002 * (i % 3)) for i, v in
+                                      enumerate(modes)], "batched")
+        v = verdict_of(a, b, "lower")
+        self.assertEqual(v.unstable, [])
+        self.assertAlmostEqual(v.ratio, 2.0, delta=0.01)
+        self.assertTrue(v.significant)
+        self.assertIn("two modes in naive: 1.52e+04 | 3.2e+04", v.shared)
+        row = next(line for line in render_results_table([a, b]).splitlines()
+                   if " batched " in line)
+        self.assertIn("in both: the rounds' ratios hold", row)
+
+    def test_shift_both_designs_share_leaves_the_ratio(self):
+        shifted = [100.0 + i % 3 for i in range(9)] + [170.0 + i % 3 for i in range(9)]
+        a, b = record(shifted), record([v / 1.5 for v in shifted], "batched")
+        v = verdict_of(a, b, "lower")
+        self.assertEqual(v.unstable, [])
+        self.assertAlmostEqual(v.ratio, 1.5, delta=0.01)
+        self.assertTrue(any(w.startswith("level shift in naive after run 9") for w in v.shared))
 
     def test_wide_interval_is_unstable(self):
         # Round ratios spread from 0.5 to 3: an interval spanning more than a factor 2.
