@@ -560,10 +560,14 @@ static const char *tlb_control(const struct bench_ctx *c)
 }
 
 static const char *const tlb_remote_words[] = { "busy", "idle" };
-/* Both sides of the default ceiling (33): 32 and 33 page by page, 34 a full flush. */
+/*
+ * Both sides of the default ceiling (33): 32 and 33 page by page, 34 a full
+ * flush; 64, 256 and 512 the large regime, three points so that its per-page
+ * fit can be refused (tools/mmlab/fits.py).
+ */
 #define TLB_PAGES_SWEEP(remote)                                                                    \
 	{ { remote, 1 } }, { { remote, 8 } }, { { remote, 32 } }, { { remote, 33 } },              \
-		{ { remote, 34 } }, { { remote, 64 } }, { { remote, 512 } }
+		{ { remote, 34 } }, { { remote, 64 } }, { { remote, 256 } }, { { remote, 512 } }
 static const struct bench_case tlb_cases[] = {
 	TLB_PAGES_SWEEP(TLB_REMOTE_BUSY),
 	TLB_PAGES_SWEEP(TLB_REMOTE_IDLE),
