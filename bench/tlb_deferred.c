@@ -44,6 +44,7 @@ void tlb_deferred_report(const struct tlb_deferred *d, const struct bench_ctx *c
 	json_str(j, "deferred_what", "the release after each timed run, per page: the frames and "
 				     "tables the call kept, given back once every CPU drained");
 	json_fixed(j, "deferred_wait", (s64)mul_div_u64(d->wait[c->variant], 1000, per), 3);
-	json_str(j, "deferred_wait_what", "the wait before that release, per page: until every "
-					  "CPU drained at its tick (no work, only when it happens)");
+	json_str(j, "deferred_wait_what",
+		 "the wait before that release, per page: until every CPU drained at its tick "
+		 "(no work, only when it happens)");
 }
