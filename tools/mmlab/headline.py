@@ -33,7 +33,7 @@ from .peer import split_systems
 from .records import NAIVE
 from .rounds import AA, EXACT, expected_near1, is_aa, is_exact, judge, lost_runs
 from .stats import EXACT_TOLERANCE, FDR_Q
-from .table import compare_pair
+from .table import compare_pair, deferred_text
 
 MAX_LINES = 60
 MAX_AA_LINES = 8          # failed A/A controls named; past that, counted
@@ -173,20 +173,11 @@ def title_of(rec):
     return title if isinstance(title, str) and title else rec.bench
 
 
-def deferred_cost(rec):
-    """The cost a design leaves outside the timed call (its "deferred_cost"), or None."""
-    cost = rec.extra.get("deferred_cost")
-    ok = rec.extra.get("deferred") is True and isinstance(cost, (int, float))
-    return cost if ok and not isinstance(cost, bool) else None
-
-
 def design_note(c):
     """A headline row's note: unstable's reasons, deferred work, exact mode's limit."""
     notes = list(c.unstable)
-    cost = deferred_cost(c.rec)
     if c.rec.extra.get("deferred") is True:
-        notes.append("deferred: finishes outside the timed call" +
-                     (f", {format_number(cost)} {c.group.unit} more" if cost is not None else ""))
+        notes.append(deferred_text(c.ref, c.rec))
     if (c.exact and c.kind == DESIGN and not c.unstable and c.ratio
             and abs(c.ratio - 1) <= SAME_WORK):
         notes.append(f"same work as {NAIVE}; {TIMING_HINT}")

@@ -7,6 +7,7 @@ import toolpath  # noqa: F401  (puts tools/ on the path)
 from mmlab.forest import render_forest
 from mmlab.headline import (AA_CONTROL, DESIGN, NEAR1, MAX_AA_LINES, MAX_LINES, TIMING_HINT,
                             comparisons, headline_sentences, render_headline)
+from mmlab.format import format_number
 from mmlab.rounds import PAIRED, verdict_of
 from test_confidence import FAST, FAST_TOO, SLOW, record
 
@@ -108,6 +109,10 @@ class TestDeclaredRow(unittest.TestCase):
         lines = render_headline(run(lazy, headline=True))
         row = next(line for line in lines if line.strip().startswith("lazy"))
         self.assertIn("deferred: finishes outside the timed call, 350.5 cycles more", row)
+        # With the deferred work counted, what the design costs and its ratio to naive.
+        with_it = sorted(FAST)[4] / 2 + sorted(FAST)[5] / 2 + 350.5
+        ratio = (sorted(SLOW)[4] + sorted(SLOW)[5]) / 2 / with_it
+        self.assertIn(f"(with it: {format_number(with_it)}, {ratio:.3g}x naive)", row)
 
     def test_no_comparison(self):
         self.assertEqual(render_headline([record(FAST)]),
