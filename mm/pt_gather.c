@@ -8,6 +8,7 @@
 #include "mm/pt_gather.h"
 #include "mm/pt_root.h"
 #include "kernel/panic.h"
+#include "lib/string.h"
 #include "mm/page.h"
 #include "mm/pmm.h"
 #include "mm/pt_entry.h"
@@ -212,6 +213,20 @@ void pt_gather_page(struct pt_gather *g, pte_t old)
 	else
 		g->cur->pages[g->cur->nr++] = pfn_to_page(pfn);
 	g->nr_pages++;
+}
+
+void pt_gather_copy_pages(const struct pt_gather *g, struct page **out)
+{
+	unsigned local = MIN(g->nr_pages, PT_GATHER_LOCAL), left = g->nr_pages - local;
+	const struct pt_gather_batch *b;
+
+	memcpy(out, g->pages, local * sizeof(*out));
+	out += local;
+	for (b = g->batches; b && left; b = b->next) {
+		memcpy(out, b->pages, (unsigned)b->nr * sizeof(*out));
+		out += b->nr;
+		left -= (unsigned)b->nr;
+	}
 }
 
 struct page *pt_gather_page_at(const struct pt_gather *g, unsigned i)

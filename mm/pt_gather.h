@@ -29,6 +29,13 @@ void pt_gather_cut(struct pt_gather *g);
 /* Frame @i (0 .. g->nr_pages - 1) that @g holds, in the order gathered. */
 struct page *pt_gather_page_at(const struct pt_gather *g, unsigned i);
 
+/*
+ * Every frame @g holds, in the order gathered, into @out (room for
+ * g->nr_pages): one pass over its batches, where pt_gather_page_at() for
+ * each index walks them from the first again.
+ */
+void pt_gather_copy_pages(const struct pt_gather *g, struct page **out);
+
 /* For mm/pt*.c only (mm/pt.c, mm/pt_leaf.c and the designs' gathers). */
 
 /* Widens @g's flush range to [start, last] (mm/pt_gather.c). */

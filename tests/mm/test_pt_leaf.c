@@ -302,6 +302,24 @@ static void map_aliases(struct ktest *t, paddr_t root, struct page *block)
  * pages) to PT_GATHER_PAGES, flushes and releases once inside the unmap,
  * and frees its batch pages at the finish.
  */
+/* Frames where pt_gather_copy_pages() and pt_gather_page_at() differ, or -1 (no memory). */
+static int gather_copy_mismatches(const struct pt_gather *g)
+{
+	struct page *buf = page_alloc(4, 0);
+	struct page **copy;
+	int bad = 0;
+
+	BUILD_ASSERT(PT_GATHER_PAGES * sizeof(*copy) <= (PAGE_SIZE << 4));
+	if (!buf)
+		return -1;
+	copy = page_address(buf);
+	pt_gather_copy_pages(g, copy);
+	for (unsigned i = 0; i < g->nr_pages; i++)
+		bad += copy[i] != pt_gather_page_at(g, i);
+	page_free(buf, 4);
+	return bad;
+}
+
 static void test_pt_leaf_gather_rounds(struct ktest *t)
 {
 	struct release_probe probe = { 0 };
@@ -326,6 +344,8 @@ static void test_pt_leaf_gather_rounds(struct ktest *t)
 	KEXPECT_EQ(t, probe.calls, 17);
 	KEXPECT_EQ(t, g.nr_pages, GATHER_ALIASES * 1024 - PT_GATHER_PAGES);
 	KEXPECT(t, pt_gather_page_at(&g, g.nr_pages - 1) == block + 1023);
+	/* Copied in one pass over the local array and two batch pages, in the order gathered; */
+	KEXPECT_EQ(t, gather_copy_mismatches(&g), 0);
 	/* and the rest goes with the emptied tables; the batch pages go back too. */
 	pt_gather_finish(&g);
 	pmm_stats_get(&s1);

@@ -196,8 +196,7 @@ static int ea_release(unsigned cpu)
 static void ea_keep_take(struct ea_keep *k, struct pt_gather *g, const cpumask_t *targets)
 {
 	spin_lock(&k->lock);
-	for (unsigned i = 0; i < g->nr_pages; i++)
-		k->pages[i] = pt_gather_page_at(g, i);
+	pt_gather_copy_pages(g, k->pages);
 	k->nr = g->nr_pages;
 	k->targets = *targets;
 	spin_unlock(&k->lock);

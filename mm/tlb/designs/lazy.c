@@ -389,8 +389,7 @@ static void lazy_batch_take(struct lazy_batch *b, struct pt_gather *g)
 {
 	b->nr_pages = g->nr_pages;
 	b->nr_tables = g->nr_tables;
-	for (unsigned i = 0; i < g->nr_pages; i++)
-		b->pages[i] = pt_gather_page_at(g, i);
+	pt_gather_copy_pages(g, b->pages);
 	for (unsigned i = 0; i < g->nr_tables; i++)
 		b->tables[i] = g->tables[i];
 	g->nr_pages = g->nr_tables = 0;
