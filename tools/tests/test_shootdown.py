@@ -142,6 +142,34 @@ class TestDeferred(unittest.TestCase):
         self.assertTrue(row["zero"])
 
 
+class TestAgainstSilent(unittest.TestCase):
+    def test_exact_beside_the_silent_control(self):
+        # The null's Delta 300, the silent control's 280: the design's component against
+        # each reference, side by side.
+        recs = exact_case("batched", 40.0, 1.0) + [
+            record(SILENT, 2, [1280.0] * 2, True, silent=True),
+            record(SILENT, 1, [1000.0] * 2, True, silent=True)]
+        got = {r["design"]: r for r in shootdown_results(recs)}
+        self.assertEqual(got["batched"]["shootdown"], 40.0)
+        self.assertEqual(got["batched"]["vs_silent"], 60.0)
+        self.assertIsNone(got[SILENT]["vs_silent"])
+        self.assertIsNone(got["batched"]["vs_silent_ci"])
+
+    def test_time_mode_pairs_with_the_silent_rounds(self):
+        recs = time_case("batched", 80) + [
+            record(SILENT, 2, rounds(900 + 250, NOISE[::-1]), silent=True),
+            record(SILENT, 1, rounds(900, NOISE[::-1]), silent=True)]
+        (row,) = [r for r in shootdown_results(recs) if r["design"] == "batched"]
+        self.assertAlmostEqual(row["vs_silent"], 130, delta=1)
+        self.assertLess(row["vs_silent_ci"][0], 130)
+        self.assertGreater(row["vs_silent_ci"][1], 130)
+        self.assertIsNone(rows(recs, "batched")[0]["aa_spread"])
+
+    def test_no_silent_control_no_column(self):
+        (row,) = rows(time_case("batched", 80), "batched")
+        self.assertIsNone(row["vs_silent"])
+
+
 class TestCheck(unittest.TestCase):
     def _mixed(self, sender, silent, deferred):
         return (exact_case("batched", sender, 1.0) + exact_case(SILENT, silent, 0.0, silent=True)[:2]
