@@ -269,13 +269,14 @@ static bool tlb_has_case(unsigned remote, u64 pages)
 }
 
 /*
- * Both remote modes sweep 1, 8, 32, 33, 34, 64, 512: both sides of the
- * default ceiling; idle also 8194, above the gather bound (two rounds).
+ * Both remote modes sweep 1, 8, 32, 33, 34, 64, 256, 512: both sides of the
+ * default ceiling, three points of the large regime; idle also 8194, above
+ * the gather bound (two rounds).
  */
 static void test_bench_tlb_sweep_ceiling(struct ktest *t)
 {
 	static const u64 want[] = { 1, 8, TLB_FLUSH_CEILING - 1, TLB_FLUSH_CEILING,
-				    TLB_FLUSH_CEILING + 1, 64, 512 };
+				    TLB_FLUSH_CEILING + 1, 64, 256, 512 };
 
 	KEXPECT_EQ(t, bench_tlb.ncases, 2 * ARRAY_SIZE(want) + 1);
 	for (unsigned remote = 0; remote < 2; remote++)
@@ -322,6 +323,7 @@ static void test_bench_tlb_remote_option(struct ktest *t)
 static void test_bench_tlb_busy_readers(struct ktest *t)
 {
 	const struct tlb_reader_sums *ref, *null;
+	unsigned last = bench_nvariants(&bench_tlb) - 1;
 	struct bench_outcome out;
 
 	if (!ktest_need_second_cpu(t))
@@ -330,8 +332,11 @@ static void test_bench_tlb_busy_readers(struct ktest *t)
 	KEXPECT_EQ(t, out.passed, bench_tlb.ncases / 2 * bench_nvariants(&bench_tlb));
 	KEXPECT_EQ(t, out.failed, 0);
 	ref = tlb_readers_sums(0);
-	null = tlb_readers_sums(bench_nvariants(&bench_tlb) - 1);
-	KEXPECT(t, bench_variant_is_null(&bench_tlb, bench_nvariants(&bench_tlb) - 1));
+	/* The null, then the silent control (no-remote), last. */
+	null = tlb_readers_sums(last - 1);
+	KEXPECT(t, bench_variant_is_null(&bench_tlb, last - 1));
+	KEXPECT(t, bench_variant_is_silent(&bench_tlb, last));
+	KEXPECT_STREQ(t, bench_variant_name(&bench_tlb, last), "no-remote");
 	/*
 	 * Counted windows only (warm-up runs' are not): a reader the host kept
 	 * off its core through one has all its cycles booked as stolen.
