@@ -36,6 +36,7 @@ import urllib.parse
 
 from .dots import render_dots, single_count_groups
 from .fits import component_results, fit_results, render_fits_html
+from .readerloss import reader_loss_results, render_reader_loss_html
 from .shootdown import render_shootdown_html, shootdown_results
 from .inkernel import kernel_component_results, render_kernel_html
 from .groups import group_results
@@ -370,6 +371,7 @@ def render_run_page(log, outdir):
     components = component_results(log.benches)
     body += render_fits_html(fit_results(log.benches), html_table, esc)
     body += render_shootdown_html(shootdown_results(log.benches), html_table, esc)
+    body += render_reader_loss_html(reader_loss_results(log.benches), html_table, esc)
     body += render_kernel_html(kernel_component_results(log.benches, components), html_table,
                                esc)
     return page(f"mmlab results {name}", body)

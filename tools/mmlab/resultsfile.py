@@ -13,6 +13,7 @@ import os
 
 from .fits import component_results, fit_results
 from .inkernel import kernel_component_results
+from .readerloss import reader_loss_results
 from .shootdown import shootdown_results
 from .log import SerialLog, parse_log
 from .problems import Problem
@@ -51,6 +52,7 @@ def derived(records):
     components = component_results(records)
     return {"fits": fit_results(records), "components": components,
             "shootdown": shootdown_results(records),
+            "reader_loss": reader_loss_results(records),
             "kernel_components": kernel_component_results(records, components),
             "warnings": harness_bias(records), "level_shifts": level_shifts(records),
             "unstable": unstable_rows(records)}

@@ -43,6 +43,7 @@ from .format import (describe_run, format_count, format_number, format_percent,
 from typing import List, NamedTuple, Optional
 
 from .fits import component_results, fit_results, render_fits_text
+from .readerloss import reader_loss_results, render_reader_loss_text
 from .shootdown import render_shootdown_text, shootdown_results
 from .inkernel import kernel_component_results, render_kernel_text
 from .groups import Group, group_results
@@ -118,6 +119,7 @@ def render_results_table(records, header=None, problems=(), failures=(), trailer
     components = component_results(records)
     lines += render_fits_text(fit_results(records))
     lines += render_shootdown_text(shootdown_results(records))
+    lines += render_reader_loss_text(reader_loss_results(records))
     lines += render_kernel_text(kernel_component_results(records, components))
     lines += render_warnings(records)
     lines += render_failures(failures) + render_status(trailer)
