@@ -468,6 +468,33 @@ static int tlb_bench_verify(struct bench_ctx *c)
 }
 
 /*
+ * One loss per episode (its baseline window against its timed one): the
+ * episodes in order, each one round of the case, so the host tools pair
+ * a design's with the null's of the same round; their median and interval;
+ * and on the A/A row whether its interval meets the reference's.
+ */
+static void report_reader_episodes(const struct bench_ctx *c, struct json *j,
+				   const struct tlb_reader_sums *s)
+{
+	static u64 scratch[TLB_READERS_MAX_EPISODES];
+	const struct tlb_reader_sums *ref = tlb_readers_sums(0);
+	struct read_series ep, ref_ep;
+
+	if (read_series_summary(s->loss, s->nloss, scratch, &ep))
+		return;
+	json_array_begin(j, "remote_read_loss_episodes_pct");
+	for (unsigned i = 0; i < s->nloss; i++)
+		json_elem_fixed(j, s->loss[i], 3);
+	json_array_end(j);
+	json_fixed(j, "remote_read_loss_episode_pct", ep.median, 3);
+	json_fixed(j, "remote_read_loss_episode_pct_lo", ep.lo, 3);
+	json_fixed(j, "remote_read_loss_episode_pct_hi", ep.hi, 3);
+	if (bench_variant_is_aa(c->b, c->variant) &&
+	    !read_series_summary(ref->loss, ref->nloss, scratch, &ref_ep))
+		json_bool(j, "remote_read_loss_aa_agrees", read_series_agree(&ep, &ref_ep));
+}
+
+/*
  * The busy readers' loss over whole windows (a descheduled vCPU is part of
  * what TCG measures), with the stolen share of each window and the loss
  * over running time only beside it; and the cycles lost per page. This
@@ -495,6 +522,7 @@ static void report_readers(const struct bench_ctx *c, struct json *j, u64 median
 	json_fixed(j, "remote_read_loss_pct_running", read_loss_pct_milli(base, timed), 3);
 	json_fixed(j, "remote_lost_cycles_per_page", lost_per_page, 3);
 	json_fixed(j, "total_cycles_per_page", (s64)median + lost_per_page, 3);
+	report_reader_episodes(c, j, s);
 }
 
 /* The interrupt rate one remote CPU sees while the unmaps run. */

@@ -396,6 +396,12 @@ int tlb_readers_finish(const struct bench_ctx *c)
 	if (c->runs_done <= c->warmup)
 		return 0; /* no timed run in this episode */
 	tlb_readers_totals(&base, &timed);
+	if (s->nloss < TLB_READERS_MAX_EPISODES) {
+		struct read_window wbase = read_window_whole(&base);
+		struct read_window wtimed = read_window_whole(&timed);
+
+		s->loss[s->nloss++] = read_loss_pct_milli(&wbase, &wtimed);
+	}
 	read_window_add(&s->base, base.reads, base.cycles);
 	s->base.stolen += base.stolen;
 	read_window_add(&s->timed, timed.reads, timed.cycles);

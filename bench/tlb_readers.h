@@ -111,9 +111,14 @@ u64 tlb_readers_window_cycles(u64 last_run_cycles, unsigned min_us, unsigned max
  * episode's tlb_readers_start()): what each design's reader figures are
  * made of, with how many episodes and reader windows went in.
  */
+#define TLB_READERS_MAX_EPISODES 256 /* per variant and case; later ones are not kept apart */
+
 struct tlb_reader_sums {
 	struct read_window base, timed;
 	u64 episodes, windows;
+	/* Each counted episode's loss (read_loss_pct_milli(), whole windows), in order. */
+	s64 loss[TLB_READERS_MAX_EPISODES];
+	unsigned nloss;
 };
 
 /* A new case: every variant's sums start again. */

@@ -56,5 +56,46 @@ class TestReaderLoss(unittest.TestCase):
         self.assertEqual(render_reader_loss_text(reader_loss_results([record("naive")])), [])
 
 
+def tlb_record(variant, episodes, base=58000, **extra):
+    n = len(episodes)
+    srt = sorted(episodes)
+    obj = {"bench": "tlb", "variant": variant, "cpus": 2,
+           "params": {"pages": 8, "remote": "busy"}, "metric": "cycles_per_page",
+           "unit": "cycles", "better": "lower", "runs": n, "median": 10.0, "min": 10.0,
+           "max": 10.0, "mean": 10.0, "stddev": 0.0, "counters": {},
+           "samples": [10.0] * n, "seq": list(range(n)),
+           "remote_reads_per_ms_baseline": base, "remote_read_loss_episodes_pct": episodes,
+           "remote_read_loss_episode_pct": srt[n // 2], "remote_read_loss_episode_pct_lo": srt[0],
+           "remote_read_loss_episode_pct_hi": srt[-1], **extra}
+    rec, problems = bench_from_json(obj, 1)
+    assert not problems, problems
+    return rec
+
+
+class TestTlbReaderLoss(unittest.TestCase):
+    # A drift every variant of a round shares: pairing by round takes it out.
+    DRIFT = [0.0, 8.0, -6.0, 12.0, -10.0, 4.0, 2.0, -4.0, 7.0, -9.0]
+
+    def test_loss_against_the_null_of_the_same_round(self):
+        recs = [tlb_record("batched", [20.0 + d for d in self.DRIFT]),
+                tlb_record("null", [5.0 + d for d in self.DRIFT])]
+        rows = {r["design"]: r for r in reader_loss_results(recs)}
+        self.assertAlmostEqual(rows["batched"]["vs_null"], 15.0)
+        lo, hi = rows["batched"]["vs_null_ci"]
+        self.assertAlmostEqual(lo, 15.0)
+        self.assertAlmostEqual(hi, 15.0)
+        self.assertIsNone(rows["null"]["vs_null"])
+        self.assertEqual(rows["batched"]["episodes"], 10)
+
+    def test_a_baseline_off_by_more_than_five_percent_is_flagged(self):
+        recs = [tlb_record("naive", [1.0] * 10), tlb_record("batched", [1.0] * 10, base=58000 * 1.04),
+                tlb_record("lazy", [1.0] * 10, base=58000 * 1.2)]
+        same = {r["design"]: r["baseline_same"] for r in reader_loss_results(recs)}
+        self.assertEqual(same, {"naive": True, "batched": True, "lazy": False})
+        text = "\n".join(render_reader_loss_text(reader_loss_results(recs)))
+        self.assertIn("NO", next(t for t in text.splitlines()
+                                 if t.startswith("tlb") and " lazy " in t))
+
+
 if __name__ == "__main__":
     unittest.main()
