@@ -27,7 +27,7 @@ from .fits import params_words
 from .format import format_number, render_table
 from .records import per_records
 from .rounds import is_exact
-from .stats import BOOTSTRAP_REPS, CI_MIN_N, EXACT_TOLERANCE, comparison_seed, percentile_ci
+from .stats import CI_MIN_N, EXACT_TOLERANCE, comparison_seed, percentile_ci, resampled_medians
 
 LOSS = "reader_loss_pct"
 TLB_EPISODES = "remote_read_loss_episodes_pct"
@@ -64,8 +64,7 @@ def _vs_null(rec, null):
         return med, None
     rng = np.random.default_rng(comparison_seed(rec.bench, rec.params_key(), rec.cpus,
                                                 rec.variant, NULL, "reader_loss"))
-    draws = np.median(d[rng.integers(len(d), size=(BOOTSTRAP_REPS, len(d)))], axis=1)
-    return med, [float(x) for x in percentile_ci(draws)]
+    return med, [float(x) for x in percentile_ci(resampled_medians(rng, d))]
 
 
 def _tlb_row(r, by_case, first_base):

@@ -43,15 +43,11 @@ from .fits import BASE_CPUS, _cases, ci_text, params_words
 from .format import format_number, render_table
 from .records import NAIVE, per_records
 from .rounds import AA, is_exact, paired_rounds
-from .stats import BOOTSTRAP_REPS, CI_MIN_N, EXACT_TOLERANCE, comparison_seed, percentile_ci
+from .stats import (BOOTSTRAP_REPS, CI_MIN_N, EXACT_TOLERANCE, comparison_seed,
+                    percentile_ci, resampled_medians)
 
 NULL = "null"   # bench/bench_tlb.c TLB_BENCH_NULL_NAME
 EXACT, PAIRED, INDEPENDENT = "exact", "paired", "independent"
-
-
-def _draws(rng, values, reps):
-    v = np.asarray(values, dtype=float)
-    return np.median(v[rng.integers(len(v), size=(reps, len(v)))], axis=1)
 
 
 def _enough(*samples):
@@ -66,7 +62,7 @@ def paired_component(d_n, null_n, d_1, null_1, seed, reps=BOOTSTRAP_REPS):
     if len(x) < CI_MIN_N or len(y) < CI_MIN_N:
         return s, None
     rng = np.random.default_rng(seed)
-    return s, list(percentile_ci(_draws(rng, x, reps) - _draws(rng, y, reps)))
+    return s, list(percentile_ci(resampled_medians(rng, x, reps) - resampled_medians(rng, y, reps)))
 
 
 def independent_component(d_n, null_n, d_1, null_1, seed, reps=BOOTSTRAP_REPS):
@@ -75,7 +71,7 @@ def independent_component(d_n, null_n, d_1, null_1, seed, reps=BOOTSTRAP_REPS):
     if not _enough(d_n, null_n, d_1, null_1):
         return s, None
     rng = np.random.default_rng(seed)
-    dn, nn, d1, n1 = (_draws(rng, v, reps) for v in (d_n, null_n, d_1, null_1))
+    dn, nn, d1, n1 = (resampled_medians(rng, v, reps) for v in (d_n, null_n, d_1, null_1))
     return s, list(percentile_ci((dn - d1) - (nn - n1)))
 
 
