@@ -142,7 +142,7 @@ static void parse_word(const char *word)
 
 static void set_defaults(void)
 {
-	static const long pages[] = { 1, 8, 32, 33, 34, 64, 512 }; /* mmlab's tlb sweep */
+	static const long pages[] = { 1, 8, 32, 33, 34, 64, 512 }; /* mmlab's tlb sweep less 256 */
 	struct utsname u;
 
 	peer_opts.ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
